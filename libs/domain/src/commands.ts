@@ -1,0 +1,95 @@
+import type { EffectDescriptor } from './effects';
+import type { HeadMoveKind } from './events';
+import type { JsonObject, JsonValue } from './json';
+import type { MessageRole } from './state';
+
+export interface StartSession {
+  type: 'StartSession';
+  sessionId: string;
+  title?: string | null;
+  metadata?: JsonObject;
+}
+export interface RecordMessage {
+  type: 'RecordMessage';
+  role: MessageRole;
+  content: string;
+  turnId?: string;
+}
+export interface StartToolCall {
+  type: 'StartToolCall';
+  toolCallId: string;
+  tool: string;
+  input: JsonValue;
+  effect?: EffectDescriptor;
+  confirmed?: boolean;
+  turnId?: string;
+}
+export interface CompleteToolCall {
+  type: 'CompleteToolCall';
+  toolCallId: string;
+  output: JsonValue;
+}
+export interface FailToolCall {
+  type: 'FailToolCall';
+  toolCallId: string;
+  error: string;
+  retryable?: boolean;
+}
+export interface WriteMemory {
+  type: 'WriteMemory';
+  key: string;
+  value: JsonValue;
+}
+export interface EraseMemory {
+  type: 'EraseMemory';
+  key: string;
+}
+export interface SetContextVariable {
+  type: 'SetContextVariable';
+  name: string;
+  value: JsonValue;
+}
+export interface PushTask {
+  type: 'PushTask';
+  taskId?: string;
+  title: string;
+  data?: JsonValue;
+}
+export interface PopTask {
+  type: 'PopTask';
+}
+export interface InterruptTurn {
+  type: 'InterruptTurn';
+  turnId: string;
+  partialContent: string;
+}
+export interface CreateCheckpoint {
+  type: 'CreateCheckpoint';
+  label: string;
+}
+/** Rollback, undo, redo or a jump to another branch: all move the head. */
+export interface MoveHead {
+  type: 'MoveHead';
+  kind: Exclude<HeadMoveKind, 'jump'>;
+  toVersion?: number;
+  toCheckpoint?: string;
+  steps?: number;
+  acknowledgeIrreversible?: boolean;
+}
+
+export type SessionCommand =
+  | StartSession
+  | RecordMessage
+  | StartToolCall
+  | CompleteToolCall
+  | FailToolCall
+  | WriteMemory
+  | EraseMemory
+  | SetContextVariable
+  | PushTask
+  | PopTask
+  | InterruptTurn
+  | CreateCheckpoint
+  | MoveHead;
+
+export type SessionCommandType = SessionCommand['type'];

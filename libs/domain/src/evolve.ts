@@ -1,0 +1,201 @@
+import { isStepEvent, type RecordedSessionEvent, type SessionEvent } from './events';
+import { emptyPathState, type PathState, type SessionState, type Turn } from './state';
+
+/** Gives a private copy of the path state at a timeline node (for head moves). */
+export type PathResolver = (version: number) => PathState;
+
+type Recorded<E extends SessionEvent = SessionEvent> = E &
+  Pick<RecordedSessionEvent, 'streamVersion' | 'parentVersion' | 'metadata'>;
+
+/**
+ * Folds one committed event into `state`, **in place** (a fold over thousands of events
+ * must not copy the memory map at every step). Callers that keep the old value pass a
+ * copy (`cloneState`). Head moves need the path state of their target, which a linear
+ * fold does not have: `resolvePath` supplies it.
+ */
+export function evolveInPlace(state: SessionState, event: Recorded, resolvePath: PathResolver): SessionState {
+  const version = event.streamVersion;
+  if (isStepEvent(event.type)) {
+    const parent = event.parentVersion ?? 0;
+    if (parent !== state.head) state.path = parent === 0 ? emptyPathState() : resolvePath(parent);
+    state.timeline.push(parent);
+    state.head = version;
+    state.redoStack = [];
+    applyStep(state, event, version);
+  } else {
+    state.timeline.push(-1);
+    applyControl(state, event, version, resolvePath);
+  }
+  state.version = version;
+  return state;
+}
+
+function turnOf(path: PathState, turnId: string, version: number): Turn {
+  let turn = path.turns.find((t) => t.turnId === turnId);
+  if (!turn) {
+    turn = { turnId, status: 'open', startedVersion: version, messages: [] };
+    path.turns.push(turn);
+  }
+  return turn;
+}
+
+function applyStep(state: SessionState, event: Recorded, version: number): void {
+  const path = state.path;
+  switch (event.type) {
+    case 'SessionStarted':
+      state.sessionId = event.data.sessionId;
+      state.title = event.data.title;
+      state.metadata = event.data.metadata;
+      state.startedAt = event.metadata.occurredAt;
+      return;
+    case 'UserMessageReceived': {
+      const turn = turnOf(path, event.data.turnId, version);
+      turn.messages.push({ messageId: event.data.messageId, role: 'user', content: event.data.content, version, partial: false });
+      return;
+    }
+    case 'AgentMessageProduced': {
+      const turn = turnOf(path, event.data.turnId, version);
+      turn.messages.push({ messageId: event.data.messageId, role: 'agent', content: event.data.content, version, partial: false });
+      turn.status = 'complete';
+      return;
+    }
+    case 'TurnInterrupted': {
+      const turn = turnOf(path, event.data.turnId, version);
+      if (event.data.partialContent.length > 0) {
+        turn.messages.push({ messageId: `${event.data.turnId}:partial`, role: 'agent', content: event.data.partialContent, version, partial: true });
+      }
+      turn.status = 'interrupted';
+      return;
+    }
+    case 'ToolCallStarted': {
+      const previous = path.toolCalls[event.data.toolCallId];
+      path.toolCalls[event.data.toolCallId] = {
+        ...event.data,
+        status: 'started',
+        output: null,
+        error: null,
+        retryable: null,
+        attempts: (previous?.attempts ?? 0) + 1,
+        startedVersion: version,
+        finishedVersion: null,
+      };
+      return;
+    }
+    case 'ToolCallSucceeded': {
+      const call = path.toolCalls[event.data.toolCallId];
+      if (call) Object.assign(call, { status: 'succeeded', output: event.data.output, finishedVersion: version });
+      return;
+    }
+    case 'ToolCallFailed': {
+      const call = path.toolCalls[event.data.toolCallId];
+      if (call) {
+        Object.assign(call, { status: 'failed', error: event.data.error, retryable: event.data.retryable, finishedVersion: version });
+      }
+      return;
+    }
+    case 'MemoryWritten':
+      path.memory[event.data.key] = event.data.value;
+      return;
+    case 'MemoryErased':
+      delete path.memory[event.data.key];
+      return;
+    case 'ContextVariableSet':
+      path.contextVars[event.data.name] = event.data.value;
+      return;
+    case 'TaskPushed':
+      path.tasks.push({ taskId: event.data.taskId, title: event.data.title, data: event.data.data, version });
+      return;
+    case 'TaskPopped':
+      path.tasks.pop();
+      return;
+    default:
+      return;
+  }
+}
+
+function applyControl(state: SessionState, event: Recorded, version: number, resolvePath: PathResolver): void {
+  switch (event.type) {
+    case 'CheckpointCreated':
+      state.checkpoints[event.data.label] = { label: event.data.label, version: event.data.version, createdVersion: version };
+      return;
+    case 'RollbackRequested': {
+      const d = event.data;
+      state.rollbacks[d.rollbackId] = {
+        rollbackId: d.rollbackId,
+        kind: d.kind,
+        fromVersion: d.fromVersion,
+        toVersion: d.toVersion,
+        plan: d.plan,
+        acknowledgeIrreversible: d.acknowledgeIrreversible,
+        requestedBy: event.metadata.actor,
+        requestedVersion: version,
+        status: 'in_progress',
+        completedVersion: null,
+      };
+      for (const item of d.plan) {
+        if (item.action !== 'compensate') continue;
+        state.effectOutcomes[item.startedVersion] = {
+          toolCallId: item.toolCallId,
+          startedVersion: item.startedVersion,
+          rollbackId: d.rollbackId,
+          status: 'pending',
+          attempts: 0,
+          detail: null,
+        };
+      }
+      state.activeRollbackId = d.rollbackId;
+      state.status = 'rolling_back';
+      return;
+    }
+    case 'CompensationApplied':
+      state.effectOutcomes[event.data.startedVersion] = {
+        toolCallId: event.data.toolCallId,
+        startedVersion: event.data.startedVersion,
+        rollbackId: event.data.rollbackId,
+        status: 'compensated',
+        attempts: event.data.attempts,
+        detail: event.data.response,
+      };
+      return;
+    case 'CompensationSkipped':
+      state.effectOutcomes[event.data.startedVersion] = {
+        toolCallId: event.data.toolCallId,
+        startedVersion: event.data.startedVersion,
+        rollbackId: event.data.rollbackId,
+        status: 'skipped',
+        attempts: 0,
+        detail: { reason: event.data.reason, acknowledgedBy: event.data.acknowledgedBy },
+      };
+      return;
+    case 'CompensationFailed': {
+      state.effectOutcomes[event.data.startedVersion] = {
+        toolCallId: event.data.toolCallId,
+        startedVersion: event.data.startedVersion,
+        rollbackId: event.data.rollbackId,
+        status: 'failed',
+        attempts: event.data.attempts,
+        detail: { error: event.data.error },
+      };
+      const rollback = state.rollbacks[event.data.rollbackId];
+      if (rollback) rollback.status = 'needs_attention';
+      state.status = 'needs_attention';
+      return;
+    }
+    case 'RollbackCompleted': {
+      const rollback = state.rollbacks[event.data.rollbackId];
+      if (rollback) {
+        rollback.status = 'completed';
+        rollback.completedVersion = version;
+        if (rollback.kind === 'redo') state.redoStack.pop();
+        else state.redoStack.push(rollback.fromVersion);
+      }
+      state.path = resolvePath(event.data.toVersion);
+      state.head = event.data.toVersion;
+      state.activeRollbackId = null;
+      state.status = 'active';
+      return;
+    }
+    default:
+      return;
+  }
+}

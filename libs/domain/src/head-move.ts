@@ -1,0 +1,117 @@
+import type { MoveHead } from './commands';
+import { conflict, invalid, notFound } from './errors';
+import type { HeadMoveKind, PlannedEffect } from './events';
+import type { PathState, SessionState, ToolCall } from './state';
+import { commonAncestor, isAncestor, isNode, parentOf } from './timeline';
+
+export interface HeadMoveTarget {
+  kind: HeadMoveKind;
+  toVersion: number;
+}
+
+/** What moving the head would do: the effects it abandons and the ones it walks back onto. */
+export interface HeadMovePlan {
+  kind: HeadMoveKind;
+  fromVersion: number;
+  toVersion: number;
+  commonAncestor: number;
+  /** Effects on the abandoned path, newest first. */
+  effects: PlannedEffect[];
+  /** Effects that must be compensated by the saga. */
+  toCompensate: PlannedEffect[];
+  /** Irreversible effects: rolled back past only with acknowledgement, recorded as skipped. */
+  irreversible: PlannedEffect[];
+  /** Effects on the way to the target that were already compensated: they block the move. */
+  compensatedOnTheWay: { toolCallId: string; tool: string; startedVersion: number }[];
+}
+
+/** A version is a step boundary when no tool call is in flight there. */
+function isStepBoundary(path: PathState, version: number): boolean {
+  return !Object.values(path.toolCalls).some(
+    (call) => call.startedVersion <= version && (call.finishedVersion === null || call.finishedVersion > version),
+  );
+}
+
+export function resolveHeadMoveTarget(state: SessionState, command: MoveHead): HeadMoveTarget {
+  if (command.kind === 'undo') {
+    const steps = command.steps ?? 1;
+    let version = state.head;
+    for (let i = 0; i < steps; i++) {
+      let candidate = parentOf(state.timeline, version);
+      while (candidate > 1 && !isStepBoundary(state.path, candidate)) candidate = parentOf(state.timeline, candidate);
+      if (candidate < 1) break;
+      version = candidate;
+    }
+    if (version === state.head) throw conflict('nothing_to_undo', 'The session is at its first step: there is nothing to undo.');
+    return { kind: 'undo', toVersion: version };
+  }
+  if (command.kind === 'redo') {
+    const toVersion = state.redoStack[state.redoStack.length - 1];
+    if (toVersion === undefined) {
+      throw conflict('nothing_to_redo', 'Nothing to redo: no undo or rollback has happened since the last step was recorded.');
+    }
+    return { kind: 'redo', toVersion };
+  }
+  let toVersion = command.toVersion;
+  if (command.toCheckpoint !== undefined) {
+    const checkpoint = state.checkpoints[command.toCheckpoint];
+    if (!checkpoint) {
+      throw notFound('checkpoint_not_found', `No checkpoint is labelled "${command.toCheckpoint}" in this session.`, [
+        { field: 'toCheckpoint', message: `known labels: ${Object.keys(state.checkpoints).join(', ') || 'none'}` },
+      ]);
+    }
+    toVersion = checkpoint.version;
+  }
+  if (toVersion === undefined) {
+    throw invalid('validation_failed', 'A rollback needs a target: give toVersion or toCheckpoint.', [
+      { field: 'toVersion', message: 'toVersion or toCheckpoint is required' },
+    ]);
+  }
+  if (toVersion > state.version) {
+    throw notFound('version_not_found', `Version ${toVersion} does not exist: the session is at version ${state.version}.`, [
+      { field: 'toVersion', message: `must be between 1 and ${state.version}` },
+    ]);
+  }
+  if (!isNode(state.timeline, toVersion)) {
+    throw invalid('not_a_step', `Version ${toVersion} records a rollback or checkpoint, not a step: roll back to a step.`, [
+      { field: 'toVersion', message: 'must be the version of a step event' },
+    ]);
+  }
+  if (toVersion === state.head) throw conflict('already_at_version', `The head is already at version ${toVersion}.`);
+  return { kind: isAncestor(state.timeline, toVersion, state.head) ? 'rollback' : 'jump', toVersion };
+}
+
+function planEffect(call: ToolCall): PlannedEffect | null {
+  if (call.effect.kind === 'none') return null;
+  const base = { toolCallId: call.toolCallId, tool: call.tool, startedVersion: call.startedVersion, effect: call.effect, callStatus: call.status };
+  if (call.status === 'failed') return { ...base, action: 'skip', reason: 'the call failed, so it had no effect to undo' };
+  if (call.effect.kind === 'irreversible') return { ...base, action: 'skip', reason: 'irreversible: it cannot be undone' };
+  return { ...base, action: 'compensate', reason: null };
+}
+
+/** Plans a head move from the current head to `target`, given the target's path state. */
+export function planHeadMove(state: SessionState, target: HeadMoveTarget, targetPath: PathState): HeadMovePlan {
+  const ancestor = commonAncestor(state.timeline, state.head, target.toVersion);
+  const effects = Object.values(state.path.toolCalls)
+    .filter((call) => call.startedVersion > ancestor)
+    .filter((call) => {
+      const outcome = state.effectOutcomes[call.startedVersion];
+      return !outcome || outcome.status === 'pending' || outcome.status === 'failed';
+    })
+    .sort((a, b) => b.startedVersion - a.startedVersion)
+    .map(planEffect)
+    .filter((item): item is PlannedEffect => item !== null);
+  const compensatedOnTheWay = Object.values(targetPath.toolCalls)
+    .filter((call) => call.startedVersion > ancestor && state.effectOutcomes[call.startedVersion]?.status === 'compensated')
+    .map((call) => ({ toolCallId: call.toolCallId, tool: call.tool, startedVersion: call.startedVersion }));
+  return {
+    kind: target.kind,
+    fromVersion: state.head,
+    toVersion: target.toVersion,
+    commonAncestor: ancestor,
+    effects,
+    toCompensate: effects.filter((e) => e.action === 'compensate'),
+    irreversible: effects.filter((e) => e.action === 'skip' && e.effect.kind === 'irreversible' && e.callStatus !== 'failed'),
+    compensatedOnTheWay,
+  };
+}

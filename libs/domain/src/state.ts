@@ -1,0 +1,147 @@
+import type { EffectDescriptor } from './effects';
+import type { HeadMoveKind, PlannedEffect } from './events';
+import type { JsonObject, JsonValue } from './json';
+
+export type TurnStatus = 'open' | 'complete' | 'interrupted';
+export type MessageRole = 'user' | 'agent';
+
+export interface Message {
+  messageId: string;
+  role: MessageRole;
+  content: string;
+  version: number;
+  /** True for the visible part of an agent answer cut off by an interrupt. */
+  partial: boolean;
+}
+
+export interface Turn {
+  turnId: string;
+  status: TurnStatus;
+  startedVersion: number;
+  messages: Message[];
+}
+
+export type ToolCallStatus = 'started' | 'succeeded' | 'failed';
+
+export interface ToolCall {
+  toolCallId: string;
+  tool: string;
+  input: JsonValue;
+  effect: EffectDescriptor;
+  confirmed: boolean;
+  turnId: string | null;
+  status: ToolCallStatus;
+  output: JsonValue | null;
+  error: string | null;
+  retryable: boolean | null;
+  attempts: number;
+  startedVersion: number;
+  finishedVersion: number | null;
+}
+
+export interface Task {
+  taskId: string;
+  title: string;
+  data: JsonValue;
+  version: number;
+}
+
+/** What the agent knows: the fold of the head's ancestry path. */
+export interface PathState {
+  turns: Turn[];
+  memory: Record<string, JsonValue>;
+  contextVars: Record<string, JsonValue>;
+  tasks: Task[];
+  toolCalls: Record<string, ToolCall>;
+}
+
+export type CompensationStatus = 'pending' | 'compensated' | 'skipped' | 'failed';
+
+export interface EffectOutcome {
+  toolCallId: string;
+  startedVersion: number;
+  rollbackId: string;
+  status: CompensationStatus;
+  attempts: number;
+  detail: JsonValue;
+}
+
+export type RollbackStatus = 'in_progress' | 'needs_attention' | 'completed';
+
+export interface RollbackRecord {
+  rollbackId: string;
+  kind: HeadMoveKind;
+  fromVersion: number;
+  toVersion: number;
+  plan: PlannedEffect[];
+  acknowledgeIrreversible: boolean;
+  requestedBy: string;
+  requestedVersion: number;
+  status: RollbackStatus;
+  completedVersion: number | null;
+}
+
+export type SessionStatus = 'active' | 'rolling_back' | 'needs_attention';
+
+export interface Checkpoint {
+  label: string;
+  version: number;
+  createdVersion: number;
+}
+
+/**
+ * The whole session at one stream version: the path state of its head plus what is
+ * true of the session across branches (head, checkpoints, rollbacks, compensations).
+ */
+export interface SessionState {
+  sessionId: string;
+  title: string | null;
+  metadata: JsonObject;
+  startedAt: string | null;
+  /** Last stream version folded in. */
+  version: number;
+  /** The timeline node whose path state is current (0 before the session starts). */
+  head: number;
+  status: SessionStatus;
+  path: PathState;
+  /**
+   * `timeline[v - 1]` is the parent of version v: 0 for the root, -1 for events that
+   * are not timeline nodes.
+   */
+  timeline: number[];
+  checkpoints: Record<string, Checkpoint>;
+  /** Heads left by backward moves, newest last; redo pops, a new step clears it. */
+  redoStack: number[];
+  rollbacks: Record<string, RollbackRecord>;
+  activeRollbackId: string | null;
+  /** Compensation outcomes keyed by the tool call's start version (unique across branches). */
+  effectOutcomes: Record<string, EffectOutcome>;
+}
+
+export function emptyPathState(): PathState {
+  return { turns: [], memory: {}, contextVars: {}, tasks: [], toolCalls: {} };
+}
+
+export function initialSessionState(): SessionState {
+  return {
+    sessionId: '',
+    title: null,
+    metadata: {},
+    startedAt: null,
+    version: 0,
+    head: 0,
+    status: 'active',
+    path: emptyPathState(),
+    timeline: [],
+    checkpoints: {},
+    redoStack: [],
+    rollbacks: {},
+    activeRollbackId: null,
+    effectOutcomes: {},
+  };
+}
+
+/** A deep copy: `evolve` works in place on a copy that the caller owns. */
+export function cloneState<T>(state: T): T {
+  return structuredClone(state);
+}

@@ -1,0 +1,128 @@
+/**
+ * The event store port. Every adapter (SQLite, in-memory, PostgreSQL, EventStoreDB)
+ * passes the same contract suite (`testing/event-store.contract.ts`).
+ */
+
+export interface EventMetadataRecord {
+  tenantId: string;
+  sessionId: string;
+  commandId: string;
+  causationId: string | null;
+  correlationId: string;
+  actor: string;
+  occurredAt: string;
+  schemaVersion: number;
+}
+
+export interface NewEvent {
+  eventId: string;
+  type: string;
+  data: unknown;
+  /** Timeline predecessor (step events) or null. */
+  parentVersion: number | null;
+  metadata: EventMetadataRecord;
+}
+
+export interface StoredEvent extends NewEvent {
+  streamId: string;
+  /** Gapless 1..n within the stream. */
+  streamVersion: number;
+  /** Increases with commit order across all streams; a reader never sees it go back. */
+  globalPosition: number;
+}
+
+/** `no_stream`: the stream must not exist; `any`: no check; a number: the current version must equal it. */
+export type ExpectedVersion = number | 'any' | 'no_stream';
+
+/** Claims an idempotency key within a scope (the tenant); the fingerprint identifies the request. */
+export interface IdempotencyClaim {
+  scope: string;
+  key: string;
+  fingerprint: string;
+}
+
+export interface IdempotencyRecord extends IdempotencyClaim {
+  streamId: string;
+  firstVersion: number;
+  lastVersion: number;
+}
+
+export interface AppendOptions {
+  expectedVersion: ExpectedVersion;
+  idempotency?: IdempotencyClaim;
+}
+
+export interface AppendResult {
+  streamId: string;
+  firstVersion: number;
+  lastVersion: number;
+  /** True when the idempotency key had already been used: nothing new was written. */
+  duplicate: boolean;
+}
+
+export interface ReadStreamOptions {
+  fromVersion?: number;
+  toVersion?: number;
+  limit?: number;
+}
+
+export interface ReadAllOptions {
+  /** Exclusive: events with a greater global position are returned. */
+  after: number;
+  limit: number;
+}
+
+export interface StreamSummary {
+  streamId: string;
+  version: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface Snapshot<S = unknown> {
+  streamId: string;
+  version: number;
+  reducerVersion: number;
+  state: S;
+}
+
+export interface EventStore {
+  /** Appends atomically: all events or none. Throws ConcurrencyError, IdempotencyKeyReusedError. */
+  append(streamId: string, events: readonly NewEvent[], options: AppendOptions): Promise<AppendResult>;
+  readStream(streamId: string, options?: ReadStreamOptions): Promise<StoredEvent[]>;
+  /** 0 when the stream does not exist. */
+  streamVersion(streamId: string): Promise<number>;
+  /** The global log in order, never stepping past a position that may still commit. */
+  readAll(options: ReadAllOptions): Promise<StoredEvent[]>;
+  /** The highest global position a reader may see now. */
+  lastPosition(): Promise<number>;
+  listStreams(options: { prefix: string; after?: string; limit: number }): Promise<StreamSummary[]>;
+  findIdempotency(scope: string, key: string): Promise<IdempotencyRecord | null>;
+  saveSnapshot(snapshot: Snapshot): Promise<void>;
+  /** The newest snapshot at or before `atOrBefore` written by `reducerVersion`; others are ignored. */
+  loadSnapshot(streamId: string, reducerVersion: number, atOrBefore: number): Promise<Snapshot | null>;
+  close(): Promise<void>;
+}
+
+export class ConcurrencyError extends Error {
+  constructor(
+    readonly streamId: string,
+    readonly expected: ExpectedVersion,
+    readonly actual: number,
+  ) {
+    super(`Stream ${streamId} is at version ${actual}, not ${String(expected)} as expected.`);
+    this.name = 'ConcurrencyError';
+  }
+}
+
+export class IdempotencyKeyReusedError extends Error {
+  constructor(readonly key: string) {
+    super(`Idempotency key "${key}" was already used for a different request.`);
+    this.name = 'IdempotencyKeyReusedError';
+  }
+}
+
+export function checkExpectedVersion(streamId: string, expected: ExpectedVersion, actual: number): void {
+  const ok = expected === 'any' || (expected === 'no_stream' ? actual === 0 : expected === actual);
+  if (!ok) throw new ConcurrencyError(streamId, expected, actual);
+}

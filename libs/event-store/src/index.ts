@@ -1,0 +1,3 @@
+export * from './event-store';
+export * from './in-memory/in-memory-event-store';
+export * from './sqlite/sqlite-event-store';

@@ -1,0 +1,209 @@
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import {
+  checkExpectedVersion,
+  IdempotencyKeyReusedError,
+  type AppendOptions,
+  type AppendResult,
+  type EventStore,
+  type IdempotencyRecord,
+  type NewEvent,
+  type ReadAllOptions,
+  type ReadStreamOptions,
+  type Snapshot,
+  type StoredEvent,
+  type StreamSummary,
+} from '../event-store';
+
+export type SqliteSynchronous = 'FULL' | 'NORMAL' | 'EXTRA';
+
+export interface SqliteEventStoreOptions {
+  /** A file path, or ':memory:'. */
+  filename: string;
+  /** FULL (default) syncs the WAL at every commit: an acknowledged append survives power loss. */
+  synchronous?: SqliteSynchronous;
+}
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS events (
+  global_position INTEGER PRIMARY KEY AUTOINCREMENT,
+  stream_id       TEXT    NOT NULL,
+  stream_version  INTEGER NOT NULL,
+  event_id        TEXT    NOT NULL UNIQUE,
+  type            TEXT    NOT NULL,
+  parent_version  INTEGER,
+  data            TEXT    NOT NULL,
+  metadata        TEXT    NOT NULL,
+  UNIQUE (stream_id, stream_version)
+);
+CREATE TABLE IF NOT EXISTS streams (
+  stream_id  TEXT PRIMARY KEY,
+  version    INTEGER NOT NULL,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS idempotency_keys (
+  scope         TEXT NOT NULL,
+  key           TEXT NOT NULL,
+  fingerprint   TEXT NOT NULL,
+  stream_id     TEXT NOT NULL,
+  first_version INTEGER NOT NULL,
+  last_version  INTEGER NOT NULL,
+  created_at    TEXT NOT NULL,
+  PRIMARY KEY (scope, key)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS snapshots (
+  stream_id       TEXT    NOT NULL,
+  version         INTEGER NOT NULL,
+  reducer_version INTEGER NOT NULL,
+  state           TEXT    NOT NULL,
+  created_at      TEXT    NOT NULL,
+  PRIMARY KEY (stream_id, reducer_version, version)
+) WITHOUT ROWID;
+`;
+
+interface EventRow {
+  global_position: number;
+  stream_id: string;
+  stream_version: number;
+  event_id: string;
+  type: string;
+  parent_version: number | null;
+  data: string;
+  metadata: string;
+}
+
+function toStored(row: EventRow): StoredEvent {
+  return {
+    eventId: row.event_id,
+    streamId: row.stream_id,
+    streamVersion: row.stream_version,
+    globalPosition: row.global_position,
+    type: row.type,
+    parentVersion: row.parent_version,
+    data: JSON.parse(row.data),
+    metadata: JSON.parse(row.metadata),
+  };
+}
+
+/**
+ * The embedded default: one SQLite file in WAL mode. better-sqlite3 is synchronous and a
+ * process has one connection, so appends are serialized and global positions commit in
+ * order: a reader of the global log can never see a hole.
+ */
+export class SqliteEventStore implements EventStore {
+  readonly db: Database.Database;
+  private readonly statements;
+  private readonly appendTx;
+
+  constructor(options: SqliteEventStoreOptions) {
+    if (options.filename !== ':memory:') mkdirSync(dirname(options.filename), { recursive: true });
+    this.db = new Database(options.filename);
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma(`synchronous = ${options.synchronous ?? 'FULL'}`);
+    this.db.pragma('busy_timeout = 5000');
+    this.db.exec(SCHEMA);
+    const db = this.db;
+    this.statements = {
+      streamVersion: db.prepare<[string], { version: number }>('SELECT version FROM streams WHERE stream_id = ?'),
+      insertEvent: db.prepare(
+        'INSERT INTO events (stream_id, stream_version, event_id, type, parent_version, data, metadata) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      ),
+      upsertStream: db.prepare(
+        `INSERT INTO streams (stream_id, version, created_at, updated_at) VALUES (?, ?, ?, ?)
+         ON CONFLICT (stream_id) DO UPDATE SET version = excluded.version, updated_at = excluded.updated_at`,
+      ),
+      findIdempotency: db.prepare<[string, string], { scope: string; key: string; fingerprint: string; stream_id: string; first_version: number; last_version: number }>(
+        'SELECT scope, key, fingerprint, stream_id, first_version, last_version FROM idempotency_keys WHERE scope = ? AND key = ?',
+      ),
+      insertIdempotency: db.prepare(
+        'INSERT INTO idempotency_keys (scope, key, fingerprint, stream_id, first_version, last_version, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      ),
+      readStream: db.prepare<[string, number, number, number], EventRow>(
+        'SELECT * FROM events WHERE stream_id = ? AND stream_version >= ? AND stream_version <= ? ORDER BY stream_version LIMIT ?',
+      ),
+      readAll: db.prepare<[number, number], EventRow>('SELECT * FROM events WHERE global_position > ? ORDER BY global_position LIMIT ?'),
+      lastPosition: db.prepare<[], { p: number | null }>('SELECT MAX(global_position) AS p FROM events'),
+      listStreams: db.prepare<[string, string, string, number], { stream_id: string; version: number; created_at: string; updated_at: string }>(
+        'SELECT * FROM streams WHERE stream_id >= ? AND stream_id < ? AND stream_id > ? ORDER BY stream_id LIMIT ?',
+      ),
+      saveSnapshot: db.prepare(
+        'INSERT OR REPLACE INTO snapshots (stream_id, version, reducer_version, state, created_at) VALUES (?, ?, ?, ?, ?)',
+      ),
+      loadSnapshot: db.prepare<[string, number, number], { version: number; state: string }>(
+        'SELECT version, state FROM snapshots WHERE stream_id = ? AND reducer_version = ? AND version <= ? ORDER BY version DESC LIMIT 1',
+      ),
+    };
+    this.appendTx = db.transaction((streamId: string, events: readonly NewEvent[], options: AppendOptions): AppendResult => {
+      const claim = options.idempotency;
+      if (claim) {
+        const existing = this.statements.findIdempotency.get(claim.scope, claim.key);
+        if (existing) {
+          if (existing.fingerprint !== claim.fingerprint) throw new IdempotencyKeyReusedError(claim.key);
+          return { streamId: existing.stream_id, firstVersion: existing.first_version, lastVersion: existing.last_version, duplicate: true };
+        }
+      }
+      const current = this.statements.streamVersion.get(streamId)?.version ?? 0;
+      checkExpectedVersion(streamId, options.expectedVersion, current);
+      const now = new Date().toISOString();
+      let version = current;
+      for (const event of events) {
+        version++;
+        this.statements.insertEvent.run(streamId, version, event.eventId, event.type, event.parentVersion, JSON.stringify(event.data), JSON.stringify(event.metadata));
+      }
+      this.statements.upsertStream.run(streamId, version, now, now);
+      if (claim) this.statements.insertIdempotency.run(claim.scope, claim.key, claim.fingerprint, streamId, current + 1, version, now);
+      return { streamId, firstVersion: current + 1, lastVersion: version, duplicate: false };
+    });
+  }
+
+  async append(streamId: string, events: readonly NewEvent[], options: AppendOptions): Promise<AppendResult> {
+    return this.appendTx.immediate(streamId, events, options);
+  }
+
+  async readStream(streamId: string, options: ReadStreamOptions = {}): Promise<StoredEvent[]> {
+    return this.statements.readStream
+      .all(streamId, options.fromVersion ?? 1, options.toVersion ?? Number.MAX_SAFE_INTEGER, options.limit ?? -1)
+      .map(toStored);
+  }
+
+  async streamVersion(streamId: string): Promise<number> {
+    return this.statements.streamVersion.get(streamId)?.version ?? 0;
+  }
+
+  async readAll(options: ReadAllOptions): Promise<StoredEvent[]> {
+    return this.statements.readAll.all(options.after, options.limit).map(toStored);
+  }
+
+  async lastPosition(): Promise<number> {
+    return this.statements.lastPosition.get()?.p ?? 0;
+  }
+
+  async listStreams(options: { prefix: string; after?: string; limit: number }): Promise<StreamSummary[]> {
+    const upper = options.prefix + '\uffff';
+    return this.statements.listStreams
+      .all(options.prefix, upper, options.after ?? '', options.limit)
+      .map((r) => ({ streamId: r.stream_id, version: r.version, createdAt: r.created_at, updatedAt: r.updated_at }));
+  }
+
+  async findIdempotency(scope: string, key: string): Promise<IdempotencyRecord | null> {
+    const row = this.statements.findIdempotency.get(scope, key);
+    return row
+      ? { scope: row.scope, key: row.key, fingerprint: row.fingerprint, streamId: row.stream_id, firstVersion: row.first_version, lastVersion: row.last_version }
+      : null;
+  }
+
+  async saveSnapshot(snapshot: Snapshot): Promise<void> {
+    this.statements.saveSnapshot.run(snapshot.streamId, snapshot.version, snapshot.reducerVersion, JSON.stringify(snapshot.state), new Date().toISOString());
+  }
+
+  async loadSnapshot(streamId: string, reducerVersion: number, atOrBefore: number): Promise<Snapshot | null> {
+    const row = this.statements.loadSnapshot.get(streamId, reducerVersion, atOrBefore);
+    return row ? { streamId, version: row.version, reducerVersion, state: JSON.parse(row.state) } : null;
+  }
+
+  async close(): Promise<void> {
+    if (this.db.open) this.db.close();
+  }
+}

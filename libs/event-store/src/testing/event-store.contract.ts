@@ -1,0 +1,163 @@
+import { randomUUID } from 'node:crypto';
+import fc from 'fast-check';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ConcurrencyError, IdempotencyKeyReusedError, type EventStore, type NewEvent } from '../event-store';
+
+export function newEvent(type = 'MemoryWritten', data: unknown = { key: 'k', value: 1 }, parentVersion: number | null = null): NewEvent {
+  return {
+    eventId: randomUUID(),
+    type,
+    data,
+    parentVersion,
+    metadata: {
+      tenantId: 't1',
+      sessionId: 's1',
+      commandId: randomUUID(),
+      causationId: null,
+      correlationId: randomUUID(),
+      actor: 'tester',
+      occurredAt: new Date().toISOString(),
+      schemaVersion: 1,
+    },
+  };
+}
+
+/**
+ * The one contract every event store adapter passes. `create` returns a store over an
+ * empty database; `dispose` releases it.
+ */
+export function describeEventStoreContract(name: string, create: () => Promise<EventStore>): void {
+  describe(`${name} honours the event store contract`, () => {
+    let store: EventStore;
+    let stream: string;
+    beforeEach(async () => {
+      store = await create();
+      stream = `session:t1:${randomUUID()}`;
+    });
+    afterEach(async () => {
+      await store.close();
+    });
+
+    it('appends with gapless versions starting at 1 and reads them back in order', async () => {
+      const first = await store.append(stream, [newEvent(), newEvent()], { expectedVersion: 'no_stream' });
+      const second = await store.append(stream, [newEvent('MemoryErased', { key: 'k' }, 2)], { expectedVersion: 2 });
+      expect(first).toEqual({ streamId: stream, firstVersion: 1, lastVersion: 2, duplicate: false });
+      expect(second).toMatchObject({ firstVersion: 3, lastVersion: 3 });
+      const events = await store.readStream(stream);
+      expect(events.map((e) => e.streamVersion)).toEqual([1, 2, 3]);
+      expect(events[2]).toMatchObject({ type: 'MemoryErased', data: { key: 'k' }, parentVersion: 2, streamId: stream });
+      expect(await store.streamVersion(stream)).toBe(3);
+    });
+
+    it('round-trips event data and metadata exactly', async () => {
+      const event = newEvent('UserMessageReceived', { content: 'Grüße, 東京 🚀', nested: { list: [1, null, true, 'x'] }, n: 1.5 });
+      await store.append(stream, [event], { expectedVersion: 'no_stream' });
+      const [read] = await store.readStream(stream);
+      expect(read).toMatchObject({ eventId: event.eventId, type: event.type, data: event.data, metadata: event.metadata, parentVersion: null });
+    });
+
+    it('reads a stream from a version, to a version, with a limit', async () => {
+      await store.append(stream, Array.from({ length: 10 }, () => newEvent()), { expectedVersion: 'any' });
+      expect((await store.readStream(stream, { fromVersion: 4 })).map((e) => e.streamVersion)).toEqual([4, 5, 6, 7, 8, 9, 10]);
+      expect((await store.readStream(stream, { fromVersion: 4, toVersion: 6 })).map((e) => e.streamVersion)).toEqual([4, 5, 6]);
+      expect((await store.readStream(stream, { fromVersion: 2, limit: 2 })).map((e) => e.streamVersion)).toEqual([2, 3]);
+      expect(await store.readStream('session:t1:missing')).toEqual([]);
+      expect(await store.streamVersion('session:t1:missing')).toBe(0);
+    });
+
+    it('rejects a stale expected version and writes nothing', async () => {
+      await store.append(stream, [newEvent(), newEvent()], { expectedVersion: 'no_stream' });
+      await expect(store.append(stream, [newEvent()], { expectedVersion: 1 })).rejects.toBeInstanceOf(ConcurrencyError);
+      await expect(store.append(stream, [newEvent()], { expectedVersion: 'no_stream' })).rejects.toMatchObject({ actual: 2 });
+      expect(await store.streamVersion(stream)).toBe(2);
+      expect(await store.readStream(stream)).toHaveLength(2);
+    });
+
+    it('lets exactly one of several concurrent appends at the same expected version win', async () => {
+      await store.append(stream, [newEvent()], { expectedVersion: 'no_stream' });
+      const results = await Promise.allSettled(Array.from({ length: 8 }, () => store.append(stream, [newEvent()], { expectedVersion: 1 })));
+      expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+      expect(results.filter((r) => r.status === 'rejected').every((r) => (r as PromiseRejectedResult).reason instanceof ConcurrencyError)).toBe(true);
+      expect((await store.readStream(stream)).map((e) => e.streamVersion)).toEqual([1, 2]);
+    });
+
+    it('answers an idempotent retry with the first result and writes nothing new', async () => {
+      const claim = { scope: 't1', key: `key-${randomUUID()}`, fingerprint: 'POST /x {"a":1}' };
+      const first = await store.append(stream, [newEvent(), newEvent()], { expectedVersion: 'no_stream', idempotency: claim });
+      const retry = await store.append(stream, [newEvent(), newEvent()], { expectedVersion: 'no_stream', idempotency: claim });
+      expect(retry).toEqual({ ...first, duplicate: true });
+      expect(await store.streamVersion(stream)).toBe(2);
+      expect(await store.findIdempotency('t1', claim.key)).toMatchObject({ streamId: stream, firstVersion: 1, lastVersion: 2, fingerprint: claim.fingerprint });
+      expect(await store.findIdempotency('another-tenant', claim.key)).toBeNull();
+    });
+
+    it('refuses an idempotency key reused for a different request', async () => {
+      const claim = { scope: 't1', key: `key-${randomUUID()}`, fingerprint: 'A' };
+      await store.append(stream, [newEvent()], { expectedVersion: 'any', idempotency: claim });
+      await expect(store.append(stream, [newEvent()], { expectedVersion: 'any', idempotency: { ...claim, fingerprint: 'B' } })).rejects.toBeInstanceOf(
+        IdempotencyKeyReusedError,
+      );
+      expect(await store.streamVersion(stream)).toBe(1);
+    });
+
+    it('writes a batch atomically: a failing batch leaves nothing behind', async () => {
+      const duplicateId = newEvent();
+      await store.append(stream, [duplicateId], { expectedVersion: 'no_stream' });
+      await expect(store.append(stream, [newEvent(), { ...newEvent(), eventId: duplicateId.eventId }], { expectedVersion: 1 })).rejects.toThrow();
+      expect(await store.streamVersion(stream)).toBe(1);
+      expect(await store.readStream(stream)).toHaveLength(1);
+    });
+
+    it('keeps one global order across streams, readable page by page exactly once', async () => {
+      const start = await store.lastPosition();
+      await fc.assert(
+        fc.asyncProperty(fc.array(fc.record({ stream: fc.integer({ min: 0, max: 3 }), count: fc.integer({ min: 1, max: 4 }) }), { minLength: 1, maxLength: 12 }), async (batches) => {
+          const from = await store.lastPosition();
+          const prefix = `session:t1:${randomUUID()}:`;
+          for (const batch of batches) {
+            await store.append(prefix + batch.stream, Array.from({ length: batch.count }, () => newEvent()), { expectedVersion: 'any' });
+          }
+          const total = batches.reduce((sum, b) => sum + b.count, 0);
+          const seen: number[] = [];
+          for (let after = from; ; ) {
+            const page = await store.readAll({ after, limit: 5 });
+            if (page.length === 0) break;
+            seen.push(...page.map((e) => e.globalPosition));
+            after = page[page.length - 1]!.globalPosition;
+          }
+          expect(seen).toHaveLength(total);
+          expect([...seen].sort((a, b) => a - b)).toEqual(seen);
+          expect(new Set(seen).size).toBe(total);
+          for (let s = 0; s < 4; s++) {
+            const versions = (await store.readStream(prefix + s)).map((e) => e.streamVersion);
+            expect(versions).toEqual(versions.map((_, i) => i + 1));
+          }
+        }),
+        { numRuns: 25 },
+      );
+      expect(await store.lastPosition()).toBeGreaterThan(start);
+    });
+
+    it('lists streams by prefix with keyset paging', async () => {
+      const prefix = `session:${randomUUID()}:`;
+      for (const id of ['c', 'a', 'b']) await store.append(prefix + id, [newEvent()], { expectedVersion: 'no_stream' });
+      await store.append(`session:other:${randomUUID()}`, [newEvent()], { expectedVersion: 'no_stream' });
+      const page1 = await store.listStreams({ prefix, limit: 2 });
+      expect(page1.map((s) => s.streamId)).toEqual([prefix + 'a', prefix + 'b']);
+      const page2 = await store.listStreams({ prefix, limit: 2, after: page1[1]!.streamId });
+      expect(page2.map((s) => s.streamId)).toEqual([prefix + 'c']);
+      expect(page2[0]).toMatchObject({ version: 1 });
+    });
+
+    it('round-trips snapshots, picks the newest at or before a version, and ignores other reducers', async () => {
+      await store.saveSnapshot({ streamId: stream, version: 10, reducerVersion: 1, state: { n: 10 } });
+      await store.saveSnapshot({ streamId: stream, version: 20, reducerVersion: 1, state: { n: 20, text: 'é' } });
+      await store.saveSnapshot({ streamId: stream, version: 30, reducerVersion: 2, state: { n: 30 } });
+      expect(await store.loadSnapshot(stream, 1, 25)).toEqual({ streamId: stream, version: 20, reducerVersion: 1, state: { n: 20, text: 'é' } });
+      expect(await store.loadSnapshot(stream, 1, 19)).toMatchObject({ version: 10 });
+      expect(await store.loadSnapshot(stream, 1, 9)).toBeNull();
+      expect(await store.loadSnapshot(stream, 3, 100)).toBeNull();
+      expect(await store.loadSnapshot(stream, 2, 100)).toMatchObject({ version: 30, state: { n: 30 } });
+    });
+  });
+}
