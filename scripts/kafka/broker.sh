@@ -133,6 +133,10 @@ share.coordinator.state.topic.min.isr=1
 auto.create.topics.enable=$KAFKA_AUTO_CREATE_TOPICS
 delete.topic.enable=true
 group.initial.rebalance.delay.ms=0
+# After a crash (kill -9) the restarted broker must wait for its old session to
+# expire before it can register again: 4 s instead of the default 9 s.
+broker.session.timeout.ms=4000
+broker.heartbeat.interval.ms=1000
 num.network.threads=2
 num.io.threads=4
 num.recovery.threads.per.data.dir=1
@@ -322,8 +326,12 @@ cmd_start() {
 
   log "starting Kafka $KAFKA_VERSION on $BOOTSTRAP (logs: $LOG_DIR)"
   : >"$STDOUT_LOG"
+  # Own session (setsid), so a Ctrl-C in the calling terminal or the end of
+  # the calling job's process group does not reach the broker.
+  local detach=nohup
+  command -v setsid >/dev/null 2>&1 && detach=setsid
   # shellcheck disable=SC2086 # KAFKA_HEAP_OPTS is a list of JVM flags
-  setsid "$JAVA" $KAFKA_HEAP_OPTS -server \
+  "$detach" "$JAVA" $KAFKA_HEAP_OPTS -server \
     -XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:InitiatingHeapOccupancyPercent=35 \
     -XX:+ExplicitGCInvokesConcurrent -XX:+UseStringDeduplication \
     -Djava.awt.headless=true \

@@ -1,0 +1,116 @@
+import {
+  cloneState,
+  evolveInPlace,
+  initialSessionState,
+  REDUCER_VERSION,
+  type PathState,
+  type RecordedSessionEvent,
+  type SessionState,
+} from '../../domain/src';
+import type { EventStore, StoredEvent } from '../../event-store/src';
+import { LruCache } from './lru-cache';
+
+export interface SessionRepositoryOptions {
+  /** Write a snapshot each time the stream crosses a multiple of this many events (0: never). */
+  snapshotEvery: number;
+  /** How many sessions' current state to keep in memory. */
+  cacheSize?: number;
+}
+
+export function asSessionEvent(event: StoredEvent): RecordedSessionEvent {
+  return event as unknown as RecordedSessionEvent;
+}
+
+/**
+ * Loads session state at any version: nearest valid snapshot at or before it, then the
+ * tail of events folded in order; a head move in the tail resolves its target's path
+ * state the same way. Keeps the current state of recently used sessions in memory.
+ */
+export class SessionRepository {
+  private readonly current: LruCache<string, SessionState>;
+
+  constructor(
+    readonly store: EventStore,
+    readonly options: SessionRepositoryOptions,
+  ) {
+    this.current = new LruCache(options.cacheSize ?? 2_000);
+  }
+
+  /**
+   * The state at `version` (default: the newest). The returned object may be shared with
+   * the cache: read it, never mutate it.
+   */
+  async load(streamId: string, version?: number): Promise<SessionState> {
+    const cached = this.current.get(streamId);
+    if (cached && (version === undefined || version === cached.version)) {
+      if (version !== undefined) return cached;
+      const latest = await this.store.streamVersion(streamId);
+      if (latest === cached.version) return cached;
+    }
+    const state = await this.restore(streamId, version ?? Number.MAX_SAFE_INTEGER);
+    if (version === undefined) this.current.set(streamId, state);
+    return state;
+  }
+
+  /** A private copy of the path state at a timeline node. */
+  async pathAt(streamId: string, version: number): Promise<PathState> {
+    const cached = this.current.get(streamId);
+    if (cached && cached.head === version) return cloneState(cached.path);
+    const state = await this.restore(streamId, version);
+    return state.path;
+  }
+
+  /** Rebuilds state at `version` from the store (snapshot + tail); never touches the cache. */
+  async restore(streamId: string, version: number): Promise<SessionState> {
+    const snapshot = this.options.snapshotEvery > 0 ? await this.store.loadSnapshot(streamId, REDUCER_VERSION, version) : null;
+    const state = snapshot ? (snapshot.state as SessionState) : initialSessionState();
+    const tail = (await this.store.readStream(streamId, { fromVersion: state.version + 1, toVersion: version })).map(asSessionEvent);
+    const paths = await this.pathsNeededBy(streamId, state, tail);
+    for (const event of tail) evolveInPlace(state, event, (v) => cloneState(paths.get(v)!));
+    return state;
+  }
+
+  /** Head moves (and steps whose parent is not the head) need their target's path state. */
+  private async pathsNeededBy(streamId: string, start: SessionState, tail: RecordedSessionEvent[]): Promise<Map<number, PathState>> {
+    const targets = new Set<number>();
+    let head = start.head;
+    for (const event of tail) {
+      if (event.type === 'RollbackCompleted') {
+        targets.add(event.data.toVersion);
+        head = event.data.toVersion;
+      } else if (event.parentVersion !== null) {
+        if (event.parentVersion !== head) targets.add(event.parentVersion);
+        head = event.streamVersion;
+      } else if (event.type === 'SessionStarted') head = event.streamVersion;
+    }
+    const paths = new Map<number, PathState>();
+    for (const target of targets) paths.set(target, (await this.restore(streamId, target)).path);
+    return paths;
+  }
+
+  /**
+   * Folds freshly appended events into the cached state (when it is the state they were
+   * decided on) and writes a snapshot when the stream crosses the cadence.
+   */
+  async committed(streamId: string, decidedOn: SessionState, events: StoredEvent[], targetPath?: PathState): Promise<SessionState> {
+    const before = decidedOn.version;
+    const cached = this.current.get(streamId);
+    const state = cached === decidedOn ? cached : cloneState(decidedOn);
+    for (const event of events.map(asSessionEvent)) {
+      evolveInPlace(state, event, (v) => {
+        if (targetPath) return cloneState(targetPath);
+        throw new Error(`path state of version ${v} was not preloaded`);
+      });
+    }
+    this.current.set(streamId, state);
+    const every = this.options.snapshotEvery;
+    if (every > 0 && Math.floor(state.version / every) > Math.floor(before / every)) {
+      await this.store.saveSnapshot({ streamId, version: state.version, reducerVersion: REDUCER_VERSION, state });
+    }
+    return state;
+  }
+
+  forget(streamId: string): void {
+    this.current.delete(streamId);
+  }
+}

@@ -1,0 +1,275 @@
+import { randomUUID } from 'node:crypto';
+import {
+  buildContextWindow,
+  cloneState,
+  decide,
+  diffJson,
+  EVENT_SCHEMA_VERSION,
+  notFound,
+  planHeadMove,
+  resolveHeadMoveTarget,
+  timelineView,
+  type ContextWindow,
+  type ContextWindowOptions,
+  type EffectDescriptor,
+  type HeadMovePlan,
+  type JsonObject,
+  type JsonValue,
+  type MoveHead,
+  type PathState,
+  type SessionCommand,
+  type SessionState,
+} from '../../domain/src';
+import { ConcurrencyError, IdempotencyKeyReusedError, type IdempotencyRecord, type NewEvent, type StoredEvent } from '../../event-store/src';
+import { fingerprint } from './fingerprint';
+import { KeyedMutex } from './keyed-mutex';
+import { asSessionEvent, SessionRepository } from './session-repository';
+import { sessionIdFromStream, sessionStreamId, sessionStreamPrefix } from './stream-id';
+
+/** Who is acting: every read and write is scoped to the caller's tenant. */
+export interface Caller {
+  tenantId: string;
+  /** Recorded in each event's metadata (e.g. `key:<id>`). */
+  actor: string;
+}
+
+export interface WriteOptions {
+  idempotencyKey?: string;
+  /** If-Match: the stream version the caller believes is current. */
+  expectedVersion?: number;
+  commandId?: string;
+  correlationId?: string;
+  causationId?: string;
+}
+
+export interface WriteResult {
+  sessionId: string;
+  /** Stream version after the write. */
+  version: number;
+  head: number;
+  status: SessionState['status'];
+  /** True when this answers a retry of an idempotent request: nothing new was written. */
+  duplicate: boolean;
+  events: { eventId: string; type: string; streamVersion: number; parentVersion: number | null }[];
+}
+
+export interface SessionServiceOptions {
+  newId?: () => string;
+  now?: () => Date;
+  toolEffect?: (tenantId: string, tool: string) => EffectDescriptor | undefined;
+  compensationEnabled?: boolean;
+}
+
+const MAX_CONFLICT_RETRIES = 5;
+
+/** Commands and queries on agent sessions: load, decide, append, answer. */
+export class SessionService {
+  private readonly mutex = new KeyedMutex();
+  private readonly newId: () => string;
+  private readonly now: () => Date;
+
+  constructor(
+    readonly repository: SessionRepository,
+    private readonly options: SessionServiceOptions = {},
+  ) {
+    this.newId = options.newId ?? randomUUID;
+    this.now = options.now ?? (() => new Date());
+  }
+
+  private get store() {
+    return this.repository.store;
+  }
+
+  async startSession(caller: Caller, input: { sessionId?: string; title?: string; metadata?: JsonObject }, options: WriteOptions = {}): Promise<WriteResult> {
+    const print = fingerprint({ op: 'StartSession', input });
+    const replayed = await this.replayIdempotent(caller, options, print);
+    if (replayed) return replayed;
+    const sessionId = input.sessionId ?? this.newId();
+    return this.write(caller, sessionId, { type: 'StartSession', sessionId, title: input.title ?? null, metadata: input.metadata ?? {} }, options, print);
+  }
+
+  async execute(caller: Caller, sessionId: string, command: SessionCommand, options: WriteOptions = {}): Promise<WriteResult> {
+    const print = fingerprint({ sessionId, command });
+    const replayed = await this.replayIdempotent(caller, options, print);
+    if (replayed) return replayed;
+    return this.write(caller, sessionId, command, options, print);
+  }
+
+  /** A head move's plan without doing anything (dry run). */
+  async planHeadMove(caller: Caller, sessionId: string, command: MoveHead): Promise<HeadMovePlan> {
+    const streamId = sessionStreamId(caller.tenantId, sessionId);
+    const state = await this.existing(streamId);
+    const target = resolveHeadMoveTarget(state, command);
+    return planHeadMove(state, target, await this.repository.pathAt(streamId, target.toVersion));
+  }
+
+  private async replayIdempotent(caller: Caller, options: WriteOptions, print: string): Promise<WriteResult | null> {
+    if (options.idempotencyKey === undefined) return null;
+    const record = await this.store.findIdempotency(caller.tenantId, options.idempotencyKey);
+    if (!record) return null;
+    if (record.fingerprint !== print) throw new IdempotencyKeyReusedError(options.idempotencyKey);
+    return this.resultOf(record);
+  }
+
+  private async resultOf(record: Pick<IdempotencyRecord, 'streamId' | 'firstVersion' | 'lastVersion'>): Promise<WriteResult> {
+    const events = await this.store.readStream(record.streamId, { fromVersion: record.firstVersion, toVersion: record.lastVersion });
+    const state = await this.repository.restore(record.streamId, record.lastVersion);
+    return { ...this.summary(record.streamId, state, events), duplicate: true };
+  }
+
+  private summary(streamId: string, state: SessionState, events: StoredEvent[]): WriteResult {
+    return {
+      sessionId: sessionIdFromStream(streamId),
+      version: events[events.length - 1]?.streamVersion ?? state.version,
+      head: state.head,
+      status: state.status,
+      duplicate: false,
+      events: events.map((e) => ({ eventId: e.eventId, type: e.type, streamVersion: e.streamVersion, parentVersion: e.parentVersion })),
+    };
+  }
+
+  private async write(caller: Caller, sessionId: string, command: SessionCommand, options: WriteOptions, print: string): Promise<WriteResult> {
+    const streamId = sessionStreamId(caller.tenantId, sessionId);
+    return this.mutex.run(streamId, async () => {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await this.writeOnce(caller, streamId, sessionId, command, options, print);
+        } catch (error) {
+          // Another process wrote first: decide again on fresh state, unless the caller pinned a version.
+          if (!(error instanceof ConcurrencyError) || options.expectedVersion !== undefined || attempt >= MAX_CONFLICT_RETRIES) throw error;
+          this.repository.forget(streamId);
+        }
+      }
+    });
+  }
+
+  private async writeOnce(caller: Caller, streamId: string, sessionId: string, command: SessionCommand, options: WriteOptions, print: string): Promise<WriteResult> {
+    const state = await this.repository.load(streamId);
+    if (options.expectedVersion !== undefined && options.expectedVersion !== state.version) {
+      throw new ConcurrencyError(streamId, options.expectedVersion, state.version);
+    }
+    let targetPath: PathState | undefined;
+    if (command.type === 'MoveHead' && state.version > 0 && state.activeRollbackId === null) {
+      const target = resolveHeadMoveTarget(state, command);
+      targetPath = await this.repository.pathAt(streamId, target.toVersion);
+    }
+    const decision = decide(state, command, {
+      newId: this.newId,
+      actor: caller.actor,
+      pathAt: () => cloneState(targetPath!),
+      toolEffect: (tool) => this.options.toolEffect?.(caller.tenantId, tool),
+      compensationEnabled: this.options.compensationEnabled ?? false,
+    });
+    const commandId = options.commandId ?? this.newId();
+    const occurredAt = this.now().toISOString();
+    const events: NewEvent[] = decision.events.map(({ parentVersion, ...event }) => ({
+      eventId: this.newId(),
+      type: event.type,
+      data: event.data,
+      parentVersion,
+      metadata: {
+        tenantId: caller.tenantId,
+        sessionId,
+        commandId,
+        causationId: options.causationId ?? null,
+        correlationId: options.correlationId ?? commandId,
+        actor: caller.actor,
+        occurredAt,
+        schemaVersion: EVENT_SCHEMA_VERSION,
+      },
+    }));
+    const appended = await this.store.append(streamId, events, {
+      expectedVersion: state.version === 0 ? 'no_stream' : state.version,
+      ...(options.idempotencyKey !== undefined ? { idempotency: { scope: caller.tenantId, key: options.idempotencyKey, fingerprint: print } } : {}),
+    });
+    if (appended.duplicate) return this.resultOf(appended);
+    const stored: StoredEvent[] = events.map((event, i) => ({ ...event, streamId, streamVersion: appended.firstVersion + i, globalPosition: 0 }));
+    const next = await this.repository.committed(streamId, state, stored, targetPath);
+    return this.summary(streamId, next, stored);
+  }
+
+  // ---- queries -------------------------------------------------------------------
+
+  private async existing(streamId: string, version?: number): Promise<SessionState> {
+    const current = await this.repository.load(streamId);
+    if (current.version === 0) throw notFound('session_not_found', 'No such session for this tenant.');
+    if (version === undefined || version === current.version) return current;
+    if (!Number.isInteger(version) || version < 1 || version > current.version) {
+      throw notFound('version_not_found', `Version ${version} does not exist: the session has versions 1 to ${current.version}.`, [
+        { field: 'at', message: `must be between 1 and ${current.version}` },
+      ]);
+    }
+    return this.repository.load(streamId, version);
+  }
+
+  async getState(caller: Caller, sessionId: string, at?: number): Promise<SessionState> {
+    return this.existing(sessionStreamId(caller.tenantId, sessionId), at);
+  }
+
+  async timeline(caller: Caller, sessionId: string) {
+    const streamId = sessionStreamId(caller.tenantId, sessionId);
+    const state = await this.existing(streamId);
+    const view = timelineView(state.timeline, state.head);
+    const events = new Map((await this.store.readStream(streamId)).map((e) => [e.streamVersion, asSessionEvent(e)]));
+    return {
+      sessionId,
+      version: state.version,
+      head: state.head,
+      status: state.status,
+      nodes: view.nodes.map((node) => {
+        const event = events.get(node.version);
+        return { ...node, type: event?.type ?? 'unknown', occurredAt: event?.metadata.occurredAt ?? null, summary: event ? summarize(event.data) : null };
+      }),
+      branches: view.branches,
+      checkpoints: Object.values(state.checkpoints),
+      rollbacks: Object.values(state.rollbacks).map(({ plan, ...rest }) => ({ ...rest, effects: plan.length })),
+    };
+  }
+
+  async events(caller: Caller, sessionId: string, from = 1, limit = 100): Promise<StoredEvent[]> {
+    const streamId = sessionStreamId(caller.tenantId, sessionId);
+    await this.existing(streamId);
+    return this.store.readStream(streamId, { fromVersion: from, limit });
+  }
+
+  async diff(caller: Caller, sessionId: string, from: number, to: number) {
+    const streamId = sessionStreamId(caller.tenantId, sessionId);
+    const a = sessionView(await this.existing(streamId, from));
+    const b = sessionView(await this.existing(streamId, to));
+    return { sessionId, from, to, changes: diffJson(a, b) };
+  }
+
+  async context(caller: Caller, sessionId: string, options: ContextWindowOptions & { at?: number }): Promise<ContextWindow & { sessionId: string; head: number }> {
+    const state = await this.getState(caller, sessionId, options.at);
+    return { sessionId, head: state.head, ...buildContextWindow(state.path, options) };
+  }
+
+  async listSessions(caller: Caller, options: { after?: string; limit: number }) {
+    const prefix = sessionStreamPrefix(caller.tenantId);
+    const streams = await this.store.listStreams({ prefix, limit: options.limit, ...(options.after ? { after: prefix + options.after } : {}) });
+    const items = streams.map((s) => ({ sessionId: sessionIdFromStream(s.streamId), version: s.version, createdAt: s.createdAt, updatedAt: s.updatedAt }));
+    return { items, nextCursor: items.length === options.limit ? items[items.length - 1]!.sessionId : null };
+  }
+}
+
+/** The parts of a state that a person compares between two versions. */
+export function sessionView(state: SessionState): JsonValue {
+  return {
+    head: state.head,
+    status: state.status,
+    turns: state.path.turns,
+    memory: state.path.memory,
+    contextVars: state.path.contextVars,
+    tasks: state.path.tasks,
+    toolCalls: state.path.toolCalls,
+    checkpoints: state.checkpoints,
+  } as unknown as JsonValue;
+}
+
+function summarize(data: unknown): string | null {
+  if (data === null || typeof data !== 'object') return null;
+  const d = data as Record<string, unknown>;
+  const text = d.content ?? d.tool ?? d.key ?? d.name ?? d.title ?? d.label ?? null;
+  if (typeof text !== 'string') return null;
+  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+}
