@@ -1,0 +1,26 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
+import { CqrsModule } from '@nestjs/cqrs';
+import { ApiKeyGuard } from './auth/api-key.guard';
+import { ApiExceptionFilter } from './common/api-exception.filter';
+import { createValidationPipe } from './common/validation';
+import type { RewindConfig } from './config/rewind-config';
+import { HealthController } from './health/health.controller';
+import { InfrastructureModule } from './infrastructure/infrastructure.module';
+import { SessionsModule } from './sessions/sessions.module';
+
+@Module({})
+export class AppModule {
+  static forConfig(config: RewindConfig): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [CqrsModule.forRoot(), InfrastructureModule.forConfig(config), SessionsModule],
+      controllers: [HealthController],
+      providers: [
+        { provide: APP_GUARD, useClass: ApiKeyGuard },
+        { provide: APP_FILTER, useClass: ApiExceptionFilter },
+        { provide: APP_PIPE, useFactory: createValidationPipe },
+      ],
+    };
+  }
+}

@@ -1,0 +1,9 @@
+import { createParamDecorator, SetMetadata, type ExecutionContext } from '@nestjs/common';
+import type { Caller } from '../../../../libs/engine/src';
+
+export const IS_PUBLIC = 'rewind:isPublic';
+/** A route that needs no API key (health, docs). */
+export const Public = () => SetMetadata(IS_PUBLIC, true);
+
+/** The authenticated caller (tenant and actor), set by ApiKeyGuard. */
+export const CurrentCaller = createParamDecorator((_: unknown, ctx: ExecutionContext): Caller => ctx.switchToHttp().getRequest().caller);

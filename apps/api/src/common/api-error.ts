@@ -1,0 +1,22 @@
+import type { ErrorDetail } from '../../../../libs/domain/src';
+
+/** The documented error shape: `{ error: { code, message, details[] } }`. */
+export interface ErrorBody {
+  error: { code: string; message: string; details: ErrorDetail[] };
+}
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly details: ErrorDetail[] = [],
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+
+  body(): ErrorBody {
+    return { error: { code: this.code, message: this.message, details: this.details } };
+  }
+}

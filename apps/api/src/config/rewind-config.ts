@@ -1,0 +1,55 @@
+import { resolve } from 'node:path';
+
+export interface RewindConfig {
+  port: number;
+  host: string;
+  dataDir: string;
+  /** When set, the admin key; none is generated. */
+  adminKey: string | undefined;
+  snapshotEvery: number;
+  maxBodyBytes: number;
+  sqliteSynchronous: 'FULL' | 'NORMAL' | 'EXTRA';
+  logLevel: 'error' | 'warn' | 'log' | 'debug';
+}
+
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new ConfigError(`${name}="${raw}" is not valid: expected a whole number from ${min} to ${max} (default ${fallback}).`);
+  }
+  return value;
+}
+
+function oneOf<T extends string>(env: NodeJS.ProcessEnv, name: string, allowed: readonly T[], fallback: T): T {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!allowed.includes(raw as T)) throw new ConfigError(`${name}="${raw}" is not valid: expected one of ${allowed.join(', ')} (default ${fallback}).`);
+  return raw as T;
+}
+
+/** Reads configuration from the environment; every variable is documented in README.md. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): RewindConfig {
+  const adminKey = env.REWIND_ADMIN_KEY || undefined;
+  if (adminKey !== undefined && adminKey.length < 16) {
+    throw new ConfigError('REWIND_ADMIN_KEY is too short: use at least 16 characters (e.g. `openssl rand -hex 24`).');
+  }
+  return {
+    port: integer(env, 'PORT', 3000, 0, 65535),
+    host: env.HOST || '0.0.0.0',
+    dataDir: resolve(env.REWIND_DATA_DIR || './data'),
+    adminKey,
+    snapshotEvery: integer(env, 'REWIND_SNAPSHOT_EVERY', 100, 0, 1_000_000),
+    maxBodyBytes: integer(env, 'REWIND_MAX_BODY_BYTES', 1_048_576, 1024, 100 * 1_048_576),
+    sqliteSynchronous: oneOf(env, 'REWIND_SQLITE_SYNCHRONOUS', ['FULL', 'NORMAL', 'EXTRA'] as const, 'FULL'),
+    logLevel: oneOf(env, 'REWIND_LOG_LEVEL', ['error', 'warn', 'log', 'debug'] as const, 'log'),
+  };
+}

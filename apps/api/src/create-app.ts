@@ -1,0 +1,53 @@
+import { Logger, type LogLevel } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { ensureAdminKey, type ApiKeyStore } from '../../../libs/tenancy/src';
+import { AppModule } from './app.module';
+import type { RewindConfig } from './config/rewind-config';
+import { API_KEY_STORE } from './infrastructure/tokens';
+
+const LEVELS: Record<RewindConfig['logLevel'], LogLevel[]> = {
+  error: ['fatal', 'error'],
+  warn: ['fatal', 'error', 'warn'],
+  log: ['fatal', 'error', 'warn', 'log'],
+  debug: ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'],
+};
+
+export interface CreatedApp {
+  app: NestFastifyApplication;
+  /** The admin key generated on first start (shown once), or null. */
+  generatedAdminKey: string | null;
+}
+
+/** Builds the HTTP app (used by main.ts and by the end-to-end tests). */
+export async function createApp(config: RewindConfig): Promise<CreatedApp> {
+  const adapter = new FastifyAdapter({ bodyLimit: config.maxBodyBytes });
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forConfig(config), adapter, { logger: LEVELS[config.logLevel] });
+  // Only JSON bodies are accepted; say so plainly instead of failing field validation.
+  app.getHttpAdapter().getInstance().addHook('onRequest', async (request, reply) => {
+    const type = request.headers['content-type'];
+    const hasBody = Number(request.headers['content-length'] ?? 0) > 0 || request.headers['transfer-encoding'] !== undefined;
+    if (hasBody && type !== undefined && !/^application\/([a-z.+-]*\+)?json\b/i.test(type)) {
+      await reply.status(415).send({ error: { code: 'unsupported_media_type', message: `Content-Type "${type}" is not accepted: send JSON with Content-Type: application/json.`, details: [] } });
+    }
+  });
+  app.enableShutdownHooks();
+
+  const document = SwaggerModule.createDocument(
+    app,
+    new DocumentBuilder()
+      .setTitle('Rewind')
+      .setDescription('Event-sourced agent sessions with time travel and undo. Errors are `{error: {code, message, details[]}}`.')
+      .setVersion('0.1.0')
+      .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'API key' })
+      .build(),
+  );
+  SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs/openapi.json' });
+
+  const keys = app.get<ApiKeyStore>(API_KEY_STORE);
+  const { generated } = await ensureAdminKey(keys, config.adminKey);
+  return { app, generatedAdminKey: generated };
+}
+
+export const logger = new Logger('Rewind');

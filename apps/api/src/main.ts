@@ -1,0 +1,30 @@
+import 'reflect-metadata';
+import { ConfigError, loadConfig } from './config/rewind-config';
+import { createApp, logger } from './create-app';
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const { app, generatedAdminKey } = await createApp(config);
+  await app.listen(config.port, config.host);
+  const url = `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${config.port}`;
+  logger.log(`Rewind is listening on ${url} (data in ${config.dataDir}; API docs at ${url}/docs)`);
+  if (generatedAdminKey) {
+    // Shown once: only its hash is stored.
+    process.stdout.write(
+      `\n  Admin API key (tenant "default"), shown only this once — store it now:\n\n    ${generatedAdminKey}\n\n` +
+        `  Use it as: curl -H "Authorization: Bearer ${generatedAdminKey}" ${url}/v1/sessions\n` +
+        `  Lost it? Create another with: npm run cli -- keys create --tenant default --admin\n\n`,
+    );
+  }
+}
+
+main().catch((error: unknown) => {
+  if (error instanceof ConfigError) {
+    process.stderr.write(`Rewind cannot start: ${error.message}\n`);
+  } else {
+    const e = error as NodeJS.ErrnoException;
+    if (e?.code === 'EADDRINUSE') process.stderr.write(`Rewind cannot start: port is already in use (${e.message}). Set PORT to a free port.\n`);
+    else process.stderr.write(`Rewind cannot start: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+  }
+  process.exit(1);
+});

@@ -1,0 +1,22 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsObject, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+import type { JsonObject } from '../../../../../libs/domain/src';
+import { ID_PATTERN } from '../../../../../libs/engine/src';
+
+export class StartSessionDto {
+  @ApiPropertyOptional({ description: 'Your id for the session (letters, digits, _ - .); generated when absent.', example: 'trip-42' })
+  @IsOptional()
+  @Matches(ID_PATTERN, { message: 'sessionId must be 1-128 letters, digits, "_", "-" or "."' })
+  sessionId?: string;
+
+  @ApiPropertyOptional({ example: 'Plan a trip to Lisbon', maxLength: 200 })
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
+  title?: string;
+
+  @ApiPropertyOptional({ description: 'Free-form JSON object stored with the session.', type: 'object', additionalProperties: true })
+  @IsOptional()
+  @IsObject()
+  metadata?: JsonObject;
+}

@@ -1,0 +1,139 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { IsBoolean, IsDefined, IsIn, IsObject, IsOptional, IsString, Matches, MaxLength, MinLength, ValidateNested } from 'class-validator';
+import { COMPENSATION_CHANNELS, EFFECT_KINDS, type CompensationChannel, type EffectKind, type JsonObject, type JsonValue } from '../../../../../libs/domain/src';
+import { ID_PATTERN } from '../../../../../libs/engine/src';
+
+const MAX_TEXT = 1_000_000;
+
+export class RecordMessageDto {
+  @ApiProperty({ enum: ['user', 'agent', 'assistant'], description: '"assistant" is accepted as a synonym of "agent".' })
+  @IsIn(['user', 'agent', 'assistant'])
+  role!: 'user' | 'agent' | 'assistant';
+
+  @ApiProperty({ example: 'Plan a trip to Lisbon in May.' })
+  @IsString()
+  @MaxLength(MAX_TEXT)
+  content!: string;
+
+  @ApiPropertyOptional({ description: 'The turn this message belongs to. A user message without one starts a new turn; an agent message without one answers the latest turn.' })
+  @IsOptional()
+  @Matches(ID_PATTERN, { message: 'turnId must be 1-128 letters, digits, "_", "-" or "."' })
+  turnId?: string;
+}
+
+export class CompensationDto {
+  @ApiProperty({ enum: COMPENSATION_CHANNELS })
+  @IsIn(COMPENSATION_CHANNELS as unknown as string[])
+  channel!: CompensationChannel;
+
+  @ApiProperty({ description: 'http: URL template; kafka: request topic; inline: handler name.', example: 'http://travel.local/bookings/{{output.bookingId}}/cancel' })
+  @IsString()
+  @MinLength(1)
+  @MaxLength(2048)
+  target!: string;
+
+  @ApiPropertyOptional({ type: 'object', additionalProperties: true, description: 'Body template filled from the call input and output.' })
+  @IsOptional()
+  @IsObject()
+  payload?: JsonObject;
+}
+
+export class EffectDto {
+  @ApiProperty({ enum: EFFECT_KINDS, description: 'none: read-only; reversible: an exact undo exists; compensable: a counter-action exists; irreversible: cannot be undone.' })
+  @IsIn(EFFECT_KINDS as unknown as string[])
+  kind!: EffectKind;
+
+  @ApiPropertyOptional({ type: CompensationDto })
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => CompensationDto)
+  compensation?: CompensationDto;
+}
+
+export class StartToolCallDto {
+  @ApiProperty({ example: 'call-1' })
+  @Matches(ID_PATTERN, { message: 'toolCallId must be 1-128 letters, digits, "_", "-" or "."' })
+  toolCallId!: string;
+
+  @ApiProperty({ example: 'book_hotel' })
+  @IsString()
+  @MinLength(1)
+  @MaxLength(200)
+  tool!: string;
+
+  @ApiPropertyOptional({ description: 'Any JSON: the call arguments.' })
+  @IsOptional()
+  input?: JsonValue;
+
+  @ApiPropertyOptional({ type: EffectDto, description: 'Declared before the call runs. Defaults to the registered tool effect, else "none".' })
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => EffectDto)
+  effect?: EffectDto;
+
+  @ApiPropertyOptional({ description: 'Required (true) for irreversible effects; otherwise 428.' })
+  @IsOptional()
+  @IsBoolean()
+  confirmed?: boolean;
+
+  @ApiPropertyOptional()
+  @IsOptional()
+  @Matches(ID_PATTERN, { message: 'turnId must be 1-128 letters, digits, "_", "-" or "."' })
+  turnId?: string;
+}
+
+export class SucceedToolCallDto {
+  @ApiProperty({ description: 'Any JSON: what the tool returned.', example: { bookingId: 'H-981' } })
+  @IsDefined({ message: 'output is required (use null for no output)' })
+  output!: JsonValue;
+}
+
+export class FailToolCallDto {
+  @ApiProperty({ example: 'upstream timeout' })
+  @IsString()
+  @MinLength(1)
+  @MaxLength(10_000)
+  error!: string;
+
+  @ApiPropertyOptional({ default: false })
+  @IsOptional()
+  @IsBoolean()
+  retryable?: boolean;
+}
+
+export class ValueDto {
+  @ApiProperty({ description: 'Any JSON value.', example: 'Lisbon' })
+  @IsDefined({ message: 'value is required (use null to store null)' })
+  value!: JsonValue;
+}
+
+export class PushTaskDto {
+  @ApiPropertyOptional()
+  @IsOptional()
+  @Matches(ID_PATTERN, { message: 'taskId must be 1-128 letters, digits, "_", "-" or "."' })
+  taskId?: string;
+
+  @ApiProperty({ example: 'find a hotel' })
+  @IsString()
+  @MinLength(1)
+  @MaxLength(1000)
+  title!: string;
+
+  @ApiPropertyOptional({ description: 'Any JSON.' })
+  @IsOptional()
+  data?: JsonValue;
+}
+
+export class InterruptTurnDto {
+  @ApiProperty({ description: 'What the user had seen of the answer when they stopped it.', example: 'Here are three hotels: 1.' })
+  @IsString()
+  @MaxLength(MAX_TEXT)
+  partialContent!: string;
+}
+
+export class CreateCheckpointDto {
+  @ApiProperty({ example: 'before-booking' })
+  @Matches(/^[^\u0000-\u001f]{1,200}$/, { message: 'label must be 1-200 printable characters' })
+  label!: string;
+}

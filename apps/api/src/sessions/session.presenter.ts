@@ -1,0 +1,25 @@
+import type { SessionState } from '../../../../libs/domain/src';
+
+/** The public shape of a session state (internal indexes such as the parent array stay inside). */
+export function presentState(state: SessionState) {
+  return {
+    sessionId: state.sessionId,
+    title: state.title,
+    metadata: state.metadata,
+    startedAt: state.startedAt,
+    version: state.version,
+    head: state.head,
+    status: state.status,
+    activeRollbackId: state.activeRollbackId,
+    canRedo: state.redoStack.length > 0,
+    conversation: { turns: state.path.turns },
+    memory: state.path.memory,
+    contextVars: state.path.contextVars,
+    tasks: state.path.tasks,
+    toolCalls: Object.values(state.path.toolCalls).map((call) => ({
+      ...call,
+      compensation: state.effectOutcomes[call.startedVersion]?.status ?? null,
+    })),
+    checkpoints: Object.values(state.checkpoints),
+  };
+}

@@ -1,0 +1,85 @@
+import { Body, Controller, Get, Param, Post, Query, Res } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
+import { ApiBearerAuth, ApiCreatedResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
+import { SessionService, type Caller, type WriteOptions, type WriteResult } from '../../../../libs/engine/src';
+import { CurrentCaller } from '../auth/caller.decorator';
+import { WriteHeaders } from '../common/write-headers';
+import { ContextQueryDto, DiffQueryDto, EventsQueryDto, ListSessionsQueryDto, StateQueryDto } from './dto/query.dto';
+import { StartSessionDto } from './dto/session.dto';
+import { IdParamPipe } from './path-params';
+import { presentState } from './session.presenter';
+import { StartSessionCommand } from './session-commands';
+
+/** Sessions and their reads: current state, any past state, timeline, events, diff, context. */
+@ApiTags('sessions')
+@ApiBearerAuth()
+@Controller('v1/sessions')
+export class SessionsController {
+  constructor(
+    private readonly commands: CommandBus,
+    private readonly sessions: SessionService,
+  ) {}
+
+  @Post()
+  @ApiOperation({ summary: 'Start a session' })
+  @ApiCreatedResponse({ description: 'The session and the events written.' })
+  async start(@CurrentCaller() caller: Caller, @Body() body: StartSessionDto, @WriteHeaders() options: WriteOptions, @Res({ passthrough: true }) reply: FastifyReply) {
+    const result: WriteResult = await this.commands.execute(new StartSessionCommand(caller, body, options));
+    reply.header('Location', `/v1/sessions/${result.sessionId}`).header('ETag', `"${result.version}"`);
+    return result;
+  }
+
+  @Get()
+  @ApiOperation({ summary: 'List sessions (keyset paging by session id)' })
+  list(@CurrentCaller() caller: Caller, @Query() query: ListSessionsQueryDto) {
+    return this.sessions.listSessions(caller, { limit: query.limit ?? 50, ...(query.cursor ? { after: query.cursor } : {}) });
+  }
+
+  @Get(':id')
+  @ApiOperation({ summary: 'Current state (the head)' })
+  async get(@CurrentCaller() caller: Caller, @Param('id', IdParamPipe) id: string, @Res({ passthrough: true }) reply: FastifyReply) {
+    const state = await this.sessions.getState(caller, id);
+    reply.header('ETag', `"${state.version}"`);
+    return presentState(state);
+  }
+
+  @Get(':id/state')
+  @ApiOperation({ summary: 'State at any version, on any branch (time travel)' })
+  async stateAt(@CurrentCaller() caller: Caller, @Param('id', IdParamPipe) id: string, @Query() query: StateQueryDto) {
+    return presentState(await this.sessions.getState(caller, id, query.at));
+  }
+
+  @Get(':id/timeline')
+  @ApiOperation({ summary: 'The timeline DAG: nodes, head, branches, checkpoints, rollbacks' })
+  timeline(@CurrentCaller() caller: Caller, @Param('id', IdParamPipe) id: string) {
+    return this.sessions.timeline(caller, id);
+  }
+
+  @Get(':id/events')
+  @ApiOperation({ summary: 'Raw events, in stream order (audit)' })
+  async events(@CurrentCaller() caller: Caller, @Param('id', IdParamPipe) id: string, @Query() query: EventsQueryDto) {
+    const limit = query.limit ?? 100;
+    const events = await this.sessions.events(caller, id, query.from ?? 1, limit);
+    const last = events[events.length - 1];
+    return { sessionId: id, events, nextFrom: events.length === limit && last ? last.streamVersion + 1 : null };
+  }
+
+  @Get(':id/diff')
+  @ApiOperation({ summary: 'What changed between two versions' })
+  diff(@CurrentCaller() caller: Caller, @Param('id', IdParamPipe) id: string, @Query() query: DiffQueryDto) {
+    return this.sessions.diff(caller, id, query.from, query.to);
+  }
+
+  @Get(':id/context')
+  @ApiOperation({ summary: 'Sanitized LLM context: head path only, interrupted turns as seen, unfinished tool calls stripped' })
+  context(@CurrentCaller() caller: Caller, @Param('id', IdParamPipe) id: string, @Query() query: ContextQueryDto) {
+    if (query.maxTurns === undefined && query.maxChars === undefined && query.at === undefined) return this.sessions.context(caller, id, {});
+    return this.sessions.context(caller, id, {
+      ...(query.maxTurns !== undefined ? { maxTurns: query.maxTurns } : {}),
+      ...(query.maxChars !== undefined ? { maxChars: query.maxChars } : {}),
+      ...(query.at !== undefined ? { at: query.at } : {}),
+    });
+  }
+}
+
