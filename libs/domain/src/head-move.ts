@@ -25,10 +25,14 @@ export interface HeadMovePlan {
   compensatedOnTheWay: { toolCallId: string; tool: string; startedVersion: number }[];
 }
 
-/** A version is a step boundary when no tool call is in flight there. */
+/**
+ * A version is a step boundary unless it lies between a tool call's start and its result
+ * (a call and its result are one step). A call that never finished does not hold later
+ * steps hostage: they stay boundaries.
+ */
 function isStepBoundary(path: PathState, version: number): boolean {
   return !Object.values(path.toolCalls).some(
-    (call) => call.startedVersion <= version && (call.finishedVersion === null || call.finishedVersion > version),
+    (call) => call.finishedVersion !== null && call.startedVersion <= version && call.finishedVersion > version,
   );
 }
 

@@ -1,0 +1,613 @@
+import { Pool, types as pgTypes, type CustomTypesConfig, type PoolClient, type QueryArrayConfig } from 'pg';
+import {
+  ConcurrencyError,
+  IdempotencyKeyReusedError,
+  type AppendOptions,
+  type AppendResult,
+  type EventStore,
+  type IdempotencyRecord,
+  type NewEvent,
+  type ReadAllOptions,
+  type ReadStreamOptions,
+  type Snapshot,
+  type StoredEvent,
+  type StreamSummary,
+} from '../event-store';
+
+export interface PostgresEventStoreOptions {
+  /** e.g. `postgres://user:password@127.0.0.1:5432/rewind` */
+  connectionString: string;
+  /** Connections in the pool (default 10). An append holds one for a single round trip. */
+  poolSize?: number;
+  /** The schema that holds Rewind's tables (default `rewind`); lower-case letters, digits and `_`. */
+  schema?: string;
+  /** Time allowed to open a connection or wait for a free one, in ms (default 10 000). */
+  connectionTimeoutMs?: number;
+  /**
+   * How long `readAll` and `lastPosition` may wait (default 100 ms) for older in-flight
+   * transactions to finish when events that committed before the call are held back behind
+   * them, so that a reader sees its own committed writes. 0 returns at once with the safe prefix.
+   */
+  visibilityWaitMs?: number;
+  /**
+   * Test hook only: when set, an append runs in an explicit transaction and awaits this
+   * between its writes and COMMIT (a rejection rolls the append back).
+   */
+  beforeCommit?: (streamId: string) => Promise<void>;
+}
+
+/** The database could not be reached or refused the connection when the store was opened. */
+export class PostgresUnavailableError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'PostgresUnavailableError';
+  }
+}
+
+/**
+ * Global positions encode the appending transaction: `(xid8 - origin) * 2^16 + ordinal`, where
+ * `origin` is the xid of the transaction that created the schema and `ordinal` (1..65535) is
+ * the event's place in its batch. See the class comment for why this gives holes-free reads.
+ */
+const POSITION_SHIFT = 65_536;
+/** Events per append: the ordinal must fit below POSITION_SHIFT. */
+export const MAX_EVENTS_PER_APPEND = POSITION_SHIFT - 1;
+
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+
+interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+function migrations(s: string): Migration[] {
+  return [
+    {
+      version: 1,
+      name: 'event store tables and append function',
+      sql: `
+CREATE TABLE ${s}.store_info (
+  singleton  boolean PRIMARY KEY DEFAULT true CHECK (singleton),
+  xid_origin bigint  NOT NULL
+);
+INSERT INTO ${s}.store_info (xid_origin) VALUES (pg_current_xact_id()::text::bigint);
+
+CREATE TABLE ${s}.events (
+  global_position bigint  NOT NULL,
+  stream_id       text    COLLATE "C" NOT NULL,
+  stream_version  bigint  NOT NULL,
+  event_id        text    NOT NULL,
+  type            text    NOT NULL,
+  parent_version  bigint,
+  data            json    NOT NULL,
+  metadata        json    NOT NULL,
+  CONSTRAINT events_pk PRIMARY KEY (global_position),
+  CONSTRAINT events_stream_version_uq UNIQUE (stream_id, stream_version),
+  CONSTRAINT events_event_id_uq UNIQUE (event_id),
+  CONSTRAINT events_position_ck CHECK (global_position > 0 AND global_position <= 9007199254740991)
+);
+
+CREATE TABLE ${s}.streams (
+  stream_id  text        COLLATE "C" NOT NULL,
+  version    bigint      NOT NULL,
+  created_at timestamptz NOT NULL,
+  updated_at timestamptz NOT NULL,
+  CONSTRAINT streams_pk PRIMARY KEY (stream_id)
+);
+
+CREATE TABLE ${s}.idempotency_keys (
+  scope         text        NOT NULL,
+  key           text        NOT NULL,
+  fingerprint   text        NOT NULL,
+  stream_id     text        COLLATE "C" NOT NULL,
+  first_version bigint      NOT NULL,
+  last_version  bigint      NOT NULL,
+  created_at    timestamptz NOT NULL,
+  CONSTRAINT idempotency_keys_pk PRIMARY KEY (scope, key)
+);
+
+CREATE TABLE ${s}.snapshots (
+  stream_id       text        COLLATE "C" NOT NULL,
+  reducer_version integer     NOT NULL,
+  version         bigint      NOT NULL,
+  state           json        NOT NULL,
+  created_at      timestamptz NOT NULL,
+  CONSTRAINT snapshots_pk PRIMARY KEY (stream_id, reducer_version, version)
+);
+
+-- One round trip per append. Outcomes: appended | duplicate | key_reused | conflict (then
+-- o_last_version is the actual version). Nothing is written unless the outcome is appended.
+CREATE FUNCTION ${s}.append_events(
+  p_stream_id   text,
+  p_expected    bigint,  -- NULL: any version; 0: the stream must not exist; n: must be at n
+  p_events      json,    -- [{eventId, type, data, parentVersion, metadata}, ...]
+  p_origin      bigint,  -- store_info.xid_origin
+  p_scope       text,
+  p_key         text,    -- NULL: no idempotency claim
+  p_fingerprint text,
+  OUT o_outcome       text,
+  OUT o_stream_id     text,
+  OUT o_first_version bigint,
+  OUT o_last_version  bigint
+) LANGUAGE plpgsql AS $fn$
+DECLARE
+  v_count       integer := json_array_length(p_events);
+  v_current     bigint;
+  v_conflict    boolean := false;
+  v_fingerprint text;
+  v_base        bigint;
+BEGIN
+  IF p_key IS NOT NULL THEN
+    SELECT k.fingerprint, k.stream_id, k.first_version, k.last_version
+      INTO v_fingerprint, o_stream_id, o_first_version, o_last_version
+      FROM ${s}.idempotency_keys k WHERE k.scope = p_scope AND k.key = p_key;
+    IF FOUND THEN
+      o_outcome := CASE WHEN v_fingerprint = p_fingerprint THEN 'duplicate' ELSE 'key_reused' END;
+      RETURN;
+    END IF;
+  END IF;
+
+  -- The streams row is the per-stream lock: the UPDATE waits for a concurrent append to the
+  -- same stream and re-checks the expected version against the version it committed.
+  LOOP
+    UPDATE ${s}.streams st SET version = st.version + v_count, updated_at = now()
+     WHERE st.stream_id = p_stream_id AND (p_expected IS NULL OR st.version = p_expected)
+    RETURNING st.version - v_count INTO v_current;
+    EXIT WHEN FOUND;
+    SELECT st.version INTO v_current FROM ${s}.streams st WHERE st.stream_id = p_stream_id;
+    IF FOUND THEN
+      -- Created or moved by a concurrent append since the UPDATE's snapshot: look again.
+      CONTINUE WHEN p_expected IS NULL OR v_current = p_expected;
+      v_conflict := true;
+      EXIT;
+    END IF;
+    v_current := 0;
+    IF p_expected IS NOT NULL AND p_expected <> 0 THEN
+      v_conflict := true;
+      EXIT;
+    END IF;
+    INSERT INTO ${s}.streams (stream_id, version, created_at, updated_at)
+    VALUES (p_stream_id, v_count, now(), now())
+    ON CONFLICT (stream_id) DO NOTHING;
+    EXIT WHEN FOUND;
+    -- A concurrent append created the stream and committed: look again.
+  END LOOP;
+
+  IF v_conflict THEN
+    -- An identical keyed request may have won the race for this stream: answer as it did.
+    IF p_key IS NOT NULL THEN
+      SELECT k.fingerprint, k.stream_id, k.first_version, k.last_version
+        INTO v_fingerprint, o_stream_id, o_first_version, o_last_version
+        FROM ${s}.idempotency_keys k WHERE k.scope = p_scope AND k.key = p_key;
+      IF FOUND THEN
+        o_outcome := CASE WHEN v_fingerprint = p_fingerprint THEN 'duplicate' ELSE 'key_reused' END;
+        RETURN;
+      END IF;
+    END IF;
+    o_outcome := 'conflict';
+    o_stream_id := p_stream_id;
+    o_last_version := v_current;
+    RETURN;
+  END IF;
+
+  IF v_count > 0 THEN
+    -- The position is derived from this transaction's id (assigned by the write above).
+    v_base := (pg_current_xact_id()::text::bigint - p_origin) * ${POSITION_SHIFT};
+    INSERT INTO ${s}.events (global_position, stream_id, stream_version, event_id, type, parent_version, data, metadata)
+    SELECT v_base + e.ordinal, p_stream_id, v_current + e.ordinal, e.v->>'eventId', e.v->>'type',
+           (e.v->>'parentVersion')::bigint, COALESCE(e.v->'data', 'null'::json), e.v->'metadata'
+      FROM json_array_elements(p_events) WITH ORDINALITY AS e(v, ordinal);
+  END IF;
+
+  IF p_key IS NOT NULL THEN
+    -- The primary key settles a race with an identical request on another stream (or with
+    -- expected version "any"): the loser fails here, is rolled back and answers from the winner.
+    INSERT INTO ${s}.idempotency_keys (scope, key, fingerprint, stream_id, first_version, last_version, created_at)
+    VALUES (p_scope, p_key, p_fingerprint, p_stream_id, v_current + 1, v_current + v_count, now());
+  END IF;
+
+  o_outcome := 'appended';
+  o_stream_id := p_stream_id;
+  o_first_version := v_current + 1;
+  o_last_version := v_current + v_count;
+END;
+$fn$;
+`,
+    },
+  ];
+}
+
+/** bigint columns come back as numbers (global positions stay below 2^53, see the CHECK). */
+const TYPES: CustomTypesConfig = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === pgTypes.builtins.INT8 && format !== 'binary' ? Number : pgTypes.getTypeParser(oid, format)) as CustomTypesConfig['getTypeParser'],
+};
+
+type EventTuple = [
+  globalPosition: number,
+  streamId: string,
+  streamVersion: number,
+  eventId: string,
+  type: string,
+  parentVersion: number | null,
+  data: unknown,
+  metadata: NewEvent['metadata'],
+];
+
+function toStored(row: EventTuple): StoredEvent {
+  return {
+    eventId: row[3],
+    type: row[4],
+    data: row[6],
+    parentVersion: row[5],
+    metadata: row[7],
+    streamId: row[1],
+    streamVersion: row[2],
+    globalPosition: row[0],
+  };
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** The connection string with its password (in the URL or as a parameter) replaced by `***`. */
+export function maskConnectionString(connectionString: string): string {
+  let masked = connectionString;
+  try {
+    const url = new URL(connectionString);
+    if (url.password) url.password = '***';
+    masked = url.toString();
+  } catch {
+    // Not a URL (e.g. `host=... password=...`): fall through to the parameter masking.
+  }
+  return masked.replace(/(password=)[^&\s]*/gi, '$1***');
+}
+
+function errorCode(error: unknown): string | undefined {
+  const e = error as { code?: unknown; errors?: { code?: unknown }[] } | null;
+  if (typeof e?.code === 'string') return e.code;
+  const inner = e?.errors?.find((x) => typeof x?.code === 'string');
+  return inner ? String(inner.code) : undefined;
+}
+
+function unavailable(connectionString: string, error: unknown): PostgresUnavailableError {
+  const at = maskConnectionString(connectionString);
+  const code = errorCode(error);
+  const detail = error instanceof Error ? error.message : String(error);
+  if (code === '3D000') {
+    return new PostgresUnavailableError(`PostgreSQL at ${at} has no such database (3D000: ${detail}). Create it, or set DATABASE_URL to an existing database.`, { cause: error });
+  }
+  if (code === '28P01' || code === '28000') {
+    return new PostgresUnavailableError(`PostgreSQL at ${at} refused the login (${code}: ${detail}). Check the user and password in DATABASE_URL.`, { cause: error });
+  }
+  const reason = code ?? (/timeout/i.test(detail) ? 'timeout' : detail);
+  return new PostgresUnavailableError(`Cannot reach PostgreSQL at ${at} (${reason}). Is the server running and reachable? Set DATABASE_URL to point at it.`, { cause: error });
+}
+
+interface PgError {
+  code?: string;
+  constraint?: string;
+}
+
+/**
+ * The PostgreSQL adapter: raw SQL over a `pg` pool, one round trip per append (a PL/pgSQL
+ * function does the idempotency check, the per-stream version check and the batch insert).
+ *
+ * Global order without holes. Concurrent transactions commit in any order, so a position
+ * taken from a sequence can become visible after a greater one; a reader that checkpointed
+ * past it would skip it for good. Filtering by `xid < snapshot xmin` alone does not fix a
+ * sequence: transaction A (xid 100) may draw position 6 after B (xid 101) drew 5; when A
+ * commits while B runs, A's 6 passes the filter and B's 5 appears later, behind the reader.
+ *
+ * Here the position itself is the transaction id: `(xid8 - origin) * 2^16 + ordinal`, so
+ * position order is (transaction id, ordinal) order. A reader returns only positions below
+ * `(xmin - origin) * 2^16`, where xmin is its snapshot's oldest running transaction id. Every
+ * transaction with a smaller id has finished (committed and visible, or aborted), so the set
+ * of events below the bound is final; every transaction that can still commit has an id >= xmin,
+ * so all its positions are above the bound, and above anything a reader has already seen. So
+ * once a reader has seen position P, nothing below P can appear: page by page it sees every
+ * committed event exactly once, in increasing position order. No locks serialize appends.
+ * Positions are sparse (gaps of up to 2^16 per transaction), increasing, and below 2^53 for the
+ * first 2^37 transaction ids after the schema was created.
+ */
+export class PostgresEventStore implements EventStore {
+  private closed = false;
+  private readonly sql: ReturnType<typeof statements>;
+
+  private constructor(
+    readonly pool: Pool,
+    readonly schema: string,
+    private readonly origin: number,
+    private readonly options: PostgresEventStoreOptions,
+  ) {
+    this.sql = statements(`"${schema}"`);
+  }
+
+  /** Connects, creates or migrates the schema (idempotent, safe with concurrent openers), verifies the server. */
+  static async open(options: PostgresEventStoreOptions): Promise<PostgresEventStore> {
+    const schema = options.schema ?? 'rewind';
+    if (!SCHEMA_NAME.test(schema)) throw new Error(`Invalid schema name "${schema}": use lower-case letters, digits and _.`);
+    const pool = new Pool({
+      connectionString: options.connectionString,
+      max: options.poolSize ?? 10,
+      connectionTimeoutMillis: options.connectionTimeoutMs ?? 10_000,
+      application_name: 'rewind',
+      types: TYPES,
+    });
+    // An idle connection that dies (server restart) is dropped by the pool; the next query reconnects.
+    pool.on('error', () => undefined);
+    let client: PoolClient;
+    try {
+      client = await pool.connect();
+    } catch (error) {
+      await pool.end().catch(() => undefined);
+      throw unavailable(options.connectionString, error);
+    }
+    try {
+      const origin = await migrate(client, schema);
+      client.release();
+      return new PostgresEventStore(pool, schema, origin, options);
+    } catch (error) {
+      client.release(error as Error);
+      await pool.end().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  async append(streamId: string, events: readonly NewEvent[], options: AppendOptions): Promise<AppendResult> {
+    if (events.length > MAX_EVENTS_PER_APPEND) {
+      throw new RangeError(`An append takes at most ${MAX_EVENTS_PER_APPEND} events; got ${events.length}.`);
+    }
+    const expected = options.expectedVersion === 'any' ? null : options.expectedVersion === 'no_stream' ? 0 : options.expectedVersion;
+    const claim = options.idempotency;
+    const query: QueryArrayConfig = {
+      name: this.sql.append.name,
+      text: this.sql.append.text,
+      rowMode: 'array',
+      values: [streamId, expected, JSON.stringify(events), this.origin, claim?.scope ?? null, claim?.key ?? null, claim?.fingerprint ?? null],
+    };
+    let row: [outcome: string, streamId: string, firstVersion: number, lastVersion: number];
+    try {
+      row = (await this.runAppend(streamId, query)) as typeof row;
+    } catch (error) {
+      const { code, constraint } = error as PgError;
+      if (code === '23505' && constraint === 'idempotency_keys_pk' && claim) {
+        // Lost the race to an identical keyed request: answer as the winner did.
+        const winner = await this.findIdempotency(claim.scope, claim.key);
+        if (winner) return this.answerDuplicate(winner, claim.fingerprint, claim.key);
+      }
+      if (code === '23505' && constraint === 'events_stream_version_uq') {
+        throw new ConcurrencyError(streamId, options.expectedVersion, await this.streamVersion(streamId));
+      }
+      if (code === '23505' && constraint === 'events_event_id_uq') {
+        throw new Error(`Duplicate event id in append to ${streamId}: event ids are unique across the store.`, { cause: error });
+      }
+      throw error;
+    }
+    const [outcome, resultStream, firstVersion, lastVersion] = row;
+    switch (outcome) {
+      case 'appended':
+        return { streamId: resultStream, firstVersion, lastVersion, duplicate: false };
+      case 'duplicate':
+        return { streamId: resultStream, firstVersion, lastVersion, duplicate: true };
+      case 'key_reused':
+        throw new IdempotencyKeyReusedError(claim?.key ?? '');
+      case 'conflict':
+        throw new ConcurrencyError(streamId, options.expectedVersion, lastVersion);
+      default:
+        throw new Error(`Unexpected append outcome "${outcome}".`);
+    }
+  }
+
+  private async runAppend(streamId: string, query: QueryArrayConfig): Promise<unknown[]> {
+    const hook = this.options.beforeCommit;
+    if (!hook) return (await this.pool.query(query)).rows[0] as unknown[];
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      const row = (await client.query(query)).rows[0] as unknown[];
+      await hook(streamId);
+      await client.query('COMMIT');
+      client.release();
+      return row;
+    } catch (error) {
+      await client.query('ROLLBACK').then(
+        () => client.release(),
+        (rollbackError: Error) => client.release(rollbackError),
+      );
+      throw error;
+    }
+  }
+
+  private answerDuplicate(record: IdempotencyRecord, fingerprint: string, key: string): AppendResult {
+    if (record.fingerprint !== fingerprint) throw new IdempotencyKeyReusedError(key);
+    return { streamId: record.streamId, firstVersion: record.firstVersion, lastVersion: record.lastVersion, duplicate: true };
+  }
+
+  async readStream(streamId: string, options: ReadStreamOptions = {}): Promise<StoredEvent[]> {
+    const result = await this.pool.query<EventTuple>({
+      ...this.sql.readStream,
+      rowMode: 'array',
+      values: [streamId, options.fromVersion ?? 1, options.toVersion ?? Number.MAX_SAFE_INTEGER, options.limit ?? null],
+    });
+    return result.rows.map(toStored);
+  }
+
+  async streamVersion(streamId: string): Promise<number> {
+    const result = await this.pool.query<[number]>({ ...this.sql.streamVersion, rowMode: 'array', values: [streamId] });
+    return result.rows[0]?.[0] ?? 0;
+  }
+
+  /**
+   * Returns events below the snapshot's safe bound (see the class comment). When events that
+   * had committed before the call are held back behind an older in-flight transaction and the
+   * page is not full, waits up to `visibilityWaitMs` for that transaction to finish.
+   */
+  async readAll(options: ReadAllOptions): Promise<StoredEvent[]> {
+    const deadline = Date.now() + (this.options.visibilityWaitMs ?? 100);
+    let committedTail: number | undefined;
+    for (;;) {
+      const result = await this.pool.query<unknown[]>({ ...this.sql.readAll, rowMode: 'array', values: [options.after, options.limit, this.origin] });
+      const first = result.rows[0];
+      const bound = (first?.[0] as number | undefined) ?? 0;
+      committedTail ??= (first?.[1] as number | null | undefined) ?? 0;
+      const events = result.rows.filter((r) => r[2] !== null).map((r) => toStored(r.slice(2) as EventTuple));
+      const settled = bound > committedTail || committedTail <= options.after;
+      if (settled || events.length >= options.limit || Date.now() >= deadline) return events;
+      await sleep(1);
+    }
+  }
+
+  /** The highest position below the safe bound; waits like `readAll` for held-back commits. */
+  async lastPosition(): Promise<number> {
+    const deadline = Date.now() + (this.options.visibilityWaitMs ?? 100);
+    let committedTail: number | undefined;
+    for (;;) {
+      const result = await this.pool.query<[number, number | null, number | null]>({ ...this.sql.lastPosition, rowMode: 'array', values: [this.origin] });
+      const [bound, safe, tail] = result.rows[0] ?? [0, null, null];
+      committedTail ??= tail ?? 0;
+      if (bound > committedTail || Date.now() >= deadline) return safe ?? 0;
+      await sleep(1);
+    }
+  }
+
+  async listStreams(options: { prefix: string; after?: string; limit: number }): Promise<StreamSummary[]> {
+    const result = await this.pool.query<[string, number, Date, Date]>({
+      ...this.sql.listStreams,
+      rowMode: 'array',
+      values: [options.prefix, options.prefix + '\uffff', options.after ?? '', options.limit],
+    });
+    return result.rows.map(([streamId, version, createdAt, updatedAt]) => ({
+      streamId,
+      version,
+      createdAt: createdAt.toISOString(),
+      updatedAt: updatedAt.toISOString(),
+    }));
+  }
+
+  async findIdempotency(scope: string, key: string): Promise<IdempotencyRecord | null> {
+    const result = await this.pool.query<[string, string, string, string, number, number]>({ ...this.sql.findIdempotency, rowMode: 'array', values: [scope, key] });
+    const row = result.rows[0];
+    return row ? { scope: row[0], key: row[1], fingerprint: row[2], streamId: row[3], firstVersion: row[4], lastVersion: row[5] } : null;
+  }
+
+  async saveSnapshot(snapshot: Snapshot): Promise<void> {
+    await this.pool.query({
+      ...this.sql.saveSnapshot,
+      values: [snapshot.streamId, snapshot.reducerVersion, snapshot.version, JSON.stringify(snapshot.state ?? null)],
+    });
+  }
+
+  async loadSnapshot(streamId: string, reducerVersion: number, atOrBefore: number): Promise<Snapshot | null> {
+    const result = await this.pool.query<[number, unknown]>({ ...this.sql.loadSnapshot, rowMode: 'array', values: [streamId, reducerVersion, atOrBefore] });
+    const row = result.rows[0];
+    return row ? { streamId, version: row[0], reducerVersion, state: row[1] } : null;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.pool.end();
+  }
+}
+
+/** Named (prepared once per connection) statements over the quoted schema `s`. */
+function statements(s: string) {
+  // The safe bound: positions of transactions older than the snapshot's xmin ($origin is store_info.xid_origin).
+  const bound = (origin: string) => `(SELECT (pg_snapshot_xmin(pg_current_snapshot())::text::bigint - ${origin}::bigint) * ${POSITION_SHIFT})`;
+  const named = (name: string, text: string) => ({ name: `rewind:${s}:${name}`, text });
+  return {
+    append: named(
+      'append',
+      `SELECT o_outcome, o_stream_id, o_first_version, o_last_version FROM ${s}.append_events($1::text, $2::bigint, $3::json, $4::bigint, $5::text, $6::text, $7::text)`,
+    ),
+    readStream: named(
+      'readStream',
+      `SELECT global_position, stream_id, stream_version, event_id, type, parent_version, data, metadata
+         FROM ${s}.events
+        WHERE stream_id = $1::text AND stream_version >= $2::bigint AND stream_version <= $3::bigint
+        ORDER BY stream_version
+        LIMIT $4::bigint`,
+    ),
+    streamVersion: named('streamVersion', `SELECT version FROM ${s}.streams WHERE stream_id = $1::text`),
+    // One row per event (or one row of NULLs when the page is empty), each led by the safe bound
+    // and the highest committed position, visible or held back.
+    readAll: named(
+      'readAll',
+      `SELECT h.bound, h.tail, e.*
+         FROM (SELECT ${bound('$3')} AS bound, (SELECT max(global_position) FROM ${s}.events) AS tail) h
+         LEFT JOIN LATERAL (
+           SELECT global_position, stream_id, stream_version, event_id, type, parent_version, data, metadata
+             FROM ${s}.events
+            WHERE global_position > $1::bigint AND global_position < h.bound
+            ORDER BY global_position
+            LIMIT $2::bigint) e ON true
+        ORDER BY e.global_position`,
+    ),
+    lastPosition: named(
+      'lastPosition',
+      `SELECT h.bound,
+              (SELECT max(global_position) FROM ${s}.events WHERE global_position < h.bound) AS safe,
+              (SELECT max(global_position) FROM ${s}.events) AS tail
+         FROM (SELECT ${bound('$1')} AS bound) h`,
+    ),
+    listStreams: named(
+      'listStreams',
+      `SELECT stream_id, version, created_at, updated_at
+         FROM ${s}.streams
+        WHERE stream_id >= $1::text AND stream_id < $2::text AND stream_id > $3::text
+        ORDER BY stream_id
+        LIMIT $4::bigint`,
+    ),
+    findIdempotency: named(
+      'findIdempotency',
+      `SELECT scope, key, fingerprint, stream_id, first_version, last_version FROM ${s}.idempotency_keys WHERE scope = $1::text AND key = $2::text`,
+    ),
+    saveSnapshot: named(
+      'saveSnapshot',
+      `INSERT INTO ${s}.snapshots (stream_id, reducer_version, version, state, created_at)
+       VALUES ($1::text, $2::integer, $3::bigint, $4::json, now())
+       ON CONFLICT (stream_id, reducer_version, version) DO UPDATE SET state = excluded.state, created_at = excluded.created_at`,
+    ),
+    loadSnapshot: named(
+      'loadSnapshot',
+      `SELECT version, state FROM ${s}.snapshots
+        WHERE stream_id = $1::text AND reducer_version = $2::integer AND version <= $3::bigint
+        ORDER BY version DESC
+        LIMIT 1`,
+    ),
+  };
+}
+
+/** Applies pending numbered migrations under an advisory lock; returns the position origin. */
+async function migrate(client: PoolClient, schema: string): Promise<number> {
+  const s = `"${schema}"`;
+  await client.query('BEGIN');
+  try {
+    // Serializes concurrent openers of the same schema (transaction-scoped: released at COMMIT).
+    await client.query(`SELECT pg_advisory_xact_lock(hashtext('rewind.migrate'), hashtext($1::text))`, [schema]);
+    await client.query(`CREATE SCHEMA IF NOT EXISTS ${s}`);
+    await client.query(
+      `CREATE TABLE IF NOT EXISTS ${s}.schema_migrations (
+         version    integer     PRIMARY KEY,
+         name       text        NOT NULL,
+         applied_at timestamptz NOT NULL DEFAULT now()
+       )`,
+    );
+    const applied = await client.query<{ version: number }>(`SELECT version FROM ${s}.schema_migrations`);
+    const done = new Set(applied.rows.map((r) => r.version));
+    for (const migration of migrations(s)) {
+      if (done.has(migration.version)) continue;
+      await client.query(migration.sql);
+      await client.query(`INSERT INTO ${s}.schema_migrations (version, name) VALUES ($1, $2)`, [migration.version, migration.name]);
+    }
+    const info = await client.query<{ xid_origin: number }>(`SELECT xid_origin FROM ${s}.store_info`);
+    await client.query('COMMIT');
+    const origin = info.rows[0]?.xid_origin;
+    if (origin === undefined) throw new Error(`${schema}.store_info is empty: the schema was not created by Rewind.`);
+    return origin;
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  }
+}

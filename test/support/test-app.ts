@@ -1,0 +1,40 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { loadConfig } from '../../apps/api/src/config/rewind-config';
+import { createApp } from '../../apps/api/src/create-app';
+import { httpClient, type Http } from './http-client';
+
+export interface TestApp {
+  app: NestFastifyApplication;
+  baseUrl: string;
+  dataDir: string;
+  adminKey: string;
+  /** A client authenticated with the admin key (tenant "default"). */
+  http: Http;
+  close(): Promise<void>;
+}
+
+/** The real API on a free port over a fresh embedded store. */
+export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+  const dataDir = env.REWIND_DATA_DIR ?? mkdtempSync(join(tmpdir(), 'rewind-e2e-'));
+  const adminKey = env.REWIND_ADMIN_KEY ?? `test-admin-${randomBytes(12).toString('hex')}`;
+  const config = loadConfig({ REWIND_LOG_LEVEL: 'error', ...env, REWIND_DATA_DIR: dataDir, REWIND_ADMIN_KEY: adminKey, PORT: '0' });
+  const { app } = await createApp(config);
+  await app.listen(0, '127.0.0.1');
+  const address = app.getHttpServer().address() as { port: number };
+  const baseUrl = `http://127.0.0.1:${address.port}`;
+  return {
+    app,
+    baseUrl,
+    dataDir,
+    adminKey,
+    http: httpClient(baseUrl, adminKey),
+    async close() {
+      await app.close();
+      if (!env.REWIND_DATA_DIR) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
