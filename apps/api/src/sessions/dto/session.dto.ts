@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsObject, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 import type { JsonObject } from '../../../../../libs/domain/src';
 import { ID_PATTERN } from '../../../../../libs/engine/src';

@@ -1,0 +1,45 @@
+import { DomainError } from '../../../../libs/domain/src';
+import { SessionRepository, SessionService } from '../../../../libs/engine/src';
+import { SqliteEventStore } from '../../../../libs/event-store/src';
+import { presentState } from '../../../api/src/sessions/session.presenter';
+import { CliError, EXIT_OK, idFlag, positiveIntFlag, requireDatabase, type CommandContext, type CommandSpec } from '../command';
+
+export const DEFAULT_TENANT = 'default';
+
+/** Opens the embedded event store for a command, and closes it afterwards. */
+export async function withEventStore<T>(context: CommandContext, use: (store: SqliteEventStore) => Promise<T>): Promise<T> {
+  requireDatabase(context);
+  const store = new SqliteEventStore({ filename: context.databaseFile, synchronous: context.config.sqliteSynchronous });
+  try {
+    return await use(store);
+  } catch (error) {
+    // "No such session", "no such version": the domain's message is the one to show.
+    if (error instanceof DomainError) throw new CliError(error.message);
+    throw error;
+  } finally {
+    await store.close();
+  }
+}
+
+const stateAt: CommandSpec = {
+  name: 'state-at',
+  summary: 'Print the JSON state of a session at any version (any branch), read from the store',
+  flags: {
+    session: { type: 'string', placeholder: '<id>', required: true, description: 'the session id' },
+    version: { type: 'string', placeholder: '<v>', required: true, description: 'the stream version' },
+    tenant: { type: 'string', placeholder: '<id>', description: `the tenant (default "${DEFAULT_TENANT}")` },
+  },
+  async run(context, flags) {
+    const sessionId = idFlag(flags, 'session');
+    const version = positiveIntFlag(flags, 'version');
+    const tenantId = idFlag(flags, 'tenant', DEFAULT_TENANT);
+    const state = await withEventStore(context, async (store) => {
+      const sessions = new SessionService(new SessionRepository(store, { snapshotEvery: context.config.snapshotEvery }));
+      return sessions.getState({ tenantId, actor: 'cli' }, sessionId, version);
+    });
+    context.io.stdout.write(`${JSON.stringify(presentState(state), null, 2)}\n`);
+    return EXIT_OK;
+  },
+};
+
+export const stateCommands: CommandSpec[] = [stateAt];
