@@ -1,5 +1,5 @@
 import { DomainError } from '../../../../libs/domain/src';
-import { SessionRepository, SessionService } from '../../../../libs/engine/src';
+import { SessionRepository, SessionService, sessionStreamId } from '../../../../libs/engine/src';
 import { SqliteEventStore } from '../../../../libs/event-store/src';
 import { presentState } from '../../../api/src/sessions/session.presenter';
 import { CliError, EXIT_OK, idFlag, positiveIntFlag, requireDatabase, type CommandContext, type CommandSpec } from '../command';
@@ -34,6 +34,7 @@ const stateAt: CommandSpec = {
     const version = positiveIntFlag(flags, 'version');
     const tenantId = idFlag(flags, 'tenant', DEFAULT_TENANT);
     const state = await withEventStore(context, async (store) => {
+      if ((await store.streamVersion(sessionStreamId(tenantId, sessionId))) === 0) throw new CliError(`no session "${sessionId}" for tenant "${tenantId}".`);
       const sessions = new SessionService(new SessionRepository(store, { snapshotEvery: context.config.snapshotEvery }));
       return sessions.getState({ tenantId, actor: 'cli' }, sessionId, version);
     });

@@ -121,7 +121,11 @@ CREATE TABLE ${s}.snapshots (
 CREATE FUNCTION ${s}.append_events(
   p_stream_id   text,
   p_expected    bigint,  -- NULL: any version; 0: the stream must not exist; n: must be at n
-  p_events      json,    -- [{eventId, type, data, parentVersion, metadata}, ...]
+  p_event_ids   text[],
+  p_types       text[],
+  p_parents     bigint[],
+  p_data        json[],  -- json[], not one json document: json field operators reject escaped NUL characters
+  p_metadata    json[],
   p_origin      bigint,  -- store_info.xid_origin
   p_scope       text,
   p_key         text,    -- NULL: no idempotency claim
@@ -132,7 +136,7 @@ CREATE FUNCTION ${s}.append_events(
   OUT o_last_version  bigint
 ) LANGUAGE plpgsql AS $fn$
 DECLARE
-  v_count       integer := json_array_length(p_events);
+  v_count       integer := coalesce(cardinality(p_event_ids), 0);
   v_current     bigint;
   v_conflict    boolean := false;
   v_fingerprint text;
@@ -195,9 +199,9 @@ BEGIN
     -- The position is derived from this transaction's id (assigned by the write above).
     v_base := (pg_current_xact_id()::text::bigint - p_origin) * ${POSITION_SHIFT};
     INSERT INTO ${s}.events (global_position, stream_id, stream_version, event_id, type, parent_version, data, metadata)
-    SELECT v_base + e.ordinal, p_stream_id, v_current + e.ordinal, e.v->>'eventId', e.v->>'type',
-           (e.v->>'parentVersion')::bigint, COALESCE(e.v->'data', 'null'::json), e.v->'metadata'
-      FROM json_array_elements(p_events) WITH ORDINALITY AS e(v, ordinal);
+    SELECT v_base + e.ordinal, p_stream_id, v_current + e.ordinal, e.event_id, e.type, e.parent_version, e.data, e.metadata
+      FROM unnest(p_event_ids, p_types, p_parents, p_data, p_metadata)
+           WITH ORDINALITY AS e(event_id, type, parent_version, data, metadata, ordinal);
   END IF;
 
   IF p_key IS NOT NULL THEN
@@ -364,7 +368,19 @@ export class PostgresEventStore implements EventStore {
       name: this.sql.append.name,
       text: this.sql.append.text,
       rowMode: 'array',
-      values: [streamId, expected, JSON.stringify(events), this.origin, claim?.scope ?? null, claim?.key ?? null, claim?.fingerprint ?? null],
+      values: [
+        streamId,
+        expected,
+        events.map((e) => e.eventId),
+        events.map((e) => e.type),
+        events.map((e) => e.parentVersion ?? null),
+        events.map((e) => JSON.stringify(e.data ?? null)),
+        events.map((e) => JSON.stringify(e.metadata)),
+        this.origin,
+        claim?.scope ?? null,
+        claim?.key ?? null,
+        claim?.fingerprint ?? null,
+      ],
     };
     let row: [outcome: string, streamId: string, firstVersion: number, lastVersion: number];
     try {
@@ -519,7 +535,7 @@ function statements(s: string) {
   return {
     append: named(
       'append',
-      `SELECT o_outcome, o_stream_id, o_first_version, o_last_version FROM ${s}.append_events($1::text, $2::bigint, $3::json, $4::bigint, $5::text, $6::text, $7::text)`,
+      `SELECT o_outcome, o_stream_id, o_first_version, o_last_version FROM ${s}.append_events($1::text, $2::bigint, $3::text[], $4::text[], $5::bigint[], $6::json[], $7::json[], $8::bigint, $9::text, $10::text, $11::text)`,
     ),
     readStream: named(
       'readStream',

@@ -53,14 +53,15 @@ CREATE TABLE IF NOT EXISTS idempotency_keys (
   created_at    TEXT NOT NULL,
   PRIMARY KEY (scope, key)
 ) WITHOUT ROWID;
+-- A rowid table: snapshot rows are large, which WITHOUT ROWID handles badly.
 CREATE TABLE IF NOT EXISTS snapshots (
   stream_id       TEXT    NOT NULL,
   version         INTEGER NOT NULL,
   reducer_version INTEGER NOT NULL,
   state           TEXT    NOT NULL,
-  created_at      TEXT    NOT NULL,
-  PRIMARY KEY (stream_id, reducer_version, version)
-) WITHOUT ROWID;
+  created_at      TEXT    NOT NULL
+);
+CREATE UNIQUE INDEX IF NOT EXISTS snapshots_by_version ON snapshots (stream_id, reducer_version, version);
 `;
 
 interface EventRow {

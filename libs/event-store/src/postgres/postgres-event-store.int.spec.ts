@@ -1,0 +1,336 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { Client } from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConcurrencyError, IdempotencyKeyReusedError, type AppendResult, type StoredEvent } from '../event-store';
+import { describeEventStoreContract, newEvent } from '../testing/event-store.contract';
+import { maskConnectionString, PostgresEventStore, PostgresUnavailableError, type PostgresEventStoreOptions } from './postgres-event-store';
+
+// A real server is required: when it cannot be reached, beforeAll throws and every test fails (never skipped).
+const ADMIN_URL = process.env.REWIND_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const DATABASE = `rewind_test_${randomBytes(6).toString('hex')}`;
+let databaseUrl = '';
+let schemaCounter = 0;
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+function urlFor(database: string): string {
+  const url = new URL(ADMIN_URL);
+  url.pathname = `/${database}`;
+  return url.toString();
+}
+
+/** A store over its own fresh schema in the test database. */
+function openStore(options: Partial<PostgresEventStoreOptions> = {}): Promise<PostgresEventStore> {
+  return PostgresEventStore.open({ connectionString: databaseUrl, schema: `s${++schemaCounter}_${randomBytes(3).toString('hex')}`, ...options });
+}
+
+async function admin<T>(work: (client: Client) => Promise<T>): Promise<T> {
+  const client = new Client({ connectionString: ADMIN_URL });
+  try {
+    await client.connect();
+  } catch (error) {
+    throw new Error(
+      `The PostgreSQL integration tests need a server: cannot connect to ${maskConnectionString(ADMIN_URL)} (${String((error as Error).message)}). ` +
+        'Start PostgreSQL or set REWIND_TEST_DATABASE_URL.',
+      { cause: error },
+    );
+  }
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+beforeAll(async () => {
+  await admin((c) => c.query(`CREATE DATABASE ${DATABASE}`));
+  databaseUrl = urlFor(DATABASE);
+});
+
+afterAll(async () => {
+  if (databaseUrl) await admin((c) => c.query(`DROP DATABASE IF EXISTS ${DATABASE} WITH (FORCE)`));
+});
+
+describeEventStoreContract('PostgresEventStore', () => openStore());
+
+describe('PostgresEventStore global order without holes', () => {
+  it('holds back a committed event behind an older transaction that is still open', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let entered!: () => void;
+    const inFlight = new Promise<void>((resolve) => (entered = resolve));
+    const store = await openStore({
+      visibilityWaitMs: 20,
+      beforeCommit: async (streamId) => {
+        if (streamId !== 'A') return;
+        entered();
+        await gate;
+      },
+    });
+    try {
+      const a = store.append('A', [newEvent()], { expectedVersion: 'no_stream' });
+      await inFlight; // A has written its event (position drawn) and has not committed.
+      await store.append('B', [newEvent()], { expectedVersion: 'no_stream' });
+
+      // A plain "ORDER BY position" reader would already see B and step past A's position.
+      const plain = await store.pool.query<{ stream_id: string }>(`SELECT stream_id FROM "${store.schema}".events ORDER BY global_position`);
+      expect(plain.rows.map((r) => r.stream_id)).toEqual(['B']);
+
+      expect(await store.readAll({ after: 0, limit: 10 })).toEqual([]);
+      expect(await store.lastPosition()).toBe(0);
+
+      release();
+      await a;
+      const all = await store.readAll({ after: 0, limit: 10 });
+      expect(all.map((e) => e.streamId)).toEqual(['A', 'B']);
+      expect(all[0]!.globalPosition).toBeLessThan(all[1]!.globalPosition);
+      expect(await store.lastPosition()).toBe(all[1]!.globalPosition);
+    } finally {
+      release();
+      await store.close();
+    }
+  });
+
+  it('waits briefly so that a reader sees events that committed before it asked', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let entered!: () => void;
+    const inFlight = new Promise<void>((resolve) => (entered = resolve));
+    const store = await openStore({
+      visibilityWaitMs: 2_000,
+      beforeCommit: async (streamId) => {
+        if (streamId !== 'A') return;
+        entered();
+        await gate;
+      },
+    });
+    try {
+      const a = store.append('A', [newEvent()], { expectedVersion: 'no_stream' });
+      await inFlight;
+      await store.append('B', [newEvent()], { expectedVersion: 'no_stream' });
+      setTimeout(release, 30);
+      const [page, last] = await Promise.all([store.readAll({ after: 0, limit: 10 }), store.lastPosition()]);
+      expect(page.map((e) => e.streamId)).toEqual(['A', 'B']);
+      expect(last).toBe(page[1]!.globalPosition);
+      await a;
+    } finally {
+      release();
+      await store.close();
+    }
+  });
+
+  it('lets a polling subscriber see every committed event exactly once, in order, while 16 writers commit out of order', async () => {
+    const WRITERS = 16;
+    const APPENDS = 40;
+    const abort = new Map<string, boolean>();
+    const writer = await openStore({
+      poolSize: WRITERS + 2,
+      beforeCommit: async (streamId) => {
+        await sleep(Math.random() * 8); // hold the transaction open after its positions are drawn
+        if (abort.get(streamId)) throw new Error('test abort');
+      },
+    });
+    const reader = await PostgresEventStore.open({ connectionString: databaseUrl, schema: writer.schema, poolSize: 2, visibilityWaitMs: 5 });
+    const committed = new Map<string, number>(); // eventId -> order in which its append resolved
+    const aborted = new Set<string>();
+    let resolvedCount = 0;
+    let writersDone = false;
+    const seen: StoredEvent[] = [];
+    try {
+      const subscriber = (async () => {
+        let checkpoint = 0;
+        for (;;) {
+          const page = await reader.readAll({ after: checkpoint, limit: 17 });
+          for (const event of page) {
+            seen.push(event);
+            checkpoint = event.globalPosition;
+          }
+          if (page.length === 0) {
+            if (writersDone) return;
+            await sleep(Math.random() * 3);
+          }
+        }
+      })();
+      await Promise.all(
+        Array.from({ length: WRITERS }, async (_, w) => {
+          for (let i = 0; i < APPENDS; i++) {
+            const streamId = `holes:${w}:${i % 3}`;
+            const events = Array.from({ length: 1 + (i % 3) }, () => newEvent());
+            const fail = Math.random() < 0.1;
+            abort.set(streamId, fail);
+            try {
+              await writer.append(streamId, events, { expectedVersion: 'any' });
+              const order = resolvedCount++;
+              for (const e of events) committed.set(e.eventId, order);
+            } catch (error) {
+              expect((error as Error).message).toBe('test abort');
+              for (const e of events) aborted.add(e.eventId);
+            }
+          }
+        }),
+      );
+      writersDone = true;
+      await subscriber;
+
+      const positions = seen.map((e) => e.globalPosition);
+      for (let i = 1; i < positions.length; i++) expect(positions[i]!).toBeGreaterThan(positions[i - 1]!);
+      const seenIds = seen.map((e) => e.eventId);
+      expect(new Set(seenIds).size).toBe(seenIds.length);
+      expect(seenIds.length).toBe(committed.size);
+      expect(seenIds.every((id) => committed.has(id) && !aborted.has(id))).toBe(true);
+      expect(aborted.size).toBeGreaterThan(0);
+
+      // The scenario really did commit out of position order: some append that resolved later
+      // holds a smaller position than one that resolved earlier.
+      const firstPositionByOrder = new Map<number, number>();
+      for (const e of seen) {
+        const order = committed.get(e.eventId)!;
+        if (!firstPositionByOrder.has(order)) firstPositionByOrder.set(order, e.globalPosition);
+      }
+      const byCommit = [...firstPositionByOrder.entries()].sort((x, y) => x[0] - y[0]).map(([, p]) => p);
+      let inversions = 0;
+      for (let i = 1, max = byCommit[0]!; i < byCommit.length; i++) {
+        if (byCommit[i]! < max) inversions++;
+        max = Math.max(max, byCommit[i]!);
+      }
+      expect(inversions).toBeGreaterThan(0);
+    } finally {
+      writersDone = true;
+      await reader.close();
+      await writer.close();
+    }
+  });
+});
+
+describe('PostgresEventStore on PostgreSQL', () => {
+  it('creates its schema idempotently: opening twice, or concurrently, keeps one migration and the data', async () => {
+    const schema = `idem_${randomBytes(3).toString('hex')}`;
+    const first = await PostgresEventStore.open({ connectionString: databaseUrl, schema });
+    await first.append('session:t:s', [newEvent()], { expectedVersion: 'no_stream' });
+    await first.close();
+    const again = await Promise.all(Array.from({ length: 4 }, () => PostgresEventStore.open({ connectionString: databaseUrl, schema })));
+    try {
+      expect(await again[0]!.streamVersion('session:t:s')).toBe(1);
+      const migrations = await again[0]!.pool.query<{ version: number }>(`SELECT version FROM "${schema}".schema_migrations`);
+      expect(migrations.rows).toEqual([{ version: 1 }]);
+    } finally {
+      await Promise.all(again.map((s) => s.close()));
+    }
+    const fresh = `conc_${randomBytes(3).toString('hex')}`;
+    const concurrent = await Promise.all(Array.from({ length: 4 }, () => PostgresEventStore.open({ connectionString: databaseUrl, schema: fresh })));
+    await Promise.all(concurrent.map((s) => s.close()));
+  });
+
+  it('reports an unreachable server with a clean message that masks the password', async () => {
+    const attempt = PostgresEventStore.open({ connectionString: 'postgres://rewind:s3cret@127.0.0.1:1/rewind', connectionTimeoutMs: 5_000 });
+    const error = (await attempt.catch((e: unknown) => e)) as Error;
+    expect(error).toBeInstanceOf(PostgresUnavailableError);
+    expect(error.message).toBe(
+      'Cannot reach PostgreSQL at postgres://rewind:***@127.0.0.1:1/rewind (ECONNREFUSED). Is the server running and reachable? Set DATABASE_URL to point at it.',
+    );
+    expect(error.message).not.toContain('s3cret');
+  });
+
+  it('reports a missing database clearly', async () => {
+    const url = new URL(urlFor(`rewind_missing_${randomBytes(3).toString('hex')}`));
+    url.password = 'hunter2';
+    const error = (await PostgresEventStore.open({ connectionString: url.toString() }).catch((e: unknown) => e)) as Error;
+    expect(error).toBeInstanceOf(PostgresUnavailableError);
+    expect(error.message).toMatch(/has no such database \(3D000/);
+    expect(error.message).toContain(':***@');
+    expect(error.message).not.toContain('hunter2');
+  });
+
+  it('masks passwords in URLs and key=value connection strings', () => {
+    expect(maskConnectionString('postgres://u:p%40ss@h:5432/d?sslmode=require')).toBe('postgres://u:***@h:5432/d?sslmode=require');
+    expect(maskConnectionString('postgres://u@h/d')).toBe('postgres://u@h/d');
+    expect(maskConnectionString('host=h user=u password=secret dbname=d')).toBe('host=h user=u password=*** dbname=d');
+  });
+
+  it('serves 50 concurrent appends to 50 streams through a pool of 10', async () => {
+    const store = await openStore({ poolSize: 10 });
+    try {
+      const results = await Promise.all(Array.from({ length: 50 }, (_, i) => store.append(`pool:${i}`, [newEvent(), newEvent()], { expectedVersion: 'no_stream' })));
+      expect(results.every((r) => r.firstVersion === 1 && r.lastVersion === 2 && !r.duplicate)).toBe(true);
+      const all = await store.readAll({ after: 0, limit: 1_000 });
+      expect(all).toHaveLength(100);
+      expect(new Set(all.map((e) => e.globalPosition)).size).toBe(100);
+      expect(typeof all[0]!.globalPosition).toBe('number');
+      expect(typeof all[0]!.streamVersion).toBe('number');
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('settles a race between identical keyed requests: one appends, the others answer as duplicates', async () => {
+    const store = await openStore({ poolSize: 12 });
+    try {
+      for (const expectedVersion of ['any', 'no_stream'] as const) {
+        const stream = `race:${randomUUID()}`;
+        const claim = { scope: 't1', key: `k-${randomUUID()}`, fingerprint: 'same request' };
+        const results = await Promise.all(
+          Array.from({ length: 12 }, () => store.append(stream, [newEvent(), newEvent()], { expectedVersion, idempotency: claim })),
+        );
+        expect(results.filter((r) => !r.duplicate)).toHaveLength(1);
+        expect(results.every((r: AppendResult) => r.streamId === stream && r.firstVersion === 1 && r.lastVersion === 2)).toBe(true);
+        expect(await store.streamVersion(stream)).toBe(2);
+      }
+      // Same key on different streams, different requests: one wins, the others are refused.
+      const claim = { scope: 't1', key: `k-${randomUUID()}` };
+      const outcomes = await Promise.allSettled(
+        Array.from({ length: 8 }, (_, i) => store.append(`race:${randomUUID()}`, [newEvent()], { expectedVersion: 'any', idempotency: { ...claim, fingerprint: `request ${i}` } })),
+      );
+      expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
+      expect(outcomes.filter((o) => o.status === 'rejected').every((o) => (o as PromiseRejectedResult).reason instanceof IdempotencyKeyReusedError)).toBe(true);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('maps a unique violation on (stream, version) to ConcurrencyError', async () => {
+    const store = await openStore();
+    try {
+      await store.append('collide', [newEvent()], { expectedVersion: 'no_stream' });
+      // A row written behind the store's back at the version the next append will take.
+      await store.pool.query(
+        `INSERT INTO "${store.schema}".events (global_position, stream_id, stream_version, event_id, type, data, metadata)
+         VALUES (9007199254740000, 'collide', 2, $1, 'X', '{}', '{}')`,
+        [randomUUID()],
+      );
+      const error = await store.append('collide', [newEvent()], { expectedVersion: 'any' }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ConcurrencyError);
+      expect(error).toMatchObject({ actual: 1 });
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('stores JSON text exactly: key order and \\u0000 survive', async () => {
+    const store = await openStore();
+    try {
+      const event = newEvent('ToolCallSucceeded', { z: 1, a: 'nul\u0000byte', m: { y: [2, 1], b: null } });
+      await store.append('json', [event], { expectedVersion: 'no_stream' });
+      const [read] = await store.readStream('json');
+      expect(JSON.stringify(read!.data)).toBe(JSON.stringify(event.data));
+      expect(JSON.stringify(read!.metadata)).toBe(JSON.stringify(event.metadata));
+      await store.saveSnapshot({ streamId: 'json', version: 1, reducerVersion: 1, state: { z: 'x\u0000', a: 1 } });
+      expect(JSON.stringify((await store.loadSnapshot('json', 1, 1))!.state)).toBe(JSON.stringify({ z: 'x\u0000', a: 1 }));
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('orders listStreams by code point (COLLATE "C"), like the SQLite adapter', async () => {
+    const store = await openStore();
+    try {
+      const prefix = 'list:';
+      for (const id of ['b', 'B', 'a', 'é', '_', 'Z']) await store.append(prefix + id, [newEvent()], { expectedVersion: 'no_stream' });
+      const listed = (await store.listStreams({ prefix, limit: 10 })).map((s) => s.streamId.slice(prefix.length));
+      expect(listed).toEqual(['B', 'Z', '_', 'a', 'b', 'é']);
+      const [summary] = await store.listStreams({ prefix, limit: 1 });
+      expect(summary!.createdAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    } finally {
+      await store.close();
+    }
+  });
+});
