@@ -5,9 +5,8 @@ import type { FastifyReply } from 'fastify';
 import type { MoveHead } from '../../../../libs/domain/src';
 import { SessionService, type Caller, type WriteOptions, type WriteResult } from '../../../../libs/engine/src';
 import { CurrentCaller } from '../auth/caller.decorator';
-import { ApiError } from '../common/api-error';
 import { WriteHeaders } from '../common/write-headers';
-import { RedoDto, RollbackDto, UndoDto } from './dto/head-move.dto';
+import { RedoDto, RollbackDto, toCommand, UndoDto } from '../../../../libs/contracts/src';
 import { IdParamPipe } from './path-params';
 import { ExecuteSessionCommand } from './session-commands';
 
@@ -32,30 +31,20 @@ export class HeadMovesController {
   @HttpCode(200)
   @ApiOperation({ summary: 'Make any earlier step (any branch) current; abandoned effects are planned for compensation' })
   rollback(@CurrentCaller() c: Caller, @Param('id', IdParamPipe) id: string, @Body() b: RollbackDto, @WriteHeaders() o: WriteOptions, @Res({ passthrough: true }) r: FastifyReply) {
-    if ((b.toVersion === undefined) === (b.toCheckpoint === undefined)) {
-      throw new ApiError(400, 'validation_failed', 'Give exactly one of toVersion and toCheckpoint.', [{ field: 'toVersion', message: 'exactly one of toVersion, toCheckpoint is required' }]);
-    }
-    const command: MoveHead = {
-      type: 'MoveHead',
-      kind: 'rollback',
-      ...(b.toVersion !== undefined ? { toVersion: b.toVersion } : {}),
-      ...(b.toCheckpoint !== undefined ? { toCheckpoint: b.toCheckpoint } : {}),
-      acknowledgeIrreversible: b.acknowledgeIrreversible ?? false,
-    };
-    return this.move(c, id, command, b.dryRun, o, r);
+    return this.move(c, id, toCommand.rollback(b), b.dryRun, o, r);
   }
 
   @Post('undo')
   @HttpCode(200)
   @ApiOperation({ summary: 'Go back to the previous step boundary (or N of them)' })
   undo(@CurrentCaller() c: Caller, @Param('id', IdParamPipe) id: string, @Body() b: UndoDto, @WriteHeaders() o: WriteOptions, @Res({ passthrough: true }) r: FastifyReply) {
-    return this.move(c, id, { type: 'MoveHead', kind: 'undo', steps: b?.steps ?? 1, acknowledgeIrreversible: b?.acknowledgeIrreversible ?? false }, b?.dryRun, o, r);
+    return this.move(c, id, toCommand.undo(b), b?.dryRun, o, r);
   }
 
   @Post('redo')
   @HttpCode(200)
   @ApiOperation({ summary: 'Return to where the last undo or rollback came from' })
   redo(@CurrentCaller() c: Caller, @Param('id', IdParamPipe) id: string, @Body() b: RedoDto, @WriteHeaders() o: WriteOptions, @Res({ passthrough: true }) r: FastifyReply) {
-    return this.move(c, id, { type: 'MoveHead', kind: 'redo', acknowledgeIrreversible: b?.acknowledgeIrreversible ?? false }, b?.dryRun, o, r);
+    return this.move(c, id, toCommand.redo(b), b?.dryRun, o, r);
   }
 }

@@ -1,7 +1,7 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsObject, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
-import type { JsonObject } from '../../../../../libs/domain/src';
-import { ID_PATTERN } from '../../../../../libs/engine/src';
+import type { JsonObject } from '../../../domain/src';
+import { ID_PATTERN } from '../../../engine/src';
 
 export class StartSessionDto {
   @ApiPropertyOptional({ description: 'Your id for the session (letters, digits, _ - .); generated when absent.', example: 'trip-42' })

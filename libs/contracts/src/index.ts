@@ -1,0 +1,5 @@
+export * from './dto/session.dto';
+export * from './dto/step.dto';
+export * from './dto/head-move.dto';
+export * from './dto/query.dto';
+export * from './session-commands-from-dtos';

@@ -1,0 +1,60 @@
+import { invalid, type MoveHead, type SessionCommand } from '../../domain/src';
+import type { RedoDto, RollbackDto, UndoDto } from './dto/head-move.dto';
+import type { CreateCheckpointDto, FailToolCallDto, InterruptTurnDto, PushTaskDto, RecordMessageDto, StartToolCallDto, SucceedToolCallDto, ValueDto } from './dto/step.dto';
+
+/**
+ * The one mapping from validated DTOs to domain commands, shared by the HTTP controllers
+ * and the Kafka command consumer (so both accept exactly the same input).
+ */
+export const toCommand = {
+  recordMessage: (b: RecordMessageDto): SessionCommand => ({
+    type: 'RecordMessage',
+    role: b.role === 'assistant' ? 'agent' : b.role,
+    content: b.content,
+    ...(b.turnId ? { turnId: b.turnId } : {}),
+  }),
+  startToolCall: (b: StartToolCallDto): SessionCommand => ({
+    type: 'StartToolCall',
+    toolCallId: b.toolCallId,
+    tool: b.tool,
+    input: b.input ?? null,
+    ...(b.effect ? { effect: { kind: b.effect.kind, ...(b.effect.compensation ? { compensation: { ...b.effect.compensation } } : {}) } } : {}),
+    ...(b.confirmed !== undefined ? { confirmed: b.confirmed } : {}),
+    ...(b.turnId ? { turnId: b.turnId } : {}),
+  }),
+  succeedToolCall: (toolCallId: string, b: SucceedToolCallDto): SessionCommand => ({ type: 'CompleteToolCall', toolCallId, output: b.output }),
+  failToolCall: (toolCallId: string, b: FailToolCallDto): SessionCommand => ({ type: 'FailToolCall', toolCallId, error: b.error, retryable: b.retryable ?? false }),
+  writeMemory: (key: string, b: ValueDto): SessionCommand => ({ type: 'WriteMemory', key, value: b.value }),
+  eraseMemory: (key: string): SessionCommand => ({ type: 'EraseMemory', key }),
+  setContextVariable: (name: string, b: ValueDto): SessionCommand => ({ type: 'SetContextVariable', name, value: b.value }),
+  pushTask: (b: PushTaskDto): SessionCommand => ({
+    type: 'PushTask',
+    title: b.title,
+    ...(b.taskId ? { taskId: b.taskId } : {}),
+    ...(b.data !== undefined ? { data: b.data } : {}),
+  }),
+  popTask: (): SessionCommand => ({ type: 'PopTask' }),
+  interruptTurn: (turnId: string, b: InterruptTurnDto): SessionCommand => ({ type: 'InterruptTurn', turnId, partialContent: b.partialContent }),
+  createCheckpoint: (b: CreateCheckpointDto): SessionCommand => ({ type: 'CreateCheckpoint', label: b.label }),
+  rollback: (b: RollbackDto): MoveHead => {
+    if ((b.toVersion === undefined) === (b.toCheckpoint === undefined)) {
+      throw invalid('validation_failed', 'Give exactly one of toVersion and toCheckpoint.', [
+        { field: 'toVersion', message: 'exactly one of toVersion, toCheckpoint is required' },
+      ]);
+    }
+    return rollbackCommand(b);
+  },
+    kind: 'rollback',
+  undo: (b: UndoDto | undefined): MoveHead => ({ type: 'MoveHead', kind: 'undo', steps: b?.steps ?? 1, acknowledgeIrreversible: b?.acknowledgeIrreversible ?? false }),
+  redo: (b: RedoDto | undefined): MoveHead => ({ type: 'MoveHead', kind: 'redo', acknowledgeIrreversible: b?.acknowledgeIrreversible ?? false }),
+};
+
+function rollbackCommand(b: RollbackDto): MoveHead {
+  return {
+    type: 'MoveHead',
+    kind: 'rollback',
+    ...(b.toVersion !== undefined ? { toVersion: b.toVersion } : {}),
+    ...(b.toCheckpoint !== undefined ? { toCheckpoint: b.toCheckpoint } : {}),
+    acknowledgeIrreversible: b.acknowledgeIrreversible ?? false,
+  };
+}
