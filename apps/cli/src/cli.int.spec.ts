@@ -219,7 +219,10 @@ describe('rewind CLI', () => {
       await writeTrip();
       const run = await rewind('events', 'export', '--session', 'trip');
       expect(run.code).toBe(0);
-      const events = run.stdout.trim().split('\n').map((line) => JSON.parse(line));
+      const events = run.stdout
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line));
       expect(events.map((e) => e.streamVersion)).toEqual([1, 2, 3, 4, 5, 6, 7]);
       expect(events.map((e) => e.type)).toEqual([
         'SessionStarted',
@@ -230,7 +233,11 @@ describe('rewind CLI', () => {
         'RollbackCompleted',
         'MemoryWritten',
       ]);
-      expect(events[6]).toMatchObject({ parentVersion: 2, data: { key: 'destination', value: 'Lisbon' }, metadata: { tenantId: 'default', sessionId: 'trip' } });
+      expect(events[6]).toMatchObject({
+        parentVersion: 2,
+        data: { key: 'destination', value: 'Lisbon' },
+        metadata: { tenantId: 'default', sessionId: 'trip' },
+      });
     });
 
     it('an unknown session fails with exit 1', async () => {

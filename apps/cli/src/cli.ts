@@ -1,17 +1,6 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type RewindConfig } from '../../api/src/config/rewind-config';
-import {
-  CliError,
-  commandUsage,
-  databaseFileOf,
-  EXIT_FAILURE,
-  EXIT_OK,
-  EXIT_USAGE,
-  UsageError,
-  type CliIo,
-  type CommandSpec,
-  type Flags,
-} from './command';
+import { CliError, commandUsage, databaseFileOf, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, UsageError, type CliIo, type CommandSpec, type Flags } from './command';
 import { eventsCommands } from './commands/events';
 import { keysCommands } from './commands/keys';
 import { stateCommands } from './commands/state';
@@ -57,7 +46,10 @@ function commandHelp(command: CommandSpec): string {
     '',
     command.summary + '.',
     '',
-    ...flags.map(([name, f]) => `  ${`--${name}${f.type === 'string' ? ` ${f.placeholder ?? '<value>'}` : ''}`.padEnd(width)}  ${f.description}${f.required ? ' (required)' : ''}`),
+    ...flags.map(
+      ([name, f]) =>
+        `  ${`--${name}${f.type === 'string' ? ` ${f.placeholder ?? '<value>'}` : ''}`.padEnd(width)}  ${f.description}${f.required ? ' (required)' : ''}`,
+    ),
     '',
   ].join('\n');
 }

@@ -90,10 +90,7 @@ export function formatTimeline(timeline: Timeline, events: RecordedEvent[]): str
   const walk = (start: number, prefix: string) => {
     for (let v: number | undefined = start; v !== undefined; ) {
       const node: TimelineNode = nodes.get(v)!;
-      const marks = [
-        ...(checkpointsAt.get(v) ?? []).map((label) => `[checkpoint "${label}"]`),
-        ...(v === timeline.head ? ['<== HEAD'] : []),
-      ];
+      const marks = [...(checkpointsAt.get(v) ?? []).map((label) => `[checkpoint "${label}"]`), ...(v === timeline.head ? ['<== HEAD'] : [])];
       rows.push({ left: `${prefix}v${v}`, type: node.type, summary: [describeEvent(byVersion.get(v), node.summary), ...marks].join('  ') });
       const children = [...node.children].sort((a, b) => a - b);
       if (children.length <= 1) {
@@ -112,13 +109,16 @@ export function formatTimeline(timeline: Timeline, events: RecordedEvent[]): str
   const root = timeline.nodes.find((n) => n.parentVersion === null);
   if (root) walk(root.version, '  ');
 
-  const leftWidth = Math.max(...rows.map((r) => r.left.length));
+  const leftWidth = Math.max(...rows.filter((r) => r.type).map((r) => r.left.length));
   const typeWidth = Math.max(...rows.map((r) => r.type.length));
   const lines = rows.map((r) => (r.type ? `${r.left.padEnd(leftWidth)}  ${r.type.padEnd(typeWidth)}  ${r.summary}` : `${r.left} ${r.summary}`).trimEnd());
 
   lines.push('', `  head: v${timeline.head}   stream version: ${timeline.version}   branches: ${timeline.branches.length}`);
   for (const b of timeline.branches) {
-    lines.push(`    tip v${String(b.tip).padEnd(4)} ${String(b.length).padStart(3)} steps   ${b.forkedFrom === null ? 'no fork     ' : `forked at v${String(b.forkedFrom).padEnd(4)}`}${b.containsHead ? '  (head is on this branch)' : ''}`);
+    const fork = b.forkedFrom === null ? 'no fork' : `forked at v${b.forkedFrom}`;
+    lines.push(
+      `    tip v${String(b.tip).padEnd(4)} ${String(b.length).padStart(3)} steps   ${fork.padEnd(14)}${b.containsHead ? '(head is on this branch)' : ''}`.trimEnd(),
+    );
   }
   for (const r of timeline.rollbacks) lines.push(`  ${r.kind} v${r.fromVersion} -> v${r.toVersion}: ${r.status}`);
   return lines;
@@ -137,18 +137,41 @@ export function formatState(state: StateView, lastMessages = 3): string[] {
   return lines;
 }
 
+/** A changed value, the way a person reads it: messages by role and text, tool calls by name. */
+function describeValue(value: unknown, max: number): string {
+  if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+    const v = value as Record<string, unknown>;
+    if (typeof v.role === 'string' && typeof v.content === 'string') return `${v.role}: ${json(v.content, max - v.role.length - 2)}`;
+    if (Array.isArray(v.messages)) return `a turn of ${v.messages.length} message(s): ${describeValue(v.messages[0], max - 28)}`;
+    if (typeof v.tool === 'string') return `${v.tool}(${json(v.input, max - v.tool.length - 14)}) ${String(v.status)}`;
+  }
+  return json(value, max);
+}
+
+const SECTION_ORDER = ['memory', 'contextVars', 'tasks', 'toolCalls', 'turns'];
+const sectionRank = (path: string) => {
+  const rank = SECTION_ORDER.indexOf(path.split(/[.[]/)[0]!);
+  return rank < 0 ? SECTION_ORDER.length : rank;
+};
+
 /**
- * A diff between two states. Bookkeeping fields (ids, versions) are left out: they differ
- * between any two branches and say nothing a person cares about.
+ * A diff between two states, memory first. Bookkeeping fields (ids, versions) are left
+ * out: they differ between any two branches and say nothing a person cares about.
  */
 export function formatDiff(changes: Change[]): string[] {
   const bookkeeping = /(^|\.)(messageId|turnId|version|startedVersion|finishedVersion|head|toolCallId|attempts)$/;
-  const shown = changes.filter((c) => !bookkeeping.test(c.path));
+  const shown = changes.filter((c) => !bookkeeping.test(c.path)).sort((a, b) => sectionRank(a.path) - sectionRank(b.path));
   const width = Math.max(0, ...shown.map((c) => c.path.length));
   const lines = shown.map((c) => {
-    const what = c.op === 'added' ? `+ ${json(c.to)}` : c.op === 'removed' ? `- ${json(c.from)}` : `${json(c.from, 40)}  ->  ${json(c.to, 40)}`;
+    const what =
+      c.op === 'added'
+        ? `+ ${describeValue(c.to, 70)}`
+        : c.op === 'removed'
+          ? `- ${describeValue(c.from, 70)}`
+          : `${describeValue(c.from, 34)}  ->  ${describeValue(c.to, 34)}`;
     return `  ${c.op.padEnd(7)}  ${c.path.padEnd(width)}  ${what}`;
   });
-  if (shown.length < changes.length) lines.push(`  (${changes.length - shown.length} changes of ids and versions not shown)`);
+  if (shown.length === 0) lines.push('  (no differences)');
+  if (shown.length < changes.length) lines.push(`  (and ${changes.length - shown.length} changes of ids and versions, not shown)`);
   return lines;
 }
