@@ -1,3 +1,4 @@
 export * from './event-store';
 export * from './in-memory/in-memory-event-store';
 export * from './sqlite/sqlite-event-store';
+export * from './postgres/postgres-event-store';

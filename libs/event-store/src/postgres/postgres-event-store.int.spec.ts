@@ -250,7 +250,9 @@ describe('PostgresEventStore on PostgreSQL', () => {
   it('serves 50 concurrent appends to 50 streams through a pool of 10', async () => {
     const store = await openStore({ poolSize: 10 });
     try {
-      const results = await Promise.all(Array.from({ length: 50 }, (_, i) => store.append(`pool:${i}`, [newEvent(), newEvent()], { expectedVersion: 'no_stream' })));
+      const results = await Promise.all(
+        Array.from({ length: 50 }, (_, i) => store.append(`pool:${i}`, [newEvent(), newEvent()], { expectedVersion: 'no_stream' })),
+      );
       expect(results.every((r) => r.firstVersion === 1 && r.lastVersion === 2 && !r.duplicate)).toBe(true);
       const all = await store.readAll({ after: 0, limit: 1_000 });
       expect(all).toHaveLength(100);
@@ -278,7 +280,9 @@ describe('PostgresEventStore on PostgreSQL', () => {
       // Same key on different streams, different requests: one wins, the others are refused.
       const claim = { scope: 't1', key: `k-${randomUUID()}` };
       const outcomes = await Promise.allSettled(
-        Array.from({ length: 8 }, (_, i) => store.append(`race:${randomUUID()}`, [newEvent()], { expectedVersion: 'any', idempotency: { ...claim, fingerprint: `request ${i}` } })),
+        Array.from({ length: 8 }, (_, i) =>
+          store.append(`race:${randomUUID()}`, [newEvent()], { expectedVersion: 'any', idempotency: { ...claim, fingerprint: `request ${i}` } }),
+        ),
       );
       expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
       expect(outcomes.filter((o) => o.status === 'rejected').every((o) => (o as PromiseRejectedResult).reason instanceof IdempotencyKeyReusedError)).toBe(true);

@@ -253,6 +253,8 @@ function toStored(row: EventTuple): StoredEvent {
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+/** 1, 2, 4, 8, 10, 10, ... ms between looks while commits are held back. */
+const backoff = (attempt: number) => Math.min(2 ** attempt, 10);
 
 /** The connection string with its password (in the URL or as a parameter) replaced by `***`. */
 export function maskConnectionString(connectionString: string): string {
@@ -279,13 +281,20 @@ function unavailable(connectionString: string, error: unknown): PostgresUnavaila
   const code = errorCode(error);
   const detail = error instanceof Error ? error.message : String(error);
   if (code === '3D000') {
-    return new PostgresUnavailableError(`PostgreSQL at ${at} has no such database (3D000: ${detail}). Create it, or set DATABASE_URL to an existing database.`, { cause: error });
+    return new PostgresUnavailableError(
+      `PostgreSQL at ${at} has no such database (3D000: ${detail}). Create it, or set DATABASE_URL to an existing database.`,
+      { cause: error },
+    );
   }
   if (code === '28P01' || code === '28000') {
-    return new PostgresUnavailableError(`PostgreSQL at ${at} refused the login (${code}: ${detail}). Check the user and password in DATABASE_URL.`, { cause: error });
+    return new PostgresUnavailableError(`PostgreSQL at ${at} refused the login (${code}: ${detail}). Check the user and password in DATABASE_URL.`, {
+      cause: error,
+    });
   }
   const reason = code ?? (/timeout/i.test(detail) ? 'timeout' : detail);
-  return new PostgresUnavailableError(`Cannot reach PostgreSQL at ${at} (${reason}). Is the server running and reachable? Set DATABASE_URL to point at it.`, { cause: error });
+  return new PostgresUnavailableError(`Cannot reach PostgreSQL at ${at} (${reason}). Is the server running and reachable? Set DATABASE_URL to point at it.`, {
+    cause: error,
+  });
 }
 
 interface PgError {
@@ -462,7 +471,7 @@ export class PostgresEventStore implements EventStore {
   async readAll(options: ReadAllOptions): Promise<StoredEvent[]> {
     const deadline = Date.now() + (this.options.visibilityWaitMs ?? 100);
     let committedTail: number | undefined;
-    for (;;) {
+    for (let attempt = 0; ; attempt++) {
       const result = await this.pool.query<unknown[]>({ ...this.sql.readAll, rowMode: 'array', values: [options.after, options.limit, this.origin] });
       const first = result.rows[0];
       const bound = (first?.[0] as number | undefined) ?? 0;
@@ -470,7 +479,7 @@ export class PostgresEventStore implements EventStore {
       const events = result.rows.filter((r) => r[2] !== null).map((r) => toStored(r.slice(2) as EventTuple));
       const settled = bound > committedTail || committedTail <= options.after;
       if (settled || events.length >= options.limit || Date.now() >= deadline) return events;
-      await sleep(1);
+      await sleep(backoff(attempt));
     }
   }
 
@@ -478,12 +487,12 @@ export class PostgresEventStore implements EventStore {
   async lastPosition(): Promise<number> {
     const deadline = Date.now() + (this.options.visibilityWaitMs ?? 100);
     let committedTail: number | undefined;
-    for (;;) {
+    for (let attempt = 0; ; attempt++) {
       const result = await this.pool.query<[number, number | null, number | null]>({ ...this.sql.lastPosition, rowMode: 'array', values: [this.origin] });
       const [bound, safe, tail] = result.rows[0] ?? [0, null, null];
       committedTail ??= tail ?? 0;
       if (bound > committedTail || Date.now() >= deadline) return safe ?? 0;
-      await sleep(1);
+      await sleep(backoff(attempt));
     }
   }
 
@@ -502,7 +511,11 @@ export class PostgresEventStore implements EventStore {
   }
 
   async findIdempotency(scope: string, key: string): Promise<IdempotencyRecord | null> {
-    const result = await this.pool.query<[string, string, string, string, number, number]>({ ...this.sql.findIdempotency, rowMode: 'array', values: [scope, key] });
+    const result = await this.pool.query<[string, string, string, string, number, number]>({
+      ...this.sql.findIdempotency,
+      rowMode: 'array',
+      values: [scope, key],
+    });
     const row = result.rows[0];
     return row ? { scope: row[0], key: row[1], fingerprint: row[2], streamId: row[3], firstVersion: row[4], lastVersion: row[5] } : null;
   }
@@ -595,35 +608,46 @@ function statements(s: string) {
   };
 }
 
-/** Applies pending numbered migrations under an advisory lock; returns the position origin. */
+/**
+ * Applies pending numbered migrations under an advisory lock (concurrent openers wait, then see
+ * them applied); returns the position origin. An up-to-date schema needs no DDL and no privilege
+ * beyond reading it.
+ */
 async function migrate(client: PoolClient, schema: string): Promise<number> {
   const s = `"${schema}"`;
-  await client.query('BEGIN');
-  try {
-    // Serializes concurrent openers of the same schema (transaction-scoped: released at COMMIT).
-    await client.query(`SELECT pg_advisory_xact_lock(hashtext('rewind.migrate'), hashtext($1::text))`, [schema]);
-    await client.query(`CREATE SCHEMA IF NOT EXISTS ${s}`);
-    await client.query(
-      `CREATE TABLE IF NOT EXISTS ${s}.schema_migrations (
-         version    integer     PRIMARY KEY,
-         name       text        NOT NULL,
-         applied_at timestamptz NOT NULL DEFAULT now()
-       )`,
-    );
-    const applied = await client.query<{ version: number }>(`SELECT version FROM ${s}.schema_migrations`);
-    const done = new Set(applied.rows.map((r) => r.version));
-    for (const migration of migrations(s)) {
-      if (done.has(migration.version)) continue;
-      await client.query(migration.sql);
-      await client.query(`INSERT INTO ${s}.schema_migrations (version, name) VALUES ($1, $2)`, [migration.version, migration.name]);
+  const latest = Math.max(...migrations(s).map((m) => m.version));
+  const current = async (): Promise<number> => {
+    const exists = await client.query<{ t: string | null }>(`SELECT to_regclass($1::text)::text AS t`, [`${s}.schema_migrations`]);
+    if (!exists.rows[0]?.t) return 0;
+    const max = await client.query<{ v: number | null }>(`SELECT max(version) AS v FROM ${s}.schema_migrations`);
+    return max.rows[0]?.v ?? 0;
+  };
+  if ((await current()) < latest) {
+    await client.query('BEGIN');
+    try {
+      await client.query(`SELECT pg_advisory_xact_lock(hashtext('rewind.migrate'), hashtext($1::text))`, [schema]);
+      await client.query(`CREATE SCHEMA IF NOT EXISTS ${s}`);
+      await client.query(
+        `CREATE TABLE IF NOT EXISTS ${s}.schema_migrations (
+           version    integer     PRIMARY KEY,
+           name       text        NOT NULL,
+           applied_at timestamptz NOT NULL DEFAULT now()
+         )`,
+      );
+      const applied = await current();
+      for (const migration of migrations(s)) {
+        if (migration.version <= applied) continue;
+        await client.query(migration.sql);
+        await client.query(`INSERT INTO ${s}.schema_migrations (version, name) VALUES ($1, $2)`, [migration.version, migration.name]);
+      }
+      await client.query('COMMIT');
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
     }
-    const info = await client.query<{ xid_origin: number }>(`SELECT xid_origin FROM ${s}.store_info`);
-    await client.query('COMMIT');
-    const origin = info.rows[0]?.xid_origin;
-    if (origin === undefined) throw new Error(`${schema}.store_info is empty: the schema was not created by Rewind.`);
-    return origin;
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
   }
+  const info = await client.query<{ xid_origin: number }>(`SELECT xid_origin FROM ${s}.store_info`);
+  const origin = info.rows[0]?.xid_origin;
+  if (origin === undefined) throw new Error(`${schema}.store_info is empty: the schema was not created by Rewind.`);
+  return origin;
 }
