@@ -7,6 +7,7 @@ import { createValidationPipe } from './common/validation';
 import type { RewindConfig } from './config/rewind-config';
 import { HealthController } from './health/health.controller';
 import { InfrastructureModule } from './infrastructure/infrastructure.module';
+import { RollbacksModule } from './rollbacks/rollbacks.module';
 import { SessionsModule } from './sessions/sessions.module';
 
 @Module({})
@@ -14,7 +15,7 @@ export class AppModule {
   static forConfig(config: RewindConfig): DynamicModule {
     return {
       module: AppModule,
-      imports: [CqrsModule.forRoot(), InfrastructureModule.forConfig(config), SessionsModule],
+      imports: [CqrsModule.forRoot(), InfrastructureModule.forConfig(config), SessionsModule, RollbacksModule],
       controllers: [HealthController],
       providers: [
         { provide: APP_GUARD, useClass: ApiKeyGuard },

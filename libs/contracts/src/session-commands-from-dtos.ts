@@ -1,5 +1,6 @@
-import { invalid, type MoveHead, type SessionCommand } from '../../domain/src';
+import { invalid, type EffectDescriptor, type MoveHead, type SessionCommand } from '../../domain/src';
 import type { RedoDto, RollbackDto, UndoDto } from './dto/head-move.dto';
+import type { EffectDto, RegisterToolDto } from './dto/step.dto';
 import type { CreateCheckpointDto, FailToolCallDto, InterruptTurnDto, PushTaskDto, RecordMessageDto, StartToolCallDto, SucceedToolCallDto, ValueDto } from './dto/step.dto';
 
 /**
@@ -18,7 +19,7 @@ export const toCommand = {
     toolCallId: b.toolCallId,
     tool: b.tool,
     input: b.input ?? null,
-    ...(b.effect ? { effect: { kind: b.effect.kind, ...(b.effect.compensation ? { compensation: { ...b.effect.compensation } } : {}) } } : {}),
+    ...(b.effect ? { effect: effectOf(b.effect) } : {}),
     ...(b.confirmed !== undefined ? { confirmed: b.confirmed } : {}),
     ...(b.turnId ? { turnId: b.turnId } : {}),
   }),
@@ -56,5 +57,14 @@ function rollbackCommand(b: RollbackDto): MoveHead {
     ...(b.toVersion !== undefined ? { toVersion: b.toVersion } : {}),
     ...(b.toCheckpoint !== undefined ? { toCheckpoint: b.toCheckpoint } : {}),
     acknowledgeIrreversible: b.acknowledgeIrreversible ?? false,
+  };
+}
+
+/** Only the parts the caller gave: the rest comes from the registered tool. */
+export function effectOf(b: EffectDto | RegisterToolDto): Partial<EffectDescriptor> {
+  return {
+    ...(b.kind !== undefined ? { kind: b.kind } : {}),
+    ...(b.compensation ? { compensation: { ...b.compensation } } : {}),
+    ...(b.retry ? { retry: { ...b.retry } } : {}),
   };
 }

@@ -20,7 +20,8 @@ export interface StartToolCall {
   toolCallId: string;
   tool: string;
   input: JsonValue;
-  effect?: EffectDescriptor;
+  /** Completes or overrides the tool's registered effect. */
+  effect?: Partial<EffectDescriptor>;
   confirmed?: boolean;
   turnId?: string;
 }
@@ -77,6 +78,35 @@ export interface MoveHead {
   acknowledgeIrreversible?: boolean;
 }
 
+/** The saga's record of one compensation attempt. */
+export interface RecordCompensationOutcome {
+  type: 'RecordCompensationOutcome';
+  rollbackId: string;
+  startedVersion: number;
+  outcome:
+    | { status: 'applied'; attempts: number; response: JsonValue }
+    | { status: 'attempt_failed'; attempt: number; error: string; retryInMs: number }
+    | { status: 'failed'; attempts: number; error: string };
+}
+export interface CompleteRollback {
+  type: 'CompleteRollback';
+  rollbackId: string;
+}
+export interface RetryCompensation {
+  type: 'RetryCompensation';
+  rollbackId: string;
+  toolCallId: string;
+}
+export interface ResolveCompensation {
+  type: 'ResolveCompensation';
+  rollbackId: string;
+  toolCallId: string;
+  note: string;
+}
+
+/** Commands that act on a rollback in progress (the only writes allowed while one runs). */
+export type RollbackCommand = RecordCompensationOutcome | CompleteRollback | RetryCompensation | ResolveCompensation;
+
 export type SessionCommand =
   | StartSession
   | RecordMessage
@@ -90,6 +120,7 @@ export type SessionCommand =
   | PopTask
   | InterruptTurn
   | CreateCheckpoint
-  | MoveHead;
+  | MoveHead
+  | RollbackCommand;
 
 export type SessionCommandType = SessionCommand['type'];

@@ -1,9 +1,11 @@
-import type { SessionCommand } from './commands';
-import { NO_EFFECT, type EffectDescriptor } from './effects';
-import { conflict, DomainError, notFound } from './errors';
+import type { RollbackCommand, SessionCommand } from './commands';
+import { mergeEffect, type EffectDescriptor } from './effects';
+import { conflict, DomainError, invalid, notFound } from './errors';
 import { isStepEvent, type SessionEvent } from './events';
 import { planHeadMove, resolveHeadMoveTarget, type HeadMovePlan } from './head-move';
-import type { PathState, SessionState } from './state';
+import type { PathState, RollbackRecord, SessionState } from './state';
+import { missingRefs } from './templates';
+import { validateEffectDeclaration } from './tool-registration';
 
 export interface DecideContext {
   /** A fresh unique id (injected so that `decide` stays deterministic). */
@@ -28,12 +30,16 @@ function step<E extends SessionEvent>(state: SessionState, event: E): PendingEve
   return { ...event, parentVersion: isStepEvent(event.type) ? state.head || null : null };
 }
 
+const ROLLBACK_COMMANDS = new Set(['RecordCompensationOutcome', 'CompleteRollback', 'RetryCompensation', 'ResolveCompensation']);
+const isRollbackCommand = (command: SessionCommand): command is RollbackCommand => ROLLBACK_COMMANDS.has(command.type);
+
 function assertWritable(state: SessionState, command: SessionCommand): void {
   if (command.type === 'StartSession') {
     if (state.version > 0) throw conflict('session_exists', `Session "${command.sessionId}" already exists.`);
     return;
   }
   if (state.version === 0) throw notFound('session_not_found', 'No such session.');
+  if (isRollbackCommand(command)) return;
   if (state.activeRollbackId !== null) {
     throw conflict(
       'rollback_in_progress',
@@ -74,7 +80,7 @@ export function decide(state: SessionState, command: SessionCommand, ctx: Decide
       if (existing && existing.status !== 'failed') {
         throw conflict('tool_call_exists', `Tool call "${command.toolCallId}" already exists (status ${existing.status}); only a failed call may be started again.`);
       }
-      const effect = command.effect ?? ctx.toolEffect?.(command.tool) ?? NO_EFFECT;
+      const effect = mergeEffect(ctx.toolEffect?.(command.tool), command.effect);
       if (effect.kind === 'irreversible' && command.confirmed !== true) {
         throw new DomainError(
           'confirmation_required',
@@ -86,6 +92,7 @@ export function decide(state: SessionState, command: SessionCommand, ctx: Decide
       if (command.turnId !== undefined && !path.turns.some((t) => t.turnId === command.turnId)) {
         throw notFound('turn_not_found', `Turn "${command.turnId}" is not on the current timeline path.`, [{ field: 'turnId', message: 'unknown turn' }]);
       }
+      assertCompensable(command.tool, effect, command.input);
       return {
         events: [
           step(state, {
@@ -108,6 +115,16 @@ export function decide(state: SessionState, command: SessionCommand, ctx: Decide
       if (!call) throw notFound('tool_call_not_found', `Tool call "${command.toolCallId}" is not on the current timeline path.`);
       if (call.status !== 'started') {
         throw conflict('tool_call_not_in_progress', `Tool call "${command.toolCallId}" has already ${call.status}.`);
+      }
+      if (command.type === 'CompleteToolCall' && call.effect.compensation) {
+        const missing = missingRefs(call.effect.compensation, 'output', { input: call.input, output: command.output });
+        if (missing.length > 0) {
+          throw invalid(
+            'compensation_template_unresolvable',
+            `The output of "${command.toolCallId}" lacks ${missing.join(', ')}, which its compensation needs: without it the effect could not be undone. Send an output that has it.`,
+            missing.map((ref) => ({ field: ref, message: 'referenced by the compensation template but missing' })),
+          );
+        }
       }
       return {
         events: [
@@ -144,7 +161,69 @@ export function decide(state: SessionState, command: SessionCommand, ctx: Decide
       return { events: [step(state, { type: 'CheckpointCreated', data: { label: command.label, version: state.head } })] };
     case 'MoveHead':
       return decideHeadMove(state, command, ctx);
+    case 'RecordCompensationOutcome':
+    case 'CompleteRollback':
+    case 'RetryCompensation':
+    case 'ResolveCompensation':
+      return decideRollbackCommand(state, command, ctx);
   }
+}
+
+/** A call's effect is checked like a registration, plus: its input must fill the template. */
+function assertCompensable(tool: string, effect: EffectDescriptor, input: unknown): void {
+  validateEffectDeclaration(tool, effect);
+  if (!effect.compensation) return;
+  const missing = missingRefs(effect.compensation, 'input', { input: input as never });
+  if (missing.length > 0) {
+    throw invalid(
+      'compensation_template_unresolvable',
+      `The input of this "${tool}" call lacks ${missing.join(', ')}, which its compensation needs: add it to the input or fix the template.`,
+      missing.map((ref) => ({ field: ref, message: 'referenced by the compensation template but missing' })),
+    );
+  }
+}
+
+function rollbackOf(state: SessionState, rollbackId: string): RollbackRecord {
+  const rollback = state.rollbacks[rollbackId];
+  if (!rollback) throw notFound('rollback_not_found', `No rollback "${rollbackId}" in this session.`);
+  return rollback;
+}
+
+function decideRollbackCommand(state: SessionState, command: RollbackCommand, ctx: DecideContext): Decision {
+  const rollback = rollbackOf(state, command.rollbackId);
+  if (command.type === 'CompleteRollback') {
+    if (rollback.status !== 'in_progress') throw conflict('rollback_not_in_progress', `Rollback ${rollback.rollbackId} is ${rollback.status}.`);
+    const open = rollback.plan.filter((item) => item.action === 'compensate' && !['compensated', 'resolved'].includes(state.effectOutcomes[item.startedVersion]?.status ?? ''));
+    if (open.length > 0) {
+      throw conflict('compensations_outstanding', `Rollback ${rollback.rollbackId} still has effects to compensate.`, open.map((i) => ({ message: i.toolCallId, toolCallId: i.toolCallId })));
+    }
+    return { events: [step(state, { type: 'RollbackCompleted', data: { rollbackId: rollback.rollbackId, toVersion: rollback.toVersion } })] };
+  }
+  const item =
+    command.type === 'RecordCompensationOutcome'
+      ? rollback.plan.find((i) => i.startedVersion === command.startedVersion)
+      : rollback.plan.find((i) => i.toolCallId === command.toolCallId);
+  if (!item || item.action !== 'compensate') {
+    throw notFound('effect_not_in_rollback', `That effect is not one rollback ${rollback.rollbackId} compensates.`);
+  }
+  const outcome = state.effectOutcomes[item.startedVersion];
+  const ids = { rollbackId: rollback.rollbackId, toolCallId: item.toolCallId, startedVersion: item.startedVersion };
+  if (command.type === 'RecordCompensationOutcome') {
+    if (rollback.status !== 'in_progress' || outcome?.status !== 'pending') {
+      throw conflict('compensation_not_pending', `The compensation of "${item.toolCallId}" is ${outcome?.status ?? 'unknown'}, not pending.`);
+    }
+    const o = command.outcome;
+    if (o.status === 'applied') return { events: [step(state, { type: 'CompensationApplied', data: { ...ids, attempts: o.attempts, response: o.response } })] };
+    if (o.status === 'failed') return { events: [step(state, { type: 'CompensationFailed', data: { ...ids, attempts: o.attempts, error: o.error } })] };
+    return { events: [step(state, { type: 'CompensationAttemptFailed', data: { ...ids, attempt: o.attempt, error: o.error, retryInMs: o.retryInMs } })] };
+  }
+  if (outcome?.status !== 'failed') {
+    throw conflict('compensation_not_failed', `The compensation of "${item.toolCallId}" is ${outcome?.status ?? 'unknown'}: only a failed compensation can be retried or resolved.`);
+  }
+  if (command.type === 'RetryCompensation') {
+    return { events: [step(state, { type: 'CompensationRetryRequested', data: { ...ids, requestedBy: ctx.actor } })] };
+  }
+  return { events: [step(state, { type: 'CompensationResolved', data: { ...ids, resolvedBy: ctx.actor, note: command.note } })] };
 }
 
 function decideHeadMove(state: SessionState, command: Extract<SessionCommand, { type: 'MoveHead' }>, ctx: DecideContext): Decision {
@@ -174,7 +253,8 @@ function decideHeadMove(state: SessionState, command: Extract<SessionCommand, { 
       named(plan.irreversible),
     );
   }
-  const rollbackId = ctx.newId();
+  // The rollback id names its session, so it can be looked up without an index.
+  const rollbackId = `${state.sessionId}~${ctx.newId()}`;
   const events: PendingEvent[] = [
     step(state, {
       type: 'RollbackRequested',

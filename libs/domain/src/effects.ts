@@ -17,15 +17,37 @@ export interface CompensationSpec {
   target: string;
   /** Body template, e.g. `{ "bookingId": "{{output.bookingId}}" }`. */
   payload?: JsonObject;
+  /** kafka: where the compensator answers (default `<target>.replies`). */
+  replyTopic?: string;
 }
+
+/** Exponential backoff with full jitter (seed 004), per tool. */
+export interface RetryPolicy {
+  maxAttempts: number;
+  baseDelayMs: number;
+  maxDelayMs: number;
+  /** Per attempt, for http and kafka channels. */
+  timeoutMs: number;
+}
+
+export const DEFAULT_RETRY_POLICY: RetryPolicy = { maxAttempts: 5, baseDelayMs: 200, maxDelayMs: 10_000, timeoutMs: 10_000 };
 
 export interface EffectDescriptor {
   kind: EffectKind;
   compensation?: CompensationSpec;
+  retry?: RetryPolicy;
 }
 
 export const NO_EFFECT: EffectDescriptor = { kind: 'none' };
 
 export function hasExternalEffect(effect: EffectDescriptor): boolean {
   return effect.kind !== 'none';
+}
+
+/** A call's declared effect completes (and overrides) the tool's registered one. */
+export function mergeEffect(registered: EffectDescriptor | undefined, declared: Partial<EffectDescriptor> | undefined): EffectDescriptor {
+  const kind = declared?.kind ?? registered?.kind ?? 'none';
+  const compensation = declared?.compensation ?? registered?.compensation;
+  const retry = declared?.retry ?? registered?.retry ?? (kind === 'reversible' || kind === 'compensable' ? DEFAULT_RETRY_POLICY : undefined);
+  return { kind, ...(compensation ? { compensation } : {}), ...(retry ? { retry } : {}) };
 }

@@ -103,6 +103,21 @@ export interface CompensationSkipped {
   type: 'CompensationSkipped';
   data: { rollbackId: string; toolCallId: string; startedVersion: number; reason: string; acknowledgedBy: string | null };
 }
+/** One attempt failed and will be retried after `retryInMs`. */
+export interface CompensationAttemptFailed {
+  type: 'CompensationAttemptFailed';
+  data: { rollbackId: string; toolCallId: string; startedVersion: number; attempt: number; error: string; retryInMs: number };
+}
+/** An operator asked for a failed compensation to be tried again. */
+export interface CompensationRetryRequested {
+  type: 'CompensationRetryRequested';
+  data: { rollbackId: string; toolCallId: string; startedVersion: number; requestedBy: string };
+}
+/** An operator undid the effect by hand and says so. */
+export interface CompensationResolved {
+  type: 'CompensationResolved';
+  data: { rollbackId: string; toolCallId: string; startedVersion: number; resolvedBy: string; note: string };
+}
 export interface RollbackCompleted {
   type: 'RollbackCompleted';
   data: { rollbackId: string; toVersion: number };
@@ -126,6 +141,9 @@ export type SessionEvent =
   | CompensationApplied
   | CompensationFailed
   | CompensationSkipped
+  | CompensationAttemptFailed
+  | CompensationRetryRequested
+  | CompensationResolved
   | RollbackCompleted;
 
 export type SessionEventType = SessionEvent['type'];

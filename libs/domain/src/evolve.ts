@@ -181,6 +181,26 @@ function applyControl(state: SessionState, event: Recorded, version: number, res
       state.status = 'needs_attention';
       return;
     }
+    case 'CompensationAttemptFailed': {
+      const outcome = state.effectOutcomes[event.data.startedVersion];
+      if (outcome) {
+        outcome.attempts = event.data.attempt;
+        outcome.detail = { lastError: event.data.error, retryInMs: event.data.retryInMs };
+      }
+      return;
+    }
+    case 'CompensationRetryRequested': {
+      const outcome = state.effectOutcomes[event.data.startedVersion];
+      if (outcome) Object.assign(outcome, { status: 'pending', detail: { retryRequestedBy: event.data.requestedBy } });
+      reopen(state, event.data.rollbackId);
+      return;
+    }
+    case 'CompensationResolved': {
+      const outcome = state.effectOutcomes[event.data.startedVersion];
+      if (outcome) Object.assign(outcome, { status: 'resolved', detail: { resolvedBy: event.data.resolvedBy, note: event.data.note } });
+      reopen(state, event.data.rollbackId);
+      return;
+    }
     case 'RollbackCompleted': {
       const rollback = state.rollbacks[event.data.rollbackId];
       if (rollback) {
@@ -198,4 +218,14 @@ function applyControl(state: SessionState, event: Recorded, version: number, res
     default:
       return;
   }
+}
+
+/** A rollback with no failed effect left goes back to work (the saga finishes it). */
+function reopen(state: SessionState, rollbackId: string): void {
+  const rollback = state.rollbacks[rollbackId];
+  if (!rollback || rollback.status === 'completed') return;
+  const stillFailed = Object.values(state.effectOutcomes).some((o) => o.rollbackId === rollbackId && o.status === 'failed');
+  if (stillFailed) return;
+  rollback.status = 'in_progress';
+  state.status = 'rolling_back';
 }

@@ -99,14 +99,15 @@ export function planHeadMove(state: SessionState, target: HeadMoveTarget, target
   const effects = Object.values(state.path.toolCalls)
     .filter((call) => call.startedVersion > ancestor)
     .filter((call) => {
-      const outcome = state.effectOutcomes[call.startedVersion];
-      return !outcome || outcome.status === 'pending' || outcome.status === 'failed';
+      // Already undone (by the saga or by hand): nothing left to do about it.
+      const status = state.effectOutcomes[call.startedVersion]?.status;
+      return status !== 'compensated' && status !== 'resolved';
     })
     .sort((a, b) => b.startedVersion - a.startedVersion)
     .map(planEffect)
     .filter((item): item is PlannedEffect => item !== null);
   const compensatedOnTheWay = Object.values(targetPath.toolCalls)
-    .filter((call) => call.startedVersion > ancestor && state.effectOutcomes[call.startedVersion]?.status === 'compensated')
+    .filter((call) => call.startedVersion > ancestor && ['compensated', 'resolved', 'pending', 'failed'].includes(state.effectOutcomes[call.startedVersion]?.status ?? ''))
     .map((call) => ({ toolCallId: call.toolCallId, tool: call.tool, startedVersion: call.startedVersion }));
   return {
     kind: target.kind,

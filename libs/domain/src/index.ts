@@ -11,3 +11,5 @@ export * from './head-move';
 export * from './decide';
 export * from './context-window';
 export * from './diff';
+export * from './templates';
+export * from './tool-registration';

@@ -55,7 +55,7 @@ export interface PathState {
   toolCalls: Record<string, ToolCall>;
 }
 
-export type CompensationStatus = 'pending' | 'compensated' | 'skipped' | 'failed';
+export type CompensationStatus = 'pending' | 'compensated' | 'skipped' | 'failed' | 'resolved';
 
 export interface EffectOutcome {
   toolCallId: string;

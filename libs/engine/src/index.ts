@@ -4,3 +4,4 @@ export * from './fingerprint';
 export * from './lru-cache';
 export * from './session-repository';
 export * from './session-service';
+export * from './tool-registry';

@@ -11,7 +11,6 @@ import {
   timelineView,
   type ContextWindow,
   type ContextWindowOptions,
-  type EffectDescriptor,
   type HeadMovePlan,
   type JsonObject,
   type JsonValue,
@@ -25,6 +24,7 @@ import { fingerprint } from './fingerprint';
 import { KeyedMutex } from './keyed-mutex';
 import { asSessionEvent, SessionRepository } from './session-repository';
 import { sessionIdFromStream, sessionStreamId, sessionStreamPrefix } from './stream-id';
+import type { ToolRegistry } from './tool-registry';
 
 /** Who is acting: every read and write is scoped to the caller's tenant. */
 export interface Caller {
@@ -51,13 +51,19 @@ export interface WriteResult {
   /** True when this answers a retry of an idempotent request: nothing new was written. */
   duplicate: boolean;
   events: { eventId: string; type: string; streamVersion: number; parentVersion: number | null }[];
+  /** Set when the write started a rollback (see GET /v1/rollbacks/:rollbackId). */
+  rollbackId?: string;
 }
 
 export interface SessionServiceOptions {
   newId?: () => string;
   now?: () => Date;
-  toolEffect?: (tenantId: string, tool: string) => EffectDescriptor | undefined;
+  /** Registered tools: a call that does not declare its effect gets the tool's. */
+  tools?: ToolRegistry;
+  /** True when a rollback saga runs: head moves across effects start it instead of answering 409. */
   compensationEnabled?: boolean;
+  /** Called after each commit (not for idempotent replays), e.g. to start the saga. */
+  onCommitted?: (tenantId: string, sessionId: string, events: StoredEvent[]) => void;
 }
 
 const MAX_CONFLICT_RETRIES = 5;
@@ -125,6 +131,7 @@ export class SessionService {
       status: state.status,
       duplicate: false,
       events: events.map((e) => ({ eventId: e.eventId, type: e.type, streamVersion: e.streamVersion, parentVersion: e.parentVersion })),
+      ...rollbackIdOf(events),
     };
   }
 
@@ -153,13 +160,16 @@ export class SessionService {
       const target = resolveHeadMoveTarget(state, command);
       targetPath = await this.repository.pathAt(streamId, target.toVersion);
     }
+    const registered = command.type === 'StartToolCall' && this.options.tools ? ((await this.options.tools.get(caller.tenantId, command.tool))?.effect ?? undefined) : undefined;
     const decision = decide(state, command, {
       newId: this.newId,
       actor: caller.actor,
       pathAt: () => cloneState(targetPath!),
-      toolEffect: (tool) => this.options.toolEffect?.(caller.tenantId, tool),
+      toolEffect: () => registered,
       compensationEnabled: this.options.compensationEnabled ?? false,
     });
+    const completion = decision.events.find((e) => e.type === 'RollbackCompleted');
+    if (completion && targetPath === undefined) targetPath = await this.repository.pathAt(streamId, (completion.data as { toVersion: number }).toVersion);
     const commandId = options.commandId ?? this.newId();
     const occurredAt = this.now().toISOString();
     const events: NewEvent[] = decision.events.map(({ parentVersion, ...event }) => ({
@@ -185,6 +195,7 @@ export class SessionService {
     if (appended.duplicate) return this.resultOf(appended);
     const stored: StoredEvent[] = events.map((event, i) => ({ ...event, streamId, streamVersion: appended.firstVersion + i, globalPosition: 0 }));
     const next = await this.repository.committed(streamId, state, stored, targetPath);
+    this.options.onCommitted?.(caller.tenantId, sessionId, stored);
     return this.summary(streamId, next, stored);
   }
 
@@ -250,6 +261,11 @@ export class SessionService {
     const items = streams.map((s) => ({ sessionId: sessionIdFromStream(s.streamId), version: s.version, createdAt: s.createdAt, updatedAt: s.updatedAt }));
     return { items, nextCursor: items.length === options.limit ? items[items.length - 1]!.sessionId : null };
   }
+}
+
+function rollbackIdOf(events: StoredEvent[]): { rollbackId?: string } {
+  const requested = events.find((e) => e.type === 'RollbackRequested');
+  return requested ? { rollbackId: (requested.data as { rollbackId: string }).rollbackId } : {};
 }
 
 /** The parts of a state that a person compares between two versions. */

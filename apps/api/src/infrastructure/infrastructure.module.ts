@@ -1,39 +1,83 @@
-import { Global, Inject, Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
+import { Global, Inject, Logger, Module, type DynamicModule, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { join } from 'node:path';
-import { SessionRepository, SessionService } from '../../../../libs/engine/src';
-import { SqliteEventStore, type EventStore } from '../../../../libs/event-store/src';
+import { SessionRepository, SessionService, ToolRegistry } from '../../../../libs/engine/src';
+import { SqliteEventStore, type EventStore, type StoredEvent } from '../../../../libs/event-store/src';
+import { InProcessMessageBus, type MessageBus } from '../../../../libs/messaging/src';
+import { BusCompensationChannel, HttpCompensationChannel, InlineCompensationChannel, RollbackSaga } from '../../../../libs/sagas/src';
 import { SqliteApiKeyStore, type ApiKeyStore } from '../../../../libs/tenancy/src';
 import type { RewindConfig } from '../config/rewind-config';
-import { API_KEY_STORE, EVENT_STORE, REWIND_CONFIG } from './tokens';
+import { API_KEY_STORE, EVENT_STORE, MESSAGE_BUS, REWIND_CONFIG } from './tokens';
 
-/** Wires the adapters chosen by configuration behind their ports. */
+/** Events after which the saga has work to do on a rollback. */
+function rollbackToRun(events: StoredEvent[]): string | null {
+  for (const event of events) {
+    const data = event.data as { rollbackId?: string; plan?: { action: string }[] };
+    if (event.type === 'RollbackRequested' && data.plan?.some((i) => i.action === 'compensate')) return data.rollbackId!;
+    if (event.type === 'CompensationRetryRequested' || event.type === 'CompensationResolved') return data.rollbackId!;
+  }
+  return null;
+}
+
+/** Wires the adapters chosen by configuration behind their ports, and runs the rollback saga. */
 @Global()
 @Module({})
-export class InfrastructureModule implements OnApplicationShutdown {
+export class InfrastructureModule implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('Rollbacks');
+
   constructor(
     @Inject(EVENT_STORE) private readonly store: EventStore,
     @Inject(API_KEY_STORE) private readonly keys: ApiKeyStore,
+    @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
+    private readonly saga: RollbackSaga,
   ) {}
 
   static forConfig(config: RewindConfig): DynamicModule {
     const databaseFile = join(config.dataDir, 'rewind.db');
+    let saga: RollbackSaga | undefined;
     return {
       module: InfrastructureModule,
       providers: [
         { provide: REWIND_CONFIG, useValue: config },
         { provide: EVENT_STORE, useFactory: () => new SqliteEventStore({ filename: databaseFile, synchronous: config.sqliteSynchronous }) },
         { provide: API_KEY_STORE, useFactory: () => new SqliteApiKeyStore(databaseFile) },
+        { provide: MESSAGE_BUS, useFactory: () => new InProcessMessageBus() },
+        { provide: ToolRegistry, inject: [EVENT_STORE], useFactory: (store: EventStore) => new ToolRegistry(store) },
+        { provide: InlineCompensationChannel, useFactory: () => new InlineCompensationChannel() },
         {
           provide: SessionService,
-          inject: [EVENT_STORE],
-          useFactory: (store: EventStore) => new SessionService(new SessionRepository(store, { snapshotEvery: config.snapshotEvery })),
+          inject: [EVENT_STORE, ToolRegistry],
+          useFactory: (store: EventStore, tools: ToolRegistry) =>
+            new SessionService(new SessionRepository(store, { snapshotEvery: config.snapshotEvery }), {
+              tools,
+              compensationEnabled: true,
+              onCommitted: (tenantId, sessionId, events) => {
+                const rollbackId = rollbackToRun(events);
+                if (rollbackId) saga?.kick(tenantId, sessionId, rollbackId);
+              },
+            }),
+        },
+        {
+          provide: RollbackSaga,
+          inject: [SessionService, InlineCompensationChannel, MESSAGE_BUS],
+          useFactory: (sessions: SessionService, inline: InlineCompensationChannel, bus: MessageBus) => {
+            const logger = new Logger('Rollbacks');
+            saga = new RollbackSaga(sessions, [new HttpCompensationChannel(), inline, new BusCompensationChannel(bus)], { log: (m) => logger.warn(m) });
+            return saga;
+          },
         },
       ],
-      exports: [REWIND_CONFIG, EVENT_STORE, API_KEY_STORE, SessionService],
+      exports: [REWIND_CONFIG, EVENT_STORE, API_KEY_STORE, MESSAGE_BUS, SessionService, ToolRegistry, InlineCompensationChannel, RollbackSaga],
     };
   }
 
+  async onApplicationBootstrap(): Promise<void> {
+    const resumed = await this.saga.resumeAll(this.store);
+    if (resumed > 0) this.logger.log(`Resuming ${resumed} rollback(s) that were in progress when the service last stopped.`);
+  }
+
   async onApplicationShutdown(): Promise<void> {
+    await this.saga.stop();
+    await this.bus.close();
     await this.store.close();
     await this.keys.close();
   }

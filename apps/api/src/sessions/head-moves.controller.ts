@@ -8,6 +8,7 @@ import { CurrentCaller } from '../auth/caller.decorator';
 import { WriteHeaders } from '../common/write-headers';
 import { RedoDto, RollbackDto, toCommand, UndoDto } from '../../../../libs/contracts/src';
 import { IdParamPipe } from './path-params';
+import { presentRollback } from '../rollbacks/rollback.presenter';
 import { ExecuteSessionCommand } from './session-commands';
 
 /** Time travel that changes the present: rollback, undo, redo. */
@@ -20,31 +21,48 @@ export class HeadMovesController {
     private readonly sessions: SessionService,
   ) {}
 
-  private async move(caller: Caller, id: string, command: MoveHead, dryRun: boolean | undefined, options: WriteOptions, reply: FastifyReply) {
-    if (dryRun) return { dryRun: true, plan: await this.sessions.planHeadMove(caller, id, command) };
+  /**
+   * A move that needs compensations answers 202 with the rollback to follow, unless the
+   * caller waits (`waitMs`) and the saga finishes in time.
+   */
+  private async move(caller: Caller, id: string, command: MoveHead, body: { dryRun?: boolean; waitMs?: number } | undefined, options: WriteOptions, reply: FastifyReply) {
+    if (body?.dryRun) return { dryRun: true, plan: await this.sessions.planHeadMove(caller, id, command) };
     const result: WriteResult = await this.commands.execute(new ExecuteSessionCommand(caller, id, command, options));
-    reply.header('ETag', `"${result.version}"`);
-    return result;
+    if (result.rollbackId === undefined || result.status !== 'rolling_back') {
+      reply.header('ETag', `"${result.version}"`);
+      return result;
+    }
+    const rollbackId = result.rollbackId;
+    const deadline = Date.now() + (body?.waitMs ?? 0);
+    let rollback = presentRollback(await this.sessions.getState(caller, id), rollbackId);
+    while (rollback?.status === 'in_progress' && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      rollback = presentRollback(await this.sessions.getState(caller, id), rollbackId);
+    }
+    const state = await this.sessions.getState(caller, id);
+    reply.header('Location', `/v1/rollbacks/${rollbackId}`).header('ETag', `"${state.version}"`);
+    if (rollback?.status === 'in_progress') reply.status(202);
+    return { ...result, version: state.version, head: state.head, status: state.status, rollback };
   }
 
   @Post('rollback')
   @HttpCode(200)
   @ApiOperation({ summary: 'Make any earlier step (any branch) current; abandoned effects are planned for compensation' })
   rollback(@CurrentCaller() c: Caller, @Param('id', IdParamPipe) id: string, @Body() b: RollbackDto, @WriteHeaders() o: WriteOptions, @Res({ passthrough: true }) r: FastifyReply) {
-    return this.move(c, id, toCommand.rollback(b), b.dryRun, o, r);
+    return this.move(c, id, toCommand.rollback(b), b, o, r);
   }
 
   @Post('undo')
   @HttpCode(200)
   @ApiOperation({ summary: 'Go back to the previous step boundary (or N of them)' })
   undo(@CurrentCaller() c: Caller, @Param('id', IdParamPipe) id: string, @Body() b: UndoDto, @WriteHeaders() o: WriteOptions, @Res({ passthrough: true }) r: FastifyReply) {
-    return this.move(c, id, toCommand.undo(b), b?.dryRun, o, r);
+    return this.move(c, id, toCommand.undo(b), b, o, r);
   }
 
   @Post('redo')
   @HttpCode(200)
   @ApiOperation({ summary: 'Return to where the last undo or rollback came from' })
   redo(@CurrentCaller() c: Caller, @Param('id', IdParamPipe) id: string, @Body() b: RedoDto, @WriteHeaders() o: WriteOptions, @Res({ passthrough: true }) r: FastifyReply) {
-    return this.move(c, id, toCommand.redo(b), b?.dryRun, o, r);
+    return this.move(c, id, toCommand.redo(b), b, o, r);
   }
 }

@@ -125,22 +125,18 @@ describe('time travel: undo, redo, rollback, branches', () => {
     expect((await http('GET', `/v1/sessions/${id}`)).body.memory).toEqual({ city: 'Paris', hotel: 'Ritz' });
   });
 
-  it('refuses head moves across effects that need compensation, naming the calls, and persists nothing', async () => {
+  it('shows the plan of a head move across effects without doing anything (dry run)', async () => {
     const id = await newSession();
-    await http('POST', `/v1/sessions/${id}/tool-calls`, { toolCallId: 'book', tool: 'book_hotel', input: { city: 'Rome' }, effect: { kind: 'reversible', compensation: { channel: 'http', target: 'http://x/cancel/{{output.id}}' } } });
+    await http('POST', `/v1/sessions/${id}/tool-calls`, { toolCallId: 'book', tool: 'book_hotel', input: { city: 'Rome' }, effect: { kind: 'reversible', compensation: { channel: 'http', target: 'http://127.0.0.1:9/cancel/{{output.id}}' } } });
     await http('POST', `/v1/sessions/${id}/tool-calls/book/succeed`, { output: { id: 'H1' } });
     const before = await store.lastPosition();
-
-    const refused = await http('POST', `/v1/sessions/${id}/rollback`, { toVersion: 1 });
-    expect(refused.status).toBe(409);
-    expect(refused.body.error.code).toBe('compensation_required');
-    expect(refused.body.error.details).toEqual([expect.objectContaining({ toolCallId: 'book', tool: 'book_hotel', startedVersion: 2 })]);
-    expect((await http('POST', `/v1/sessions/${id}/undo`, {})).status).toBe(409);
-
     const plan = await http('POST', `/v1/sessions/${id}/rollback`, { toVersion: 1, dryRun: true });
     expect(plan.status).toBe(200);
-    expect(plan.body.plan).toMatchObject({ fromVersion: 3, toVersion: 1, toCompensate: [{ toolCallId: 'book', action: 'compensate' }] });
+    expect(plan.body.plan).toMatchObject({ fromVersion: 3, toVersion: 1, toCompensate: [{ toolCallId: 'book', tool: 'book_hotel', startedVersion: 2, action: 'compensate' }] });
+    const undoPlan = await http('POST', `/v1/sessions/${id}/undo`, { dryRun: true });
+    expect(undoPlan.body.plan.toCompensate).toHaveLength(1);
     expect(await store.lastPosition()).toBe(before);
+    expect((await http('GET', `/v1/sessions/${id}`)).body).toMatchObject({ version: 3, head: 3, status: 'active' });
   });
 
   it('requires confirmation for irreversible calls (428) and acknowledgement to roll back past them', async () => {

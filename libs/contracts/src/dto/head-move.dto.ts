@@ -11,6 +11,13 @@ class HeadMoveOptionsDto {
   @IsOptional()
   @IsBoolean()
   dryRun?: boolean;
+
+  @ApiPropertyOptional({ description: 'Wait up to this long for compensations to finish before answering (else 202 at once, follow Location).', minimum: 0, maximum: 60000 })
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(60_000)
+  waitMs?: number;
 }
 
 export class RollbackDto extends HeadMoveOptionsDto {

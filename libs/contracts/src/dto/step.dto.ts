@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsBoolean, IsDefined, IsIn, IsObject, IsOptional, IsString, Matches, MaxLength, MinLength, ValidateNested } from 'class-validator';
+import { IsBoolean, IsDefined, IsIn, IsInt, IsObject, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength, ValidateNested } from 'class-validator';
 import { COMPENSATION_CHANNELS, EFFECT_KINDS, type CompensationChannel, type EffectKind, type JsonObject, type JsonValue } from '../../../domain/src';
 import { ID_PATTERN } from '../../../engine/src';
 
@@ -37,18 +37,85 @@ export class CompensationDto {
   @IsOptional()
   @IsObject()
   payload?: JsonObject;
+
+  @ApiPropertyOptional({ description: 'kafka: the topic the compensator answers on (default "<target>.replies").' })
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(249)
+  replyTopic?: string;
 }
 
-export class EffectDto {
+export class RetryPolicyDto {
+  @ApiProperty({ minimum: 1, maximum: 100, example: 5 })
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  maxAttempts!: number;
+
+  @ApiProperty({ minimum: 0, maximum: 600000, example: 200, description: 'First backoff ceiling; doubles per attempt, with full jitter.' })
+  @IsInt()
+  @Min(0)
+  @Max(600_000)
+  baseDelayMs!: number;
+
+  @ApiProperty({ minimum: 0, maximum: 3600000, example: 10000 })
+  @IsInt()
+  @Min(0)
+  @Max(3_600_000)
+  maxDelayMs!: number;
+
+  @ApiProperty({ minimum: 1, maximum: 600000, example: 10000, description: 'Per attempt (http, kafka).' })
+  @IsInt()
+  @Min(1)
+  @Max(600_000)
+  timeoutMs!: number;
+}
+
+export class RegisterToolDto {
   @ApiProperty({ enum: EFFECT_KINDS, description: 'none: read-only; reversible: an exact undo exists; compensable: a counter-action exists; irreversible: cannot be undone.' })
   @IsIn(EFFECT_KINDS as unknown as string[])
   kind!: EffectKind;
+
+  @ApiPropertyOptional({ type: CompensationDto, description: 'Required for reversible and compensable tools.' })
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => CompensationDto)
+  compensation?: CompensationDto;
+
+  @ApiPropertyOptional({ type: RetryPolicyDto })
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => RetryPolicyDto)
+  retry?: RetryPolicyDto;
+}
+
+/** On a call, every part is optional: it completes or overrides the registered tool. */
+export class EffectDto {
+  @ApiPropertyOptional({ enum: EFFECT_KINDS, description: 'Defaults to the registered kind, else "none".' })
+  @IsOptional()
+  @IsIn(EFFECT_KINDS as unknown as string[])
+  kind?: EffectKind;
 
   @ApiPropertyOptional({ type: CompensationDto })
   @IsOptional()
   @ValidateNested()
   @Type(() => CompensationDto)
   compensation?: CompensationDto;
+
+  @ApiPropertyOptional({ type: RetryPolicyDto })
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => RetryPolicyDto)
+  retry?: RetryPolicyDto;
+}
+
+export class ResolveEffectDto {
+  @ApiProperty({ description: 'What was done by hand, for the audit trail.', example: 'Cancelled booking H-981 by phone with the hotel.' })
+  @IsString()
+  @MinLength(1)
+  @MaxLength(2000)
+  note!: string;
 }
 
 export class StartToolCallDto {

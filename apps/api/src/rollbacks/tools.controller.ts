@@ -1,0 +1,37 @@
+import { Body, Controller, Get, Param, Put } from '@nestjs/common';
+import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { effectOf, RegisterToolDto } from '../../../../libs/contracts/src';
+import { mergeEffect } from '../../../../libs/domain/src';
+import { ToolRegistry, type Caller, type WriteOptions } from '../../../../libs/engine/src';
+import { CurrentCaller } from '../auth/caller.decorator';
+import { ApiError } from '../common/api-error';
+import { WriteHeaders } from '../common/write-headers';
+import { IdParamPipe } from '../sessions/path-params';
+
+/** Register a tool once: its effect kind, compensation and retry policy. */
+@ApiTags('tools')
+@ApiBearerAuth()
+@Controller('v1/tools')
+export class ToolsController {
+  constructor(private readonly tools: ToolRegistry) {}
+
+  @Put(':name')
+  @ApiOperation({ summary: 'Register or replace a tool\'s effect, compensation and retry policy' })
+  register(@CurrentCaller() caller: Caller, @Param('name', IdParamPipe) name: string, @Body() body: RegisterToolDto, @WriteHeaders() options: WriteOptions) {
+    return this.tools.register(caller, name, mergeEffect(undefined, effectOf(body)), options);
+  }
+
+  @Get()
+  @ApiOperation({ summary: 'The tenant\'s registered tools' })
+  async list(@CurrentCaller() caller: Caller) {
+    return { items: await this.tools.list(caller.tenantId) };
+  }
+
+  @Get(':name')
+  @ApiOperation({ summary: 'One registered tool' })
+  async get(@CurrentCaller() caller: Caller, @Param('name', IdParamPipe) name: string) {
+    const tool = await this.tools.get(caller.tenantId, name);
+    if (!tool) throw new ApiError(404, 'tool_not_found', `No tool "${name}" is registered for this tenant: PUT /v1/tools/${name} registers it.`);
+    return tool;
+  }
+}

@@ -1,0 +1,82 @@
+import type { CompensationSpec } from './effects';
+import type { JsonValue } from './json';
+
+/** `{{input.a.b}}` or `{{output.id}}`: a compensation template refers to the call's input or output. */
+const REF = /\{\{\s*((?:input|output)(?:\.[A-Za-z0-9_$-]+)*)\s*\}\}/g;
+const ANY_BRACES = /\{\{(.*?)\}\}/g;
+
+export interface TemplateProblem {
+  [key: string]: unknown;
+  field: string;
+  message: string;
+}
+
+function strings(value: JsonValue | undefined, path: string, out: { path: string; text: string }[]): void {
+  if (typeof value === 'string') out.push({ path, text: value });
+  else if (Array.isArray(value)) value.forEach((v, i) => strings(v, `${path}[${i}]`, out));
+  else if (value && typeof value === 'object') for (const [k, v] of Object.entries(value)) strings(v, `${path}.${k}`, out);
+}
+
+function templateStrings(spec: CompensationSpec): { path: string; text: string }[] {
+  const out = [{ path: 'compensation.target', text: spec.target }];
+  strings(spec.payload, 'compensation.payload', out);
+  return out;
+}
+
+/** Syntax problems: braces that are not `{{input…}}` or `{{output…}}`. */
+export function templateSyntaxProblems(spec: CompensationSpec): TemplateProblem[] {
+  const problems: TemplateProblem[] = [];
+  for (const { path, text } of templateStrings(spec)) {
+    for (const match of text.matchAll(ANY_BRACES)) {
+      if (!/^\s*(input|output)(\.[A-Za-z0-9_$-]+)*\s*$/.test(match[1]!)) {
+        problems.push({ field: path, message: `"${match[0]}" is not a template reference: use {{input.field}} or {{output.field}}` });
+      }
+    }
+  }
+  return problems;
+}
+
+/** The references of a template, e.g. `output.bookingId`. */
+export function templateRefs(spec: CompensationSpec): string[] {
+  return [...new Set(templateStrings(spec).flatMap(({ text }) => [...text.matchAll(REF)].map((m) => m[1]!)))];
+}
+
+function lookup(root: { input: JsonValue; output: JsonValue | undefined }, ref: string): JsonValue | undefined {
+  const [head, ...rest] = ref.split('.');
+  let value: JsonValue | undefined = head === 'input' ? root.input : root.output;
+  for (const key of rest) {
+    if (value === null || typeof value !== 'object' || Array.isArray(value) || !(key in value)) return undefined;
+    value = (value as Record<string, JsonValue>)[key];
+  }
+  return value;
+}
+
+/** References of `source` ('input' or 'output') that the given values do not have. */
+export function missingRefs(spec: CompensationSpec, source: 'input' | 'output', values: { input: JsonValue; output?: JsonValue }): string[] {
+  return templateRefs(spec)
+    .filter((ref) => ref === source || ref.startsWith(`${source}.`))
+    .filter((ref) => lookup({ input: values.input, output: values.output }, ref) === undefined);
+}
+
+function fill(text: string, values: { input: JsonValue; output: JsonValue | undefined }): JsonValue {
+  const whole = /^\{\{\s*((?:input|output)(?:\.[A-Za-z0-9_$-]+)*)\s*\}\}$/.exec(text);
+  if (whole) return lookup(values, whole[1]!) ?? null; // a lone reference keeps its JSON type
+  return text.replace(REF, (_, ref: string) => {
+    const v = lookup(values, ref);
+    return typeof v === 'string' ? v : JSON.stringify(v ?? null);
+  });
+}
+
+function fillValue(value: JsonValue, values: { input: JsonValue; output: JsonValue | undefined }): JsonValue {
+  if (typeof value === 'string') return fill(value, values);
+  if (Array.isArray(value)) return value.map((v) => fillValue(v, values));
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, fillValue(v, values)]));
+  return value;
+}
+
+/** The compensation request for one call: target and payload with every reference filled. */
+export function fillCompensation(spec: CompensationSpec, values: { input: JsonValue; output: JsonValue | null }): { target: string; payload: JsonValue } {
+  const v = { input: values.input, output: values.output ?? undefined };
+  const target = fill(spec.target, v);
+  return { target: typeof target === 'string' ? target : JSON.stringify(target), payload: spec.payload ? fillValue(spec.payload, v) : null };
+}

@@ -1,0 +1,153 @@
+import { DEFAULT_RETRY_POLICY, DomainError, fillCompensation, type RecordCompensationOutcome, type RollbackRecord, type SessionCommand } from '../../domain/src';
+import { sessionIdFromStream, type Caller, type SessionService, type WriteOptions } from '../../engine/src';
+import type { EventStore } from '../../event-store/src';
+import type { CompensationChannel, CompensationResult } from './compensation-channel';
+import { nextDelay } from './retry-policy';
+
+export interface RollbackSagaOptions {
+  sleep?: (ms: number) => Promise<void>;
+  random?: () => number;
+  log?: (message: string) => void;
+}
+
+/** The rollback id carries its session, so `GET /v1/rollbacks/:id` needs no index. */
+export function sessionOfRollback(rollbackId: string): string | null {
+  const cut = rollbackId.lastIndexOf('~');
+  return cut > 0 ? rollbackId.slice(0, cut) : null;
+}
+
+/**
+ * Carries out rollbacks: compensates each planned effect newest first, with retries, and
+ * records every attempt and outcome as events, then completes the rollback. All progress
+ * is in the session stream, so a process killed midway resumes where it stopped; the
+ * compensation's idempotency key is the same on every attempt, so no effect is undone twice.
+ */
+export class RollbackSaga {
+  private readonly running = new Map<string, Promise<RollbackRecord | null>>();
+  private readonly channels: Map<string, CompensationChannel>;
+  private readonly sleep: (ms: number) => Promise<void>;
+  private stopped = false;
+
+  constructor(
+    private readonly sessions: SessionService,
+    channels: CompensationChannel[],
+    private readonly options: RollbackSagaOptions = {},
+  ) {
+    this.channels = new Map(channels.map((c) => [c.name, c]));
+    this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+  }
+
+  /** Starts (or joins) the run of one rollback; resolves with its record when it stops. */
+  run(tenantId: string, sessionId: string, rollbackId: string): Promise<RollbackRecord | null> {
+    const key = `${tenantId}\u0000${rollbackId}`;
+    const existing = this.running.get(key);
+    if (existing) return existing;
+    const run = this.execute({ tenantId, actor: 'saga' }, sessionId, rollbackId).finally(() => this.running.delete(key));
+    this.running.set(key, run);
+    return run;
+  }
+
+  /** Runs in the background; failures are logged, never thrown at the request that caused them. */
+  kick(tenantId: string, sessionId: string, rollbackId: string): void {
+    this.run(tenantId, sessionId, rollbackId).catch((error) => this.options.log?.(`rollback ${rollbackId} stopped on an error and will resume on the next start: ${(error as Error).message}`));
+  }
+
+  /** After a restart: finds rollbacks that were still in progress in the global log and resumes them. */
+  async resumeAll(store: EventStore): Promise<number> {
+    const candidates = new Map<string, { tenantId: string; sessionId: string; rollbackId: string }>();
+    for (let after = 0; ; ) {
+      const page = await store.readAll({ after, limit: 1000 });
+      if (page.length === 0) break;
+      for (const event of page) {
+        if (event.type === 'RollbackRequested' || event.type === 'CompensationRetryRequested' || event.type === 'CompensationResolved') {
+          const rollbackId = (event.data as { rollbackId: string }).rollbackId;
+          candidates.set(rollbackId, { tenantId: event.metadata.tenantId, sessionId: sessionIdFromStream(event.streamId), rollbackId });
+        }
+      }
+      after = page[page.length - 1]!.globalPosition;
+    }
+    let resumed = 0;
+    for (const c of candidates.values()) {
+      const state = await this.sessions.getState({ tenantId: c.tenantId, actor: 'saga' }, c.sessionId);
+      if (state.rollbacks[c.rollbackId]?.status === 'in_progress') {
+        resumed++;
+        this.kick(c.tenantId, c.sessionId, c.rollbackId);
+      }
+    }
+    return resumed;
+  }
+
+  async drain(): Promise<void> {
+    while (this.running.size > 0) await Promise.allSettled([...this.running.values()]);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.drain();
+  }
+
+  private async execute(caller: Caller, sessionId: string, rollbackId: string): Promise<RollbackRecord | null> {
+    for (;;) {
+      if (this.stopped) return null;
+      const state = await this.sessions.getState(caller, sessionId);
+      const rollback = state.rollbacks[rollbackId];
+      if (!rollback || rollback.status !== 'in_progress') return rollback ?? null;
+      const causation = { causationId: rollbackId, correlationId: rollbackId };
+      const next = rollback.plan.find((item) => item.action === 'compensate' && state.effectOutcomes[item.startedVersion]?.status === 'pending');
+      if (!next) {
+        await this.write(caller, sessionId, { type: 'CompleteRollback', rollbackId }, { ...causation, idempotencyKey: `${rollbackId}:complete:${state.version}` });
+        continue;
+      }
+      const call = state.path.toolCalls[next.toolCallId];
+      const spec = next.effect.compensation;
+      const attempt = (state.effectOutcomes[next.startedVersion]?.attempts ?? 0) + 1;
+      const policy = next.effect.retry ?? DEFAULT_RETRY_POLICY;
+      let result: CompensationResult;
+      const channel = spec ? this.channels.get(spec.channel) : undefined;
+      if (!spec || !call) {
+        result = { status: 'failed', retryable: false, error: 'the call has no compensation recorded: undo it by hand, then resolve it' };
+      } else if (!channel) {
+        result = { status: 'failed', retryable: false, error: `no "${spec.channel}" compensation channel is configured in this process` };
+      } else {
+        const filled = fillCompensation(spec, { input: call.input, output: call.output });
+        result = await channel.send({
+          idempotencyKey: `rewind:${rollbackId}:${next.toolCallId}:${next.startedVersion}`,
+          tenantId: caller.tenantId,
+          sessionId,
+          rollbackId,
+          toolCallId: next.toolCallId,
+          tool: next.tool,
+          target: filled.target,
+          payload: filled.payload,
+          timeoutMs: policy.timeoutMs,
+          ...(spec.replyTopic ? { replyTopic: spec.replyTopic } : {}),
+        });
+      }
+      const recordKey = `${rollbackId}:${next.startedVersion}:${attempt}`;
+      if (result.status === 'applied') {
+        await this.record(caller, sessionId, rollbackId, next.startedVersion, { status: 'applied', attempts: attempt, response: result.response }, recordKey);
+      } else if (!result.retryable || attempt >= policy.maxAttempts) {
+        const why = result.retryable ? `gave up after ${attempt} attempts: ${result.error}` : result.error;
+        await this.record(caller, sessionId, rollbackId, next.startedVersion, { status: 'failed', attempts: attempt, error: why }, recordKey);
+        this.options.log?.(`rollback ${rollbackId}: compensating ${next.tool} call "${next.toolCallId}" failed (${why}); the session needs attention: retry or resolve it via /v1/rollbacks/${rollbackId}`);
+      } else {
+        const delay = nextDelay(policy, attempt, result.retryAfterMs, this.options.random);
+        await this.record(caller, sessionId, rollbackId, next.startedVersion, { status: 'attempt_failed', attempt, error: result.error, retryInMs: delay }, recordKey);
+        await this.sleep(delay);
+      }
+    }
+  }
+
+  private async record(caller: Caller, sessionId: string, rollbackId: string, startedVersion: number, outcome: RecordCompensationOutcome['outcome'], key: string) {
+    await this.write(caller, sessionId, { type: 'RecordCompensationOutcome', rollbackId, startedVersion, outcome }, { idempotencyKey: key, causationId: rollbackId, correlationId: rollbackId });
+  }
+
+  private async write(caller: Caller, sessionId: string, command: SessionCommand, options: WriteOptions) {
+    try {
+      await this.sessions.execute(caller, sessionId, command, options);
+    } catch (error) {
+      // Another run (or an operator) got there first: the loop re-reads the state.
+      if (!(error instanceof DomainError && error.kind === 'conflict')) throw error;
+    }
+  }
+}
