@@ -41,7 +41,8 @@ export class HeadMovesController {
     }
     const state = await this.sessions.getState(caller, id);
     reply.header('Location', `/v1/rollbacks/${rollbackId}`).header('ETag', `"${state.version}"`);
-    if (rollback?.status === 'in_progress') reply.status(202);
+    // Not finished (still running, or needing attention): accepted, follow Location.
+    if (rollback?.status !== 'completed') reply.status(202);
     return { ...result, version: state.version, head: state.head, status: state.status, rollback };
   }
 
