@@ -31,6 +31,8 @@ export class TravelService {
   private readonly failures = new Map<string, InjectedFailure>();
   private server?: Server;
   url = '';
+  /** Answer every request this much later (to widen crash windows in tests). */
+  delayMs = 0;
 
   failNext(path: string, failure: InjectedFailure): void {
     this.failures.set(path, failure);
@@ -53,6 +55,7 @@ export class TravelService {
     const body = raw ? JSON.parse(raw) : {};
     const path = (req.url ?? '/').split('?')[0]!;
     this.log.push(`${req.method} ${path}`);
+    if (this.delayMs > 0) await new Promise((r) => setTimeout(r, this.delayMs));
     const send = (status: number, payload: unknown, headers: Record<string, string> = {}) => {
       res.writeHead(status, { 'content-type': 'application/json', ...headers });
       res.end(JSON.stringify(payload));
