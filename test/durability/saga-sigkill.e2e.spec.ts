@@ -34,7 +34,7 @@ describe('durability: rollbacks killed midway resume on restart and undo each ef
       for (let c = 0; c < 5; c++) {
         await http('POST', `/v1/sessions/${s}/tool-calls`, { toolCallId: `h${c}`, tool: 'book_hotels', input: { night: c } });
         const res = await fetch(`${travel.url}/hotels`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
-        const { bookingId } = await res.json();
+        const { bookingId } = (await res.json()) as { bookingId: string };
         bookings.push(bookingId);
         expect((await http('POST', `/v1/sessions/${s}/tool-calls/h${c}/succeed`, { output: { bookingId } })).status).toBe(200);
       }

@@ -59,6 +59,11 @@ describe('npm run demo', () => {
     expect(diff).toMatch(/removed\s+memory\.hotel/);
     expect(diff).toMatch(/added\s+toolCalls\.search-flights-2/);
 
+    // Act 2: the saga cancels the hotel at the real travel service; the flight stays booked.
+    expect(output).toMatch(/book_hotels "book-hotel": compensated after 1 attempt\(s\)/);
+    expect(output).toMatch(/flight F-\w+ is booked, hotel H-\w+ is cancelled/);
+    expect(output).toMatch(/rollback v8 -> v4: completed/);
+
     // The throw-away data directory is gone.
     const dataDir = /data in (\S+),/.exec(output)?.[1];
     expect(dataDir).toBeDefined();

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../api/src/config/rewind-config';
 import { createApp } from '../../api/src/create-app';
+import { runBookingAct } from './booking-act';
 import { formatDiff, formatState, formatTimeline, type Change, type RecordedEvent, type StateView, type Timeline } from './print';
 
 /**
@@ -220,6 +221,8 @@ export async function runDemo(out: (line: string) => void): Promise<void> {
 
     heading(out, `Diff between the branch tips: GET /diff?from=${parisTip}&to=${lisbonTip}`);
     for (const line of formatDiff((await trip.diff(parisTip, lisbonTip)).changes)) out(line);
+
+    await runBookingAct((method, path, body) => http.call(method, path, body), out, (title) => heading(out, title));
 
     out('');
     out('Done: every step above is an immutable event; both branches stay readable forever.');

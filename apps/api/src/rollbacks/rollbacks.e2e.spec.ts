@@ -42,7 +42,7 @@ async function book(id: string, kind: 'flights' | 'hotels', callId: string, deta
   const started = await http('POST', `/v1/sessions/${id}/tool-calls`, { toolCallId: callId, tool: `book_${kind}`, input: { ...details, requestedBy: 'agent' } });
   expect(started.status).toBe(201);
   const res = await fetch(`${travel.url}/${kind}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(details) });
-  const output = await res.json();
+  const output = (await res.json()) as { bookingId: string };
   expect((await http('POST', `/v1/sessions/${id}/tool-calls/${callId}/succeed`, { output })).status).toBe(200);
   return output.bookingId as string;
 }
