@@ -8,6 +8,7 @@ import { CurrentCaller } from '../auth/caller.decorator';
 import { WriteHeaders } from '../common/write-headers';
 import { RedoDto, RollbackDto, toCommand, UndoDto } from '../../../../libs/contracts/src';
 import { IdParamPipe } from './path-params';
+import { RollbackSaga } from '../../../../libs/sagas/src';
 import { presentRollback } from '../rollbacks/rollback.presenter';
 import { ExecuteSessionCommand } from './session-commands';
 
@@ -19,6 +20,7 @@ export class HeadMovesController {
   constructor(
     private readonly commands: CommandBus,
     private readonly sessions: SessionService,
+    private readonly saga: RollbackSaga,
   ) {}
 
   /**
@@ -33,13 +35,14 @@ export class HeadMovesController {
       return result;
     }
     const rollbackId = result.rollbackId;
-    const deadline = Date.now() + (body?.waitMs ?? 0);
-    let rollback = presentRollback(await this.sessions.getState(caller, id), rollbackId);
-    while (rollback?.status === 'in_progress' && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 10));
-      rollback = presentRollback(await this.sessions.getState(caller, id), rollbackId);
+    if (body?.waitMs) {
+      // Joins the run the commit started; stops waiting (not the run) at the deadline.
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([this.saga.run(caller.tenantId, id, rollbackId).catch(() => null), new Promise((resolve) => (timer = setTimeout(resolve, body.waitMs)))]);
+      clearTimeout(timer);
     }
     const state = await this.sessions.getState(caller, id);
+    const rollback = presentRollback(state, rollbackId);
     reply.header('Location', `/v1/rollbacks/${rollbackId}`).header('ETag', `"${state.version}"`);
     // Not finished (still running, or needing attention): accepted, follow Location.
     if (rollback?.status !== 'completed') reply.status(202);
