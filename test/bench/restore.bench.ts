@@ -16,7 +16,11 @@ async function writeTurns(service: SessionService, sessionId: string, turns: num
   for (let t = 0; t < turns; t++) {
     await service.execute(caller, sessionId, { type: 'RecordMessage', role: 'user', content: `Question ${t}: where should we stay near the old town?` });
     await service.execute(caller, sessionId, { type: 'StartToolCall', toolCallId: `call-${t}`, tool: 'search_hotels', input: { city: 'Lisbon', night: t } });
-    await service.execute(caller, sessionId, { type: 'CompleteToolCall', toolCallId: `call-${t}`, output: { hotels: ['Alfama Inn', 'Baixa House'], cheapest: 89 + t } });
+    await service.execute(caller, sessionId, {
+      type: 'CompleteToolCall',
+      toolCallId: `call-${t}`,
+      output: { hotels: ['Alfama Inn', 'Baixa House'], cheapest: 89 + t },
+    });
     await service.execute(caller, sessionId, { type: 'RecordMessage', role: 'agent', content: `Answer ${t}: Alfama Inn is close and costs ${89 + t} EUR.` });
     await service.execute(caller, sessionId, { type: 'WriteMemory', key: `pref-${t % 7}`, value: { turn: t, likes: 'old town' } });
   }
@@ -39,11 +43,15 @@ async function main(): Promise<void> {
       const longVersion = await store.streamVersion(long);
       const label = snapshotEvery === 0 ? 'pure replay (no snapshots)' : `snapshots every ${snapshotEvery} events`;
       console.log(`\n${label}`);
-      console.log(`  20-turn session (${await store.streamVersion(short)} events), head:        ${fmt(await measure(() => fresh.restore(short, Number.MAX_SAFE_INTEGER), 2000))}`);
+      console.log(
+        `  20-turn session (${await store.streamVersion(short)} events), head:        ${fmt(await measure(() => fresh.restore(short, Number.MAX_SAFE_INTEGER), 2000))}`,
+      );
       console.log(`  20-turn session, random past version:     ${fmt(await measure(() => fresh.restore(short, 1 + Math.floor(Math.random() * 100)), 2000))}`);
       const runs = snapshotEvery === 0 ? 30 : 1000;
       console.log(`  ${longVersion}-event session, head:          ${fmt(await measure(() => fresh.restore(long, Number.MAX_SAFE_INTEGER), runs, 5))}`);
-      console.log(`  ${longVersion}-event session, random past:   ${fmt(await measure(() => fresh.restore(long, 1 + Math.floor(Math.random() * longVersion)), runs, 5))}`);
+      console.log(
+        `  ${longVersion}-event session, random past:   ${fmt(await measure(() => fresh.restore(long, 1 + Math.floor(Math.random() * longVersion)), runs, 5))}`,
+      );
       await store.close();
     }
   } finally {

@@ -24,14 +24,19 @@ async function main(): Promise<void> {
   const travel = new TravelService();
   await travel.start();
   try {
-    await http('PUT', '/v1/tools/book_hotels', { kind: 'reversible', compensation: { channel: 'http', target: `${travel.url}/hotels/{{output.bookingId}}/cancel` } });
+    await http('PUT', '/v1/tools/book_hotels', {
+      kind: 'reversible',
+      compensation: { channel: 'http', target: `${travel.url}/hotels/{{output.bookingId}}/cancel` },
+    });
     const samples: number[] = [];
     for (let run = 0; run < runs + 5; run++) {
       const id = `bench-${run}`;
       await http('POST', '/v1/sessions', { sessionId: id });
       for (let c = 0; c < 10; c++) {
         await http('POST', `/v1/sessions/${id}/tool-calls`, { toolCallId: `h${c}`, tool: 'book_hotels', input: { night: c } });
-        const booked = (await (await fetch(`${travel.url}/hotels`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } })).json()) as { bookingId: string };
+        const booked = (await (
+          await fetch(`${travel.url}/hotels`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } })
+        ).json()) as { bookingId: string };
         await http('POST', `/v1/sessions/${id}/tool-calls/h${c}/succeed`, { output: booked });
       }
       const start = performance.now();

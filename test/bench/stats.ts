@@ -12,7 +12,14 @@ export interface Summary {
 export function summarize(samplesMs: number[]): Summary {
   const sorted = [...samplesMs].sort((a, b) => a - b);
   const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
-  return { n: sorted.length, p50: at(0.5), p95: at(0.95), p99: at(0.99), max: sorted[sorted.length - 1]!, mean: sorted.reduce((a, b) => a + b, 0) / sorted.length };
+  return {
+    n: sorted.length,
+    p50: at(0.5),
+    p95: at(0.95),
+    p99: at(0.99),
+    max: sorted[sorted.length - 1]!,
+    mean: sorted.reduce((a, b) => a + b, 0) / sorted.length,
+  };
 }
 
 /** Runs `fn` `warmup` times unmeasured, then `runs` times measured (ms each). */

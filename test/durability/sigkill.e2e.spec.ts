@@ -17,7 +17,10 @@ describe('durability: the server killed with SIGKILL loses no acknowledged write
     let http = httpClient(server.baseUrl, env.REWIND_ADMIN_KEY);
     expect((await http('POST', '/v1/sessions', { sessionId: 'crash' })).status).toBe(201);
     for (let i = 0; i < 40; i++) {
-      const write = i % 3 === 0 ? http('POST', '/v1/sessions/crash/messages', { role: i % 2 ? 'agent' : 'user', content: `m${i}` }) : http('PUT', `/v1/sessions/crash/memory/k${i % 5}`, { value: i });
+      const write =
+        i % 3 === 0
+          ? http('POST', '/v1/sessions/crash/messages', { role: i % 2 ? 'agent' : 'user', content: `m${i}` })
+          : http('PUT', `/v1/sessions/crash/memory/k${i % 5}`, { value: i });
       expect([200, 201]).toContain((await write).status);
       if (i === 25) expect((await http('POST', '/v1/sessions/crash/undo', { steps: 3 })).status).toBe(200);
     }

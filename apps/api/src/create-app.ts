@@ -25,13 +25,22 @@ export async function createApp(config: RewindConfig): Promise<CreatedApp> {
   const adapter = new FastifyAdapter({ bodyLimit: config.maxBodyBytes });
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forConfig(config), adapter, { logger: LEVELS[config.logLevel] });
   // Only JSON bodies are accepted; say so plainly instead of failing field validation.
-  app.getHttpAdapter().getInstance().addHook('onRequest', async (request, reply) => {
-    const type = request.headers['content-type'];
-    const hasBody = Number(request.headers['content-length'] ?? 0) > 0 || request.headers['transfer-encoding'] !== undefined;
-    if (hasBody && type !== undefined && !/^application\/([a-z.+-]*\+)?json\b/i.test(type)) {
-      await reply.status(415).send({ error: { code: 'unsupported_media_type', message: `Content-Type "${type}" is not accepted: send JSON with Content-Type: application/json.`, details: [] } });
-    }
-  });
+  app
+    .getHttpAdapter()
+    .getInstance()
+    .addHook('onRequest', async (request, reply) => {
+      const type = request.headers['content-type'];
+      const hasBody = Number(request.headers['content-length'] ?? 0) > 0 || request.headers['transfer-encoding'] !== undefined;
+      if (hasBody && type !== undefined && !/^application\/([a-z.+-]*\+)?json\b/i.test(type)) {
+        await reply.status(415).send({
+          error: {
+            code: 'unsupported_media_type',
+            message: `Content-Type "${type}" is not accepted: send JSON with Content-Type: application/json.`,
+            details: [],
+          },
+        });
+      }
+    });
   app.enableShutdownHooks();
 
   const document = SwaggerModule.createDocument(

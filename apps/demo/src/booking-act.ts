@@ -49,12 +49,19 @@ export async function runBookingAct(call: Call, out: (line: string) => void, hea
     heading('Undo the hotel booking: the saga cancels it at the travel service');
     const plan = await call<{ plan: { toCompensate: { toolCallId: string }[] } }>('POST', `/v1/sessions/${id}/rollback`, { toVersion: 4, dryRun: true });
     out(`  dry run: would compensate ${plan.plan.toCompensate.map((e) => e.toolCallId).join(', ')}`);
-    const result = await call<{ rollbackId: string; head: number; rollback: RollbackView }>('POST', `/v1/sessions/${id}/rollback`, { toVersion: 4, waitMs: 10_000 });
+    const result = await call<{ rollbackId: string; head: number; rollback: RollbackView }>('POST', `/v1/sessions/${id}/rollback`, {
+      toVersion: 4,
+      waitMs: 10_000,
+    });
     out(`  POST /rollback {"toVersion":4}  ->  rollback ${result.rollback.status}, head v${result.head}`);
     for (const effect of result.rollback.effects) {
-      out(`    ${effect.tool} "${effect.toolCallId}": ${effect.status} after ${effect.attempts} attempt(s); the service answered ${JSON.stringify(effect.detail)}`);
+      out(
+        `    ${effect.tool} "${effect.toolCallId}": ${effect.status} after ${effect.attempts} attempt(s); the service answered ${JSON.stringify(effect.detail)}`,
+      );
     }
-    out(`  at the travel service: flight ${booked.flights} is ${travel.bookings.get(booked.flights!)?.status}, hotel ${booked.hotels} is ${travel.bookings.get(booked.hotels!)?.status}`);
+    out(
+      `  at the travel service: flight ${booked.flights} is ${travel.bookings.get(booked.flights!)?.status}, hotel ${booked.hotels} is ${travel.bookings.get(booked.hotels!)?.status}`,
+    );
 
     heading('Timeline: the abandoned branch stays, with its compensated hotel');
     const timeline = await call<Timeline>('GET', `/v1/sessions/${id}/timeline`);

@@ -222,7 +222,11 @@ export async function runDemo(out: (line: string) => void): Promise<void> {
     heading(out, `Diff between the branch tips: GET /diff?from=${parisTip}&to=${lisbonTip}`);
     for (const line of formatDiff((await trip.diff(parisTip, lisbonTip)).changes)) out(line);
 
-    await runBookingAct((method, path, body) => http.call(method, path, body), out, (title) => heading(out, title));
+    await runBookingAct(
+      (method, path, body) => http.call(method, path, body),
+      out,
+      (title) => heading(out, title),
+    );
 
     out('');
     out('Done: every step above is an immutable event; both branches stay readable forever.');

@@ -63,7 +63,11 @@ export class TravelService {
     const failure = this.failures.get(path);
     if (failure && failure.times > 0) {
       failure.times--;
-      send(failure.status, { error: `injected ${failure.status}` }, failure.retryAfterSeconds !== undefined ? { 'retry-after': String(failure.retryAfterSeconds) } : {});
+      send(
+        failure.status,
+        { error: `injected ${failure.status}` },
+        failure.retryAfterSeconds !== undefined ? { 'retry-after': String(failure.retryAfterSeconds) } : {},
+      );
       return;
     }
     const book = /^\/(flights|hotels)$/.exec(path);
@@ -83,7 +87,9 @@ export class TravelService {
         return;
       }
       const booking = this.bookings.get(cancel[2]!);
-      const answer = !booking ? { status: 404, body: { error: `no booking ${cancel[2]}` } } : { status: 200, body: { cancelled: booking.bookingId, reason: body.reason ?? null } };
+      const answer = !booking
+        ? { status: 404, body: { error: `no booking ${cancel[2]}` } }
+        : { status: 200, body: { cancelled: booking.bookingId, reason: body.reason ?? null } };
       if (booking) {
         booking.status = 'cancelled';
         this.cancellations.set(booking.bookingId, (this.cancellations.get(booking.bookingId) ?? 0) + 1);

@@ -1,7 +1,16 @@
 import { invalid, type EffectDescriptor, type MoveHead, type SessionCommand } from '../../domain/src';
 import type { RedoDto, RollbackDto, UndoDto } from './dto/head-move.dto';
 import type { EffectDto, RegisterToolDto } from './dto/step.dto';
-import type { CreateCheckpointDto, FailToolCallDto, InterruptTurnDto, PushTaskDto, RecordMessageDto, StartToolCallDto, SucceedToolCallDto, ValueDto } from './dto/step.dto';
+import type {
+  CreateCheckpointDto,
+  FailToolCallDto,
+  InterruptTurnDto,
+  PushTaskDto,
+  RecordMessageDto,
+  StartToolCallDto,
+  SucceedToolCallDto,
+  ValueDto,
+} from './dto/step.dto';
 
 /**
  * The one mapping from validated DTOs to domain commands, shared by the HTTP controllers
@@ -24,7 +33,12 @@ export const toCommand = {
     ...(b.turnId ? { turnId: b.turnId } : {}),
   }),
   succeedToolCall: (toolCallId: string, b: SucceedToolCallDto): SessionCommand => ({ type: 'CompleteToolCall', toolCallId, output: b.output }),
-  failToolCall: (toolCallId: string, b: FailToolCallDto): SessionCommand => ({ type: 'FailToolCall', toolCallId, error: b.error, retryable: b.retryable ?? false }),
+  failToolCall: (toolCallId: string, b: FailToolCallDto): SessionCommand => ({
+    type: 'FailToolCall',
+    toolCallId,
+    error: b.error,
+    retryable: b.retryable ?? false,
+  }),
   writeMemory: (key: string, b: ValueDto): SessionCommand => ({ type: 'WriteMemory', key, value: b.value }),
   eraseMemory: (key: string): SessionCommand => ({ type: 'EraseMemory', key }),
   setContextVariable: (name: string, b: ValueDto): SessionCommand => ({ type: 'SetContextVariable', name, value: b.value }),
@@ -45,8 +59,13 @@ export const toCommand = {
     }
     return rollbackCommand(b);
   },
-    kind: 'rollback',
-  undo: (b: UndoDto | undefined): MoveHead => ({ type: 'MoveHead', kind: 'undo', steps: b?.steps ?? 1, acknowledgeIrreversible: b?.acknowledgeIrreversible ?? false }),
+  kind: 'rollback',
+  undo: (b: UndoDto | undefined): MoveHead => ({
+    type: 'MoveHead',
+    kind: 'undo',
+    steps: b?.steps ?? 1,
+    acknowledgeIrreversible: b?.acknowledgeIrreversible ?? false,
+  }),
   redo: (b: RedoDto | undefined): MoveHead => ({ type: 'MoveHead', kind: 'redo', acknowledgeIrreversible: b?.acknowledgeIrreversible ?? false }),
 };
 

@@ -3,7 +3,16 @@ import type { PathState } from './state';
 
 export type ContextItem =
   | { kind: 'message'; role: 'user' | 'agent'; content: string; turnId: string; version: number; interrupted: boolean }
-  | { kind: 'tool_result'; toolCallId: string; tool: string; input: JsonValue; output: JsonValue | null; error: string | null; turnId: string | null; version: number };
+  | {
+      kind: 'tool_result';
+      toolCallId: string;
+      tool: string;
+      input: JsonValue;
+      output: JsonValue | null;
+      error: string | null;
+      turnId: string | null;
+      version: number;
+    };
 
 export interface ContextWindowOptions {
   /** Keep only the newest N turns (items outside any turn are always kept). */
@@ -39,7 +48,14 @@ export function buildContextWindow(path: PathState, options: ContextWindowOption
   for (const turn of keptTurns) {
     for (const message of turn.messages) {
       if (message.content.length === 0) continue;
-      items.push({ kind: 'message', role: message.role, content: message.content, turnId: turn.turnId, version: message.version, interrupted: message.partial });
+      items.push({
+        kind: 'message',
+        role: message.role,
+        content: message.content,
+        turnId: turn.turnId,
+        version: message.version,
+        interrupted: message.partial,
+      });
     }
   }
   const strippedToolCalls: string[] = [];

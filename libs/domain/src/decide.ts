@@ -41,11 +41,9 @@ function assertWritable(state: SessionState, command: SessionCommand): void {
   if (state.version === 0) throw notFound('session_not_found', 'No such session.');
   if (isRollbackCommand(command)) return;
   if (state.activeRollbackId !== null) {
-    throw conflict(
-      'rollback_in_progress',
-      `Rollback ${state.activeRollbackId} is in progress (status ${state.status}); writes resume when it completes.`,
-      [{ message: 'see GET /v1/rollbacks/' + state.activeRollbackId, rollbackId: state.activeRollbackId }],
-    );
+    throw conflict('rollback_in_progress', `Rollback ${state.activeRollbackId} is in progress (status ${state.status}); writes resume when it completes.`, [
+      { message: 'see GET /v1/rollbacks/' + state.activeRollbackId, rollbackId: state.activeRollbackId },
+    ]);
   }
 }
 
@@ -78,7 +76,10 @@ export function decide(state: SessionState, command: SessionCommand, ctx: Decide
     case 'StartToolCall': {
       const existing = path.toolCalls[command.toolCallId];
       if (existing && existing.status !== 'failed') {
-        throw conflict('tool_call_exists', `Tool call "${command.toolCallId}" already exists (status ${existing.status}); only a failed call may be started again.`);
+        throw conflict(
+          'tool_call_exists',
+          `Tool call "${command.toolCallId}" already exists (status ${existing.status}); only a failed call may be started again.`,
+        );
       }
       const effect = mergeEffect(ctx.toolEffect?.(command.tool), command.effect);
       if (effect.kind === 'irreversible' && command.confirmed !== true) {
@@ -142,7 +143,9 @@ export function decide(state: SessionState, command: SessionCommand, ctx: Decide
     case 'SetContextVariable':
       return { events: [step(state, { type: 'ContextVariableSet', data: { name: command.name, value: command.value } })] };
     case 'PushTask':
-      return { events: [step(state, { type: 'TaskPushed', data: { taskId: command.taskId ?? ctx.newId(), title: command.title, data: command.data ?? null } })] };
+      return {
+        events: [step(state, { type: 'TaskPushed', data: { taskId: command.taskId ?? ctx.newId(), title: command.title, data: command.data ?? null } })],
+      };
     case 'PopTask': {
       const top = path.tasks[path.tasks.length - 1];
       if (!top) throw conflict('task_stack_empty', 'The task stack is empty: there is nothing to pop.');
@@ -193,9 +196,15 @@ function decideRollbackCommand(state: SessionState, command: RollbackCommand, ct
   const rollback = rollbackOf(state, command.rollbackId);
   if (command.type === 'CompleteRollback') {
     if (rollback.status !== 'in_progress') throw conflict('rollback_not_in_progress', `Rollback ${rollback.rollbackId} is ${rollback.status}.`);
-    const open = rollback.plan.filter((item) => item.action === 'compensate' && !['compensated', 'resolved'].includes(state.effectOutcomes[item.startedVersion]?.status ?? ''));
+    const open = rollback.plan.filter(
+      (item) => item.action === 'compensate' && !['compensated', 'resolved'].includes(state.effectOutcomes[item.startedVersion]?.status ?? ''),
+    );
     if (open.length > 0) {
-      throw conflict('compensations_outstanding', `Rollback ${rollback.rollbackId} still has effects to compensate.`, open.map((i) => ({ message: i.toolCallId, toolCallId: i.toolCallId })));
+      throw conflict(
+        'compensations_outstanding',
+        `Rollback ${rollback.rollbackId} still has effects to compensate.`,
+        open.map((i) => ({ message: i.toolCallId, toolCallId: i.toolCallId })),
+      );
     }
     return { events: [step(state, { type: 'RollbackCompleted', data: { rollbackId: rollback.rollbackId, toVersion: rollback.toVersion } })] };
   }
@@ -218,7 +227,10 @@ function decideRollbackCommand(state: SessionState, command: RollbackCommand, ct
     return { events: [step(state, { type: 'CompensationAttemptFailed', data: { ...ids, attempt: o.attempt, error: o.error, retryInMs: o.retryInMs } })] };
   }
   if (outcome?.status !== 'failed') {
-    throw conflict('compensation_not_failed', `The compensation of "${item.toolCallId}" is ${outcome?.status ?? 'unknown'}: only a failed compensation can be retried or resolved.`);
+    throw conflict(
+      'compensation_not_failed',
+      `The compensation of "${item.toolCallId}" is ${outcome?.status ?? 'unknown'}: only a failed compensation can be retried or resolved.`,
+    );
   }
   if (command.type === 'RetryCompensation') {
     return { events: [step(state, { type: 'CompensationRetryRequested', data: { ...ids, requestedBy: ctx.actor } })] };
@@ -231,7 +243,12 @@ function decideHeadMove(state: SessionState, command: Extract<SessionCommand, { 
   if (!ctx.pathAt) throw new Error('decide(MoveHead) needs ctx.pathAt to read the target path state');
   const plan = planHeadMove(state, target, ctx.pathAt(target.toVersion));
   const named = (items: { toolCallId: string; tool: string; startedVersion: number }[]) =>
-    items.map((i) => ({ message: `${i.tool} call "${i.toolCallId}" (version ${i.startedVersion})`, toolCallId: i.toolCallId, tool: i.tool, startedVersion: i.startedVersion }));
+    items.map((i) => ({
+      message: `${i.tool} call "${i.toolCallId}" (version ${i.startedVersion})`,
+      toolCallId: i.toolCallId,
+      tool: i.tool,
+      startedVersion: i.startedVersion,
+    }));
   if (plan.compensatedOnTheWay.length > 0) {
     throw conflict(
       'compensated_effects_on_path',

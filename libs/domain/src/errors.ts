@@ -20,9 +20,6 @@ export class DomainError extends Error {
   }
 }
 
-export const notFound = (code: string, message: string, details?: ErrorDetail[]) =>
-  new DomainError('not_found', code, message, details);
-export const conflict = (code: string, message: string, details?: ErrorDetail[]) =>
-  new DomainError('conflict', code, message, details);
-export const invalid = (code: string, message: string, details?: ErrorDetail[]) =>
-  new DomainError('validation', code, message, details);
+export const notFound = (code: string, message: string, details?: ErrorDetail[]) => new DomainError('not_found', code, message, details);
+export const conflict = (code: string, message: string, details?: ErrorDetail[]) => new DomainError('conflict', code, message, details);
+export const invalid = (code: string, message: string, details?: ErrorDetail[]) => new DomainError('validation', code, message, details);

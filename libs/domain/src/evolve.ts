@@ -4,8 +4,7 @@ import { emptyPathState, type PathState, type SessionState, type Turn } from './
 /** Gives a private copy of the path state at a timeline node (for head moves). */
 export type PathResolver = (version: number) => PathState;
 
-type Recorded<E extends SessionEvent = SessionEvent> = E &
-  Pick<RecordedSessionEvent, 'streamVersion' | 'parentVersion' | 'metadata'>;
+type Recorded<E extends SessionEvent = SessionEvent> = E & Pick<RecordedSessionEvent, 'streamVersion' | 'parentVersion' | 'metadata'>;
 
 /**
  * Folds one committed event into `state`, **in place** (a fold over thousands of events

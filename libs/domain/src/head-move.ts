@@ -31,9 +31,7 @@ export interface HeadMovePlan {
  * steps hostage: they stay boundaries.
  */
 function isStepBoundary(path: PathState, version: number): boolean {
-  return !Object.values(path.toolCalls).some(
-    (call) => call.finishedVersion !== null && call.startedVersion <= version && call.finishedVersion > version,
-  );
+  return !Object.values(path.toolCalls).some((call) => call.finishedVersion !== null && call.startedVersion <= version && call.finishedVersion > version);
 }
 
 export function resolveHeadMoveTarget(state: SessionState, command: MoveHead): HeadMoveTarget {
@@ -107,7 +105,10 @@ export function planHeadMove(state: SessionState, target: HeadMoveTarget, target
     .map(planEffect)
     .filter((item): item is PlannedEffect => item !== null);
   const compensatedOnTheWay = Object.values(targetPath.toolCalls)
-    .filter((call) => call.startedVersion > ancestor && ['compensated', 'resolved', 'pending', 'failed'].includes(state.effectOutcomes[call.startedVersion]?.status ?? ''))
+    .filter(
+      (call) =>
+        call.startedVersion > ancestor && ['compensated', 'resolved', 'pending', 'failed'].includes(state.effectOutcomes[call.startedVersion]?.status ?? ''),
+    )
     .map((call) => ({ toolCallId: call.toolCallId, tool: call.tool, startedVersion: call.startedVersion }));
   return {
     kind: target.kind,

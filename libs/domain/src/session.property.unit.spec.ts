@@ -36,7 +36,16 @@ function simulate(intents: Intent[]): Simulation {
         eventId: `e-${events.length + 1}`,
         streamVersion: events.length + 1,
         globalPosition: events.length + 1,
-        metadata: { tenantId: 't', sessionId: 's', commandId: 'c', causationId: null, correlationId: 'c', actor: 'tester', occurredAt: '2026-01-01T00:00:00.000Z', schemaVersion: 1 },
+        metadata: {
+          tenantId: 't',
+          sessionId: 's',
+          commandId: 'c',
+          causationId: null,
+          correlationId: 'c',
+          actor: 'tester',
+          occurredAt: '2026-01-01T00:00:00.000Z',
+          schemaVersion: 1,
+        },
       } as RecordedSessionEvent;
       events.push(recorded);
       evolveInPlace(state, recorded, resolve);

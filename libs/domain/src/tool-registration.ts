@@ -14,14 +14,19 @@ export interface ToolRegistered {
  */
 export function validateEffectDeclaration(tool: string, effect: EffectDescriptor): void {
   if ((effect.kind === 'reversible' || effect.kind === 'compensable') && !effect.compensation) {
-    throw invalid('compensation_missing', `Tool "${tool}" is declared ${effect.kind} but has no compensation: register it (PUT /v1/tools/${tool}) or send effect.compensation.`, [
-      { field: 'compensation', message: `required for a ${effect.kind} effect` },
-    ]);
+    throw invalid(
+      'compensation_missing',
+      `Tool "${tool}" is declared ${effect.kind} but has no compensation: register it (PUT /v1/tools/${tool}) or send effect.compensation.`,
+      [{ field: 'compensation', message: `required for a ${effect.kind} effect` }],
+    );
   }
   if (!effect.compensation) return;
   const problems = templateSyntaxProblems(effect.compensation);
-  if (problems.length > 0) throw invalid('compensation_template_invalid', `The compensation template of "${tool}" is not valid: ${problems[0]!.message}.`, problems);
+  if (problems.length > 0)
+    throw invalid('compensation_template_invalid', `The compensation template of "${tool}" is not valid: ${problems[0]!.message}.`, problems);
   if (effect.retry && effect.retry.baseDelayMs > effect.retry.maxDelayMs) {
-    throw invalid('validation_failed', 'retry.baseDelayMs must not exceed retry.maxDelayMs.', [{ field: 'retry.baseDelayMs', message: 'greater than maxDelayMs' }]);
+    throw invalid('validation_failed', 'retry.baseDelayMs must not exceed retry.maxDelayMs.', [
+      { field: 'retry.baseDelayMs', message: 'greater than maxDelayMs' },
+    ]);
   }
 }

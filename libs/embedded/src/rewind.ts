@@ -96,7 +96,12 @@ export class RewindSession {
    * Runs `run(input)` as a recorded tool call. Its effect is declared before it runs, so
    * a crash during the call can still be undone; `undo` is called on rollback.
    */
-  async step<I extends JsonValue, O extends JsonValue | void>(tool: string, input: I, run: (input: I) => Promise<O> | O, options: StepOptions<I, O> = {}): Promise<O> {
+  async step<I extends JsonValue, O extends JsonValue | void>(
+    tool: string,
+    input: I,
+    run: (input: I) => Promise<O> | O,
+    options: StepOptions<I, O> = {},
+  ): Promise<O> {
     const toolCallId = options.toolCallId ?? randomUUID();
     const kind = options.kind ?? (options.undo ? 'reversible' : 'none');
     const handler = `library:${this.id}:${toolCallId}`;
@@ -123,7 +128,11 @@ export class RewindSession {
     try {
       output = await run(input);
     } catch (error) {
-      await this.rewind.sessions.execute(this.caller, this.id, { type: 'FailToolCall', toolCallId, error: error instanceof Error ? error.message : String(error) });
+      await this.rewind.sessions.execute(this.caller, this.id, {
+        type: 'FailToolCall',
+        toolCallId,
+        error: error instanceof Error ? error.message : String(error),
+      });
       throw error;
     }
     await this.rewind.sessions.execute(this.caller, this.id, { type: 'CompleteToolCall', toolCallId, output: (output ?? null) as JsonValue });

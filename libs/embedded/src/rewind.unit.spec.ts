@@ -15,10 +15,15 @@ describe('library mode: run a step, declare its undo, roll back', () => {
     await session.step('update_address', { order: 'A-1', from: 'Old St 1', to: 'New St 9' }, (i) => void world.push(`address ${i.order} -> ${i.to}`), {
       undo: ({ input }) => void world.push(`address ${input.order} -> ${input.from}`),
     });
-    const sent = await session.step('send_email', { to: 'ana@example.com' }, () => {
-      world.push('mail sent');
-      return { messageId: 'm-1' };
-    }, { kind: 'compensable', undo: ({ output }) => void world.push(`correction for ${output!.messageId}`) });
+    const sent = await session.step(
+      'send_email',
+      { to: 'ana@example.com' },
+      () => {
+        world.push('mail sent');
+        return { messageId: 'm-1' };
+      },
+      { kind: 'compensable', undo: ({ output }) => void world.push(`correction for ${output!.messageId}`) },
+    );
     expect(sent).toEqual({ messageId: 'm-1' });
 
     const state = await session.rollbackTo('permission-checked');

@@ -50,7 +50,7 @@ describe('restoring from snapshots (property-based)', () => {
     await service.startSession(caller, { sessionId: 's' });
     await service.execute(caller, 's', { type: 'WriteMemory', key: 'k', value: 1 });
     const streamId = sessionStreamId('t', 's');
-    const poisoned = { ...(await store.loadSnapshot(streamId, 1, 2))!.state as object, title: 'written by an old reducer' };
+    const poisoned = { ...((await store.loadSnapshot(streamId, 1, 2))!.state as object), title: 'written by an old reducer' };
     await store.saveSnapshot({ streamId, version: 2, reducerVersion: 0, state: poisoned });
     const restored = await new SessionRepository(store, { snapshotEvery: 1 }).restore(streamId, 2);
     expect(restored.title).toBeNull();

@@ -150,7 +150,14 @@ export class SessionService {
     });
   }
 
-  private async writeOnce(caller: Caller, streamId: string, sessionId: string, command: SessionCommand, options: WriteOptions, print: string): Promise<WriteResult> {
+  private async writeOnce(
+    caller: Caller,
+    streamId: string,
+    sessionId: string,
+    command: SessionCommand,
+    options: WriteOptions,
+    print: string,
+  ): Promise<WriteResult> {
     const state = await this.repository.load(streamId);
     if (options.expectedVersion !== undefined && options.expectedVersion !== state.version) {
       throw new ConcurrencyError(streamId, options.expectedVersion, state.version);
@@ -160,7 +167,8 @@ export class SessionService {
       const target = resolveHeadMoveTarget(state, command);
       targetPath = await this.repository.pathAt(streamId, target.toVersion);
     }
-    const registered = command.type === 'StartToolCall' && this.options.tools ? ((await this.options.tools.get(caller.tenantId, command.tool))?.effect ?? undefined) : undefined;
+    const registered =
+      command.type === 'StartToolCall' && this.options.tools ? ((await this.options.tools.get(caller.tenantId, command.tool))?.effect ?? undefined) : undefined;
     const decision = decide(state, command, {
       newId: this.newId,
       actor: caller.actor,
@@ -250,7 +258,11 @@ export class SessionService {
     return { sessionId, from, to, changes: diffJson(a, b) };
   }
 
-  async context(caller: Caller, sessionId: string, options: ContextWindowOptions & { at?: number }): Promise<ContextWindow & { sessionId: string; head: number }> {
+  async context(
+    caller: Caller,
+    sessionId: string,
+    options: ContextWindowOptions & { at?: number },
+  ): Promise<ContextWindow & { sessionId: string; head: number }> {
     const state = await this.getState(caller, sessionId, options.at);
     return { sessionId, head: state.head, ...buildContextWindow(state.path, options) };
   }

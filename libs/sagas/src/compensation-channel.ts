@@ -15,9 +15,7 @@ export interface CompensationRequest {
   replyTopic?: string;
 }
 
-export type CompensationResult =
-  | { status: 'applied'; response: JsonValue }
-  | { status: 'failed'; retryable: boolean; error: string; retryAfterMs?: number };
+export type CompensationResult = { status: 'applied'; response: JsonValue } | { status: 'failed'; retryable: boolean; error: string; retryAfterMs?: number };
 
 /** One way to reach a compensator. */
 export interface CompensationChannel {

@@ -1,4 +1,11 @@
-import { DEFAULT_RETRY_POLICY, DomainError, fillCompensation, type RecordCompensationOutcome, type RollbackRecord, type SessionCommand } from '../../domain/src';
+import {
+  DEFAULT_RETRY_POLICY,
+  DomainError,
+  fillCompensation,
+  type RecordCompensationOutcome,
+  type RollbackRecord,
+  type SessionCommand,
+} from '../../domain/src';
 import { sessionIdFromStream, type Caller, type SessionService, type WriteOptions } from '../../engine/src';
 import type { EventStore } from '../../event-store/src';
 import type { CompensationChannel, CompensationResult } from './compensation-channel';
@@ -49,7 +56,9 @@ export class RollbackSaga {
 
   /** Runs in the background; failures are logged, never thrown at the request that caused them. */
   kick(tenantId: string, sessionId: string, rollbackId: string): void {
-    this.run(tenantId, sessionId, rollbackId).catch((error) => this.options.log?.(`rollback ${rollbackId} stopped on an error and will resume on the next start: ${(error as Error).message}`));
+    this.run(tenantId, sessionId, rollbackId).catch((error) =>
+      this.options.log?.(`rollback ${rollbackId} stopped on an error and will resume on the next start: ${(error as Error).message}`),
+    );
   }
 
   /** After a restart: finds rollbacks that were still in progress in the global log and resumes them. */
@@ -95,7 +104,12 @@ export class RollbackSaga {
       const causation = { causationId: rollbackId, correlationId: rollbackId };
       const next = rollback.plan.find((item) => item.action === 'compensate' && state.effectOutcomes[item.startedVersion]?.status === 'pending');
       if (!next) {
-        await this.write(caller, sessionId, { type: 'CompleteRollback', rollbackId }, { ...causation, idempotencyKey: `${rollbackId}:complete:${state.version}` });
+        await this.write(
+          caller,
+          sessionId,
+          { type: 'CompleteRollback', rollbackId },
+          { ...causation, idempotencyKey: `${rollbackId}:complete:${state.version}` },
+        );
         continue;
       }
       const call = state.path.toolCalls[next.toolCallId];
@@ -129,17 +143,38 @@ export class RollbackSaga {
       } else if (!result.retryable || attempt >= policy.maxAttempts) {
         const why = result.retryable ? `gave up after ${attempt} attempts: ${result.error}` : result.error;
         await this.record(caller, sessionId, rollbackId, next.startedVersion, { status: 'failed', attempts: attempt, error: why }, recordKey);
-        this.options.log?.(`rollback ${rollbackId}: compensating ${next.tool} call "${next.toolCallId}" failed (${why}); the session needs attention: retry or resolve it via /v1/rollbacks/${rollbackId}`);
+        this.options.log?.(
+          `rollback ${rollbackId}: compensating ${next.tool} call "${next.toolCallId}" failed (${why}); the session needs attention: retry or resolve it via /v1/rollbacks/${rollbackId}`,
+        );
       } else {
         const delay = nextDelay(policy, attempt, result.retryAfterMs, this.options.random);
-        await this.record(caller, sessionId, rollbackId, next.startedVersion, { status: 'attempt_failed', attempt, error: result.error, retryInMs: delay }, recordKey);
+        await this.record(
+          caller,
+          sessionId,
+          rollbackId,
+          next.startedVersion,
+          { status: 'attempt_failed', attempt, error: result.error, retryInMs: delay },
+          recordKey,
+        );
         await this.sleep(delay);
       }
     }
   }
 
-  private async record(caller: Caller, sessionId: string, rollbackId: string, startedVersion: number, outcome: RecordCompensationOutcome['outcome'], key: string) {
-    await this.write(caller, sessionId, { type: 'RecordCompensationOutcome', rollbackId, startedVersion, outcome }, { idempotencyKey: key, causationId: rollbackId, correlationId: rollbackId });
+  private async record(
+    caller: Caller,
+    sessionId: string,
+    rollbackId: string,
+    startedVersion: number,
+    outcome: RecordCompensationOutcome['outcome'],
+    key: string,
+  ) {
+    await this.write(
+      caller,
+      sessionId,
+      { type: 'RecordCompensationOutcome', rollbackId, startedVersion, outcome },
+      { idempotencyKey: key, causationId: rollbackId, correlationId: rollbackId },
+    );
   }
 
   private async write(caller: Caller, sessionId: string, command: SessionCommand, options: WriteOptions) {

@@ -19,7 +19,11 @@ export class ApiKeyGuard implements CanActivate {
     const header: string | undefined = request.headers.authorization;
     const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
     if (!match) {
-      throw new ApiError(401, 'unauthorized', 'Missing API key: send "Authorization: Bearer <api key>". The admin key is printed on first start; `rewind keys create --tenant <t>` makes more.');
+      throw new ApiError(
+        401,
+        'unauthorized',
+        'Missing API key: send "Authorization: Bearer <api key>". The admin key is printed on first start; `rewind keys create --tenant <t>` makes more.',
+      );
     }
     const record = await this.keys.authenticate(match[1]!);
     if (!record) throw new ApiError(401, 'unauthorized', 'This API key is not valid: check it, or create one with `rewind keys create --tenant <t>`.');

@@ -30,31 +30,43 @@ export function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
   if (error instanceof DomainError) return new ApiError(STATUS_OF_KIND[error.kind], error.code, error.message, error.details);
   if (error instanceof ConcurrencyError) {
-    return new ApiError(409, 'version_conflict', `The session is at version ${error.actual}, not ${String(error.expected)}: read it again, then retry with If-Match: ${error.actual}.`, [
-      { field: 'If-Match', message: `current version is ${error.actual}`, currentVersion: error.actual },
-    ]);
+    return new ApiError(
+      409,
+      'version_conflict',
+      `The session is at version ${error.actual}, not ${String(error.expected)}: read it again, then retry with If-Match: ${error.actual}.`,
+      [{ field: 'If-Match', message: `current version is ${error.actual}`, currentVersion: error.actual }],
+    );
   }
   if (error instanceof IdempotencyKeyReusedError) {
-    return new ApiError(409, 'idempotency_key_reused', `${error.message} Use a new Idempotency-Key for a new request.`, [{ field: 'Idempotency-Key', message: 'already used with a different request' }]);
+    return new ApiError(409, 'idempotency_key_reused', `${error.message} Use a new Idempotency-Key for a new request.`, [
+      { field: 'Idempotency-Key', message: 'already used with a different request' },
+    ]);
   }
   if (error instanceof HttpException) {
     const status = error.getStatus();
     const response = error.getResponse();
-    const message = typeof response === 'object' && response !== null && 'message' in response ? String((response as { message: unknown }).message) : error.message;
+    const message =
+      typeof response === 'object' && response !== null && 'message' in response ? String((response as { message: unknown }).message) : error.message;
     if (status === 404) return new ApiError(404, 'route_not_found', `${message}. See /docs for the API.`);
-    if (status === 413) return new ApiError(413, 'payload_too_large', 'The request body is larger than the limit (REWIND_MAX_BODY_BYTES). Send less, or raise the limit.');
+    if (status === 413)
+      return new ApiError(413, 'payload_too_large', 'The request body is larger than the limit (REWIND_MAX_BODY_BYTES). Send less, or raise the limit.');
     if (status === 400 && /JSON/.test(message)) return new ApiError(400, 'invalid_json', `The body is not valid JSON: ${message}`);
     return new ApiError(status, CODE_OF_STATUS[status] ?? 'error', message);
   }
   const fastifyError = error as { statusCode?: number; code?: string; message?: string };
   if (typeof fastifyError?.statusCode === 'number' && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500) {
     const status = fastifyError.statusCode;
-    if (status === 413) return new ApiError(413, 'payload_too_large', `The request body is larger than the limit (REWIND_MAX_BODY_BYTES). Send less, or raise the limit.`);
+    if (status === 413)
+      return new ApiError(413, 'payload_too_large', `The request body is larger than the limit (REWIND_MAX_BODY_BYTES). Send less, or raise the limit.`);
     if (fastifyError.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || /JSON/.test(fastifyError.message ?? '')) {
       return new ApiError(400, 'invalid_json', `The body is not valid JSON: ${fastifyError.message}`);
     }
     return new ApiError(status, CODE_OF_STATUS[status] ?? 'bad_request', fastifyError.message ?? 'Bad request');
   }
   logger.error(error instanceof Error ? (error.stack ?? error.message) : String(error));
-  return new ApiError(500, 'internal_error', 'Something went wrong on our side; the request may not have been applied. Retry with the same Idempotency-Key to be safe. Details are in the server log.');
+  return new ApiError(
+    500,
+    'internal_error',
+    'Something went wrong on our side; the request may not have been applied. Retry with the same Idempotency-Key to be safe. Details are in the server log.',
+  );
 }

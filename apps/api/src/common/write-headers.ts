@@ -9,7 +9,9 @@ export const WriteHeaders = createParamDecorator((_: unknown, ctx: ExecutionCont
   const key = headers['idempotency-key'];
   if (key !== undefined) {
     if (key.length < 1 || key.length > 255 || /[\u0000-\u001f]/.test(key)) {
-      throw new ApiError(400, 'validation_failed', 'Idempotency-Key must be 1 to 255 printable characters.', [{ field: 'Idempotency-Key', message: 'invalid' }]);
+      throw new ApiError(400, 'validation_failed', 'Idempotency-Key must be 1 to 255 printable characters.', [
+        { field: 'Idempotency-Key', message: 'invalid' },
+      ]);
     }
     options.idempotencyKey = key;
   }
@@ -17,7 +19,9 @@ export const WriteHeaders = createParamDecorator((_: unknown, ctx: ExecutionCont
   if (ifMatch !== undefined) {
     const match = /^\s*(?:W\/)?"?(\d{1,15})"?\s*$/.exec(ifMatch);
     if (!match) {
-      throw new ApiError(400, 'validation_failed', 'If-Match must be a stream version, e.g. If-Match: 12 (or "12").', [{ field: 'If-Match', message: 'must be a whole number' }]);
+      throw new ApiError(400, 'validation_failed', 'If-Match must be a stream version, e.g. If-Match: 12 (or "12").', [
+        { field: 'If-Match', message: 'must be a whole number' },
+      ]);
     }
     options.expectedVersion = Number(match[1]);
   }

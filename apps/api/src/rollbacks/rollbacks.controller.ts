@@ -34,7 +34,7 @@ export class RollbacksController {
   }
 
   @Get()
-  @ApiOperation({ summary: 'The plan and each effect\'s outcome, live' })
+  @ApiOperation({ summary: "The plan and each effect's outcome, live" })
   async get(@CurrentCaller() caller: Caller, @Param('rollbackId') rollbackId: string) {
     return (await this.locate(caller, rollbackId)).view;
   }
@@ -42,7 +42,12 @@ export class RollbacksController {
   @Post('effects/:callId/retry')
   @HttpCode(202)
   @ApiOperation({ summary: 'Try a failed compensation again (recorded)' })
-  async retry(@CurrentCaller() caller: Caller, @Param('rollbackId') rollbackId: string, @Param('callId', IdParamPipe) callId: string, @WriteHeaders() options: WriteOptions) {
+  async retry(
+    @CurrentCaller() caller: Caller,
+    @Param('rollbackId') rollbackId: string,
+    @Param('callId', IdParamPipe) callId: string,
+    @WriteHeaders() options: WriteOptions,
+  ) {
     const { sessionId } = await this.locate(caller, rollbackId);
     await this.commands.execute(new ExecuteSessionCommand(caller, sessionId, { type: 'RetryCompensation', rollbackId, toolCallId: callId }, options));
     return (await this.locate(caller, rollbackId)).view;
@@ -51,9 +56,17 @@ export class RollbacksController {
   @Post('effects/:callId/resolve')
   @HttpCode(200)
   @ApiOperation({ summary: 'Mark a failed compensation as undone by hand (recorded with who and a note)' })
-  async resolve(@CurrentCaller() caller: Caller, @Param('rollbackId') rollbackId: string, @Param('callId', IdParamPipe) callId: string, @Body() body: ResolveEffectDto, @WriteHeaders() options: WriteOptions) {
+  async resolve(
+    @CurrentCaller() caller: Caller,
+    @Param('rollbackId') rollbackId: string,
+    @Param('callId', IdParamPipe) callId: string,
+    @Body() body: ResolveEffectDto,
+    @WriteHeaders() options: WriteOptions,
+  ) {
     const { sessionId } = await this.locate(caller, rollbackId);
-    await this.commands.execute(new ExecuteSessionCommand(caller, sessionId, { type: 'ResolveCompensation', rollbackId, toolCallId: callId, note: body.note }, options));
+    await this.commands.execute(
+      new ExecuteSessionCommand(caller, sessionId, { type: 'ResolveCompensation', rollbackId, toolCallId: callId, note: body.note }, options),
+    );
     return (await this.locate(caller, rollbackId)).view;
   }
 }

@@ -20,7 +20,11 @@ beforeAll(async () => {
   for (const kind of ['flights', 'hotels']) {
     const res = await http('PUT', `/v1/tools/book_${kind}`, {
       kind: 'reversible',
-      compensation: { channel: 'http', target: `${travel.url}/${kind}/{{output.bookingId}}/cancel`, payload: { reason: 'rolled back by {{input.requestedBy}}' } },
+      compensation: {
+        channel: 'http',
+        target: `${travel.url}/${kind}/{{output.bookingId}}/cancel`,
+        payload: { reason: 'rolled back by {{input.requestedBy}}' },
+      },
       retry: fastRetry,
     });
     expect(res.status).toBe(200);
@@ -39,7 +43,11 @@ const session = async () => {
 
 /** The agent runtime's side: declare the call, do it against the real service, record the result. */
 async function book(id: string, kind: 'flights' | 'hotels', callId: string, details: Record<string, unknown>) {
-  const started = await http('POST', `/v1/sessions/${id}/tool-calls`, { toolCallId: callId, tool: `book_${kind}`, input: { ...details, requestedBy: 'agent' } });
+  const started = await http('POST', `/v1/sessions/${id}/tool-calls`, {
+    toolCallId: callId,
+    tool: `book_${kind}`,
+    input: { ...details, requestedBy: 'agent' },
+  });
   expect(started.status).toBe(201);
   const res = await fetch(`${travel.url}/${kind}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(details) });
   const output = (await res.json()) as { bookingId: string };
@@ -57,7 +65,12 @@ describe('the rollback saga undoes side effects', () => {
     const hotel = await book(id, 'hotels', 'h1', { city: 'Lisbon' }); // v5, v6
     const undo = await http('POST', `/v1/sessions/${id}/undo`, { waitMs: 5000 });
     expect(undo.status).toBe(200);
-    expect(undo.body.rollback).toMatchObject({ status: 'completed', kind: 'undo', toVersion: 4, effects: [{ toolCallId: 'h1', status: 'compensated', attempts: 1 }] });
+    expect(undo.body.rollback).toMatchObject({
+      status: 'completed',
+      kind: 'undo',
+      toVersion: 4,
+      effects: [{ toolCallId: 'h1', status: 'compensated', attempts: 1 }],
+    });
     expect(undo.headers.get('location')).toBe(`/v1/rollbacks/${undo.body.rollbackId}`);
     expect(travel.bookings.get(hotel)!.status).toBe('cancelled');
     expect(travel.bookings.get(flight)!.status).toBe('booked');
@@ -85,17 +98,29 @@ describe('the rollback saga undoes side effects', () => {
     const before = travel.log.length;
     const res = await http('POST', `/v1/sessions/${id}/rollback`, { toVersion: 1, waitMs: 5000 });
     expect(res.body.rollback.status).toBe('completed');
-    expect(travel.log.slice(before)).toEqual([`POST /hotels/${hotel}/cancel`, `POST /hotels/${hotel}/cancel`, `POST /hotels/${hotel}/cancel`, `POST /flights/${flight}/cancel`]);
+    expect(travel.log.slice(before)).toEqual([
+      `POST /hotels/${hotel}/cancel`,
+      `POST /hotels/${hotel}/cancel`,
+      `POST /hotels/${hotel}/cancel`,
+      `POST /flights/${flight}/cancel`,
+    ]);
     const rollback = await rollbackOf(res.body.rollbackId);
     expect(rollback.effects).toEqual([
-      expect.objectContaining({ toolCallId: 'h1', status: 'compensated', attempts: 3, detail: { status: 200, body: { cancelled: hotel, reason: 'rolled back by agent' } } }),
+      expect.objectContaining({
+        toolCallId: 'h1',
+        status: 'compensated',
+        attempts: 3,
+        detail: { status: 200, body: { cancelled: hotel, reason: 'rolled back by agent' } },
+      }),
       expect.objectContaining({ toolCallId: 'f1', status: 'compensated', attempts: 1 }),
     ]);
     const events = (await http('GET', `/v1/sessions/${id}/events?from=6`)).body.events;
     const attempts = events.filter((e: { type: string }) => e.type === 'CompensationAttemptFailed');
     expect(attempts.map((e: { data: { attempt: number; error: string } }) => e.data.attempt)).toEqual([1, 2]);
     expect(attempts[0].data.error).toContain('503');
-    expect(events.every((e: { metadata: { causationId: string | null } }) => e.metadata.causationId === null || e.metadata.causationId === res.body.rollbackId)).toBe(true);
+    expect(
+      events.every((e: { metadata: { causationId: string | null } }) => e.metadata.causationId === null || e.metadata.causationId === res.body.rollbackId),
+    ).toBe(true);
   });
 
   it('a compensation refused for good leaves the session needing attention; the operator retries it, and the rollback completes', async () => {
@@ -144,7 +169,11 @@ describe('the rollback saga undoes side effects', () => {
       toolCallId: 'dangling',
       tool: 'reserve_table',
       input: { restaurant: 'Ramiro', reservation: 'R-1' },
-      effect: { kind: 'reversible', compensation: { channel: 'inline', target: 'release_table', payload: { reservation: '{{input.reservation}}' } }, retry: fastRetry },
+      effect: {
+        kind: 'reversible',
+        compensation: { channel: 'inline', target: 'release_table', payload: { reservation: '{{input.reservation}}' } },
+        retry: fastRetry,
+      },
     });
     expect(started.status).toBe(201);
     const released: unknown[] = [];
@@ -162,7 +191,12 @@ describe('the rollback saga undoes side effects', () => {
     t.app.get(InlineCompensationChannel).register('refuse', () => {
       throw new CompensationError('the booking is already checked in', false);
     });
-    await http('POST', `/v1/sessions/${id}/tool-calls`, { toolCallId: 'c', tool: 'x', input: {}, effect: { kind: 'compensable', compensation: { channel: 'inline', target: 'refuse' } } });
+    await http('POST', `/v1/sessions/${id}/tool-calls`, {
+      toolCallId: 'c',
+      tool: 'x',
+      input: {},
+      effect: { kind: 'compensable', compensation: { channel: 'inline', target: 'refuse' } },
+    });
     const res = await http('POST', `/v1/sessions/${id}/undo`, { waitMs: 5000 });
     expect(res.body.rollback.effects[0]).toMatchObject({ status: 'failed', detail: { error: 'the booking is already checked in' } });
   });
@@ -174,13 +208,25 @@ describe('the rollback saga undoes side effects', () => {
     await bus.subscribe('payments.refunds', { groupId: 'refund-service' }, async (message) => {
       const request = JSON.parse(message.value);
       requests.push(request);
-      await bus.publish(request.replyTopic, [{ key: message.key, value: JSON.stringify({ idempotencyKey: request.idempotencyKey, status: 'applied', response: { refunded: 42 } }), headers: {} }]);
+      await bus.publish(request.replyTopic, [
+        { key: message.key, value: JSON.stringify({ idempotencyKey: request.idempotencyKey, status: 'applied', response: { refunded: 42 } }), headers: {} },
+      ]);
     });
-    await http('POST', `/v1/sessions/${id}/tool-calls`, { toolCallId: 'pay', tool: 'charge', input: { amount: 42 }, effect: { kind: 'compensable', compensation: { channel: 'kafka', target: 'payments.refunds', payload: { amount: '{{input.amount}}', charge: '{{output.chargeId}}' } } } });
+    await http('POST', `/v1/sessions/${id}/tool-calls`, {
+      toolCallId: 'pay',
+      tool: 'charge',
+      input: { amount: 42 },
+      effect: {
+        kind: 'compensable',
+        compensation: { channel: 'kafka', target: 'payments.refunds', payload: { amount: '{{input.amount}}', charge: '{{output.chargeId}}' } },
+      },
+    });
     await http('POST', `/v1/sessions/${id}/tool-calls/pay/succeed`, { output: { chargeId: 'ch_1' } });
     const res = await http('POST', `/v1/sessions/${id}/undo`, { waitMs: 5000 });
     expect(res.body.rollback.effects[0]).toMatchObject({ status: 'compensated', detail: { refunded: 42 } });
-    expect(requests).toEqual([expect.objectContaining({ payload: { amount: 42, charge: 'ch_1' }, idempotencyKey: expect.stringContaining(res.body.rollbackId) })]);
+    expect(requests).toEqual([
+      expect.objectContaining({ payload: { amount: 42, charge: 'ch_1' }, idempotencyKey: expect.stringContaining(res.body.rollbackId) }),
+    ]);
   });
 
   it('rejects templates that could not be filled at call time, not at rollback time', async () => {
@@ -222,7 +268,10 @@ describe('the rollback saga undoes side effects', () => {
       toolCallId: 'addr',
       tool: 'update_address',
       input: { order: 'A-1', oldAddress: world.addresses['A-1'], newAddress: 'Rua Nova 9' },
-      effect: { kind: 'reversible', compensation: { channel: 'inline', target: 'restore_address', payload: { order: '{{input.order}}', address: '{{input.oldAddress}}' } } },
+      effect: {
+        kind: 'reversible',
+        compensation: { channel: 'inline', target: 'restore_address', payload: { order: '{{input.order}}', address: '{{input.oldAddress}}' } },
+      },
     });
     world.addresses['A-1'] = 'Rua Nova 9';
     await http('POST', `/v1/sessions/${id}/tool-calls/addr/succeed`, { output: { ok: true } });
@@ -231,14 +280,23 @@ describe('the rollback saga undoes side effects', () => {
       toolCallId: 'mail',
       tool: 'send_email',
       input: { to: 'ana@example.com', order: 'A-1' },
-      effect: { kind: 'compensable', compensation: { channel: 'inline', target: 'send_correction', payload: { text: 'ignore our e-mail about order {{input.order}}' } } },
+      effect: {
+        kind: 'compensable',
+        compensation: { channel: 'inline', target: 'send_correction', payload: { text: 'ignore our e-mail about order {{input.order}}' } },
+      },
     });
     world.mails.push('address of A-1 changed');
     await http('POST', `/v1/sessions/${id}/tool-calls/mail/succeed`, { output: { messageId: 'm-1' } });
     await http('POST', `/v1/sessions/${id}/messages`, { role: 'user', content: 'No! It was the other order, B-2.' });
 
     const res = await http('POST', `/v1/sessions/${id}/rollback`, { toCheckpoint: 'permission-checked', waitMs: 5000 });
-    expect(res.body.rollback).toMatchObject({ status: 'completed', effects: [{ toolCallId: 'mail', status: 'compensated' }, { toolCallId: 'addr', status: 'compensated' }] });
+    expect(res.body.rollback).toMatchObject({
+      status: 'completed',
+      effects: [
+        { toolCallId: 'mail', status: 'compensated' },
+        { toolCallId: 'addr', status: 'compensated' },
+      ],
+    });
     expect(world.addresses['A-1']).toBe('Rua Augusta 1');
     expect(world.mails).toEqual(['address of A-1 changed', 'correction: ignore our e-mail about order A-1']);
     const state = (await http('GET', `/v1/sessions/${id}`)).body;

@@ -16,13 +16,13 @@ export class ToolsController {
   constructor(private readonly tools: ToolRegistry) {}
 
   @Put(':name')
-  @ApiOperation({ summary: 'Register or replace a tool\'s effect, compensation and retry policy' })
+  @ApiOperation({ summary: "Register or replace a tool's effect, compensation and retry policy" })
   register(@CurrentCaller() caller: Caller, @Param('name', IdParamPipe) name: string, @Body() body: RegisterToolDto, @WriteHeaders() options: WriteOptions) {
     return this.tools.register(caller, name, mergeEffect(undefined, effectOf(body)), options);
   }
 
   @Get()
-  @ApiOperation({ summary: 'The tenant\'s registered tools' })
+  @ApiOperation({ summary: "The tenant's registered tools" })
   async list(@CurrentCaller() caller: Caller) {
     return { items: await this.tools.list(caller.tenantId) };
   }

@@ -27,7 +27,14 @@ export class HeadMovesController {
    * A move that needs compensations answers 202 with the rollback to follow, unless the
    * caller waits (`waitMs`) and the saga finishes in time.
    */
-  private async move(caller: Caller, id: string, command: MoveHead, body: { dryRun?: boolean; waitMs?: number } | undefined, options: WriteOptions, reply: FastifyReply) {
+  private async move(
+    caller: Caller,
+    id: string,
+    command: MoveHead,
+    body: { dryRun?: boolean; waitMs?: number } | undefined,
+    options: WriteOptions,
+    reply: FastifyReply,
+  ) {
     if (body?.dryRun) return { dryRun: true, plan: await this.sessions.planHeadMove(caller, id, command) };
     const result: WriteResult = await this.commands.execute(new ExecuteSessionCommand(caller, id, command, options));
     if (result.rollbackId === undefined || result.status !== 'rolling_back') {
@@ -38,7 +45,10 @@ export class HeadMovesController {
     if (body?.waitMs) {
       // Joins the run the commit started; stops waiting (not the run) at the deadline.
       let timer: NodeJS.Timeout | undefined;
-      await Promise.race([this.saga.run(caller.tenantId, id, rollbackId).catch(() => null), new Promise((resolve) => (timer = setTimeout(resolve, body.waitMs)))]);
+      await Promise.race([
+        this.saga.run(caller.tenantId, id, rollbackId).catch(() => null),
+        new Promise((resolve) => (timer = setTimeout(resolve, body.waitMs))),
+      ]);
       clearTimeout(timer);
     }
     const state = await this.sessions.getState(caller, id);
@@ -52,21 +62,39 @@ export class HeadMovesController {
   @Post('rollback')
   @HttpCode(200)
   @ApiOperation({ summary: 'Make any earlier step (any branch) current; abandoned effects are planned for compensation' })
-  rollback(@CurrentCaller() c: Caller, @Param('id', IdParamPipe) id: string, @Body() b: RollbackDto, @WriteHeaders() o: WriteOptions, @Res({ passthrough: true }) r: FastifyReply) {
+  rollback(
+    @CurrentCaller() c: Caller,
+    @Param('id', IdParamPipe) id: string,
+    @Body() b: RollbackDto,
+    @WriteHeaders() o: WriteOptions,
+    @Res({ passthrough: true }) r: FastifyReply,
+  ) {
     return this.move(c, id, toCommand.rollback(b), b, o, r);
   }
 
   @Post('undo')
   @HttpCode(200)
   @ApiOperation({ summary: 'Go back to the previous step boundary (or N of them)' })
-  undo(@CurrentCaller() c: Caller, @Param('id', IdParamPipe) id: string, @Body() b: UndoDto, @WriteHeaders() o: WriteOptions, @Res({ passthrough: true }) r: FastifyReply) {
+  undo(
+    @CurrentCaller() c: Caller,
+    @Param('id', IdParamPipe) id: string,
+    @Body() b: UndoDto,
+    @WriteHeaders() o: WriteOptions,
+    @Res({ passthrough: true }) r: FastifyReply,
+  ) {
     return this.move(c, id, toCommand.undo(b), b, o, r);
   }
 
   @Post('redo')
   @HttpCode(200)
   @ApiOperation({ summary: 'Return to where the last undo or rollback came from' })
-  redo(@CurrentCaller() c: Caller, @Param('id', IdParamPipe) id: string, @Body() b: RedoDto, @WriteHeaders() o: WriteOptions, @Res({ passthrough: true }) r: FastifyReply) {
+  redo(
+    @CurrentCaller() c: Caller,
+    @Param('id', IdParamPipe) id: string,
+    @Body() b: RedoDto,
+    @WriteHeaders() o: WriteOptions,
+    @Res({ passthrough: true }) r: FastifyReply,
+  ) {
     return this.move(c, id, toCommand.redo(b), b, o, r);
   }
 }

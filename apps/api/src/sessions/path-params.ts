@@ -7,7 +7,9 @@ import { ApiError } from '../common/api-error';
 export class IdParamPipe implements PipeTransform<string, string> {
   transform(value: string): string {
     if (!ID_PATTERN.test(value)) {
-      throw new ApiError(400, 'validation_failed', `"${value.slice(0, 140)}" is not a valid id: use 1-128 letters, digits, "_", "-" or ".".`, [{ field: 'id', message: 'invalid id' }]);
+      throw new ApiError(400, 'validation_failed', `"${value.slice(0, 140)}" is not a valid id: use 1-128 letters, digits, "_", "-" or ".".`, [
+        { field: 'id', message: 'invalid id' },
+      ]);
     }
     return value;
   }
@@ -18,7 +20,9 @@ export class IdParamPipe implements PipeTransform<string, string> {
 export class NameParamPipe implements PipeTransform<string, string> {
   transform(value: string): string {
     if (value.length < 1 || value.length > 256 || /[\u0000-\u001f]/.test(value)) {
-      throw new ApiError(400, 'validation_failed', 'Names (memory keys, context variables) must be 1-256 printable characters.', [{ field: 'name', message: 'invalid name' }]);
+      throw new ApiError(400, 'validation_failed', 'Names (memory keys, context variables) must be 1-256 printable characters.', [
+        { field: 'name', message: 'invalid name' },
+      ]);
     }
     return value;
   }

@@ -23,7 +23,12 @@ export class SessionsController {
   @Post()
   @ApiOperation({ summary: 'Start a session' })
   @ApiCreatedResponse({ description: 'The session and the events written.' })
-  async start(@CurrentCaller() caller: Caller, @Body() body: StartSessionDto, @WriteHeaders() options: WriteOptions, @Res({ passthrough: true }) reply: FastifyReply) {
+  async start(
+    @CurrentCaller() caller: Caller,
+    @Body() body: StartSessionDto,
+    @WriteHeaders() options: WriteOptions,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
     const result: WriteResult = await this.commands.execute(new StartSessionCommand(caller, body, options));
     reply.header('Location', `/v1/sessions/${result.sessionId}`).header('ETag', `"${result.version}"`);
     return result;
@@ -81,4 +86,3 @@ export class SessionsController {
     });
   }
 }
-

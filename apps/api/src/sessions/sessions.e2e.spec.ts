@@ -31,7 +31,10 @@ describe('recording steps and reading any past state', () => {
     expect(user.headers.get('etag')).toBe('"2"');
     expect((await http('PUT', `/v1/sessions/${id}/memory/destination`, { value: 'Lisbon' })).status).toBe(200);
     expect((await http('PUT', `/v1/sessions/${id}/context-vars/locale`, { value: 'pt-PT' })).status).toBe(200);
-    expect((await http('POST', `/v1/sessions/${id}/tool-calls`, { toolCallId: 'c1', tool: 'search_flights', input: { to: 'LIS' }, effect: { kind: 'none' } })).status).toBe(201);
+    expect(
+      (await http('POST', `/v1/sessions/${id}/tool-calls`, { toolCallId: 'c1', tool: 'search_flights', input: { to: 'LIS' }, effect: { kind: 'none' } }))
+        .status,
+    ).toBe(201);
     expect((await http('POST', `/v1/sessions/${id}/tool-calls/c1/succeed`, { output: { flights: ['TP123'] } })).status).toBe(200);
     expect((await http('POST', `/v1/sessions/${id}/tasks`, { title: 'find a hotel', taskId: 'task-1' })).status).toBe(201);
     expect((await http('POST', `/v1/sessions/${id}/messages`, { role: 'assistant', content: 'Found TP123.' })).status).toBe(201);
@@ -40,8 +43,19 @@ describe('recording steps and reading any past state', () => {
 
     const current = await http('GET', `/v1/sessions/${id}`);
     expect(current.status).toBe(200);
-    expect(current.body).toMatchObject({ sessionId: id, title: 'Lisbon trip', version: 10, head: 10, status: 'active', memory: {}, contextVars: { locale: 'pt-PT' }, tasks: [] });
-    expect(current.body.toolCalls).toEqual([expect.objectContaining({ toolCallId: 'c1', status: 'succeeded', output: { flights: ['TP123'] }, effect: { kind: 'none' } })]);
+    expect(current.body).toMatchObject({
+      sessionId: id,
+      title: 'Lisbon trip',
+      version: 10,
+      head: 10,
+      status: 'active',
+      memory: {},
+      contextVars: { locale: 'pt-PT' },
+      tasks: [],
+    });
+    expect(current.body.toolCalls).toEqual([
+      expect.objectContaining({ toolCallId: 'c1', status: 'succeeded', output: { flights: ['TP123'] }, effect: { kind: 'none' } }),
+    ]);
     expect(current.body.conversation.turns[0]).toMatchObject({ status: 'complete', messages: [{ role: 'user' }, { role: 'agent', content: 'Found TP123.' }] });
 
     const past = await http('GET', `/v1/sessions/${id}/state?at=3`);
@@ -51,7 +65,11 @@ describe('recording steps and reading any past state', () => {
 
     const events = await http('GET', `/v1/sessions/${id}/events?from=2&limit=3`);
     expect(events.body.events.map((e: { streamVersion: number }) => e.streamVersion)).toEqual([2, 3, 4]);
-    expect(events.body.events[0]).toMatchObject({ type: 'UserMessageReceived', parentVersion: 1, metadata: { tenantId: 'default', sessionId: id, actor: expect.stringMatching(/^key:/) } });
+    expect(events.body.events[0]).toMatchObject({
+      type: 'UserMessageReceived',
+      parentVersion: 1,
+      metadata: { tenantId: 'default', sessionId: id, actor: expect.stringMatching(/^key:/) },
+    });
     expect(events.body.nextFrom).toBe(5);
 
     const diff = await http('GET', `/v1/sessions/${id}/diff?from=3&to=10`);
@@ -76,7 +94,12 @@ describe('recording steps and reading any past state', () => {
 
     const context = await http('GET', `/v1/sessions/${id}/context`);
     expect(context.status).toBe(200);
-    expect(context.body.items.map((i: { content?: string }) => i.content)).toEqual(['first question', 'first answer', 'second question', 'Here is what I found so f']);
+    expect(context.body.items.map((i: { content?: string }) => i.content)).toEqual([
+      'first question',
+      'first answer',
+      'second question',
+      'Here is what I found so f',
+    ]);
     expect(context.body.items[3]).toMatchObject({ role: 'agent', interrupted: true });
     expect(context.body.strippedToolCalls).toEqual(['dangling']);
     const windowed = await http('GET', `/v1/sessions/${id}/context?maxTurns=1`);
@@ -127,12 +150,21 @@ describe('time travel: undo, redo, rollback, branches', () => {
 
   it('shows the plan of a head move across effects without doing anything (dry run)', async () => {
     const id = await newSession();
-    await http('POST', `/v1/sessions/${id}/tool-calls`, { toolCallId: 'book', tool: 'book_hotel', input: { city: 'Rome' }, effect: { kind: 'reversible', compensation: { channel: 'http', target: 'http://127.0.0.1:9/cancel/{{output.id}}' } } });
+    await http('POST', `/v1/sessions/${id}/tool-calls`, {
+      toolCallId: 'book',
+      tool: 'book_hotel',
+      input: { city: 'Rome' },
+      effect: { kind: 'reversible', compensation: { channel: 'http', target: 'http://127.0.0.1:9/cancel/{{output.id}}' } },
+    });
     await http('POST', `/v1/sessions/${id}/tool-calls/book/succeed`, { output: { id: 'H1' } });
     const before = await store.lastPosition();
     const plan = await http('POST', `/v1/sessions/${id}/rollback`, { toVersion: 1, dryRun: true });
     expect(plan.status).toBe(200);
-    expect(plan.body.plan).toMatchObject({ fromVersion: 3, toVersion: 1, toCompensate: [{ toolCallId: 'book', tool: 'book_hotel', startedVersion: 2, action: 'compensate' }] });
+    expect(plan.body.plan).toMatchObject({
+      fromVersion: 3,
+      toVersion: 1,
+      toCompensate: [{ toolCallId: 'book', tool: 'book_hotel', startedVersion: 2, action: 'compensate' }],
+    });
     const undoPlan = await http('POST', `/v1/sessions/${id}/undo`, { dryRun: true });
     expect(undoPlan.body.plan.toCompensate).toHaveLength(1);
     expect(await store.lastPosition()).toBe(before);
@@ -141,12 +173,23 @@ describe('time travel: undo, redo, rollback, branches', () => {
 
   it('requires confirmation for irreversible calls (428) and acknowledgement to roll back past them', async () => {
     const id = await newSession();
-    const unconfirmed = await http('POST', `/v1/sessions/${id}/tool-calls`, { toolCallId: 'pay', tool: 'charge_card', input: { eur: 90 }, effect: { kind: 'irreversible' } });
+    const unconfirmed = await http('POST', `/v1/sessions/${id}/tool-calls`, {
+      toolCallId: 'pay',
+      tool: 'charge_card',
+      input: { eur: 90 },
+      effect: { kind: 'irreversible' },
+    });
     expect(unconfirmed.status).toBe(428);
     expect(unconfirmed.body.error).toMatchObject({ code: 'confirmation_required', details: [{ field: 'confirmed' }] });
     expect((await http('GET', `/v1/sessions/${id}`)).body.version).toBe(1);
 
-    await http('POST', `/v1/sessions/${id}/tool-calls`, { toolCallId: 'pay', tool: 'charge_card', input: { eur: 90 }, effect: { kind: 'irreversible' }, confirmed: true });
+    await http('POST', `/v1/sessions/${id}/tool-calls`, {
+      toolCallId: 'pay',
+      tool: 'charge_card',
+      input: { eur: 90 },
+      effect: { kind: 'irreversible' },
+      confirmed: true,
+    });
     await http('POST', `/v1/sessions/${id}/tool-calls/pay/succeed`, { output: { charged: true } });
     const refused = await http('POST', `/v1/sessions/${id}/rollback`, { toVersion: 1 });
     expect(refused.status).toBe(409);
@@ -204,7 +247,7 @@ describe('idempotency and optimistic concurrency', () => {
 });
 
 describe('tenancy', () => {
-  it('needs an API key, and hides one tenant\'s sessions from another (404, not 403)', async () => {
+  it("needs an API key, and hides one tenant's sessions from another (404, not 403)", async () => {
     const id = await newSession();
     const keys = t.app.get<ApiKeyStore>(API_KEY_STORE);
     const { key } = await keys.create({ tenantId: 'acme', name: 'acme agent', role: 'agent' });
@@ -223,7 +266,7 @@ describe('tenancy', () => {
     expect((await anonymous('GET', '/health')).status).toBe(200);
   });
 
-  it('lists a tenant\'s sessions with cursor paging', async () => {
+  it("lists a tenant's sessions with cursor paging", async () => {
     const keys = t.app.get<ApiKeyStore>(API_KEY_STORE);
     const { key } = await keys.create({ tenantId: `pager${Date.now()}`, name: 'pager', role: 'agent' });
     const client = httpClient(t.baseUrl, key);

@@ -6,7 +6,17 @@ import type { SessionCommand } from '../../../../libs/domain/src';
 import type { Caller, WriteOptions, WriteResult } from '../../../../libs/engine/src';
 import { CurrentCaller } from '../auth/caller.decorator';
 import { WriteHeaders } from '../common/write-headers';
-import { CreateCheckpointDto, FailToolCallDto, InterruptTurnDto, PushTaskDto, RecordMessageDto, StartToolCallDto, SucceedToolCallDto, toCommand, ValueDto } from '../../../../libs/contracts/src';
+import {
+  CreateCheckpointDto,
+  FailToolCallDto,
+  InterruptTurnDto,
+  PushTaskDto,
+  RecordMessageDto,
+  StartToolCallDto,
+  SucceedToolCallDto,
+  toCommand,
+  ValueDto,
+} from '../../../../libs/contracts/src';
 import { IdParamPipe, NameParamPipe } from './path-params';
 import { ExecuteSessionCommand } from './session-commands';
 
@@ -25,51 +35,103 @@ export class StepsController {
 
   @Post('messages')
   @ApiOperation({ summary: 'Record a user or agent message' })
-  message(@CurrentCaller() c: Caller, @Param('id', IdParamPipe) id: string, @Body() b: RecordMessageDto, @WriteHeaders() o: WriteOptions, @Res({ passthrough: true }) r: FastifyReply) {
+  message(
+    @CurrentCaller() c: Caller,
+    @Param('id', IdParamPipe) id: string,
+    @Body() b: RecordMessageDto,
+    @WriteHeaders() o: WriteOptions,
+    @Res({ passthrough: true }) r: FastifyReply,
+  ) {
     return this.run(c, id, toCommand.recordMessage(b), o, r);
   }
 
   @Post('tool-calls')
   @ApiOperation({ summary: 'Start a tool call, declaring its effect before it runs' })
-  startToolCall(@CurrentCaller() c: Caller, @Param('id', IdParamPipe) id: string, @Body() b: StartToolCallDto, @WriteHeaders() o: WriteOptions, @Res({ passthrough: true }) r: FastifyReply) {
+  startToolCall(
+    @CurrentCaller() c: Caller,
+    @Param('id', IdParamPipe) id: string,
+    @Body() b: StartToolCallDto,
+    @WriteHeaders() o: WriteOptions,
+    @Res({ passthrough: true }) r: FastifyReply,
+  ) {
     return this.run(c, id, toCommand.startToolCall(b), o, r);
   }
 
   @Post('tool-calls/:callId/succeed')
   @HttpCode(200)
   @ApiOperation({ summary: 'Record a tool call result' })
-  succeed(@CurrentCaller() c: Caller, @Param('id', IdParamPipe) id: string, @Param('callId', IdParamPipe) callId: string, @Body() b: SucceedToolCallDto, @WriteHeaders() o: WriteOptions, @Res({ passthrough: true }) r: FastifyReply) {
+  succeed(
+    @CurrentCaller() c: Caller,
+    @Param('id', IdParamPipe) id: string,
+    @Param('callId', IdParamPipe) callId: string,
+    @Body() b: SucceedToolCallDto,
+    @WriteHeaders() o: WriteOptions,
+    @Res({ passthrough: true }) r: FastifyReply,
+  ) {
     return this.run(c, id, toCommand.succeedToolCall(callId, b), o, r);
   }
 
   @Post('tool-calls/:callId/fail')
   @HttpCode(200)
   @ApiOperation({ summary: 'Record a tool call failure' })
-  fail(@CurrentCaller() c: Caller, @Param('id', IdParamPipe) id: string, @Param('callId', IdParamPipe) callId: string, @Body() b: FailToolCallDto, @WriteHeaders() o: WriteOptions, @Res({ passthrough: true }) r: FastifyReply) {
+  fail(
+    @CurrentCaller() c: Caller,
+    @Param('id', IdParamPipe) id: string,
+    @Param('callId', IdParamPipe) callId: string,
+    @Body() b: FailToolCallDto,
+    @WriteHeaders() o: WriteOptions,
+    @Res({ passthrough: true }) r: FastifyReply,
+  ) {
     return this.run(c, id, toCommand.failToolCall(callId, b), o, r);
   }
 
   @Put('memory/:key')
   @ApiOperation({ summary: 'Write a memory entry' })
-  writeMemory(@CurrentCaller() c: Caller, @Param('id', IdParamPipe) id: string, @Param('key', NameParamPipe) key: string, @Body() b: ValueDto, @WriteHeaders() o: WriteOptions, @Res({ passthrough: true }) r: FastifyReply) {
+  writeMemory(
+    @CurrentCaller() c: Caller,
+    @Param('id', IdParamPipe) id: string,
+    @Param('key', NameParamPipe) key: string,
+    @Body() b: ValueDto,
+    @WriteHeaders() o: WriteOptions,
+    @Res({ passthrough: true }) r: FastifyReply,
+  ) {
     return this.run(c, id, toCommand.writeMemory(key, b), o, r);
   }
 
   @Delete('memory/:key')
   @ApiOperation({ summary: 'Erase a memory entry (recorded as an event; history keeps the old value)' })
-  eraseMemory(@CurrentCaller() c: Caller, @Param('id', IdParamPipe) id: string, @Param('key', NameParamPipe) key: string, @WriteHeaders() o: WriteOptions, @Res({ passthrough: true }) r: FastifyReply) {
+  eraseMemory(
+    @CurrentCaller() c: Caller,
+    @Param('id', IdParamPipe) id: string,
+    @Param('key', NameParamPipe) key: string,
+    @WriteHeaders() o: WriteOptions,
+    @Res({ passthrough: true }) r: FastifyReply,
+  ) {
     return this.run(c, id, toCommand.eraseMemory(key), o, r);
   }
 
   @Put('context-vars/:name')
   @ApiOperation({ summary: 'Set a context variable' })
-  setVar(@CurrentCaller() c: Caller, @Param('id', IdParamPipe) id: string, @Param('name', NameParamPipe) name: string, @Body() b: ValueDto, @WriteHeaders() o: WriteOptions, @Res({ passthrough: true }) r: FastifyReply) {
+  setVar(
+    @CurrentCaller() c: Caller,
+    @Param('id', IdParamPipe) id: string,
+    @Param('name', NameParamPipe) name: string,
+    @Body() b: ValueDto,
+    @WriteHeaders() o: WriteOptions,
+    @Res({ passthrough: true }) r: FastifyReply,
+  ) {
     return this.run(c, id, toCommand.setContextVariable(name, b), o, r);
   }
 
   @Post('tasks')
   @ApiOperation({ summary: 'Push a task onto the task stack' })
-  pushTask(@CurrentCaller() c: Caller, @Param('id', IdParamPipe) id: string, @Body() b: PushTaskDto, @WriteHeaders() o: WriteOptions, @Res({ passthrough: true }) r: FastifyReply) {
+  pushTask(
+    @CurrentCaller() c: Caller,
+    @Param('id', IdParamPipe) id: string,
+    @Body() b: PushTaskDto,
+    @WriteHeaders() o: WriteOptions,
+    @Res({ passthrough: true }) r: FastifyReply,
+  ) {
     return this.run(c, id, toCommand.pushTask(b), o, r);
   }
 
@@ -82,13 +144,26 @@ export class StepsController {
   @Post('turns/:turnId/interrupt')
   @HttpCode(200)
   @ApiOperation({ summary: 'The user stopped the answer: keep what they saw' })
-  interrupt(@CurrentCaller() c: Caller, @Param('id', IdParamPipe) id: string, @Param('turnId', IdParamPipe) turnId: string, @Body() b: InterruptTurnDto, @WriteHeaders() o: WriteOptions, @Res({ passthrough: true }) r: FastifyReply) {
+  interrupt(
+    @CurrentCaller() c: Caller,
+    @Param('id', IdParamPipe) id: string,
+    @Param('turnId', IdParamPipe) turnId: string,
+    @Body() b: InterruptTurnDto,
+    @WriteHeaders() o: WriteOptions,
+    @Res({ passthrough: true }) r: FastifyReply,
+  ) {
     return this.run(c, id, toCommand.interruptTurn(turnId, b), o, r);
   }
 
   @Post('checkpoints')
   @ApiOperation({ summary: 'Label the current head' })
-  checkpoint(@CurrentCaller() c: Caller, @Param('id', IdParamPipe) id: string, @Body() b: CreateCheckpointDto, @WriteHeaders() o: WriteOptions, @Res({ passthrough: true }) r: FastifyReply) {
+  checkpoint(
+    @CurrentCaller() c: Caller,
+    @Param('id', IdParamPipe) id: string,
+    @Body() b: CreateCheckpointDto,
+    @WriteHeaders() o: WriteOptions,
+    @Res({ passthrough: true }) r: FastifyReply,
+  ) {
     return this.run(c, id, toCommand.createCheckpoint(b), o, r);
   }
 }

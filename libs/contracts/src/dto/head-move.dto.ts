@@ -12,7 +12,11 @@ class HeadMoveOptionsDto {
   @IsBoolean()
   dryRun?: boolean;
 
-  @ApiPropertyOptional({ description: 'Wait up to this long for compensations to finish before answering (else 202 at once, follow Location).', minimum: 0, maximum: 60000 })
+  @ApiPropertyOptional({
+    description: 'Wait up to this long for compensations to finish before answering (else 202 at once, follow Location).',
+    minimum: 0,
+    maximum: 60000,
+  })
   @IsOptional()
   @IsInt()
   @Min(0)

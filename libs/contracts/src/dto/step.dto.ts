@@ -16,7 +16,9 @@ export class RecordMessageDto {
   @MaxLength(MAX_TEXT)
   content!: string;
 
-  @ApiPropertyOptional({ description: 'The turn this message belongs to. A user message without one starts a new turn; an agent message without one answers the latest turn.' })
+  @ApiPropertyOptional({
+    description: 'The turn this message belongs to. A user message without one starts a new turn; an agent message without one answers the latest turn.',
+  })
   @IsOptional()
   @Matches(ID_PATTERN, { message: 'turnId must be 1-128 letters, digits, "_", "-" or "."' })
   turnId?: string;
@@ -27,7 +29,10 @@ export class CompensationDto {
   @IsIn(COMPENSATION_CHANNELS as unknown as string[])
   channel!: CompensationChannel;
 
-  @ApiProperty({ description: 'http: URL template; kafka: request topic; inline: handler name.', example: 'http://travel.local/bookings/{{output.bookingId}}/cancel' })
+  @ApiProperty({
+    description: 'http: URL template; kafka: request topic; inline: handler name.',
+    example: 'http://travel.local/bookings/{{output.bookingId}}/cancel',
+  })
   @IsString()
   @MinLength(1)
   @MaxLength(2048)
@@ -73,7 +78,10 @@ export class RetryPolicyDto {
 }
 
 export class RegisterToolDto {
-  @ApiProperty({ enum: EFFECT_KINDS, description: 'none: read-only; reversible: an exact undo exists; compensable: a counter-action exists; irreversible: cannot be undone.' })
+  @ApiProperty({
+    enum: EFFECT_KINDS,
+    description: 'none: read-only; reversible: an exact undo exists; compensable: a counter-action exists; irreversible: cannot be undone.',
+  })
   @IsIn(EFFECT_KINDS as unknown as string[])
   kind!: EffectKind;
 

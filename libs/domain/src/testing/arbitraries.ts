@@ -58,9 +58,19 @@ export function commandsFor(intent: Intent, state: SessionState): SessionCommand
       return [{ type: 'RecordMessage', role: intent.kind, content: intent.text }];
     case 'tool': {
       const toolCallId = `call-${++callCounter}`;
-      const start: SessionCommand = { type: 'StartToolCall', toolCallId, tool: 'search', input: { q: toolCallId }, effect: { kind: intent.effect }, confirmed: intent.confirmed };
+      const start: SessionCommand = {
+        type: 'StartToolCall',
+        toolCallId,
+        tool: 'search',
+        input: { q: toolCallId },
+        effect: { kind: intent.effect },
+        confirmed: intent.confirmed,
+      };
       if (intent.finish === 'leave') return [start];
-      return [start, intent.finish === 'succeed' ? { type: 'CompleteToolCall', toolCallId, output: { ok: true } } : { type: 'FailToolCall', toolCallId, error: 'boom' }];
+      return [
+        start,
+        intent.finish === 'succeed' ? { type: 'CompleteToolCall', toolCallId, output: { ok: true } } : { type: 'FailToolCall', toolCallId, error: 'boom' },
+      ];
     }
     case 'memory':
       return [{ type: 'WriteMemory', key: intent.key, value: intent.value }];

@@ -108,16 +108,15 @@ export class SqliteEventStore implements EventStore {
     const db = this.db;
     this.statements = {
       streamVersion: db.prepare<[string], { version: number }>('SELECT version FROM streams WHERE stream_id = ?'),
-      insertEvent: db.prepare(
-        'INSERT INTO events (stream_id, stream_version, event_id, type, parent_version, data, metadata) VALUES (?, ?, ?, ?, ?, ?, ?)',
-      ),
+      insertEvent: db.prepare('INSERT INTO events (stream_id, stream_version, event_id, type, parent_version, data, metadata) VALUES (?, ?, ?, ?, ?, ?, ?)'),
       upsertStream: db.prepare(
         `INSERT INTO streams (stream_id, version, created_at, updated_at) VALUES (?, ?, ?, ?)
          ON CONFLICT (stream_id) DO UPDATE SET version = excluded.version, updated_at = excluded.updated_at`,
       ),
-      findIdempotency: db.prepare<[string, string], { scope: string; key: string; fingerprint: string; stream_id: string; first_version: number; last_version: number }>(
-        'SELECT scope, key, fingerprint, stream_id, first_version, last_version FROM idempotency_keys WHERE scope = ? AND key = ?',
-      ),
+      findIdempotency: db.prepare<
+        [string, string],
+        { scope: string; key: string; fingerprint: string; stream_id: string; first_version: number; last_version: number }
+      >('SELECT scope, key, fingerprint, stream_id, first_version, last_version FROM idempotency_keys WHERE scope = ? AND key = ?'),
       insertIdempotency: db.prepare(
         'INSERT INTO idempotency_keys (scope, key, fingerprint, stream_id, first_version, last_version, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
       ),
@@ -129,9 +128,7 @@ export class SqliteEventStore implements EventStore {
       listStreams: db.prepare<[string, string, string, number], { stream_id: string; version: number; created_at: string; updated_at: string }>(
         'SELECT * FROM streams WHERE stream_id >= ? AND stream_id < ? AND stream_id > ? ORDER BY stream_id LIMIT ?',
       ),
-      saveSnapshot: db.prepare(
-        'INSERT OR REPLACE INTO snapshots (stream_id, version, reducer_version, state, created_at) VALUES (?, ?, ?, ?, ?)',
-      ),
+      saveSnapshot: db.prepare('INSERT OR REPLACE INTO snapshots (stream_id, version, reducer_version, state, created_at) VALUES (?, ?, ?, ?, ?)'),
       loadSnapshot: db.prepare<[string, number, number], { version: number; state: string }>(
         'SELECT version, state FROM snapshots WHERE stream_id = ? AND reducer_version = ? AND version <= ? ORDER BY version DESC LIMIT 1',
       ),
@@ -151,7 +148,15 @@ export class SqliteEventStore implements EventStore {
       let version = current;
       for (const event of events) {
         version++;
-        this.statements.insertEvent.run(streamId, version, event.eventId, event.type, event.parentVersion, JSON.stringify(event.data), JSON.stringify(event.metadata));
+        this.statements.insertEvent.run(
+          streamId,
+          version,
+          event.eventId,
+          event.type,
+          event.parentVersion,
+          JSON.stringify(event.data),
+          JSON.stringify(event.metadata),
+        );
       }
       this.statements.upsertStream.run(streamId, version, now, now);
       if (claim) this.statements.insertIdempotency.run(claim.scope, claim.key, claim.fingerprint, streamId, current + 1, version, now);
@@ -164,9 +169,7 @@ export class SqliteEventStore implements EventStore {
   }
 
   async readStream(streamId: string, options: ReadStreamOptions = {}): Promise<StoredEvent[]> {
-    return this.statements.readStream
-      .all(streamId, options.fromVersion ?? 1, options.toVersion ?? Number.MAX_SAFE_INTEGER, options.limit ?? -1)
-      .map(toStored);
+    return this.statements.readStream.all(streamId, options.fromVersion ?? 1, options.toVersion ?? Number.MAX_SAFE_INTEGER, options.limit ?? -1).map(toStored);
   }
 
   async streamVersion(streamId: string): Promise<number> {
@@ -191,7 +194,14 @@ export class SqliteEventStore implements EventStore {
   async findIdempotency(scope: string, key: string): Promise<IdempotencyRecord | null> {
     const row = this.statements.findIdempotency.get(scope, key);
     return row
-      ? { scope: row.scope, key: row.key, fingerprint: row.fingerprint, streamId: row.stream_id, firstVersion: row.first_version, lastVersion: row.last_version }
+      ? {
+          scope: row.scope,
+          key: row.key,
+          fingerprint: row.fingerprint,
+          streamId: row.stream_id,
+          firstVersion: row.first_version,
+          lastVersion: row.last_version,
+        }
       : null;
   }
 

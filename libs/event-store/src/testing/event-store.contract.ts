@@ -57,7 +57,11 @@ export function describeEventStoreContract(name: string, create: () => Promise<E
     });
 
     it('reads a stream from a version, to a version, with a limit', async () => {
-      await store.append(stream, Array.from({ length: 10 }, () => newEvent()), { expectedVersion: 'any' });
+      await store.append(
+        stream,
+        Array.from({ length: 10 }, () => newEvent()),
+        { expectedVersion: 'any' },
+      );
       expect((await store.readStream(stream, { fromVersion: 4 })).map((e) => e.streamVersion)).toEqual([4, 5, 6, 7, 8, 9, 10]);
       expect((await store.readStream(stream, { fromVersion: 4, toVersion: 6 })).map((e) => e.streamVersion)).toEqual([4, 5, 6]);
       expect((await store.readStream(stream, { fromVersion: 2, limit: 2 })).map((e) => e.streamVersion)).toEqual([2, 3]);
@@ -111,28 +115,35 @@ export function describeEventStoreContract(name: string, create: () => Promise<E
     it('keeps one global order across streams, readable page by page exactly once', async () => {
       const start = await store.lastPosition();
       await fc.assert(
-        fc.asyncProperty(fc.array(fc.record({ stream: fc.integer({ min: 0, max: 3 }), count: fc.integer({ min: 1, max: 4 }) }), { minLength: 1, maxLength: 12 }), async (batches) => {
-          const from = await store.lastPosition();
-          const prefix = `session:t1:${randomUUID()}:`;
-          for (const batch of batches) {
-            await store.append(prefix + batch.stream, Array.from({ length: batch.count }, () => newEvent()), { expectedVersion: 'any' });
-          }
-          const total = batches.reduce((sum, b) => sum + b.count, 0);
-          const seen: number[] = [];
-          for (let after = from; ; ) {
-            const page = await store.readAll({ after, limit: 5 });
-            if (page.length === 0) break;
-            seen.push(...page.map((e) => e.globalPosition));
-            after = page[page.length - 1]!.globalPosition;
-          }
-          expect(seen).toHaveLength(total);
-          expect([...seen].sort((a, b) => a - b)).toEqual(seen);
-          expect(new Set(seen).size).toBe(total);
-          for (let s = 0; s < 4; s++) {
-            const versions = (await store.readStream(prefix + s)).map((e) => e.streamVersion);
-            expect(versions).toEqual(versions.map((_, i) => i + 1));
-          }
-        }),
+        fc.asyncProperty(
+          fc.array(fc.record({ stream: fc.integer({ min: 0, max: 3 }), count: fc.integer({ min: 1, max: 4 }) }), { minLength: 1, maxLength: 12 }),
+          async (batches) => {
+            const from = await store.lastPosition();
+            const prefix = `session:t1:${randomUUID()}:`;
+            for (const batch of batches) {
+              await store.append(
+                prefix + batch.stream,
+                Array.from({ length: batch.count }, () => newEvent()),
+                { expectedVersion: 'any' },
+              );
+            }
+            const total = batches.reduce((sum, b) => sum + b.count, 0);
+            const seen: number[] = [];
+            for (let after = from; ; ) {
+              const page = await store.readAll({ after, limit: 5 });
+              if (page.length === 0) break;
+              seen.push(...page.map((e) => e.globalPosition));
+              after = page[page.length - 1]!.globalPosition;
+            }
+            expect(seen).toHaveLength(total);
+            expect([...seen].sort((a, b) => a - b)).toEqual(seen);
+            expect(new Set(seen).size).toBe(total);
+            for (let s = 0; s < 4; s++) {
+              const versions = (await store.readStream(prefix + s)).map((e) => e.streamVersion);
+              expect(versions).toEqual(versions.map((_, i) => i + 1));
+            }
+          },
+        ),
         { numRuns: 25 },
       );
       expect(await store.lastPosition()).toBeGreaterThan(start);

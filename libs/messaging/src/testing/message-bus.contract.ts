@@ -25,7 +25,10 @@ export function describeMessageBusContract(name: string, create: () => Promise<M
       const sub = await bus.subscribe(topic, { groupId: `g-${randomUUID()}`, fromBeginning: true }, async (m) => {
         got.push(m);
       });
-      await bus.publish(topic, Array.from({ length: 20 }, (_, i) => ({ key: `k${i % 2}`, value: JSON.stringify({ i }), headers: { type: 'T', n: String(i) } })));
+      await bus.publish(
+        topic,
+        Array.from({ length: 20 }, (_, i) => ({ key: `k${i % 2}`, value: JSON.stringify({ i }), headers: { type: 'T', n: String(i) } })),
+      );
       await until(() => got.length === 20);
       for (const key of ['k0', 'k1']) {
         const ns = got.filter((m) => m.key === key).map((m) => JSON.parse(m.value).i);
@@ -47,7 +50,10 @@ export function describeMessageBusContract(name: string, create: () => Promise<M
         if (m.value === 'flaky' && failures++ < 2) throw new Error('transient');
         b.push(m.value);
       });
-      await bus.publish(topic, ['one', 'flaky', 'three'].map((value) => ({ key: 'same', value, headers: {} })));
+      await bus.publish(
+        topic,
+        ['one', 'flaky', 'three'].map((value) => ({ key: 'same', value, headers: {} })),
+      );
       await until(() => a.length === 3 && b.length === 3);
       expect(a).toEqual(['one', 'flaky', 'three']);
       expect(b).toEqual(['one', 'flaky', 'three']);

@@ -67,7 +67,12 @@ export class BusCompensationChannel implements CompensationChannel {
         },
       ]);
     } catch (error) {
-      this.waiting.get(request.idempotencyKey)?.({ idempotencyKey: request.idempotencyKey, status: 'failed', retryable: true, error: `publish to ${request.target} failed: ${(error as Error).message}` });
+      this.waiting.get(request.idempotencyKey)?.({
+        idempotencyKey: request.idempotencyKey,
+        status: 'failed',
+        retryable: true,
+        error: `publish to ${request.target} failed: ${(error as Error).message}`,
+      });
     }
     const answer = await reply;
     if (!answer) return { status: 'failed', retryable: true, error: `no reply on ${replyTopic} within ${request.timeoutMs} ms` };
