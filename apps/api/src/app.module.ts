@@ -6,16 +6,16 @@ import { ApiExceptionFilter } from './common/api-exception.filter';
 import { createValidationPipe } from './common/validation';
 import type { RewindConfig } from './config/rewind-config';
 import { HealthController } from './health/health.controller';
-import { InfrastructureModule } from './infrastructure/infrastructure.module';
+import { InfrastructureModule, type OpenedStores } from './infrastructure/infrastructure.module';
 import { RollbacksModule } from './rollbacks/rollbacks.module';
 import { SessionsModule } from './sessions/sessions.module';
 
 @Module({})
 export class AppModule {
-  static forConfig(config: RewindConfig): DynamicModule {
+  static forConfig(config: RewindConfig, stores: OpenedStores): DynamicModule {
     return {
       module: AppModule,
-      imports: [CqrsModule.forRoot(), InfrastructureModule.forConfig(config), SessionsModule, RollbacksModule],
+      imports: [CqrsModule.forRoot(), InfrastructureModule.forConfig(config, stores), SessionsModule, RollbacksModule],
       controllers: [HealthController],
       providers: [
         { provide: APP_GUARD, useClass: ApiKeyGuard },

@@ -5,6 +5,7 @@ import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { ensureAdminKey, type ApiKeyStore } from '../../../libs/tenancy/src';
 import { AppModule } from './app.module';
 import type { RewindConfig } from './config/rewind-config';
+import { openStores } from './infrastructure/infrastructure.module';
 import { API_KEY_STORE } from './infrastructure/tokens';
 
 const LEVELS: Record<RewindConfig['logLevel'], LogLevel[]> = {
@@ -23,7 +24,12 @@ export interface CreatedApp {
 /** Builds the HTTP app (used by main.ts and by the end-to-end tests). */
 export async function createApp(config: RewindConfig): Promise<CreatedApp> {
   const adapter = new FastifyAdapter({ bodyLimit: config.maxBodyBytes });
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forConfig(config), adapter, { logger: LEVELS[config.logLevel] });
+  const stores = await openStores(config);
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forConfig(config, stores), adapter, {
+    logger: LEVELS[config.logLevel],
+    // Start-up failures reach main(), which explains them in one line instead of a stack.
+    abortOnError: false,
+  });
   // Only JSON bodies are accepted; say so plainly instead of failing field validation.
   app
     .getHttpAdapter()

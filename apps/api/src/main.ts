@@ -19,8 +19,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  if (error instanceof ConfigError) {
-    process.stderr.write(`Rewind cannot start: ${error.message}\n`);
+  if (error instanceof ConfigError || (error as Error)?.name === 'PostgresUnavailableError') {
+    process.stderr.write(`Rewind cannot start: ${(error as Error).message}\n`);
   } else {
     const e = error as NodeJS.ErrnoException;
     if (e?.code === 'EADDRINUSE') process.stderr.write(`Rewind cannot start: port is already in use (${e.message}). Set PORT to a free port.\n`);

@@ -6,6 +6,6 @@ import { toApiError } from './error-mapping';
 export class ApiExceptionFilter implements ExceptionFilter {
   catch(exception: unknown, host: ArgumentsHost): void {
     const apiError = toApiError(exception);
-    host.switchToHttp().getResponse<FastifyReply>().status(apiError.status).send(apiError.body());
+    host.switchToHttp().getResponse<FastifyReply>().headers(apiError.headers).status(apiError.status).send(apiError.body());
   }
 }

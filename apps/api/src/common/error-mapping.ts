@@ -53,6 +53,16 @@ export function toApiError(error: unknown): ApiError {
     if (status === 400 && /JSON/.test(message)) return new ApiError(400, 'invalid_json', `The body is not valid JSON: ${message}`);
     return new ApiError(status, CODE_OF_STATUS[status] ?? 'error', message);
   }
+  if (isStoreUnreachable(error)) {
+    logger.error(`The event store is unreachable: ${(error as Error).message}`);
+    return new ApiError(
+      503,
+      'store_unavailable',
+      'The event store cannot be reached right now, so this request was not acknowledged. Retry shortly with the same Idempotency-Key: it is applied at most once.',
+      [],
+      { 'retry-after': '1' },
+    );
+  }
   const fastifyError = error as { statusCode?: number; code?: string; message?: string };
   if (typeof fastifyError?.statusCode === 'number' && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500) {
     const status = fastifyError.statusCode;
@@ -68,5 +78,31 @@ export function toApiError(error: unknown): ApiError {
     500,
     'internal_error',
     'Something went wrong on our side; the request may not have been applied. Retry with the same Idempotency-Key to be safe. Details are in the server log.',
+  );
+}
+
+/** Connection-level failures of the database (not query errors): the write did not happen. */
+const CONNECTION_ERRORS = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  '57P01',
+  '57P02',
+  '57P03',
+  '08000',
+  '08001',
+  '08003',
+  '08004',
+  '08006',
+]);
+function isStoreUnreachable(error: unknown): boolean {
+  const e = error as { code?: string; message?: string; name?: string } | null;
+  if (!e) return false;
+  return (
+    e.name === 'PostgresUnavailableError' ||
+    (typeof e.code === 'string' && CONNECTION_ERRORS.has(e.code)) ||
+    /Connection terminated|timeout exceeded when trying to connect/i.test(e.message ?? '')
   );
 }

@@ -1,6 +1,12 @@
 import { resolve } from 'node:path';
 
 export interface RewindConfig {
+  /** Where events live: the embedded SQLite file, or PostgreSQL. */
+  store: 'sqlite' | 'postgres';
+  /** PostgreSQL connection string (REWIND_STORE=postgres). */
+  databaseUrl: string | undefined;
+  /** PostgreSQL pool size. */
+  pgPoolSize: number;
   port: number;
   host: string;
   dataDir: string;
@@ -42,7 +48,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RewindConfig {
   if (adminKey !== undefined && adminKey.length < 16) {
     throw new ConfigError('REWIND_ADMIN_KEY is too short: use at least 16 characters (e.g. `openssl rand -hex 24`).');
   }
+  const store = oneOf(env, 'REWIND_STORE', ['sqlite', 'postgres'] as const, 'sqlite');
+  const databaseUrl = env.DATABASE_URL || undefined;
+  if (store === 'postgres' && !databaseUrl) {
+    throw new ConfigError('REWIND_STORE=postgres needs DATABASE_URL, e.g. DATABASE_URL=postgres://user:password@127.0.0.1:5432/rewind.');
+  }
   return {
+    store,
+    databaseUrl,
+    pgPoolSize: integer(env, 'REWIND_PG_POOL_SIZE', 20, 1, 1000),
     port: integer(env, 'PORT', 3000, 0, 65535),
     host: env.HOST || '0.0.0.0',
     dataDir: resolve(env.REWIND_DATA_DIR || './data'),

@@ -1,12 +1,30 @@
 import { Global, Inject, Logger, Module, type DynamicModule, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { join } from 'node:path';
 import { SessionRepository, SessionService, ToolRegistry } from '../../../../libs/engine/src';
-import { SqliteEventStore, type EventStore, type StoredEvent } from '../../../../libs/event-store/src';
+import { PostgresEventStore, SqliteEventStore, type EventStore, type StoredEvent } from '../../../../libs/event-store/src';
 import { InProcessMessageBus, type MessageBus } from '../../../../libs/messaging/src';
 import { BusCompensationChannel, HttpCompensationChannel, InlineCompensationChannel, RollbackSaga } from '../../../../libs/sagas/src';
-import { SqliteApiKeyStore, type ApiKeyStore } from '../../../../libs/tenancy/src';
+import { PostgresApiKeyStore, SqliteApiKeyStore, type ApiKeyStore } from '../../../../libs/tenancy/src';
 import type { RewindConfig } from '../config/rewind-config';
 import { API_KEY_STORE, EVENT_STORE, MESSAGE_BUS, REWIND_CONFIG } from './tokens';
+
+export interface OpenedStores {
+  events: EventStore;
+  keys: ApiKeyStore;
+}
+
+/**
+ * Opens the configured stores before the app is built, so that an unreachable database
+ * stops the start with one clear sentence (PostgresUnavailableError) instead of a stack.
+ */
+export async function openStores(config: RewindConfig): Promise<OpenedStores> {
+  if (config.store === 'postgres') {
+    const events = await PostgresEventStore.open({ connectionString: config.databaseUrl!, poolSize: config.pgPoolSize });
+    return { events, keys: await PostgresApiKeyStore.open(events.pool) };
+  }
+  const databaseFile = join(config.dataDir, 'rewind.db');
+  return { events: new SqliteEventStore({ filename: databaseFile, synchronous: config.sqliteSynchronous }), keys: new SqliteApiKeyStore(databaseFile) };
+}
 
 /** Events after which the saga has work to do on a rollback. */
 function rollbackToRun(events: StoredEvent[]): string | null {
@@ -31,15 +49,14 @@ export class InfrastructureModule implements OnApplicationBootstrap, OnApplicati
     private readonly saga: RollbackSaga,
   ) {}
 
-  static forConfig(config: RewindConfig): DynamicModule {
-    const databaseFile = join(config.dataDir, 'rewind.db');
+  static forConfig(config: RewindConfig, stores: OpenedStores): DynamicModule {
     let saga: RollbackSaga | undefined;
     return {
       module: InfrastructureModule,
       providers: [
         { provide: REWIND_CONFIG, useValue: config },
-        { provide: EVENT_STORE, useFactory: () => new SqliteEventStore({ filename: databaseFile, synchronous: config.sqliteSynchronous }) },
-        { provide: API_KEY_STORE, useFactory: () => new SqliteApiKeyStore(databaseFile) },
+        { provide: EVENT_STORE, useValue: stores.events },
+        { provide: API_KEY_STORE, useValue: stores.keys },
         { provide: MESSAGE_BUS, useFactory: () => new InProcessMessageBus() },
         { provide: ToolRegistry, inject: [EVENT_STORE], useFactory: (store: EventStore) => new ToolRegistry(store) },
         { provide: InlineCompensationChannel, useFactory: () => new InlineCompensationChannel() },
@@ -78,7 +95,7 @@ export class InfrastructureModule implements OnApplicationBootstrap, OnApplicati
   async onApplicationShutdown(): Promise<void> {
     await this.saga.stop();
     await this.bus.close();
-    await this.store.close();
     await this.keys.close();
+    await this.store.close();
   }
 }
