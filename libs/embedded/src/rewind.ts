@@ -55,16 +55,16 @@ export class Rewind {
 
   private static over(store: EventStore, tenantId: string, snapshotEvery = 100): Rewind {
     const compensators = new InlineCompensationChannel();
-    let saga: RollbackSaga | undefined;
+    const late: { saga?: RollbackSaga } = {}; // the saga needs the service, which must notify it
     const sessions = new SessionService(new SessionRepository(store, { snapshotEvery }), {
       compensationEnabled: true,
       onCommitted: (tenant: string, sessionId: string, events: StoredEvent[]) => {
         const retried = events.find((e) => e.type === 'CompensationRetryRequested' || e.type === 'CompensationResolved');
-        if (retried) saga?.kick(tenant, sessionId, (retried.data as { rollbackId: string }).rollbackId);
+        if (retried) late.saga?.kick(tenant, sessionId, (retried.data as { rollbackId: string }).rollbackId);
       },
     });
-    saga = new RollbackSaga(sessions, [compensators]);
-    return new Rewind(store, sessions, saga, compensators, tenantId);
+    late.saga = new RollbackSaga(sessions, [compensators]);
+    return new Rewind(store, sessions, late.saga, compensators, tenantId);
   }
 
   async startSession(sessionId: string = randomUUID(), title?: string): Promise<RewindSession> {
