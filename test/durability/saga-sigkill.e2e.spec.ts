@@ -2,18 +2,26 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TravelService } from '../../apps/demo/src/travel-service';
 import { httpClient } from '../support/http-client';
+import { E2E_STORES, storeEnv } from '../support/postgres';
 import { kill9, startServerProcess, type ServerProcess } from '../support/server-process';
 
 // The built server runs as a child process; SIGKILL lands at random points of running rollbacks.
-describe('durability: rollbacks killed midway resume on restart and undo each effect exactly once', () => {
+describe.each(E2E_STORES)('durability on the %s store: rollbacks killed midway resume on restart and undo each effect exactly once', (storeName) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'rewind-saga-kill-'));
-  const env = { REWIND_DATA_DIR: dataDir, REWIND_ADMIN_KEY: `saga-${randomBytes(12).toString('hex')}` };
+  const env: Record<string, string> = { REWIND_DATA_DIR: dataDir, REWIND_ADMIN_KEY: `saga-${randomBytes(12).toString('hex')}` };
   const travel = new TravelService();
+  let cleanup: () => Promise<void> = async () => undefined;
+  beforeAll(async () => {
+    const target = await storeEnv(storeName);
+    Object.assign(env, target.env);
+    cleanup = target.cleanup;
+  });
   afterAll(async () => {
     await travel.stop();
+    await cleanup();
     rmSync(dataDir, { recursive: true, force: true });
   });
 
