@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SessionRepository, SessionService, sessionStreamId } from '../../libs/engine/src';
 import { SqliteEventStore } from '../../libs/event-store/src';
+import { performance } from 'node:perf_hooks';
 import { fmt, measure } from './stats';
 
 const caller = { tenantId: 'bench', actor: 'bench' };
@@ -30,19 +31,22 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'rewind-bench-'));
   const quick = process.argv.includes('--quick');
   try {
-    for (const snapshotEvery of [0, 100]) {
+    const strides = process.argv.includes('--sweep') ? [0, 25, 50, 100, 200, 500] : [0, 100];
+    for (const snapshotEvery of strides) {
       const store = new SqliteEventStore({ filename: join(dir, `restore-${snapshotEvery}.db`) });
       const service = new SessionService(new SessionRepository(store, { snapshotEvery }));
       const fresh = new SessionRepository(store, { snapshotEvery }); // no cache: every call restores from the store
       await service.startSession(caller, { sessionId: 'short' });
       await writeTurns(service, 'short', 20);
       await service.startSession(caller, { sessionId: 'long' });
+      const writeStart = performance.now();
       await writeTurns(service, 'long', quick ? 400 : 2000);
+      const writeMs = performance.now() - writeStart;
       const short = sessionStreamId('bench', 'short');
       const long = sessionStreamId('bench', 'long');
       const longVersion = await store.streamVersion(long);
       const label = snapshotEvery === 0 ? 'pure replay (no snapshots)' : `snapshots every ${snapshotEvery} events`;
-      console.log(`\n${label}`);
+      console.log(`\n${label}  (writing the long session: ${((writeMs * 1000) / ((quick ? 400 : 2000) * 5)).toFixed(1)} µs per event)`);
       console.log(
         `  20-turn session (${await store.streamVersion(short)} events), head:        ${fmt(await measure(() => fresh.restore(short, Number.MAX_SAFE_INTEGER), 2000))}`,
       );
