@@ -75,6 +75,14 @@ interface EventRow {
   metadata: string;
 }
 
+interface PendingAppend {
+  streamId: string;
+  events: readonly NewEvent[];
+  options: AppendOptions;
+  resolve: (result: AppendResult) => void;
+  reject: (error: unknown) => void;
+}
+
 function toStored(row: EventRow): StoredEvent {
   return {
     eventId: row.event_id,
@@ -97,6 +105,8 @@ export class SqliteEventStore implements EventStore {
   readonly db: Database.Database;
   private readonly statements;
   private readonly appendTx;
+  private readonly groupCommitTx;
+  private pending: PendingAppend[] = [];
 
   constructor(options: SqliteEventStoreOptions) {
     if (options.filename !== ':memory:') mkdirSync(dirname(options.filename), { recursive: true });
@@ -162,10 +172,45 @@ export class SqliteEventStore implements EventStore {
       if (claim) this.statements.insertIdempotency.run(claim.scope, claim.key, claim.fingerprint, streamId, current + 1, version, now);
       return { streamId, firstVersion: current + 1, lastVersion: version, duplicate: false };
     });
+    // Called inside the group transaction, appendTx runs as a savepoint: a failure undoes that append only.
+    this.groupCommitTx = db.transaction((batch: PendingAppend[], outcomes: ({ ok: true; result: AppendResult } | { ok: false; error: unknown })[]) => {
+      for (const item of batch) {
+        try {
+          outcomes.push({ ok: true, result: this.appendTx(item.streamId, item.events, item.options) });
+        } catch (error) {
+          outcomes.push({ ok: false, error });
+        }
+      }
+    });
   }
 
-  async append(streamId: string, events: readonly NewEvent[], options: AppendOptions): Promise<AppendResult> {
-    return this.appendTx.immediate(streamId, events, options);
+  /**
+   * Group commit: appends issued in the same turn of the event loop share one transaction,
+   * so one fsync makes them all durable. Each runs in its own savepoint, so one append's
+   * conflict fails that append only. Nothing resolves before the commit.
+   */
+  append(streamId: string, events: readonly NewEvent[], options: AppendOptions): Promise<AppendResult> {
+    return new Promise((resolve, reject) => {
+      this.pending.push({ streamId, events, options, resolve, reject });
+      if (this.pending.length === 1) setImmediate(() => this.flush());
+    });
+  }
+
+  private flush(): void {
+    const batch = this.pending;
+    this.pending = [];
+    const outcomes: ({ ok: true; result: AppendResult } | { ok: false; error: unknown })[] = [];
+    try {
+      this.groupCommitTx.immediate(batch, outcomes);
+    } catch (error) {
+      for (const item of batch) item.reject(error);
+      return;
+    }
+    batch.forEach((item, i) => {
+      const outcome = outcomes[i]!;
+      if (outcome.ok) item.resolve(outcome.result);
+      else item.reject(outcome.error);
+    });
   }
 
   async readStream(streamId: string, options: ReadStreamOptions = {}): Promise<StoredEvent[]> {
