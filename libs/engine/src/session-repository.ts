@@ -40,10 +40,11 @@ export class SessionRepository {
    * The state at `version` (default: the newest). The returned object may be shared with
    * the cache: read it, never mutate it.
    */
-  async load(streamId: string, version?: number): Promise<SessionState> {
+  async load(streamId: string, version?: number, options: { trustCache?: boolean } = {}): Promise<SessionState> {
     const cached = this.current.get(streamId);
     if (cached && (version === undefined || version === cached.version)) {
-      if (version !== undefined) return cached;
+      // Writers may trust the cache: a stale one fails the append's expected-version check.
+      if (version !== undefined || options.trustCache) return cached;
       const latest = await this.store.streamVersion(streamId);
       if (latest === cached.version) return cached;
     }

@@ -158,7 +158,8 @@ export class SessionService {
     options: WriteOptions,
     print: string,
   ): Promise<WriteResult> {
-    const state = await this.repository.load(streamId);
+    // With If-Match the comparison must be against the store, not a possibly stale cache.
+    const state = await this.repository.load(streamId, undefined, { trustCache: options.expectedVersion === undefined });
     if (options.expectedVersion !== undefined && options.expectedVersion !== state.version) {
       throw new ConcurrencyError(streamId, options.expectedVersion, state.version);
     }
