@@ -1,3 +1,4 @@
+import { decodeMetadata, encodeMetadata } from '../metadata-codec';
 import { Pool, types as pgTypes, type CustomTypesConfig, type PoolClient, type QueryArrayConfig } from 'pg';
 import {
   ConcurrencyError,
@@ -236,7 +237,7 @@ type EventTuple = [
   type: string,
   parentVersion: number | null,
   data: unknown,
-  metadata: NewEvent['metadata'],
+  metadata: string | object,
 ];
 
 function toStored(row: EventTuple): StoredEvent {
@@ -245,7 +246,7 @@ function toStored(row: EventTuple): StoredEvent {
     type: row[4],
     data: row[6],
     parentVersion: row[5],
-    metadata: row[7],
+    metadata: decodeMetadata(row[7]),
     streamId: row[1],
     streamVersion: row[2],
     globalPosition: row[0],
@@ -384,7 +385,7 @@ export class PostgresEventStore implements EventStore {
         events.map((e) => e.type),
         events.map((e) => e.parentVersion ?? null),
         events.map((e) => JSON.stringify(e.data ?? null)),
-        events.map((e) => JSON.stringify(e.metadata)),
+        events.map((e) => encodeMetadata(e.metadata)),
         this.origin,
         claim?.scope ?? null,
         claim?.key ?? null,

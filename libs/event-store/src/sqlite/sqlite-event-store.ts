@@ -15,6 +15,8 @@ import {
   type StoredEvent,
   type StreamSummary,
 } from '../event-store';
+import { decodeMetadata, encodeMetadata } from '../metadata-codec';
+import { decodeSnapshot, encodeSnapshot } from '../snapshot-codec';
 
 export type SqliteSynchronous = 'FULL' | 'NORMAL' | 'EXTRA';
 
@@ -58,7 +60,7 @@ CREATE TABLE IF NOT EXISTS snapshots (
   stream_id       TEXT    NOT NULL,
   version         INTEGER NOT NULL,
   reducer_version INTEGER NOT NULL,
-  state           TEXT    NOT NULL,
+  state           BLOB    NOT NULL, -- JSON text, or deflated JSON (see snapshot-codec)
   created_at      TEXT    NOT NULL
 );
 CREATE UNIQUE INDEX IF NOT EXISTS snapshots_by_version ON snapshots (stream_id, reducer_version, version);
@@ -92,7 +94,7 @@ function toStored(row: EventRow): StoredEvent {
     type: row.type,
     parentVersion: row.parent_version,
     data: JSON.parse(row.data),
-    metadata: JSON.parse(row.metadata),
+    metadata: decodeMetadata(row.metadata),
   };
 }
 
@@ -139,7 +141,7 @@ export class SqliteEventStore implements EventStore {
         'SELECT * FROM streams WHERE stream_id >= ? AND stream_id < ? AND stream_id > ? ORDER BY stream_id LIMIT ?',
       ),
       saveSnapshot: db.prepare('INSERT OR REPLACE INTO snapshots (stream_id, version, reducer_version, state, created_at) VALUES (?, ?, ?, ?, ?)'),
-      loadSnapshot: db.prepare<[string, number, number], { version: number; state: string }>(
+      loadSnapshot: db.prepare<[string, number, number], { version: number; state: string | Buffer }>(
         'SELECT version, state FROM snapshots WHERE stream_id = ? AND reducer_version = ? AND version <= ? ORDER BY version DESC LIMIT 1',
       ),
     };
@@ -165,7 +167,7 @@ export class SqliteEventStore implements EventStore {
           event.type,
           event.parentVersion,
           JSON.stringify(event.data),
-          JSON.stringify(event.metadata),
+          encodeMetadata(event.metadata),
         );
       }
       this.statements.upsertStream.run(streamId, version, now, now);
@@ -251,12 +253,12 @@ export class SqliteEventStore implements EventStore {
   }
 
   async saveSnapshot(snapshot: Snapshot): Promise<void> {
-    this.statements.saveSnapshot.run(snapshot.streamId, snapshot.version, snapshot.reducerVersion, JSON.stringify(snapshot.state), new Date().toISOString());
+    this.statements.saveSnapshot.run(snapshot.streamId, snapshot.version, snapshot.reducerVersion, encodeSnapshot(snapshot.state), new Date().toISOString());
   }
 
   async loadSnapshot(streamId: string, reducerVersion: number, atOrBefore: number): Promise<Snapshot | null> {
     const row = this.statements.loadSnapshot.get(streamId, reducerVersion, atOrBefore);
-    return row ? { streamId, version: row.version, reducerVersion, state: JSON.parse(row.state) } : null;
+    return row ? { streamId, version: row.version, reducerVersion, state: decodeSnapshot(row.state) } : null;
   }
 
   async close(): Promise<void> {

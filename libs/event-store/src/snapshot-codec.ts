@@ -1,0 +1,17 @@
+import { deflateRawSync, inflateRawSync } from 'node:zlib';
+
+/** Below this, compression does not pay for itself. */
+const COMPRESS_ABOVE_BYTES = 1024;
+
+/**
+ * Snapshots are whole states, highly repetitive JSON: deflated they take ~5x less room,
+ * and inflating costs far less than the events they save from being replayed.
+ */
+export function encodeSnapshot(state: unknown): string | Buffer {
+  const json = JSON.stringify(state);
+  return json.length > COMPRESS_ABOVE_BYTES ? deflateRawSync(json, { level: 6 }) : json;
+}
+
+export function decodeSnapshot(stored: string | Buffer): unknown {
+  return JSON.parse(typeof stored === 'string' ? stored : inflateRawSync(stored).toString('utf8'));
+}
