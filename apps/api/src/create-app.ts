@@ -6,6 +6,7 @@ import { ensureAdminKey, type ApiKeyStore } from '../../../libs/tenancy/src';
 import { AppModule } from './app.module';
 import type { RewindConfig } from './config/rewind-config';
 import { openStores } from './infrastructure/infrastructure.module';
+import { RewindMetrics } from './metrics/metrics';
 import { API_KEY_STORE } from './infrastructure/tokens';
 
 const LEVELS: Record<RewindConfig['logLevel'], LogLevel[]> = {
@@ -46,6 +47,15 @@ export async function createApp(config: RewindConfig): Promise<CreatedApp> {
           },
         });
       }
+    });
+  const metrics = app.get(RewindMetrics);
+  app
+    .getHttpAdapter()
+    .getInstance()
+    .addHook('onResponse', async (request, reply) => {
+      // The route pattern, never the raw URL: ids would explode the label set.
+      const route = request.routeOptions?.url ?? 'unmatched';
+      metrics.httpDuration.observe({ method: request.method, route, status: String(reply.statusCode) }, reply.elapsedTime / 1000);
     });
   app.enableShutdownHooks();
 

@@ -86,6 +86,10 @@ export class RollbackSaga {
     return resumed;
   }
 
+  get runningCount(): number {
+    return this.running.size;
+  }
+
   async drain(): Promise<void> {
     while (this.running.size > 0) await Promise.allSettled([...this.running.values()]);
   }

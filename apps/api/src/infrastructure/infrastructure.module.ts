@@ -6,6 +6,7 @@ import { InProcessMessageBus, type MessageBus } from '../../../../libs/messaging
 import { BusCompensationChannel, HttpCompensationChannel, InlineCompensationChannel, RollbackSaga } from '../../../../libs/sagas/src';
 import { PostgresApiKeyStore, SqliteApiKeyStore, type ApiKeyStore } from '../../../../libs/tenancy/src';
 import type { RewindConfig } from '../config/rewind-config';
+import { RewindMetrics } from '../metrics/metrics';
 import { API_KEY_STORE, EVENT_STORE, MESSAGE_BUS, REWIND_CONFIG } from './tokens';
 
 export interface OpenedStores {
@@ -47,6 +48,7 @@ export class InfrastructureModule implements OnApplicationBootstrap, OnApplicati
     @Inject(API_KEY_STORE) private readonly keys: ApiKeyStore,
     @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
     private readonly saga: RollbackSaga,
+    private readonly metrics: RewindMetrics,
   ) {}
 
   static forConfig(config: RewindConfig, stores: OpenedStores): DynamicModule {
@@ -58,16 +60,18 @@ export class InfrastructureModule implements OnApplicationBootstrap, OnApplicati
         { provide: EVENT_STORE, useValue: stores.events },
         { provide: API_KEY_STORE, useValue: stores.keys },
         { provide: MESSAGE_BUS, useFactory: () => new InProcessMessageBus() },
+        { provide: RewindMetrics, useFactory: () => new RewindMetrics() },
         { provide: ToolRegistry, inject: [EVENT_STORE], useFactory: (store: EventStore) => new ToolRegistry(store) },
         { provide: InlineCompensationChannel, useFactory: () => new InlineCompensationChannel() },
         {
           provide: SessionService,
-          inject: [EVENT_STORE, ToolRegistry],
-          useFactory: (store: EventStore, tools: ToolRegistry) =>
+          inject: [EVENT_STORE, ToolRegistry, RewindMetrics],
+          useFactory: (store: EventStore, tools: ToolRegistry, metrics: RewindMetrics) =>
             new SessionService(new SessionRepository(store, { snapshotEvery: config.snapshotEvery }), {
               tools,
               compensationEnabled: true,
               onCommitted: (tenantId, sessionId, events) => {
+                for (const event of events) metrics.eventsAppended.inc({ type: event.type });
                 const rollbackId = rollbackToRun(events);
                 if (rollbackId) saga?.kick(tenantId, sessionId, rollbackId);
               },
@@ -83,11 +87,13 @@ export class InfrastructureModule implements OnApplicationBootstrap, OnApplicati
           },
         },
       ],
-      exports: [REWIND_CONFIG, EVENT_STORE, API_KEY_STORE, MESSAGE_BUS, SessionService, ToolRegistry, InlineCompensationChannel, RollbackSaga],
+      exports: [REWIND_CONFIG, EVENT_STORE, API_KEY_STORE, MESSAGE_BUS, RewindMetrics, SessionService, ToolRegistry, InlineCompensationChannel, RollbackSaga],
     };
   }
 
   async onApplicationBootstrap(): Promise<void> {
+    this.metrics.gauge('rewind_store_last_position', 'The global log position readers may see', () => this.store.lastPosition());
+    this.metrics.gauge('rewind_rollbacks_running', 'Rollbacks this process is carrying out now', () => this.saga.runningCount);
     const resumed = await this.saga.resumeAll(this.store);
     if (resumed > 0) this.logger.log(`Resuming ${resumed} rollback(s) that were in progress when the service last stopped.`);
   }

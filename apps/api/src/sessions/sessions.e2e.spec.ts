@@ -338,6 +338,18 @@ describe.each(E2E_STORES)('on the %s store', (storeName) => {
       expect(await store.lastPosition()).toBe(before);
     });
 
+    it('exposes Prometheus metrics without tenant data', async () => {
+      const id = await newSession();
+      await http('GET', `/v1/sessions/${id}`);
+      const res = await fetch(`${t.baseUrl}/metrics`);
+      expect(res.status).toBe(200);
+      const text = await res.text();
+      expect(text).toMatch(/rewind_http_request_duration_seconds_count\{method="GET",route="\/v1\/sessions\/:id",status="200"\} [1-9]/);
+      expect(text).toMatch(/rewind_events_appended_total\{type="SessionStarted"\} [1-9]/);
+      expect(text).toMatch(/rewind_store_last_position [1-9]/);
+      expect(text).not.toContain(id);
+    });
+
     it('serves OpenAPI generated from the DTOs', async () => {
       const doc = await http('GET', '/docs/openapi.json');
       expect(doc.status).toBe(200);
