@@ -57,3 +57,23 @@ describe('restoring from snapshots (property-based)', () => {
     expect(restored.path.memory).toEqual({ k: 1 });
   });
 });
+
+describe('snapshot cadence', () => {
+  it('snapshots by elapsed time when REWIND_SNAPSHOT_EVERY_SECONDS is set, and never by count when the stride is 0', async () => {
+    const store = new InMemoryEventStore();
+    let now = 1_000_000;
+    const realNow = Date.now;
+    Date.now = () => now;
+    try {
+      const service = new SessionService(new SessionRepository(store, { snapshotEvery: 0, snapshotEverySeconds: 60 }));
+      await service.startSession(caller, { sessionId: 't' });
+      await service.execute(caller, 't', { type: 'WriteMemory', key: 'a', value: 1 });
+      expect(await store.loadSnapshot(sessionStreamId('t', 't'), 1, 100)).toBeNull();
+      now += 61_000;
+      await service.execute(caller, 't', { type: 'WriteMemory', key: 'b', value: 2 });
+      expect(await store.loadSnapshot(sessionStreamId('t', 't'), 1, 100)).toMatchObject({ version: 3 });
+    } finally {
+      Date.now = realNow;
+    }
+  });
+});

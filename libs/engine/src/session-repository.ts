@@ -13,6 +13,8 @@ import { LruCache } from './lru-cache';
 export interface SessionRepositoryOptions {
   /** Write a snapshot each time the stream crosses a multiple of this many events (0: never). */
   snapshotEvery: number;
+  /** Also write one when this many seconds passed since this process last wrote one for the stream (0: never). */
+  snapshotEverySeconds?: number;
   /** How many sessions' current state to keep in memory. */
   cacheSize?: number;
 }
@@ -28,6 +30,8 @@ export function asSessionEvent(event: StoredEvent): RecordedSessionEvent {
  */
 export class SessionRepository {
   private readonly current: LruCache<string, SessionState>;
+  /** When this process last wrote a snapshot of a stream, and at which version. */
+  private readonly lastSnapshot = new LruCache<string, { at: number; version: number }>(10_000);
 
   constructor(
     readonly store: EventStore,
@@ -104,11 +108,24 @@ export class SessionRepository {
       });
     }
     this.current.set(streamId, state);
-    const every = this.options.snapshotEvery;
-    if (every > 0 && Math.floor(state.version / every) > Math.floor(before / every)) {
+    if (this.snapshotDue(streamId, before, state.version)) {
       await this.store.saveSnapshot({ streamId, version: state.version, reducerVersion: REDUCER_VERSION, state });
+      this.lastSnapshot.set(streamId, { at: Date.now(), version: state.version });
     }
     return state;
+  }
+
+  private snapshotDue(streamId: string, before: number, after: number): boolean {
+    const every = this.options.snapshotEvery;
+    if (every > 0 && Math.floor(after / every) > Math.floor(before / every)) return true;
+    const seconds = this.options.snapshotEverySeconds ?? 0;
+    if (seconds <= 0) return false;
+    const last = this.lastSnapshot.get(streamId);
+    if (!last) {
+      this.lastSnapshot.set(streamId, { at: Date.now(), version: before });
+      return false;
+    }
+    return after > last.version && Date.now() - last.at >= seconds * 1000;
   }
 
   forget(streamId: string): void {

@@ -13,6 +13,7 @@ export interface RewindConfig {
   /** When set, the admin key; none is generated. */
   adminKey: string | undefined;
   snapshotEvery: number;
+  snapshotEverySeconds: number;
   maxBodyBytes: number;
   sqliteSynchronous: 'FULL' | 'NORMAL' | 'EXTRA';
   logLevel: 'error' | 'warn' | 'log' | 'debug';
@@ -62,6 +63,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RewindConfig {
     dataDir: resolve(env.REWIND_DATA_DIR || './data'),
     adminKey,
     snapshotEvery: integer(env, 'REWIND_SNAPSHOT_EVERY', 100, 0, 1_000_000),
+    snapshotEverySeconds: integer(env, 'REWIND_SNAPSHOT_EVERY_SECONDS', 0, 0, 86_400),
     maxBodyBytes: integer(env, 'REWIND_MAX_BODY_BYTES', 1_048_576, 1024, 100 * 1_048_576),
     sqliteSynchronous: oneOf(env, 'REWIND_SQLITE_SYNCHRONOUS', ['FULL', 'NORMAL', 'EXTRA'] as const, 'FULL'),
     logLevel: oneOf(env, 'REWIND_LOG_LEVEL', ['error', 'warn', 'log', 'debug'] as const, 'log'),

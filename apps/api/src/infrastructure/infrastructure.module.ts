@@ -67,7 +67,7 @@ export class InfrastructureModule implements OnApplicationBootstrap, OnApplicati
           provide: SessionService,
           inject: [EVENT_STORE, ToolRegistry, RewindMetrics],
           useFactory: (store: EventStore, tools: ToolRegistry, metrics: RewindMetrics) =>
-            new SessionService(new SessionRepository(store, { snapshotEvery: config.snapshotEvery }), {
+            new SessionService(new SessionRepository(store, { snapshotEvery: config.snapshotEvery, snapshotEverySeconds: config.snapshotEverySeconds }), {
               tools,
               compensationEnabled: true,
               onCommitted: (tenantId, sessionId, events) => {
