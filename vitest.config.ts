@@ -9,6 +9,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    globalSetup: ['test/support/global-setup.ts'],
     reporters: ['default'],
   },
 });

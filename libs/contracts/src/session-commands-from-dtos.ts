@@ -59,7 +59,6 @@ export const toCommand = {
     }
     return rollbackCommand(b);
   },
-  kind: 'rollback',
   undo: (b: UndoDto | undefined): MoveHead => ({
     type: 'MoveHead',
     kind: 'undo',

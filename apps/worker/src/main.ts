@@ -1,0 +1,50 @@
+import 'reflect-metadata';
+import { KafkaConfigError } from '../../../libs/messaging/src/kafka/kafka-config';
+import { consoleLogger, errorMessage } from '../../../libs/messaging/src/kafka/logger';
+import { startWorker } from './worker';
+import { loadWorkerConfig, WorkerConfigError } from './worker-config';
+
+/**
+ * The Rewind worker: the Kafka command consumer and the event relay (projections and
+ * sagas join later). Configured from the environment; stops gracefully on SIGTERM/SIGINT.
+ */
+async function main(): Promise<void> {
+  const config = loadWorkerConfig();
+  const log = consoleLogger('Worker', config.logLevel);
+  const worker = await startWorker(config);
+  let stopping = false;
+  const shutdown = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      log.warn(`Received ${signal} again: exiting now without waiting for in-flight work (it will be redelivered).`);
+      process.exit(1);
+    }
+    stopping = true;
+    log.log(`Received ${signal}: finishing in-flight work, committing offsets, then exiting.`);
+    const timer = setTimeout(() => {
+      log.error(`Shutdown took longer than REWIND_SHUTDOWN_TIMEOUT_MS (${config.shutdownTimeoutMs} ms): exiting anyway; unfinished work will be redelivered.`);
+      process.exit(1);
+    }, config.shutdownTimeoutMs);
+    timer.unref();
+    worker.stop().then(
+      () => {
+        log.log('Worker stopped.');
+        process.exit(0);
+      },
+      (error: unknown) => {
+        log.error(`Worker stopped with an error: ${errorMessage(error)}`);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', shutdown);
+  process.on('SIGINT', shutdown);
+}
+
+main().catch((error: unknown) => {
+  if (error instanceof WorkerConfigError || error instanceof KafkaConfigError) {
+    process.stderr.write(`The Rewind worker cannot start: ${error.message}\n`);
+  } else {
+    process.stderr.write(`The Rewind worker cannot start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  }
+  process.exit(1);
+});

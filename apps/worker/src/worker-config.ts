@@ -1,0 +1,73 @@
+import { resolve } from 'node:path';
+import { loadKafkaSettings, type KafkaSettings } from '../../../libs/messaging/src/kafka/kafka-config';
+import type { MessagingLogLevel } from '../../../libs/messaging/src/kafka/logger';
+
+export type BusKind = 'inprocess' | 'kafka';
+
+export interface WorkerConfig {
+  bus: BusKind;
+  /** Only read (and checked) when bus = kafka. */
+  kafka: KafkaSettings | null;
+  dataDir: string;
+  snapshotEvery: number;
+  sqliteSynchronous: 'FULL' | 'NORMAL' | 'EXTRA';
+  logLevel: MessagingLogLevel;
+  commands: { enabled: boolean; groupId: string; maxAttempts: number };
+  relay: { enabled: boolean; batchSize: number; pollIntervalMs: number; leaseMs: number };
+  /** Longest a graceful shutdown may take before the process exits anyway. */
+  shutdownTimeoutMs: number;
+}
+
+export class WorkerConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'WorkerConfigError';
+  }
+}
+
+function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new WorkerConfigError(`${name}="${raw}" is not valid: expected a whole number from ${min} to ${max} (default ${fallback}).`);
+  }
+  return value;
+}
+
+function oneOf<T extends string>(env: NodeJS.ProcessEnv, name: string, allowed: readonly T[], fallback: T): T {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!allowed.includes(raw as T)) throw new WorkerConfigError(`${name}="${raw}" is not valid: expected one of ${allowed.join(', ')} (default ${fallback}).`);
+  return raw as T;
+}
+
+const onOff = (env: NodeJS.ProcessEnv, name: string, fallback: 'on' | 'off') => oneOf(env, name, ['on', 'off'] as const, fallback) === 'on';
+
+/** Reads the worker's configuration from the environment (documented in README.md and docs/asyncapi.yaml). */
+export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env): WorkerConfig {
+  const bus = oneOf(env, 'REWIND_BUS', ['inprocess', 'kafka'] as const, 'inprocess');
+  const groupId = env.KAFKA_COMMANDS_GROUP_ID || 'rewind-commands';
+  if (!/^[A-Za-z0-9._-]{1,249}$/.test(groupId))
+    throw new WorkerConfigError(`KAFKA_COMMANDS_GROUP_ID="${groupId}" is not valid: use 1-249 letters, digits, ".", "_" or "-".`);
+  return {
+    bus,
+    kafka: bus === 'kafka' ? loadKafkaSettings(env, { clientId: 'rewind-worker' }) : null,
+    dataDir: resolve(env.REWIND_DATA_DIR || './data'),
+    snapshotEvery: integer(env, 'REWIND_SNAPSHOT_EVERY', 100, 0, 1_000_000),
+    sqliteSynchronous: oneOf(env, 'REWIND_SQLITE_SYNCHRONOUS', ['FULL', 'NORMAL', 'EXTRA'] as const, 'FULL'),
+    logLevel: oneOf(env, 'REWIND_LOG_LEVEL', ['error', 'warn', 'log', 'debug'] as const, 'log'),
+    commands: {
+      enabled: onOff(env, 'REWIND_WORKER_COMMANDS', 'on'),
+      groupId,
+      maxAttempts: integer(env, 'REWIND_COMMAND_MAX_ATTEMPTS', 5, 1, 1_000),
+    },
+    relay: {
+      enabled: onOff(env, 'REWIND_WORKER_RELAY', 'on'),
+      batchSize: integer(env, 'REWIND_RELAY_BATCH_SIZE', 500, 1, 100_000),
+      pollIntervalMs: integer(env, 'REWIND_RELAY_POLL_MS', 20, 1, 60_000),
+      leaseMs: integer(env, 'REWIND_RELAY_LEASE_MS', 10_000, 500, 600_000),
+    },
+    shutdownTimeoutMs: integer(env, 'REWIND_SHUTDOWN_TIMEOUT_MS', 30_000, 100, 3_600_000),
+  };
+}

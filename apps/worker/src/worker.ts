@@ -1,0 +1,125 @@
+import { join } from 'node:path';
+import { SessionRepository, SessionService } from '../../../libs/engine/src';
+import { SqliteEventStore, type EventStore } from '../../../libs/event-store/src';
+import { CommandConsumer } from '../../../libs/messaging/src/commands/command-consumer';
+import { DEFAULT_TOPICS, rewindTopicSpecs, type RewindTopics } from '../../../libs/messaging/src/kafka/kafka-config';
+import { KafkaMessageBus } from '../../../libs/messaging/src/kafka/kafka-message-bus';
+import { consoleLogger, errorMessage, type MessagingLogger } from '../../../libs/messaging/src/kafka/logger';
+import { InProcessMessageBus } from '../../../libs/messaging/src/in-process/in-process-message-bus';
+import type { MessageBus } from '../../../libs/messaging/src/message-bus';
+import { EventRelay } from '../../../libs/messaging/src/relay/event-relay';
+import { SqliteCheckpointStore } from '../../../libs/messaging/src/relay/sqlite-checkpoint-store';
+import { SqliteKafkaSigningSecretStore } from '../../../libs/messaging/src/signing/sqlite-signing-secret-store';
+import type { WorkerConfig } from './worker-config';
+
+export interface Worker {
+  readonly bus: MessageBus;
+  readonly store: EventStore;
+  readonly topics: RewindTopics;
+  readonly commands: CommandConsumer | null;
+  readonly relay: EventRelay | null;
+  /** Graceful: finishes the command and the relay batch in flight, commits offsets, closes everything. */
+  stop(): Promise<void>;
+}
+
+/** The embedded SQLite file the API also uses (same name as apps/api's InfrastructureModule). */
+export const databaseFile = (dataDir: string) => join(dataDir, 'rewind.db');
+
+/**
+ * Starts the background consumers of one worker process. Several workers can run at once:
+ * Kafka's consumer group shares the command partitions among them, and a lease lets one
+ * relay publish while the others stand by.
+ */
+export async function startWorker(
+  config: WorkerConfig,
+  logger: (context: string) => MessagingLogger = (c) => consoleLogger(c, config.logLevel),
+): Promise<Worker> {
+  const log = logger('Worker');
+  const file = databaseFile(config.dataDir);
+  const closers: (() => Promise<void>)[] = [];
+  const closeAll = async () => {
+    for (const close of closers.splice(0).reverse()) {
+      await close().catch((error: unknown) => log.error(`While stopping: ${errorMessage(error)}`));
+    }
+  };
+
+  try {
+    const store = new SqliteEventStore({ filename: file, synchronous: config.sqliteSynchronous });
+    closers.push(() => store.close());
+    const sessions = new SessionService(new SessionRepository(store, { snapshotEvery: config.snapshotEvery }));
+    const signingKeys = new SqliteKafkaSigningSecretStore(file);
+    closers.push(() => signingKeys.close());
+    const checkpoints = new SqliteCheckpointStore(file);
+    closers.push(() => checkpoints.close());
+
+    let bus: MessageBus;
+    const topics = config.kafka?.topics ?? DEFAULT_TOPICS;
+    if (config.bus === 'kafka') {
+      const kafka = config.kafka!;
+      const kafkaBus = new KafkaMessageBus({ brokers: kafka.brokers, clientId: kafka.clientId, logger: logger('Kafka') });
+      bus = kafkaBus;
+      closers.push(() => kafkaBus.close());
+      if (kafka.createTopics) await kafkaBus.ensureTopics(rewindTopicSpecs(kafka));
+    } else {
+      bus = new InProcessMessageBus();
+      closers.push(() => bus.close());
+      log.log('REWIND_BUS=inprocess: commands and events stay inside this process. Set REWIND_BUS=kafka (and KAFKA_BROKERS) to use Kafka.');
+    }
+
+    let relay: EventRelay | null = null;
+    if (config.relay.enabled) {
+      const r = new EventRelay({
+        store,
+        bus,
+        checkpoints,
+        topic: topics.events,
+        batchSize: config.relay.batchSize,
+        pollIntervalMs: config.relay.pollIntervalMs,
+        leaseMs: config.relay.leaseMs,
+        logger: logger('Relay'),
+      });
+      r.start();
+      closers.push(() => r.stop());
+      relay = r;
+    }
+
+    let commands: CommandConsumer | null = null;
+    if (config.commands.enabled) {
+      const consumer = new CommandConsumer({
+        bus,
+        sessions,
+        signingKeys,
+        topics,
+        groupId: config.commands.groupId,
+        maxAttempts: config.commands.maxAttempts,
+        logger: logger('Commands'),
+        onApplied: () => relay?.notify(), // publish a command's events now, not at the next poll
+      });
+      await consumer.start();
+      closers.push(() => consumer.stop()); // stopped before the relay, so the relay sees the last commands' events
+      commands = consumer;
+    }
+
+    // Projection runner (libs/projections) and rollback saga runner (libs/sagas) start here
+    // once they exist: each reads the global log from its own checkpoint, like the relay,
+    // and registers its stop() in `closers` so that shutdown stays in reverse start order.
+
+    log.log(
+      `Worker is running (bus ${config.bus}${config.kafka ? ` on ${config.kafka.brokers.join(',')}` : ''}, data in ${file}): ` +
+        `commands ${commands ? `on (group "${config.commands.groupId}")` : 'off'}, relay ${relay ? `on (to "${topics.events}")` : 'off'}.`,
+    );
+
+    let stopped: Promise<void> | undefined;
+    return {
+      bus,
+      store,
+      topics,
+      commands,
+      relay,
+      stop: () => (stopped ??= closeAll()),
+    };
+  } catch (error) {
+    await closeAll();
+    throw error;
+  }
+}

@@ -1,0 +1,32 @@
+/** What the messaging components log through (Nest's `Logger` fits this shape). */
+export interface MessagingLogger {
+  log(message: string): void;
+  warn(message: string): void;
+  error(message: string): void;
+  debug?(message: string): void;
+}
+
+export type MessagingLogLevel = 'error' | 'warn' | 'log' | 'debug';
+
+const RANK: Record<MessagingLogLevel, number> = { error: 0, warn: 1, log: 2, debug: 3 };
+
+/** Plain-text lines on stdout (log, debug) and stderr (warn, error), with a context label. */
+export function consoleLogger(context: string, level: MessagingLogLevel = 'log'): MessagingLogger {
+  const write = (at: MessagingLogLevel, message: string) => {
+    if (RANK[at] > RANK[level]) return;
+    const line = `${new Date().toISOString()} ${at.toUpperCase().padEnd(5)} [${context}] ${message}\n`;
+    (at === 'error' || at === 'warn' ? process.stderr : process.stdout).write(line);
+  };
+  return {
+    log: (m) => write('log', m),
+    warn: (m) => write('warn', m),
+    error: (m) => write('error', m),
+    debug: (m) => write('debug', m),
+  };
+}
+
+export const silentLogger: MessagingLogger = { log: () => {}, warn: () => {}, error: () => {}, debug: () => {} };
+
+export function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

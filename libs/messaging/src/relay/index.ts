@@ -1,0 +1,3 @@
+export * from './checkpoint-store';
+export * from './sqlite-checkpoint-store';
+export * from './event-relay';

@@ -1,0 +1,75 @@
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { newSigningSecret, withoutSecret, type KafkaSigningSecretStore, type SigningSecret, type SigningSecretRecord } from './signing-secret-store';
+
+interface Row {
+  key_id: string;
+  tenant_id: string;
+  name: string;
+  secret: string;
+  created_at: string;
+  revoked_at: string | null;
+}
+
+const toSecret = (r: Row): SigningSecret => ({
+  keyId: r.key_id,
+  tenantId: r.tenant_id,
+  name: r.name,
+  secret: r.secret,
+  createdAt: r.created_at,
+  revokedAt: r.revoked_at,
+});
+
+/** Signing secrets in the embedded SQLite file (table `kafka_signing_keys`; its own connection, WAL). */
+export class SqliteKafkaSigningSecretStore implements KafkaSigningSecretStore {
+  private readonly db: Database.Database;
+  private readonly findStatement;
+
+  constructor(filename: string) {
+    if (filename !== ':memory:') mkdirSync(dirname(filename), { recursive: true });
+    this.db = new Database(filename);
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('synchronous = FULL');
+    this.db.pragma('busy_timeout = 5000');
+    this.db.exec(`CREATE TABLE IF NOT EXISTS kafka_signing_keys (
+      key_id     TEXT PRIMARY KEY,
+      tenant_id  TEXT NOT NULL,
+      name       TEXT NOT NULL,
+      secret     TEXT NOT NULL,
+      created_at TEXT NOT NULL,
+      revoked_at TEXT
+    ) WITHOUT ROWID`);
+    this.findStatement = this.db.prepare<[string], Row>('SELECT * FROM kafka_signing_keys WHERE key_id = ? AND revoked_at IS NULL');
+  }
+
+  async find(keyId: string): Promise<SigningSecret | null> {
+    const row = this.findStatement.get(keyId);
+    return row ? toSecret(row) : null;
+  }
+
+  async create(input: { tenantId: string; name?: string; secret?: string }): Promise<SigningSecret> {
+    const key = newSigningSecret(input);
+    this.db
+      .prepare('INSERT INTO kafka_signing_keys (key_id, tenant_id, name, secret, created_at, revoked_at) VALUES (?, ?, ?, ?, ?, NULL)')
+      .run(key.keyId, key.tenantId, key.name, key.secret, key.createdAt);
+    return key;
+  }
+
+  async revoke(keyId: string): Promise<boolean> {
+    const existing = this.db.prepare<[string], { n: number }>('SELECT COUNT(*) AS n FROM kafka_signing_keys WHERE key_id = ?').get(keyId)!.n;
+    this.db.prepare('UPDATE kafka_signing_keys SET revoked_at = ? WHERE key_id = ? AND revoked_at IS NULL').run(new Date().toISOString(), keyId);
+    return existing > 0;
+  }
+
+  async list(tenantId?: string): Promise<SigningSecretRecord[]> {
+    const rows = tenantId
+      ? this.db.prepare<[string], Row>('SELECT * FROM kafka_signing_keys WHERE tenant_id = ? ORDER BY created_at').all(tenantId)
+      : this.db.prepare<[], Row>('SELECT * FROM kafka_signing_keys ORDER BY created_at').all();
+    return rows.map((r) => withoutSecret(toSecret(r)));
+  }
+
+  async close(): Promise<void> {
+    if (this.db.open) this.db.close();
+  }
+}
