@@ -41,8 +41,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  if (error instanceof WorkerConfigError || error instanceof KafkaConfigError) {
-    process.stderr.write(`The Rewind worker cannot start: ${error.message}\n`);
+  if (error instanceof WorkerConfigError || error instanceof KafkaConfigError || (error as Error)?.name === 'PostgresUnavailableError') {
+    process.stderr.write(`The Rewind worker cannot start: ${(error as Error).message}\n`);
   } else {
     process.stderr.write(`The Rewind worker cannot start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   }

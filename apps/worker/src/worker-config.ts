@@ -8,12 +8,18 @@ export interface WorkerConfig {
   bus: BusKind;
   /** Only read (and checked) when bus = kafka. */
   kafka: KafkaSettings | null;
+  /** Where events live: the embedded SQLite file in dataDir, or PostgreSQL at databaseUrl. */
+  store: 'sqlite' | 'postgres';
+  databaseUrl: string | undefined;
+  pgPoolSize: number;
   dataDir: string;
   snapshotEvery: number;
   sqliteSynchronous: 'FULL' | 'NORMAL' | 'EXTRA';
   logLevel: MessagingLogLevel;
   commands: { enabled: boolean; groupId: string; maxAttempts: number };
   relay: { enabled: boolean; batchSize: number; pollIntervalMs: number; leaseMs: number };
+  /** Resume unfinished rollbacks at start and carry out those started by Kafka commands. */
+  saga: { enabled: boolean };
   /** Longest a graceful shutdown may take before the process exits anyway. */
   shutdownTimeoutMs: number;
 }
@@ -50,7 +56,15 @@ export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env): WorkerCo
   const groupId = env.KAFKA_COMMANDS_GROUP_ID || 'rewind-commands';
   if (!/^[A-Za-z0-9._-]{1,249}$/.test(groupId))
     throw new WorkerConfigError(`KAFKA_COMMANDS_GROUP_ID="${groupId}" is not valid: use 1-249 letters, digits, ".", "_" or "-".`);
+  const store = oneOf(env, 'REWIND_STORE', ['sqlite', 'postgres'] as const, 'sqlite');
+  const databaseUrl = env.DATABASE_URL || undefined;
+  if (store === 'postgres' && !databaseUrl) {
+    throw new WorkerConfigError('REWIND_STORE=postgres needs DATABASE_URL, e.g. DATABASE_URL=postgres://user:password@127.0.0.1:5432/rewind.');
+  }
   return {
+    store,
+    databaseUrl,
+    pgPoolSize: integer(env, 'REWIND_PG_POOL_SIZE', 20, 1, 1000),
     bus,
     kafka: bus === 'kafka' ? loadKafkaSettings(env, { clientId: 'rewind-worker' }) : null,
     dataDir: resolve(env.REWIND_DATA_DIR || './data'),
@@ -68,6 +82,7 @@ export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env): WorkerCo
       pollIntervalMs: integer(env, 'REWIND_RELAY_POLL_MS', 20, 1, 60_000),
       leaseMs: integer(env, 'REWIND_RELAY_LEASE_MS', 10_000, 500, 600_000),
     },
+    saga: { enabled: onOff(env, 'REWIND_WORKER_SAGA', 'on') },
     shutdownTimeoutMs: integer(env, 'REWIND_SHUTDOWN_TIMEOUT_MS', 30_000, 100, 3_600_000),
   };
 }

@@ -1,6 +1,5 @@
 import { join } from 'node:path';
-import { SessionRepository, SessionService } from '../../../libs/engine/src';
-import { SqliteEventStore, type EventStore } from '../../../libs/event-store/src';
+import { PostgresEventStore, SqliteEventStore, type EventStore } from '../../../libs/event-store/src';
 import { CommandConsumer } from '../../../libs/messaging/src/commands/command-consumer';
 import { DEFAULT_TOPICS, rewindTopicSpecs, type RewindTopics } from '../../../libs/messaging/src/kafka/kafka-config';
 import { KafkaMessageBus } from '../../../libs/messaging/src/kafka/kafka-message-bus';
@@ -8,8 +7,11 @@ import { consoleLogger, errorMessage, type MessagingLogger } from '../../../libs
 import { InProcessMessageBus } from '../../../libs/messaging/src/in-process/in-process-message-bus';
 import type { MessageBus } from '../../../libs/messaging/src/message-bus';
 import { EventRelay } from '../../../libs/messaging/src/relay/event-relay';
+import { PostgresCheckpointStore } from '../../../libs/messaging/src/relay/postgres-checkpoint-store';
 import { SqliteCheckpointStore } from '../../../libs/messaging/src/relay/sqlite-checkpoint-store';
+import { PostgresKafkaSigningSecretStore } from '../../../libs/messaging/src/signing/postgres-signing-secret-store';
 import { SqliteKafkaSigningSecretStore } from '../../../libs/messaging/src/signing/sqlite-signing-secret-store';
+import { createSessionRuntime } from '../../../libs/sagas/src/session-runtime';
 import type { WorkerConfig } from './worker-config';
 
 export interface Worker {
@@ -44,12 +46,12 @@ export async function startWorker(
   };
 
   try {
-    const store = new SqliteEventStore({ filename: file, synchronous: config.sqliteSynchronous });
+    const postgres = config.store === 'postgres' ? await PostgresEventStore.open({ connectionString: config.databaseUrl!, poolSize: config.pgPoolSize }) : null;
+    const store: EventStore = postgres ?? new SqliteEventStore({ filename: file, synchronous: config.sqliteSynchronous });
     closers.push(() => store.close());
-    const sessions = new SessionService(new SessionRepository(store, { snapshotEvery: config.snapshotEvery }));
-    const signingKeys = new SqliteKafkaSigningSecretStore(file);
+    const signingKeys = postgres ? new PostgresKafkaSigningSecretStore(postgres.pool) : new SqliteKafkaSigningSecretStore(file);
     closers.push(() => signingKeys.close());
-    const checkpoints = new SqliteCheckpointStore(file);
+    const checkpoints = postgres ? new PostgresCheckpointStore(postgres.pool) : new SqliteCheckpointStore(file);
     closers.push(() => checkpoints.close());
 
     let bus: MessageBus;
@@ -67,6 +69,15 @@ export async function startWorker(
     }
 
     let relay: EventRelay | null = null;
+    // The same write side as the API: tool registry, and the saga started by the commits that need it.
+    const runtime = createSessionRuntime(store, { snapshotEvery: config.snapshotEvery, bus, log: (m) => logger('Rollbacks').warn(m) });
+    const sessions = runtime.sessions;
+    if (config.saga.enabled) {
+      closers.push(() => runtime.saga.stop());
+      const resumed = await runtime.saga.resumeAll(store);
+      if (resumed > 0) log.log(`Resuming ${resumed} rollback(s) that were in progress.`);
+    }
+
     if (config.relay.enabled) {
       const r = new EventRelay({
         store,
@@ -100,12 +111,11 @@ export async function startWorker(
       commands = consumer;
     }
 
-    // Projection runner (libs/projections) and rollback saga runner (libs/sagas) start here
-    // once they exist: each reads the global log from its own checkpoint, like the relay,
-    // and registers its stop() in `closers` so that shutdown stays in reverse start order.
+    // The projection runner (libs/projections) starts here: it reads the global log from its
+    // own checkpoint, like the relay, and registers its stop() in `closers`.
 
     log.log(
-      `Worker is running (bus ${config.bus}${config.kafka ? ` on ${config.kafka.brokers.join(',')}` : ''}, data in ${file}): ` +
+      `Worker is running (bus ${config.bus}${config.kafka ? ` on ${config.kafka.brokers.join(',')}` : ''}, store ${postgres ? 'postgres' : `sqlite in ${file}`}, saga ${config.saga.enabled ? 'on' : 'off'}): ` +
         `commands ${commands ? `on (group "${config.commands.groupId}")` : 'off'}, relay ${relay ? `on (to "${topics.events}")` : 'off'}.`,
     );
 

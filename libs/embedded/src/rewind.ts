@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type { EffectKind, JsonValue, MoveHead, RetryPolicy, RollbackRecord, SessionState } from '../../domain/src';
-import { SessionRepository, SessionService, type Caller } from '../../engine/src';
-import { InMemoryEventStore, SqliteEventStore, type EventStore, type StoredEvent } from '../../event-store/src';
-import { CompensationError, InlineCompensationChannel, RollbackSaga } from '../../sagas/src';
+import type { Caller, SessionService } from '../../engine/src';
+import { InMemoryEventStore, SqliteEventStore, type EventStore } from '../../event-store/src';
+import { InProcessMessageBus } from '../../messaging/src/in-process/in-process-message-bus';
+import { CompensationError, createSessionRuntime, type InlineCompensationChannel, type RollbackSaga } from '../../sagas/src';
 
 export { CompensationError };
 
@@ -54,17 +55,8 @@ export class Rewind {
   }
 
   private static over(store: EventStore, tenantId: string, snapshotEvery = 100): Rewind {
-    const compensators = new InlineCompensationChannel();
-    const late: { saga?: RollbackSaga } = {}; // the saga needs the service, which must notify it
-    const sessions = new SessionService(new SessionRepository(store, { snapshotEvery }), {
-      compensationEnabled: true,
-      onCommitted: (tenant: string, sessionId: string, events: StoredEvent[]) => {
-        const retried = events.find((e) => e.type === 'CompensationRetryRequested' || e.type === 'CompensationResolved');
-        if (retried) late.saga?.kick(tenant, sessionId, (retried.data as { rollbackId: string }).rollbackId);
-      },
-    });
-    late.saga = new RollbackSaga(sessions, [compensators]);
-    return new Rewind(store, sessions, late.saga, compensators, tenantId);
+    const runtime = createSessionRuntime(store, { snapshotEvery, bus: new InProcessMessageBus() });
+    return new Rewind(store, runtime.sessions, runtime.saga, runtime.inline, tenantId);
   }
 
   async startSession(sessionId: string = randomUUID(), title?: string): Promise<RewindSession> {

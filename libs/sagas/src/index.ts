@@ -4,3 +4,4 @@ export * from './channels/http-channel';
 export * from './channels/inline-channel';
 export * from './channels/bus-channel';
 export * from './rollback-saga';
+export * from './session-runtime';

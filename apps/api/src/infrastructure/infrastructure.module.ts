@@ -1,13 +1,13 @@
 import { Global, Inject, Logger, Module, type DynamicModule, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { join } from 'node:path';
-import { SessionRepository, SessionService, ToolRegistry } from '../../../../libs/engine/src';
-import { PostgresEventStore, SqliteEventStore, type EventStore, type StoredEvent } from '../../../../libs/event-store/src';
+import { SessionService, ToolRegistry } from '../../../../libs/engine/src';
+import { PostgresEventStore, SqliteEventStore, type EventStore } from '../../../../libs/event-store/src';
 import { InProcessMessageBus, type MessageBus } from '../../../../libs/messaging/src';
-import { BusCompensationChannel, HttpCompensationChannel, InlineCompensationChannel, RollbackSaga } from '../../../../libs/sagas/src';
+import { createSessionRuntime, InlineCompensationChannel, RollbackSaga, type SessionRuntime } from '../../../../libs/sagas/src';
 import { PostgresApiKeyStore, SqliteApiKeyStore, type ApiKeyStore } from '../../../../libs/tenancy/src';
 import type { RewindConfig } from '../config/rewind-config';
 import { RewindMetrics } from '../metrics/metrics';
-import { API_KEY_STORE, EVENT_STORE, MESSAGE_BUS, REWIND_CONFIG } from './tokens';
+import { API_KEY_STORE, EVENT_STORE, MESSAGE_BUS, REWIND_CONFIG, SESSION_RUNTIME } from './tokens';
 
 export interface OpenedStores {
   events: EventStore;
@@ -27,16 +27,6 @@ export async function openStores(config: RewindConfig): Promise<OpenedStores> {
   return { events: new SqliteEventStore({ filename: databaseFile, synchronous: config.sqliteSynchronous }), keys: new SqliteApiKeyStore(databaseFile) };
 }
 
-/** Events after which the saga has work to do on a rollback. */
-function rollbackToRun(events: StoredEvent[]): string | null {
-  for (const event of events) {
-    const data = event.data as { rollbackId?: string; plan?: { action: string }[] };
-    if (event.type === 'RollbackRequested' && data.plan?.some((i) => i.action === 'compensate')) return data.rollbackId!;
-    if (event.type === 'CompensationRetryRequested' || event.type === 'CompensationResolved') return data.rollbackId!;
-  }
-  return null;
-}
-
 /** Wires the adapters chosen by configuration behind their ports, and runs the rollback saga. */
 @Global()
 @Module({})
@@ -52,7 +42,6 @@ export class InfrastructureModule implements OnApplicationBootstrap, OnApplicati
   ) {}
 
   static forConfig(config: RewindConfig, stores: OpenedStores): DynamicModule {
-    let saga: RollbackSaga | undefined;
     return {
       module: InfrastructureModule,
       providers: [
@@ -61,31 +50,24 @@ export class InfrastructureModule implements OnApplicationBootstrap, OnApplicati
         { provide: API_KEY_STORE, useValue: stores.keys },
         { provide: MESSAGE_BUS, useFactory: () => new InProcessMessageBus() },
         { provide: RewindMetrics, useFactory: () => new RewindMetrics() },
-        { provide: ToolRegistry, inject: [EVENT_STORE], useFactory: (store: EventStore) => new ToolRegistry(store) },
-        { provide: InlineCompensationChannel, useFactory: () => new InlineCompensationChannel() },
         {
-          provide: SessionService,
-          inject: [EVENT_STORE, ToolRegistry, RewindMetrics],
-          useFactory: (store: EventStore, tools: ToolRegistry, metrics: RewindMetrics) =>
-            new SessionService(new SessionRepository(store, { snapshotEvery: config.snapshotEvery, snapshotEverySeconds: config.snapshotEverySeconds }), {
-              tools,
-              compensationEnabled: true,
-              onCommitted: (tenantId, sessionId, events) => {
-                for (const event of events) metrics.eventsAppended.inc({ type: event.type });
-                const rollbackId = rollbackToRun(events);
-                if (rollbackId) saga?.kick(tenantId, sessionId, rollbackId);
-              },
-            }),
-        },
-        {
-          provide: RollbackSaga,
-          inject: [SessionService, InlineCompensationChannel, MESSAGE_BUS],
-          useFactory: (sessions: SessionService, inline: InlineCompensationChannel, bus: MessageBus) => {
+          provide: SESSION_RUNTIME,
+          inject: [EVENT_STORE, MESSAGE_BUS, RewindMetrics],
+          useFactory: (store: EventStore, bus: MessageBus, metrics: RewindMetrics) => {
             const logger = new Logger('Rollbacks');
-            saga = new RollbackSaga(sessions, [new HttpCompensationChannel(), inline, new BusCompensationChannel(bus)], { log: (m) => logger.warn(m) });
-            return saga;
+            return createSessionRuntime(store, {
+              snapshotEvery: config.snapshotEvery,
+              snapshotEverySeconds: config.snapshotEverySeconds,
+              bus,
+              log: (m) => logger.warn(m),
+              onCommitted: (events) => events.forEach((e) => metrics.eventsAppended.inc({ type: e.type })),
+            });
           },
         },
+        { provide: SessionService, inject: [SESSION_RUNTIME], useFactory: (r: SessionRuntime) => r.sessions },
+        { provide: ToolRegistry, inject: [SESSION_RUNTIME], useFactory: (r: SessionRuntime) => r.tools },
+        { provide: RollbackSaga, inject: [SESSION_RUNTIME], useFactory: (r: SessionRuntime) => r.saga },
+        { provide: InlineCompensationChannel, inject: [SESSION_RUNTIME], useFactory: (r: SessionRuntime) => r.inline },
       ],
       exports: [REWIND_CONFIG, EVENT_STORE, API_KEY_STORE, MESSAGE_BUS, RewindMetrics, SessionService, ToolRegistry, InlineCompensationChannel, RollbackSaga],
     };

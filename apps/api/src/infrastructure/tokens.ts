@@ -2,3 +2,4 @@ export const REWIND_CONFIG = Symbol('REWIND_CONFIG');
 export const EVENT_STORE = Symbol('EVENT_STORE');
 export const API_KEY_STORE = Symbol('API_KEY_STORE');
 export const MESSAGE_BUS = Symbol('MESSAGE_BUS');
+export const SESSION_RUNTIME = Symbol('SESSION_RUNTIME');

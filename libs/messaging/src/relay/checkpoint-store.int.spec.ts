@@ -1,16 +1,29 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { randomBytes } from 'node:crypto';
+import { Pool } from 'pg';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { TEST_DATABASE_ADMIN_URL } from '../../../../test/support/postgres';
 import { SqliteEventStore } from '../../../event-store/src';
 import { InMemoryCheckpointStore, type CheckpointStore } from './checkpoint-store';
+import { PostgresCheckpointStore } from './postgres-checkpoint-store';
 import { SqliteCheckpointStore } from './sqlite-checkpoint-store';
 
 const freshFile = () => join(mkdtempSync(join(tmpdir(), 'rewind-checkpoints-')), 'rewind.db');
 
+// One throw-away schema on the test server for the PostgreSQL implementation (dropped after).
+const pgSchema = `rewind_cp_${randomBytes(4).toString('hex')}`;
+const pgPool = new Pool({ connectionString: TEST_DATABASE_ADMIN_URL, max: 2 });
+afterAll(async () => {
+  await pgPool.query(`DROP SCHEMA IF EXISTS "${pgSchema}" CASCADE`);
+  await pgPool.end();
+});
+
 const implementations: [string, (now: () => number) => CheckpointStore][] = [
   ['InMemoryCheckpointStore', (now) => new InMemoryCheckpointStore(now)],
   ['SqliteCheckpointStore', (now) => new SqliteCheckpointStore(freshFile(), now)],
+  ['PostgresCheckpointStore', (now) => new PostgresCheckpointStore(pgPool, now, pgSchema)],
 ];
 
 for (const [name, create] of implementations) {

@@ -1,7 +1,11 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { randomBytes } from 'node:crypto';
+import { Pool } from 'pg';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { TEST_DATABASE_ADMIN_URL } from '../../../../test/support/postgres';
+import { PostgresKafkaSigningSecretStore } from './postgres-signing-secret-store';
 import { KEY_ID_HEADER, SIGNATURE_HEADER, signatureHeaders, signValue, verifySignature } from './envelope-signature';
 import { InMemoryKafkaSigningSecretStore } from './in-memory-signing-secret-store';
 import type { KafkaSigningSecretStore } from './signing-secret-store';
@@ -31,7 +35,15 @@ describe('envelope signatures (HMAC-SHA256 over the raw value)', () => {
 const stores: [string, () => KafkaSigningSecretStore][] = [
   ['InMemoryKafkaSigningSecretStore', () => new InMemoryKafkaSigningSecretStore()],
   ['SqliteKafkaSigningSecretStore', () => new SqliteKafkaSigningSecretStore(join(mkdtempSync(join(tmpdir(), 'rewind-signing-')), 'rewind.db'))],
+  ['PostgresKafkaSigningSecretStore', () => new PostgresKafkaSigningSecretStore(pgPool, `rewind_sk_${randomBytes(4).toString('hex')}`)],
 ];
+
+const pgPool = new Pool({ connectionString: TEST_DATABASE_ADMIN_URL, max: 2 });
+afterAll(async () => {
+  const { rows } = await pgPool.query<{ nspname: string }>(`SELECT nspname FROM pg_namespace WHERE nspname LIKE 'rewind_sk_%'`);
+  for (const { nspname } of rows) await pgPool.query(`DROP SCHEMA IF EXISTS "${nspname}" CASCADE`);
+  await pgPool.end();
+});
 
 for (const [name, create] of stores) {
   describe(`${name}`, () => {
