@@ -8,6 +8,7 @@ import type { RewindConfig } from './config/rewind-config';
 import { HealthController } from './health/health.controller';
 import { MetricsController } from './metrics/metrics.controller';
 import { InfrastructureModule, type OpenedStores } from './infrastructure/infrastructure.module';
+import { ProjectionsModule } from './projections/projections.module';
 import { RollbacksModule } from './rollbacks/rollbacks.module';
 import { SessionsModule } from './sessions/sessions.module';
 
@@ -16,7 +17,7 @@ export class AppModule {
   static forConfig(config: RewindConfig, stores: OpenedStores): DynamicModule {
     return {
       module: AppModule,
-      imports: [CqrsModule.forRoot(), InfrastructureModule.forConfig(config, stores), SessionsModule, RollbacksModule],
+      imports: [CqrsModule.forRoot(), InfrastructureModule.forConfig(config, stores), SessionsModule, RollbacksModule, ProjectionsModule.forRoot()],
       controllers: [HealthController, MetricsController],
       providers: [
         { provide: APP_GUARD, useClass: ApiKeyGuard },

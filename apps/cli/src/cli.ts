@@ -1,3 +1,4 @@
+import { projectionsCommands } from './commands/projections';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type RewindConfig } from '../../api/src/config/rewind-config';
 import { CliError, commandUsage, databaseFileOf, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, UsageError, type CliIo, type CommandSpec, type Flags } from './command';
@@ -6,13 +7,17 @@ import { keysCommands } from './commands/keys';
 import { stateCommands } from './commands/state';
 
 /** Every command, in the order usage lists them. A new group is one more spread here. */
-export const COMMANDS: readonly CommandSpec[] = [...keysCommands, ...stateCommands, ...eventsCommands];
+export const COMMANDS: readonly CommandSpec[] = [...keysCommands, ...stateCommands, ...eventsCommands, ...projectionsCommands];
 
 /** Environment variables the CLI reads (the API's, so both see the same data). */
 const ENV_VARS: [string, string][] = [
   ['REWIND_DATA_DIR', 'data directory holding the embedded database rewind.db (default ./data)'],
   ['REWIND_SNAPSHOT_EVERY', 'snapshot cadence; 0 reads state by full replay (default 100)'],
   ['REWIND_SQLITE_SYNCHRONOUS', 'FULL, NORMAL or EXTRA (default FULL)'],
+  ['REWIND_STORE', 'sqlite or postgres (default sqlite)'],
+  ['DATABASE_URL', 'PostgreSQL URL when REWIND_STORE=postgres'],
+  ['REWIND_PG_SCHEMA', 'event store schema (default rewind)'],
+  ['REWIND_READ_SCHEMA', 'read-model schema (default rewind_read)'],
 ];
 
 const HELP_WORDS = new Set(['help', '--help', '-h']);

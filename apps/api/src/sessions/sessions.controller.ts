@@ -5,7 +5,7 @@ import type { FastifyReply } from 'fastify';
 import { SessionService, type Caller, type WriteOptions, type WriteResult } from '../../../../libs/engine/src';
 import { CurrentCaller } from '../auth/caller.decorator';
 import { WriteHeaders } from '../common/write-headers';
-import { ContextQueryDto, DiffQueryDto, EventsQueryDto, ListSessionsQueryDto, StartSessionDto, StateQueryDto } from '../../../../libs/contracts/src';
+import { ContextQueryDto, DiffQueryDto, EventsQueryDto, StartSessionDto, StateQueryDto } from '../../../../libs/contracts/src';
 import { IdParamPipe } from './path-params';
 import { presentState } from './session.presenter';
 import { StartSessionCommand } from './session-commands';
@@ -32,12 +32,6 @@ export class SessionsController {
     const result: WriteResult = await this.commands.execute(new StartSessionCommand(caller, body, options));
     reply.header('Location', `/v1/sessions/${result.sessionId}`).header('ETag', `"${result.version}"`);
     return result;
-  }
-
-  @Get()
-  @ApiOperation({ summary: 'List sessions (keyset paging by session id)' })
-  list(@CurrentCaller() caller: Caller, @Query() query: ListSessionsQueryDto) {
-    return this.sessions.listSessions(caller, { limit: query.limit ?? 50, ...(query.cursor ? { after: query.cursor } : {}) });
   }
 
   @Get(':id')

@@ -1,0 +1,33 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { ReadModelDatabase } from '../../../../libs/projections/src';
+import type { RewindConfig } from '../config/rewind-config';
+import { REWIND_CONFIG } from '../infrastructure/tokens';
+import { ReadModelsController } from './read-models.controller';
+import { readModelConfigFrom, ReadModelsService, type ProjectionsModuleOptions } from './read-models.service';
+import { PROJECTIONS_OPTIONS, READ_MODEL_DATABASE } from './tokens';
+
+/**
+ * Projections in the API process: opens the read-model database (TypeORM, migrations
+ * applied), runs the projection runners, and serves GET /v1/sessions, /v1/audit,
+ * /v1/tool-calls and /v1/projections from the read models. Needs the global
+ * InfrastructureModule (REWIND_CONFIG, EVENT_STORE).
+ */
+@Module({})
+export class ProjectionsModule {
+  static forRoot(options: ProjectionsModuleOptions = {}): DynamicModule {
+    return {
+      module: ProjectionsModule,
+      controllers: [ReadModelsController],
+      providers: [
+        { provide: PROJECTIONS_OPTIONS, useValue: options },
+        {
+          provide: READ_MODEL_DATABASE,
+          inject: [REWIND_CONFIG],
+          useFactory: (config: RewindConfig) => ReadModelDatabase.open(options.readModels ?? readModelConfigFrom(config)),
+        },
+        ReadModelsService,
+      ],
+      exports: [READ_MODEL_DATABASE, ReadModelsService],
+    };
+  }
+}

@@ -1,0 +1,78 @@
+import { Controller, Get, Query } from '@nestjs/common';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { Caller } from '../../../../libs/engine/src';
+import { CurrentCaller } from '../auth/caller.decorator';
+import { AuditQueryDto, SessionListQueryDto, ToolCallsQueryDto } from './dto/queries.dto';
+import { AuditPageDto, ProjectionsDto, SessionPageDto, ToolCallPageDto } from './dto/responses.dto';
+import { ReadModelsService } from './read-models.service';
+
+/** Queries served from the projections (TypeORM read models), always within the caller's tenant. */
+@ApiTags('queries')
+@ApiBearerAuth()
+@Controller('v1')
+export class ReadModelsController {
+  constructor(private readonly readModels: ReadModelsService) {}
+
+  @Get('sessions')
+  @ApiOperation({ summary: "List the tenant's sessions (from the sessions projection): filters, sort, cursor paging" })
+  @ApiOkResponse({ type: SessionPageDto })
+  async sessions(@CurrentCaller() caller: Caller, @Query() query: SessionListQueryDto): Promise<SessionPageDto> {
+    await this.readModels.fresh('sessions');
+    return this.readModels.query(() =>
+      this.readModels.queries.listSessions({
+        tenantId: caller.tenantId,
+        limit: query.limit ?? 50,
+        ...(query.status ? { status: query.status } : {}),
+        ...(query.q ? { q: query.q } : {}),
+        ...(query.updatedAfter ? { updatedAfter: query.updatedAfter } : {}),
+        ...(query.updatedBefore ? { updatedBefore: query.updatedBefore } : {}),
+        ...(query.sort ? { sort: query.sort } : {}),
+        ...(query.cursor ? { cursor: query.cursor } : {}),
+      }),
+    );
+  }
+
+  @Get('audit')
+  @ApiOperation({ summary: 'The audit log: every event of the tenant in log order, who did what and when (from the audit projection)' })
+  @ApiOkResponse({ type: AuditPageDto })
+  async audit(@CurrentCaller() caller: Caller, @Query() query: AuditQueryDto): Promise<AuditPageDto> {
+    await this.readModels.fresh('audit');
+    return this.readModels.query(() =>
+      this.readModels.queries.auditLog({
+        tenantId: caller.tenantId,
+        limit: query.limit ?? 100,
+        ...(query.sessionId ? { sessionId: query.sessionId } : {}),
+        ...(query.type ? { type: query.type } : {}),
+        ...(query.actor ? { actor: query.actor } : {}),
+        ...(query.from ? { from: query.from } : {}),
+        ...(query.to ? { to: query.to } : {}),
+        ...(query.cursor ? { cursor: query.cursor } : {}),
+      }),
+    );
+  }
+
+  @Get('tool-calls')
+  @ApiOperation({ summary: 'The tool-call ledger: every call, its declared effect, its outcome and what rollbacks did about it' })
+  @ApiOkResponse({ type: ToolCallPageDto })
+  async toolCalls(@CurrentCaller() caller: Caller, @Query() query: ToolCallsQueryDto): Promise<ToolCallPageDto> {
+    await this.readModels.fresh('ledger');
+    return this.readModels.query(() =>
+      this.readModels.queries.toolCalls({
+        tenantId: caller.tenantId,
+        limit: query.limit ?? 100,
+        ...(query.sessionId ? { sessionId: query.sessionId } : {}),
+        ...(query.status ? { status: query.status } : {}),
+        ...(query.effect ? { effect: query.effect } : {}),
+        ...(query.compensation ? { compensation: query.compensation } : {}),
+        ...(query.cursor ? { cursor: query.cursor } : {}),
+      }),
+    );
+  }
+
+  @Get('projections')
+  @ApiOperation({ summary: "Each projection's position, the head of the event log and the lag (operational, not tenant data)" })
+  @ApiOkResponse({ type: ProjectionsDto })
+  async projections(): Promise<ProjectionsDto> {
+    return { projections: await this.readModels.status() };
+  }
+}

@@ -1,0 +1,109 @@
+import { Inject, Injectable, Logger, Optional, type BeforeApplicationShutdown, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { join } from 'node:path';
+import type { EventStore } from '../../../../libs/event-store/src';
+import {
+  InvalidCursorError,
+  ProjectionSupervisor,
+  ReadModelQueries,
+  type ReadModelConfig,
+  type ReadModelDatabase,
+  type ProjectionStatus,
+} from '../../../../libs/projections/src';
+import { ApiError } from '../common/api-error';
+import type { RewindConfig } from '../config/rewind-config';
+import { EVENT_STORE } from '../infrastructure/tokens';
+import { RewindMetrics } from '../metrics/metrics';
+import { PROJECTIONS_OPTIONS, READ_MODEL_DATABASE } from './tokens';
+
+export interface ProjectionsModuleOptions {
+  /** Where the read models live (default: from the Rewind configuration, see `readModelConfigFrom`). */
+  readModels?: ReadModelConfig;
+  /** Run the projection runners in this process (default true). */
+  runRunners?: boolean;
+  /** How long a query waits for its projection to reach the writes acknowledged before it, in ms (default 1000). */
+  freshnessWaitMs?: number;
+  /** Pause of an idle runner between polls, in ms (default 250; a query wakes it at once). */
+  idleDelayMs?: number;
+  /** Events per runner transaction (default 1000). On SQLite a batch runs synchronously: smaller batches, shorter event-loop pauses. */
+  batchSize?: number;
+  /** Whether runner commits wait for the disk (default true); see ProjectionRunnerOptions.durable. */
+  durableBatches?: boolean;
+}
+
+/**
+ * The read models of the configured store: the embedded SQLite file (`${REWIND_DATA_DIR}/rewind.db`,
+ * beside the event store), or, with REWIND_STORE=postgres, the `rewind_read` schema of DATABASE_URL.
+ */
+export function readModelConfigFrom(config: RewindConfig): ReadModelConfig {
+  if (config.store === 'postgres') {
+    return { type: 'postgres', url: config.databaseUrl!, poolSize: Math.min(config.pgPoolSize, 10) };
+  }
+  return { type: 'sqlite', filename: join(config.dataDir, 'rewind.db'), synchronous: config.sqliteSynchronous };
+}
+
+/** Runs the projections in this process and answers the query routes from their tables. */
+@Injectable()
+export class ReadModelsService implements OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown {
+  private readonly logger = new Logger('Projections');
+  readonly supervisor: ProjectionSupervisor;
+  readonly queries: ReadModelQueries;
+
+  constructor(
+    @Inject(EVENT_STORE) private readonly store: EventStore,
+    @Inject(READ_MODEL_DATABASE) readonly db: ReadModelDatabase,
+    @Inject(PROJECTIONS_OPTIONS) private readonly options: ProjectionsModuleOptions,
+    @Optional() metrics?: RewindMetrics,
+  ) {
+    this.supervisor = new ProjectionSupervisor(store, db, {
+      idleDelayMs: options.idleDelayMs ?? 250,
+      batchSize: options.batchSize ?? 1000,
+      durable: options.durableBatches !== false,
+      logger: { log: (m) => this.logger.log(m), warn: (m) => this.logger.warn(m), error: (m) => this.logger.error(m) },
+    });
+    this.queries = new ReadModelQueries(db);
+    for (const name of this.supervisor.runners.keys()) {
+      metrics?.registerLag(`projection:${name}`, async () => (await this.supervisor.runner(name).status()).lag);
+    }
+  }
+
+  onApplicationBootstrap(): void {
+    if (this.options.runRunners !== false) this.supervisor.start();
+  }
+
+  /** Before the event store closes: let the batches in progress commit. */
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.supervisor.stop();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.db.close();
+  }
+
+  /** Wakes the runners (e.g. after a write) so that queries see it sooner. */
+  poke(): void {
+    this.supervisor.poke();
+  }
+
+  /**
+   * Read-your-writes: waits (at most `freshnessWaitMs`) until the projection has applied
+   * everything in the log when the query arrived; then the query runs either way.
+   */
+  async fresh(projection: string): Promise<void> {
+    const head = await this.store.lastPosition();
+    await this.supervisor.runner(projection).waitFor(head, this.options.freshnessWaitMs ?? 1000);
+  }
+
+  async status(): Promise<ProjectionStatus[]> {
+    return this.supervisor.status();
+  }
+
+  /** Runs a query; a cursor that is not ours is the caller's mistake (400), not ours. */
+  async query<T>(run: () => Promise<T>): Promise<T> {
+    try {
+      return await run();
+    } catch (error) {
+      if (error instanceof InvalidCursorError) throw new ApiError(400, 'invalid_cursor', error.message, [{ field: 'cursor', message: error.message }]);
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,266 @@
+import type { EventStore } from '../../../../libs/event-store/src';
+import { maskConnectionString, PostgresEventStore, PostgresUnavailableError } from '../../../../libs/event-store/src/postgres/postgres-event-store';
+import { SqliteEventStore } from '../../../../libs/event-store/src/sqlite/sqlite-event-store';
+import {
+  DEFAULT_READ_MODEL_SCHEMA,
+  formatVerification,
+  PROJECTION_NAMES,
+  projectionStatuses,
+  ProjectionSupervisor,
+  ReadModelDatabase,
+  ReadModelUnavailableError,
+  RebuildBusyError,
+  rebuildProjections,
+  selectProjections,
+  SILENT_LOGGER,
+  UnknownProjectionError,
+  type ReadModelConfig,
+  type RebuildProgress,
+} from '../../../../libs/projections/src';
+import {
+  CliError,
+  EXIT_FAILURE,
+  EXIT_OK,
+  formatTable,
+  requireDatabase,
+  stringFlag,
+  UsageError,
+  type CommandContext,
+  type CommandSpec,
+  type Flags,
+} from '../command';
+
+/** What the projection commands work on. */
+export interface ProjectionTarget {
+  store: EventStore;
+  db: ReadModelDatabase;
+  where: string;
+}
+
+/** Opens the event store and the read models the API uses, runs `use`, closes both. */
+export async function withProjections<T>(context: CommandContext, use: (target: ProjectionTarget) => Promise<T>): Promise<T> {
+  const { config, io } = context;
+  let store: EventStore;
+  let readModels: ReadModelConfig;
+  let where: string;
+  try {
+    if (config.store === 'sqlite') {
+      requireDatabase(context);
+      store = new SqliteEventStore({ filename: context.databaseFile, synchronous: config.sqliteSynchronous });
+      readModels = { type: 'sqlite', filename: context.databaseFile, synchronous: config.sqliteSynchronous };
+      where = context.databaseFile;
+    } else {
+      // The schemas default to the API's; REWIND_PG_SCHEMA / REWIND_READ_SCHEMA pick others (tests, several deployments in one database).
+      const storeSchema = io.env.REWIND_PG_SCHEMA || 'rewind';
+      const readSchema = io.env.REWIND_READ_SCHEMA || DEFAULT_READ_MODEL_SCHEMA;
+      store = await PostgresEventStore.open({ connectionString: config.databaseUrl!, schema: storeSchema, poolSize: 4 });
+      readModels = { type: 'postgres', url: config.databaseUrl!, schema: readSchema, poolSize: 8 };
+      where = `PostgreSQL ${maskConnectionString(config.databaseUrl!)} (events in schema ${storeSchema}, read models in ${readSchema})`;
+    }
+  } catch (error) {
+    if (error instanceof PostgresUnavailableError) throw new CliError(error.message);
+    throw error;
+  }
+  let db: ReadModelDatabase;
+  try {
+    db = await ReadModelDatabase.open(readModels);
+  } catch (error) {
+    await store.close();
+    if (error instanceof ReadModelUnavailableError) throw new CliError(error.message);
+    throw error;
+  }
+  try {
+    return await use({ store, db, where });
+  } catch (error) {
+    if (error instanceof RebuildBusyError || error instanceof ReadModelUnavailableError) throw new CliError(error.message);
+    throw error;
+  } finally {
+    await db.close();
+    await store.close();
+  }
+}
+
+function projectionNames(flags: Flags): string[] {
+  const raw = stringFlag(flags, 'projection');
+  const names = raw ? raw.split(/[\s,]+/).filter((n) => n.length > 0) : [];
+  try {
+    selectProjections(names);
+  } catch (error) {
+    if (error instanceof UnknownProjectionError) throw new UsageError(`--projection: ${error.message}`);
+    throw error;
+  }
+  return names;
+}
+
+function positiveInt(flags: Flags, name: string, fallback: number): number {
+  const raw = stringFlag(flags, name);
+  if (raw === undefined) return fallback;
+  const value = Number(raw);
+  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(value) || value < 1) throw new UsageError(`--${name} "${raw}" is not valid: expected a whole number from 1`);
+  return value;
+}
+
+const number = (n: number) => Math.round(n).toLocaleString('en-US');
+
+function duration(seconds: number): string {
+  if (seconds < 60) return `${seconds.toFixed(seconds < 10 ? 1 : 0)}s`;
+  const m = Math.floor(seconds / 60);
+  return `${m}m${String(Math.round(seconds % 60)).padStart(2, '0')}s`;
+}
+
+/** A progress bar (TTY) or plain lines at most once a second (pipes, logs, CI). */
+export function progressPrinter(out: { write(chunk: string): unknown }, tty: boolean): { update(p: RebuildProgress): void; finish(): void } {
+  let lastLine = 0;
+  let drawn = false;
+  const describe = (p: RebuildProgress) => {
+    const pct = p.fraction === null ? '' : `${Math.floor(p.fraction * 100)}%`;
+    const eta = p.etaSeconds === null ? '' : `, ETA ${duration(p.etaSeconds)}`;
+    const phase = p.phase === 'rebuilding' ? '' : ` (${p.phase})`;
+    return { pct, text: `${number(p.events)} events, ${number(p.eventsPerSecond)} events/s${eta}${phase}` };
+  };
+  return {
+    update(p) {
+      const now = Date.now();
+      const { pct, text } = describe(p);
+      if (tty) {
+        const width = 28;
+        const filled = p.fraction === null ? 0 : Math.round(p.fraction * width);
+        out.write(`\r\x1b[2K[${'█'.repeat(filled)}${'░'.repeat(width - filled)}] ${pct.padStart(4)}  ${text}`);
+        drawn = true;
+        return;
+      }
+      if (p.phase !== 'done' && now - lastLine < 1000) return;
+      lastLine = now;
+      out.write(`rebuild: ${pct ? `${pct} ` : ''}${text}\n`);
+    },
+    finish() {
+      if (tty && drawn) out.write('\n');
+    },
+  };
+}
+
+/**
+ * Projection names may also be given as words after the command (`rewind projections rebuild
+ * sessions audit`) once the CLI passes positionals through (`positionals` below: joined with
+ * "," into the `projection` flag); until then `--projection sessions,audit`.
+ */
+type SpecWithPositionals = CommandSpec & { positionals?: { name: string; placeholder: string; description: string } };
+const NAMES = { name: 'projection', placeholder: '[name...]', description: `projections (default all: ${PROJECTION_NAMES.join(', ')})` };
+
+const rebuild: SpecWithPositionals = {
+  name: 'projections rebuild',
+  positionals: NAMES,
+  summary: 'Rebuild projections from the event log into shadow tables and swap them in; --verify compares them with the live ones first',
+  flags: {
+    projection: {
+      type: 'string',
+      placeholder: '<names>',
+      description: `projections to rebuild, comma-separated (default all: ${PROJECTION_NAMES.join(', ')})`,
+    },
+    verify: { type: 'boolean', description: 'compare the rebuilt tables with the live ones; exit 1 with a report of the differences' },
+    'batch-size': { type: 'string', placeholder: '<n>', description: 'events per transaction (default 5000)' },
+    json: { type: 'boolean', description: 'print the result as JSON instead of text' },
+  },
+  async run(context, flags) {
+    const names = projectionNames(flags);
+    const batchSize = positiveInt(flags, 'batch-size', 5000);
+    const json = flags.json === true;
+    const out = context.io.stdout;
+    const tty = !json && (out as { isTTY?: boolean }).isTTY === true;
+    return withProjections(context, async ({ store, db, where }) => {
+      const progress = json ? null : progressPrinter(out, tty);
+      if (!json)
+        out.write(
+          `Rebuilding ${names.length ? names.join(', ') : 'all projections'} from the event log in ${where}${flags.verify ? ', then verifying' : ''}.\n`,
+        );
+      const result = await rebuildProjections(store, db, {
+        projections: names,
+        verify: flags.verify === true,
+        batchSize,
+        ...(progress ? { onProgress: (p: RebuildProgress) => progress.update(p) } : {}),
+      });
+      progress?.finish();
+      const identical = result.verification === null || result.verification.identical;
+      if (json) {
+        out.write(`${JSON.stringify(result, null, 2)}\n`);
+      } else {
+        const seconds = result.elapsedMs / 1000;
+        out.write(
+          `Rebuilt ${result.projections.join(', ')}: ${number(result.events)} events in ${duration(seconds)} (${number(result.events / Math.max(seconds, 0.001))} events/s); ` +
+            `swapped in at position ${result.position} (tables locked ${number(result.swapMs)} ms).\n`,
+        );
+        if (result.verification) out.write(formatVerification(result.verification));
+      }
+      if (!identical) {
+        context.io.stderr.write(
+          'rewind: verification failed: the live read models did not match the event log (see the report above); they have been replaced by the rebuilt ones.\n',
+        );
+        return EXIT_FAILURE;
+      }
+      return EXIT_OK;
+    });
+  },
+};
+
+const status: CommandSpec = {
+  name: 'projections status',
+  summary: "Show each projection's position, the head of the event log, the lag, and any rebuild in progress",
+  flags: {
+    json: { type: 'boolean', description: 'print JSON instead of a table' },
+  },
+  async run(context, flags) {
+    return withProjections(context, async ({ store, db }) => {
+      const statuses = await projectionStatuses(store, db);
+      if (flags.json === true) {
+        context.io.stdout.write(
+          `${JSON.stringify(
+            statuses.map(({ state: _state, lastError: _lastError, ...s }) => s),
+            null,
+            2,
+          )}\n`,
+        );
+        return EXIT_OK;
+      }
+      const rows = [['projection', 'position', 'head', 'lag', 'updated', 'rebuild']];
+      for (const s of statuses) {
+        rows.push([
+          s.name,
+          String(s.position),
+          String(s.head),
+          s.lag === 0 ? '0 (up to date)' : String(s.lag),
+          s.updatedAt ?? '-',
+          s.rebuild ? `in progress or interrupted, shadow at ${s.rebuild.position}` : '-',
+        ]);
+      }
+      context.io.stdout.write(formatTable(rows));
+      return EXIT_OK;
+    });
+  },
+};
+
+const catchUp: SpecWithPositionals = {
+  name: 'projections catch-up',
+  positionals: NAMES,
+  summary: 'Apply the event log to the projections up to its head now (what the API does in the background)',
+  flags: {
+    projection: { type: 'string', placeholder: '<names>', description: `projections, comma-separated (default all: ${PROJECTION_NAMES.join(', ')})` },
+  },
+  async run(context, flags) {
+    const names = projectionNames(flags);
+    return withProjections(context, async ({ store, db }) => {
+      const runners = new ProjectionSupervisor(store, db, { projections: names, batchSize: 5000, logger: SILENT_LOGGER });
+      try {
+        const applied = await runners.catchUp();
+        const statuses = (await runners.status()).filter((s) => names.length === 0 || names.includes(s.name));
+        context.io.stdout.write(
+          `Applied ${number(applied)} events; ${statuses.map((s) => `${s.name} at ${s.position}`).join(', ')} (head ${statuses[0]?.head ?? 0}).\n`,
+        );
+      } finally {
+        await runners.stop();
+      }
+      return EXIT_OK;
+    });
+  },
+};
+
+export const projectionsCommands: CommandSpec[] = [status, rebuild, catchUp];

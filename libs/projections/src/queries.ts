@@ -1,0 +1,260 @@
+import { Brackets, type ObjectLiteral, type SelectQueryBuilder } from 'typeorm';
+import { AuditLogEntity, SessionEntity, ToolCallLedgerEntity } from './entities';
+import { normalizeTimestamp } from './projected-event';
+import type { ReadModelDatabase } from './read-model-database';
+
+/** A page of results; pass `nextCursor` back as `cursor` for the next one (null: no more). */
+export interface Page<T> {
+  items: T[];
+  nextCursor: string | null;
+}
+
+/** The cursor was not made by this API (or for another sort order). */
+export class InvalidCursorError extends Error {
+  constructor() {
+    super('The cursor is not valid: pass back the nextCursor of the previous page unchanged (and keep the same sort order).');
+    this.name = 'InvalidCursorError';
+  }
+}
+
+type CursorValue = string | number;
+
+function encodeCursor(kind: string, values: CursorValue[]): string {
+  return Buffer.from(JSON.stringify([kind, ...values]), 'utf8').toString('base64url');
+}
+
+function decodeCursor(cursor: string, kind: string, types: ('string' | 'number')[]): CursorValue[] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    throw new InvalidCursorError();
+  }
+  if (!Array.isArray(parsed) || parsed[0] !== kind || parsed.length !== types.length + 1) throw new InvalidCursorError();
+  const values = parsed.slice(1);
+  if (!values.every((v, i) => typeof v === types[i])) throw new InvalidCursorError();
+  return values as CursorValue[];
+}
+
+export type SessionSort = 'sessionId' | 'createdAt' | 'updatedAt';
+
+export interface SessionListQuery {
+  tenantId: string;
+  status?: string;
+  /** Title contains (case-insensitive). */
+  q?: string;
+  updatedAfter?: string;
+  updatedBefore?: string;
+  /** sessionId: ascending; createdAt, updatedAt: newest first. */
+  sort?: SessionSort;
+  cursor?: string;
+  limit: number;
+}
+
+export interface SessionSummary {
+  sessionId: string;
+  title: string | null;
+  status: string;
+  head: number;
+  version: number;
+  messageCount: number;
+  toolCallCount: number;
+  branchCount: number;
+  failedEffects: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface AuditQuery {
+  tenantId: string;
+  sessionId?: string;
+  type?: string;
+  actor?: string;
+  /** occurredAt >= from */
+  from?: string;
+  /** occurredAt < to */
+  to?: string;
+  cursor?: string;
+  limit: number;
+}
+
+export interface AuditEntry {
+  position: number;
+  sessionId: string | null;
+  streamId: string;
+  streamVersion: number;
+  eventId: string;
+  type: string;
+  actor: string;
+  occurredAt: string;
+  commandId: string | null;
+  correlationId: string | null;
+  causationId: string | null;
+}
+
+export interface ToolCallQuery {
+  tenantId: string;
+  sessionId?: string;
+  status?: string;
+  effect?: string;
+  compensation?: string;
+  cursor?: string;
+  limit: number;
+}
+
+export interface ToolCallEntry {
+  sessionId: string;
+  toolCallId: string;
+  tool: string;
+  turnId: string | null;
+  startedVersion: number;
+  finishedVersion: number | null;
+  status: string;
+  effect: string;
+  confirmed: boolean;
+  error: string | null;
+  compensation: { status: string; attempts: number; rollbackId: string | null; detail: string | null } | null;
+  startedAt: string;
+  updatedAt: string;
+}
+
+const SESSION_SORT: Record<SessionSort, { column: string | null; direction: 'ASC' | 'DESC' }> = {
+  sessionId: { column: null, direction: 'ASC' },
+  createdAt: { column: 'createdAt', direction: 'DESC' },
+  updatedAt: { column: 'lastActivityAt', direction: 'DESC' },
+};
+
+/** Tenant-scoped queries on the read models (TypeORM). Every query filters on the caller's tenant. */
+export class ReadModelQueries {
+  constructor(private readonly db: ReadModelDatabase) {}
+
+  private like(builder: SelectQueryBuilder<ObjectLiteral>, column: string, name: string, text: string): void {
+    const pattern = `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    builder.andWhere(`${column} ${this.db.dialect.postgres ? 'ILIKE' : 'LIKE'} :${name} ESCAPE '\\'`, { [name]: pattern });
+  }
+
+  async listSessions(query: SessionListQuery): Promise<Page<SessionSummary>> {
+    const sort = SESSION_SORT[query.sort ?? 'sessionId'];
+    const kind = `sessions:${query.sort ?? 'sessionId'}`;
+    const builder = this.db.dataSource.getRepository(SessionEntity).createQueryBuilder('s').where('s.tenantId = :tenantId', { tenantId: query.tenantId });
+    if (query.status) builder.andWhere('s.status = :status', { status: query.status });
+    if (query.q) this.like(builder, 's.title', 'q', query.q);
+    if (query.updatedAfter) builder.andWhere('s.lastActivityAt > :updatedAfter', { updatedAfter: normalizeTimestamp(query.updatedAfter) });
+    if (query.updatedBefore) builder.andWhere('s.lastActivityAt < :updatedBefore', { updatedBefore: normalizeTimestamp(query.updatedBefore) });
+    if (sort.column === null) {
+      if (query.cursor) builder.andWhere('s.sessionId > :after', { after: decodeCursor(query.cursor, kind, ['string'])[0] });
+      builder.orderBy('s.sessionId', 'ASC');
+    } else {
+      if (query.cursor) {
+        const [value, sessionId] = decodeCursor(query.cursor, kind, ['string', 'string']);
+        builder.andWhere(
+          new Brackets((w) => w.where(`s.${sort.column} < :cursorValue`).orWhere(`s.${sort.column} = :cursorValue AND s.sessionId < :cursorSession`)),
+          { cursorValue: value, cursorSession: sessionId },
+        );
+      }
+      builder.orderBy(`s.${sort.column}`, 'DESC').addOrderBy('s.sessionId', 'DESC');
+    }
+    const rows = await builder.limit(query.limit + 1).getMany();
+    const page = rows.slice(0, query.limit);
+    const last = page[page.length - 1];
+    const nextCursor =
+      rows.length > query.limit && last
+        ? sort.column === null
+          ? encodeCursor(kind, [last.sessionId])
+          : encodeCursor(kind, [sort.column === 'createdAt' ? last.createdAt : last.lastActivityAt, last.sessionId])
+        : null;
+    return {
+      items: page.map((s) => ({
+        sessionId: s.sessionId,
+        title: s.title,
+        status: s.status,
+        head: s.head,
+        version: s.version,
+        messageCount: s.messageCount,
+        toolCallCount: s.toolCallCount,
+        branchCount: s.branchCount,
+        failedEffects: s.failedEffects,
+        createdAt: s.createdAt,
+        updatedAt: s.lastActivityAt,
+      })),
+      nextCursor,
+    };
+  }
+
+  async auditLog(query: AuditQuery): Promise<Page<AuditEntry>> {
+    const builder = this.db.dataSource.getRepository(AuditLogEntity).createQueryBuilder('a').where('a.tenantId = :tenantId', { tenantId: query.tenantId });
+    if (query.sessionId) builder.andWhere('a.sessionId = :sessionId', { sessionId: query.sessionId });
+    if (query.type) builder.andWhere('a.type = :type', { type: query.type });
+    if (query.actor) builder.andWhere('a.actor = :actor', { actor: query.actor });
+    if (query.from) builder.andWhere('a.occurredAt >= :from', { from: normalizeTimestamp(query.from) });
+    if (query.to) builder.andWhere('a.occurredAt < :to', { to: normalizeTimestamp(query.to) });
+    if (query.cursor) builder.andWhere('a.globalPosition > :after', { after: decodeCursor(query.cursor, 'audit', ['number'])[0] });
+    const rows = await builder
+      .orderBy('a.globalPosition', 'ASC')
+      .limit(query.limit + 1)
+      .getMany();
+    const page = rows.slice(0, query.limit);
+    const last = page[page.length - 1];
+    return {
+      items: page.map((a) => ({
+        position: a.globalPosition,
+        sessionId: a.sessionId,
+        streamId: a.streamId,
+        streamVersion: a.streamVersion,
+        eventId: a.eventId,
+        type: a.type,
+        actor: a.actor,
+        occurredAt: a.occurredAt,
+        commandId: a.commandId,
+        correlationId: a.correlationId,
+        causationId: a.causationId,
+      })),
+      nextCursor: rows.length > query.limit && last ? encodeCursor('audit', [last.globalPosition]) : null,
+    };
+  }
+
+  async toolCalls(query: ToolCallQuery): Promise<Page<ToolCallEntry>> {
+    const builder = this.db.dataSource
+      .getRepository(ToolCallLedgerEntity)
+      .createQueryBuilder('t')
+      .where('t.tenantId = :tenantId', { tenantId: query.tenantId });
+    if (query.sessionId) builder.andWhere('t.sessionId = :sessionId', { sessionId: query.sessionId });
+    if (query.status) builder.andWhere('t.status = :status', { status: query.status });
+    if (query.effect) builder.andWhere('t.effectKind = :effect', { effect: query.effect });
+    if (query.compensation) builder.andWhere('t.compensationStatus = :compensation', { compensation: query.compensation });
+    if (query.cursor) {
+      const [sessionId, version] = decodeCursor(query.cursor, 'tool-calls', ['string', 'number']);
+      builder.andWhere(
+        new Brackets((w) => w.where('t.sessionId > :cursorSession').orWhere('t.sessionId = :cursorSession AND t.startedVersion > :cursorVersion')),
+        { cursorSession: sessionId, cursorVersion: version },
+      );
+    }
+    const rows = await builder
+      .orderBy('t.sessionId', 'ASC')
+      .addOrderBy('t.startedVersion', 'ASC')
+      .limit(query.limit + 1)
+      .getMany();
+    const page = rows.slice(0, query.limit);
+    const last = page[page.length - 1];
+    return {
+      items: page.map((t) => ({
+        sessionId: t.sessionId,
+        toolCallId: t.toolCallId,
+        tool: t.tool,
+        turnId: t.turnId,
+        startedVersion: t.startedVersion,
+        finishedVersion: t.finishedVersion,
+        status: t.status,
+        effect: t.effectKind,
+        confirmed: t.confirmed,
+        error: t.error,
+        compensation: t.compensationStatus
+          ? { status: t.compensationStatus, attempts: t.compensationAttempts, rollbackId: t.rollbackId, detail: t.compensationDetail }
+          : null,
+        startedAt: t.startedAt,
+        updatedAt: t.updatedAt,
+      })),
+      nextCursor: rows.length > query.limit && last ? encodeCursor('tool-calls', [last.sessionId, last.startedVersion]) : null,
+    };
+  }
+}

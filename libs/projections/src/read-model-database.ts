@@ -1,0 +1,200 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { Pool } from 'pg';
+import { DataSource, type DataSourceOptions } from 'typeorm';
+import { maskConnectionString } from '../../event-store/src/postgres/postgres-event-store';
+import { PostgresWriterConnection, SqliteWriterConnection, type WriterConnection } from './connection';
+import { READ_MODEL_ENTITIES } from './entities';
+import { CreateReadModels1763769600000 } from './migrations/1763769600000-create-read-models';
+import { PROJECTION_NAMES } from './projections';
+import { Dialect } from './sql';
+
+/** Where the read models live: the embedded SQLite file, or a PostgreSQL schema. */
+export type ReadModelConfig =
+  | {
+      type: 'sqlite';
+      /** The same file as the embedded event store: `${REWIND_DATA_DIR}/rewind.db`. */
+      filename: string;
+      synchronous?: 'FULL' | 'NORMAL' | 'EXTRA';
+      busyTimeoutMs?: number;
+    }
+  | {
+      type: 'postgres';
+      url: string;
+      /** Default `rewind_read` (the event store uses `rewind`). */
+      schema?: string;
+      poolSize?: number;
+      connectionTimeoutMs?: number;
+    };
+
+export const DEFAULT_READ_MODEL_SCHEMA = 'rewind_read';
+export const READ_MODEL_MIGRATIONS = [CreateReadModels1763769600000];
+const MIGRATIONS_TABLE = 'read_model_migrations';
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+
+/** The read-model database could not be opened or migrated. */
+export class ReadModelUnavailableError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'ReadModelUnavailableError';
+  }
+}
+
+/** TypeORM options for the read models (also usable with the TypeORM CLI). Never `synchronize`: migrations make the schema. */
+export function readModelDataSourceOptions(config: ReadModelConfig): DataSourceOptions {
+  const common = {
+    entities: READ_MODEL_ENTITIES,
+    migrations: READ_MODEL_MIGRATIONS,
+    migrationsTableName: MIGRATIONS_TABLE,
+    synchronize: false,
+    logging: false,
+  } as const;
+  if (config.type === 'sqlite') {
+    return {
+      ...common,
+      type: 'better-sqlite3',
+      database: config.filename,
+      timeout: config.busyTimeoutMs ?? 5000,
+      prepareDatabase: (db: { pragma(source: string): unknown }) => {
+        db.pragma('journal_mode = WAL');
+        db.pragma(`synchronous = ${config.synchronous ?? 'FULL'}`);
+      },
+    };
+  }
+  return {
+    ...common,
+    type: 'postgres',
+    url: config.url,
+    schema: config.schema ?? DEFAULT_READ_MODEL_SCHEMA,
+    poolSize: config.poolSize ?? 10,
+    applicationName: 'rewind-read-models',
+    connectTimeoutMS: config.connectionTimeoutMs ?? 10_000,
+  };
+}
+
+export function describeReadModels(config: ReadModelConfig): string {
+  return config.type === 'sqlite'
+    ? `SQLite file ${config.filename}`
+    : `PostgreSQL ${maskConnectionString(config.url)} (schema ${config.schema ?? DEFAULT_READ_MODEL_SCHEMA})`;
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * The read-model database: a TypeORM DataSource (queries, migrations) plus dedicated writer
+ * connections for the projection runners and rebuilds.
+ */
+export class ReadModelDatabase {
+  readonly dialect: Dialect;
+
+  private constructor(
+    readonly config: ReadModelConfig,
+    readonly dataSource: DataSource,
+  ) {
+    this.dialect = config.type === 'sqlite' ? new Dialect('sqlite') : new Dialect('postgres', config.schema ?? DEFAULT_READ_MODEL_SCHEMA);
+  }
+
+  /** Opens the database and applies pending migrations (serialized between processes). */
+  static async open(config: ReadModelConfig, options: { migrate?: boolean } = {}): Promise<ReadModelDatabase> {
+    if (config.type === 'postgres' && !SCHEMA_NAME.test(config.schema ?? DEFAULT_READ_MODEL_SCHEMA)) {
+      throw new ReadModelUnavailableError(`Invalid read-model schema name "${config.schema}": use lower-case letters, digits and _.`);
+    }
+    if (config.type === 'sqlite' && config.filename !== ':memory:') mkdirSync(dirname(config.filename), { recursive: true });
+    const dataSource = new DataSource(readModelDataSourceOptions(config));
+    try {
+      await dataSource.initialize();
+    } catch (error) {
+      throw new ReadModelUnavailableError(`Cannot open the read models in ${describeReadModels(config)}: ${(error as Error).message}`, { cause: error });
+    }
+    const db = new ReadModelDatabase(config, dataSource);
+    try {
+      if (options.migrate !== false) await db.migrate();
+      await db.ensureCheckpoints();
+    } catch (error) {
+      await dataSource.destroy().catch(() => undefined);
+      if (error instanceof ReadModelUnavailableError) throw error;
+      throw new ReadModelUnavailableError(`Cannot prepare the read models in ${describeReadModels(config)}: ${(error as Error).message}`, { cause: error });
+    }
+    return db;
+  }
+
+  get description(): string {
+    return describeReadModels(this.config);
+  }
+
+  /** The pg pool behind TypeORM (PostgreSQL only). */
+  private get pool(): Pool {
+    return (this.dataSource.driver as unknown as { master: Pool }).master;
+  }
+
+  private async migrate(): Promise<void> {
+    if (this.config.type === 'postgres') {
+      const client = await this.pool.connect();
+      try {
+        await client.query(`SELECT pg_advisory_lock(hashtext('rewind.read-models.migrate'), hashtext($1))`, [this.dialect.schema]);
+        try {
+          await client.query(`CREATE SCHEMA IF NOT EXISTS "${this.dialect.schema}"`);
+          await this.dataSource.runMigrations({ transaction: 'all' });
+        } finally {
+          await client.query(`SELECT pg_advisory_unlock(hashtext('rewind.read-models.migrate'), hashtext($1))`, [this.dialect.schema]);
+        }
+      } finally {
+        client.release();
+      }
+      return;
+    }
+    // SQLite: another process may be migrating the same file; its lock makes ours fail, then we look again.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.dataSource.runMigrations({ transaction: 'all' });
+        return;
+      } catch (error) {
+        const code = (error as { code?: string; driverError?: { code?: string } }).driverError?.code ?? (error as { code?: string }).code;
+        if (attempt >= 20 || !String(code).startsWith('SQLITE_BUSY')) throw error;
+        await sleep(50 * attempt);
+      }
+    }
+  }
+
+  private async ensureCheckpoints(): Promise<void> {
+    const d = this.dialect;
+    for (const name of PROJECTION_NAMES) {
+      await this.dataSource.query(
+        `INSERT INTO ${d.qualified('projection_checkpoints')} (name, position, updated_at) VALUES (${d.p(1)}, 0, ${d.p(2)}) ON CONFLICT (name) DO NOTHING`,
+        [name, new Date().toISOString()],
+      );
+    }
+  }
+
+  /** A dedicated connection for a writer; close it when done. */
+  async connect(): Promise<WriterConnection> {
+    if (this.config.type === 'sqlite') {
+      return new SqliteWriterConnection({ filename: this.config.filename, synchronous: this.config.synchronous, busyTimeoutMs: this.config.busyTimeoutMs });
+    }
+    try {
+      return await PostgresWriterConnection.open(this.pool, this.dialect.schema!);
+    } catch (error) {
+      throw new ReadModelUnavailableError(`Cannot reach PostgreSQL for the read models at ${describeReadModels(this.config)}: ${(error as Error).message}`, {
+        cause: error,
+      });
+    }
+  }
+
+  /** Every checkpoint row (projections, and the shadows of rebuilds in progress). */
+  async checkpoints(): Promise<{ name: string; position: number; updatedAt: string; pausedUntil: string | null }[]> {
+    const rows: { name: string; position: string | number; updated_at: string; paused_until: string | null }[] = await this.dataSource.query(
+      `SELECT name, position, updated_at, paused_until FROM ${this.dialect.qualified('projection_checkpoints')} ORDER BY name`,
+    );
+    const now = new Date().toISOString();
+    return rows.map((r) => ({
+      name: r.name,
+      position: Number(r.position),
+      updatedAt: r.updated_at,
+      pausedUntil: r.paused_until !== null && r.paused_until > now ? r.paused_until : null,
+    }));
+  }
+
+  async close(): Promise<void> {
+    if (this.dataSource.isInitialized) await this.dataSource.destroy();
+  }
+}
