@@ -20,6 +20,8 @@ export interface WorkerConfig {
   relay: { enabled: boolean; batchSize: number; pollIntervalMs: number; leaseMs: number };
   /** Resume unfinished rollbacks at start and carry out those started by Kafka commands. */
   saga: { enabled: boolean };
+  /** Run the projection runners (read models) in this worker. */
+  projections: { enabled: boolean };
   /** Longest a graceful shutdown may take before the process exits anyway. */
   shutdownTimeoutMs: number;
 }
@@ -83,6 +85,7 @@ export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env): WorkerCo
       leaseMs: integer(env, 'REWIND_RELAY_LEASE_MS', 10_000, 500, 600_000),
     },
     saga: { enabled: onOff(env, 'REWIND_WORKER_SAGA', 'on') },
+    projections: { enabled: onOff(env, 'REWIND_WORKER_PROJECTIONS', 'on') },
     shutdownTimeoutMs: integer(env, 'REWIND_SHUTDOWN_TIMEOUT_MS', 30_000, 100, 3_600_000),
   };
 }

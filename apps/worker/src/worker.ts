@@ -11,6 +11,7 @@ import { PostgresCheckpointStore } from '../../../libs/messaging/src/relay/postg
 import { SqliteCheckpointStore } from '../../../libs/messaging/src/relay/sqlite-checkpoint-store';
 import { PostgresKafkaSigningSecretStore } from '../../../libs/messaging/src/signing/postgres-signing-secret-store';
 import { SqliteKafkaSigningSecretStore } from '../../../libs/messaging/src/signing/sqlite-signing-secret-store';
+import { ProjectionSupervisor, ReadModelDatabase } from '../../../libs/projections/src';
 import { createSessionRuntime } from '../../../libs/sagas/src/session-runtime';
 import type { WorkerConfig } from './worker-config';
 
@@ -111,12 +112,27 @@ export async function startWorker(
       commands = consumer;
     }
 
-    // The projection runner (libs/projections) starts here: it reads the global log from its
-    // own checkpoint, like the relay, and registers its stop() in `closers`.
+    // Read models: one active runner per projection across processes (PostgreSQL advisory
+    // lock); each batch re-reads its checkpoint under a row lock, so an API process running
+    // them too is safe.
+    let projections: ProjectionSupervisor | null = null;
+    if (config.projections.enabled) {
+      const readModels = await ReadModelDatabase.open(
+        postgres
+          ? { type: 'postgres', url: config.databaseUrl!, poolSize: Math.min(config.pgPoolSize, 10) }
+          : { type: 'sqlite', filename: file, synchronous: config.sqliteSynchronous },
+      );
+      closers.push(() => readModels.close());
+      const supervisor = new ProjectionSupervisor(store, readModels, { logger: logger('Projections') });
+      supervisor.start();
+      closers.push(() => supervisor.stop());
+      projections = supervisor;
+    }
 
     log.log(
       `Worker is running (bus ${config.bus}${config.kafka ? ` on ${config.kafka.brokers.join(',')}` : ''}, store ${postgres ? 'postgres' : `sqlite in ${file}`}, saga ${config.saga.enabled ? 'on' : 'off'}): ` +
-        `commands ${commands ? `on (group "${config.commands.groupId}")` : 'off'}, relay ${relay ? `on (to "${topics.events}")` : 'off'}.`,
+        `commands ${commands ? `on (group "${config.commands.groupId}")` : 'off'}, relay ${relay ? `on (to "${topics.events}")` : 'off'}, ` +
+        `projections ${projections ? 'on' : 'off'}.`,
     );
 
     let stopped: Promise<void> | undefined;
