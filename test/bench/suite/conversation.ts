@@ -1,0 +1,117 @@
+/**
+ * The conversation every system stores: per turn a user message, a tool call and its result,
+ * an agent message and a memory write (5 steps, 5 events) — the same turn as
+ * test/bench/restore.bench.ts. Rewind receives it as commands (library) or HTTP requests;
+ * Emmett receives the exact events Rewind produced; LangGraph receives it as checkpoints.
+ */
+import { performance } from 'node:perf_hooks';
+import type { JsonValue, SessionCommand } from '../../../libs/domain/src';
+import { SessionRepository, SessionService, sessionStreamId, type Caller } from '../../../libs/engine/src';
+import { InMemoryEventStore, type NewEvent, type StoredEvent } from '../../../libs/event-store/src';
+
+export const STEPS_PER_TURN = 5;
+export const BENCH_TENANT = 'bench';
+export const benchCaller: Caller = { tenantId: BENCH_TENANT, actor: 'bench' };
+
+const question = (t: number) => `Question ${t}: where should we stay near the old town?`;
+const answer = (t: number) => `Answer ${t}: Alfama Inn is close and costs ${89 + t} EUR.`;
+const toolInput = (t: number): JsonValue => ({ city: 'Lisbon', night: t });
+const toolOutput = (t: number): JsonValue => ({ hotels: ['Alfama Inn', 'Baixa House'], cheapest: 89 + t });
+const memoryKey = (t: number) => `pref-${t % 7}`;
+const memoryValue = (t: number): JsonValue => ({ turn: t, likes: 'old town' });
+
+/** Step `s` (0..4) of turn `t` (0-based) as a Rewind command. */
+export function stepCommand(t: number, s: number): SessionCommand {
+  switch (s) {
+    case 0:
+      return { type: 'RecordMessage', role: 'user', content: question(t) };
+    case 1:
+      return { type: 'StartToolCall', toolCallId: `call-${t}`, tool: 'search_hotels', input: toolInput(t) };
+    case 2:
+      return { type: 'CompleteToolCall', toolCallId: `call-${t}`, output: toolOutput(t) };
+    case 3:
+      return { type: 'RecordMessage', role: 'agent', content: answer(t) };
+    default:
+      return { type: 'WriteMemory', key: memoryKey(t), value: memoryValue(t) };
+  }
+}
+
+export interface StepRequest {
+  method: 'POST' | 'PUT';
+  path: string;
+  body: JsonValue;
+}
+
+/** Step `s` of turn `t` as the public HTTP request (paths relative to the server root). */
+export function stepRequest(sessionId: string, t: number, s: number): StepRequest {
+  const base = `/v1/sessions/${sessionId}`;
+  switch (s) {
+    case 0:
+      return { method: 'POST', path: `${base}/messages`, body: { role: 'user', content: question(t) } };
+    case 1:
+      return { method: 'POST', path: `${base}/tool-calls`, body: { toolCallId: `call-${t}`, tool: 'search_hotels', input: toolInput(t) } };
+    case 2:
+      return { method: 'POST', path: `${base}/tool-calls/call-${t}/succeed`, body: { output: toolOutput(t) } };
+    case 3:
+      return { method: 'POST', path: `${base}/messages`, body: { role: 'agent', content: answer(t) } };
+    default:
+      return { method: 'PUT', path: `${base}/memory/${memoryKey(t)}`, body: { value: memoryValue(t) } };
+  }
+}
+
+/** Writes `turns` turns through the library (one `execute` per step). */
+export async function writeTurns(
+  service: SessionService,
+  sessionId: string,
+  fromTurn: number,
+  turns: number,
+  onStep?: (ms: number, turn: number) => void,
+): Promise<void> {
+  for (let t = fromTurn; t < fromTurn + turns; t++) {
+    for (let s = 0; s < STEPS_PER_TURN; s++) {
+      const start = performance.now();
+      await service.execute(benchCaller, sessionId, stepCommand(t, s));
+      onStep?.(performance.now() - start, t + 1);
+    }
+  }
+}
+
+/**
+ * The exact events Rewind records for a session of `turns` turns (SessionStarted + 5 per turn),
+ * produced by the real engine on an in-memory store.
+ */
+export async function generateSessionEvents(sessionId: string, turns: number): Promise<StoredEvent[]> {
+  const store = new InMemoryEventStore();
+  const service = new SessionService(new SessionRepository(store, { snapshotEvery: 0 }));
+  await service.startSession(benchCaller, { sessionId });
+  await writeTurns(service, sessionId, 0, turns);
+  return store.readStream(sessionStreamId(BENCH_TENANT, sessionId));
+}
+
+export function toNewEvent(event: StoredEvent): NewEvent {
+  return { eventId: event.eventId, type: event.type, data: event.data, parentVersion: event.parentVersion, metadata: event.metadata };
+}
+
+// ---- LangGraph's view of the same conversation -------------------------------------
+
+/** A message as LangGraph's message channel holds it (turned into LangChain message objects by the adapter). */
+export type ChatMessage =
+  | { kind: 'human'; id: string; content: string }
+  | { kind: 'ai'; id: string; content: string; toolCalls?: { id: string; name: string; args: JsonValue }[] }
+  | { kind: 'tool'; id: string; toolCallId: string; content: string };
+
+/** What step `s` of turn `t` changes in LangGraph state: a new message, or a memory entry. */
+export function stepUpdate(t: number, s: number): { message: ChatMessage } | { memory: [string, JsonValue] } {
+  switch (s) {
+    case 0:
+      return { message: { kind: 'human', id: `m-${t}-u`, content: question(t) } };
+    case 1:
+      return { message: { kind: 'ai', id: `m-${t}-c`, content: '', toolCalls: [{ id: `call-${t}`, name: 'search_hotels', args: toolInput(t) }] } };
+    case 2:
+      return { message: { kind: 'tool', id: `m-${t}-r`, toolCallId: `call-${t}`, content: JSON.stringify(toolOutput(t)) } };
+    case 3:
+      return { message: { kind: 'ai', id: `m-${t}-a`, content: answer(t) } };
+    default:
+      return { memory: [memoryKey(t), memoryValue(t)] };
+  }
+}

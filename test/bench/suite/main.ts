@@ -1,0 +1,177 @@
+/**
+ * `npm run bench`: Rewind's benchmark suite, side by side with Emmett's PostgreSQL event store and
+ * LangGraph's PostgresSaver on the same PostgreSQL, in one run.
+ *
+ *   node dist/test/bench/suite/main.js [--quick] [--only=W1,W3] [--jobs=emmett,langgraph]
+ *                                      [--profile] [--no-wait] [--out=.bench]
+ *
+ *  --quick     small sizes (CI smoke test, under two minutes); writes .bench/ only.
+ *  --only      run only these workloads (W1..W7, DB); --jobs: only these jobs (see job.ts).
+ *  --profile   CPU-profile the measured phase of each job (quick sizes unless --full), summarise
+ *              the profiles and the hot queries' plans into .bench/profile-summary.md.
+ *  --no-wait   do not wait for the machine to be quiet before each job (a full run waits up to 60 s).
+ *  --render=.bench/bench-results.json   only re-render the Markdown from saved raw figures.
+ *
+ * Each job runs in its own process (job.ts) and sets up its own data: SQLite in a temp dir,
+ * PostgreSQL in fresh databases (`rwb_<run>_…` on REWIND_TEST_DATABASE_URL's server) that it
+ * drops; the orchestrator drops any the run left behind. A full run writes BENCHMARKS.md and
+ * .bench/bench-results.json; other runs write .bench/BENCHMARKS.<mode>.md and .bench/bench-results.<mode>.json.
+ */
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { renderProfileSummary, summarizeProfile } from './cpuprofile-summary';
+import { dropRunDatabases } from './databases';
+import { JOB_NAMES, JOB_WORKLOADS, type JobName, type JobSpec } from './job';
+import { describeMachine, waitForQuiet, backgroundBusy } from './machine';
+import { renderConsole, renderMarkdown, type JobRun, type SuiteReport } from './report';
+import type { JobResult, Row, WorkloadId } from './results';
+import { sizesFor } from './sizes';
+
+interface Args {
+  quick: boolean;
+  only: WorkloadId[] | null;
+  jobs: JobName[] | null;
+  profile: boolean;
+  wait: boolean;
+  out: string;
+}
+
+const WORKLOADS: WorkloadId[] = ['W1', 'W2', 'W3', 'W4', 'W5', 'W6', 'W7', 'DB'];
+
+function parseArgs(argv: string[]): Args {
+  const value = (name: string) => argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+  const list = (name: string) =>
+    value(name)
+      ?.split(',')
+      .map((s) => s.trim())
+      .filter(Boolean) ?? null;
+  const only = list('only')?.map((w) => w.toUpperCase()) ?? null;
+  for (const w of only ?? []) if (!WORKLOADS.includes(w as WorkloadId)) throw new Error(`Unknown workload "${w}": use ${WORKLOADS.join(', ')}.`);
+  const jobs = list('jobs');
+  for (const j of jobs ?? []) if (!(JOB_NAMES as readonly string[]).includes(j)) throw new Error(`Unknown job "${j}": use ${JOB_NAMES.join(', ')}.`);
+  const profile = argv.includes('--profile');
+  return {
+    quick: argv.includes('--quick') || (profile && !argv.includes('--full')),
+    only: only as WorkloadId[] | null,
+    jobs: jobs as JobName[] | null,
+    profile,
+    wait: !argv.includes('--no-wait'),
+    out: resolve(value('out') ?? '.bench'),
+  };
+}
+
+function runChild(script: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs: number): Promise<number | null> {
+  return new Promise((resolvePromise) => {
+    const child = spawn(process.execPath, [script, ...args], { stdio: ['ignore', 'inherit', 'inherit'], env });
+    const timer = setTimeout(() => {
+      console.error(`  ${script}: timed out after ${Math.round(timeoutMs / 1000)} s, stopping it`);
+      child.kill('SIGKILL');
+    }, timeoutMs);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      resolvePromise(code);
+    });
+  });
+}
+
+/** Re-renders BENCHMARKS.md (or the mode's .bench/ file) from a saved JSON of raw figures. */
+function render(file: string, out: string): void {
+  const report = JSON.parse(readFileSync(file, 'utf8')) as SuiteReport;
+  const mdFile = report.mode === 'full' ? resolve('BENCHMARKS.md') : join(out, `BENCHMARKS.${report.mode}.md`);
+  writeFileSync(mdFile, renderMarkdown(report) + '\n');
+  console.log(renderConsole(report));
+  console.error(`Wrote ${mdFile} from ${file}.`);
+}
+
+async function main(): Promise<void> {
+  const renderFrom = process.argv.find((a) => a.startsWith('--render='))?.slice('--render='.length);
+  const args = parseArgs(process.argv.slice(2).filter((a) => !a.startsWith('--render=')));
+  if (renderFrom) return render(resolve(renderFrom), args.out);
+  const run = randomBytes(3).toString('hex');
+  const started = Date.now();
+  const startedAt = new Date().toISOString();
+  const mode: SuiteReport['mode'] = args.profile ? 'profile' : args.only || args.jobs ? 'partial' : args.quick ? 'quick' : 'full';
+  const tmp = join(args.out, 'tmp', run);
+  mkdirSync(tmp, { recursive: true });
+  const profileDir = join(args.out, 'profiles');
+  if (args.profile) rmSync(profileDir, { recursive: true, force: true });
+
+  console.error(`Rewind benchmark suite (${mode}${args.quick && mode !== 'quick' ? ', quick sizes' : ''}), run ${run}`);
+  const facts = await describeMachine();
+  console.error(`  ${facts.nproc} CPUs (${facts.cpuModel}), Node ${facts.node}, ${facts.postgres?.version.split(' on ')[0] ?? 'PostgreSQL unreachable'}`);
+
+  const jobs = JOB_NAMES.filter((job) => (args.jobs ? args.jobs.includes(job) : true)).filter((job) =>
+    args.only ? JOB_WORKLOADS[job].some((w) => args.only!.includes(w)) : true,
+  );
+  const rows: Row[] = [];
+  const runs: JobRun[] = [];
+  const timeoutMs = args.quick ? 5 * 60_000 : 30 * 60_000;
+  try {
+    for (const job of jobs) {
+      const busy = args.wait && !args.quick ? await waitForQuiet(60_000) : await backgroundBusy(300);
+      console.error(`\n[${job}]${busy !== null && busy > 0.25 ? ` (the machine is ${Math.round(busy * 100)} % busy with other work)` : ''}`);
+      const resultFile = join(tmp, `${job}.json`);
+      const spec: JobSpec = { job, run, quick: args.quick, resultFile, ...(args.only ? { only: args.only } : {}) };
+      const env = { ...process.env, ...(args.profile ? { REWIND_BENCH_PROFILE_DIR: join(profileDir, job) } : {}) };
+      const jobStart = Date.now();
+      const code = await runChild(join(__dirname, 'job.js'), [JSON.stringify(spec)], env, timeoutMs);
+      let result: JobResult | null = null;
+      if (existsSync(resultFile)) result = JSON.parse(readFileSync(resultFile, 'utf8')) as JobResult;
+      const error = result?.error ?? (code !== 0 ? `exited with code ${code}` : result ? undefined : 'no result');
+      runs.push({ job, durationMs: Date.now() - jobStart, backgroundBusy: busy, ...(error ? { error } : {}) });
+      if (result) rows.push(...result.rows);
+      if (error) console.error(`  ${job} FAILED: ${error.split('\n')[0]}`);
+    }
+  } finally {
+    const dropped = await dropRunDatabases(run).catch((e: Error) => {
+      console.error(`  could not drop this run's databases: ${e.message}`);
+      return [];
+    });
+    if (dropped.length > 0) console.error(`  dropped ${dropped.length} database(s) left behind: ${dropped.join(', ')}`);
+  }
+
+  const report: SuiteReport = {
+    title: 'Rewind benchmarks',
+    mode,
+    startedAt,
+    durationMs: Date.now() - started,
+    command: `npm run bench${process.argv.slice(2).length ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`,
+    facts,
+    sizes: sizesFor(args.quick),
+    jobs: runs,
+    rows,
+  };
+  const suffix = mode === 'full' ? '' : `.${mode}`;
+  mkdirSync(args.out, { recursive: true });
+  writeFileSync(join(args.out, `bench-results${suffix}.json`), JSON.stringify(report, null, 1));
+  const markdown = renderMarkdown(report);
+  const mdFile = mode === 'full' ? resolve('BENCHMARKS.md') : join(args.out, `BENCHMARKS${suffix}.md`);
+  writeFileSync(mdFile, markdown + '\n');
+  console.log(`\n${renderConsole(report)}`);
+
+  if (args.profile) {
+    const sections: string[] = ['# Where Rewind’s time goes', '', `Profiles of the measured phases (${mode}, run ${run}); files under ${profileDir}.`, ''];
+    for (const job of existsSync(profileDir) ? readdirSync(profileDir) : []) {
+      for (const file of readdirSync(join(profileDir, job)).filter((f) => f.endsWith('.cpuprofile'))) {
+        sections.push(renderProfileSummary(summarizeProfile(join(profileDir, job, file), 25)));
+      }
+    }
+    console.error('\nEXPLAIN (ANALYZE, BUFFERS) of the hot queries...');
+    const explainFile = join(args.out, 'explain.md');
+    const code = await runChild(join(__dirname, 'explain.js'), [run, explainFile], process.env, 5 * 60_000);
+    if (code === 0 && existsSync(explainFile)) sections.push(readFileSync(explainFile, 'utf8'));
+    await dropRunDatabases(run).catch(() => []);
+    writeFileSync(join(args.out, 'profile-summary.md'), sections.join('\n'));
+    console.error(`Profile summary: ${join(args.out, 'profile-summary.md')}`);
+  }
+  rmSync(tmp, { recursive: true, force: true });
+  console.error(`\nWrote ${mdFile} and ${join(args.out, `bench-results${suffix}.json`)} in ${((Date.now() - started) / 1000).toFixed(0)} s.`);
+  if (runs.some((r) => r.error)) process.exitCode = 1;
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

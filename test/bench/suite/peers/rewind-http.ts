@@ -1,0 +1,53 @@
+/** The real Rewind API (createApp, as `npm start` builds it), listening on a free local port in this process. */
+import 'reflect-metadata';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig } from '../../../../apps/api/src/config/rewind-config';
+import { createApp } from '../../../../apps/api/src/create-app';
+import type { TestDatabase } from '../../../support/postgres';
+import { createBenchDatabase } from '../databases';
+import type { StoreName } from '../results';
+
+export interface RunningApi {
+  baseUrl: string;
+  apiKey: string;
+  store: StoreName;
+  databaseUrl?: string;
+  dataDir: string;
+  description: string;
+  close(): Promise<void>;
+}
+
+export async function startRewindApi(store: StoreName, run: string, purpose = 'api'): Promise<RunningApi> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'rewind-bench-api-'));
+  const apiKey = randomBytes(16).toString('hex');
+  let db: TestDatabase | undefined;
+  const env: Record<string, string> = { REWIND_DATA_DIR: dataDir, REWIND_ADMIN_KEY: apiKey, REWIND_LOG_LEVEL: 'error', PORT: '0', HOST: '127.0.0.1' };
+  if (store === 'postgres') {
+    db = await createBenchDatabase(run, purpose);
+    env.REWIND_STORE = 'postgres';
+    env.DATABASE_URL = db.url;
+  }
+  const config = loadConfig(env);
+  const { app } = await createApp(config);
+  await app.listen(0, '127.0.0.1');
+  const { port } = app.getHttpServer().address() as { port: number };
+  return {
+    baseUrl: `http://127.0.0.1:${port}`,
+    apiKey,
+    store,
+    ...(db ? { databaseUrl: db.url } : {}),
+    dataDir,
+    description:
+      store === 'postgres'
+        ? `Rewind API (createApp: Fastify + NestJS, PostgresEventStore pool ${config.pgPoolSize}, snapshots every ${config.snapshotEvery})`
+        : `Rewind API (createApp: Fastify + NestJS, SQLite WAL synchronous=${config.sqliteSynchronous}, snapshots every ${config.snapshotEvery})`,
+    async close() {
+      await app.close();
+      rmSync(dataDir, { recursive: true, force: true });
+      await db?.drop();
+    },
+  };
+}

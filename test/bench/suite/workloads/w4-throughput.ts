@@ -1,0 +1,127 @@
+/**
+ * W4 throughput: events/s appended with 100 concurrent sessions, one step (= one event) per
+ * request, each session's requests one after another; a bounded number of requests.
+ *  - http: the server runs in this (the job's) process; the load generator is a second process
+ *    (load-client.ts, node:http keep-alive), so the two share the machine's cores, as PostgreSQL does.
+ *  - library: the same 100 concurrent sessions driven in-process through the library.
+ */
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import type { SystemAdapter } from '../adapter';
+import { STEPS_PER_TURN } from '../conversation';
+import { busySince, cpuTimes } from '../cpu';
+import type { LoadResult, LoadSpec } from '../load-client';
+import { profiled } from '../profiler';
+import { LatencyRecorder } from '../recorder';
+import type { Row, StoreName, SystemName } from '../results';
+import type { Sizes } from '../sizes';
+
+export function runLoadClient(spec: LoadSpec): Promise<LoadResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [join(__dirname, '..', 'load-client.js'), JSON.stringify(spec)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (chunk: string) => (out += chunk));
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      const line = out.split('\n').find((l) => l.startsWith('RESULT '));
+      if (code !== 0 || !line) return reject(new Error(`load client exited with ${code}: ${out.slice(0, 500)}`));
+      resolve(JSON.parse(line.slice('RESULT '.length)) as LoadResult);
+    });
+  });
+}
+
+export async function measureHttpThroughput(
+  target: { baseUrl: string; apiKey: string },
+  who: { system: SystemName; store: StoreName; notes: string[] },
+  sizes: Sizes,
+  prefix: string,
+): Promise<Row> {
+  const spec: LoadSpec = {
+    baseUrl: target.baseUrl,
+    apiKey: target.apiKey,
+    sessions: sizes.concurrentSessions,
+    steps: sizes.throughputSteps,
+    warmup: sizes.throughputWarmup,
+    prefix,
+    client: process.env.REWIND_BENCH_W4_CLIENT === 'fetch' ? 'fetch' : 'http',
+  };
+  const cpu = cpuTimes();
+  const serverCpu = process.cpuUsage();
+  const result = await profiled(`W4-http-${who.system}-${who.store}`, () => runLoadClient(spec));
+  const serverUsed = process.cpuUsage(serverCpu);
+  const busy = busySince(cpu);
+  if (result.errors > 0) throw new Error(`W4 ${who.system}/${who.store}: ${result.errors} failed requests, first: ${result.firstError}`);
+  const row: Row = {
+    workload: 'W4',
+    key: 'W4.http',
+    label: `events/s through HTTP, ${spec.sessions} concurrent sessions (1 event per request)`,
+    system: who.system,
+    store: who.store,
+    path: 'http',
+    throughput: result.requestsPerSecond,
+    latency: result.latency,
+    histogram: result.histogram,
+    notes: who.notes,
+    extra: {
+      requests: result.requests,
+      elapsedMs: result.elapsedMs,
+      client: result.client,
+      clientCpuMs: result.clientCpuMs,
+      serverProcessCpuMs: (serverUsed.user + serverUsed.system) / 1000,
+      machineCpuBusy: busy,
+      warmupStepsPerSession: spec.warmup,
+    },
+  };
+  console.error(
+    `  W4 ${who.system}/${who.store} http: ${Math.round(row.throughput!)} events/s, p50 ${result.latency.p50.toFixed(2)} ms p99 ${result.latency.p99.toFixed(2)} ms, machine CPU ${busy === null ? '?' : Math.round(busy * 100)}%`,
+  );
+  return row;
+}
+
+export async function measureLibraryThroughput(adapter: SystemAdapter, sizes: Sizes): Promise<Row> {
+  const n = sizes.concurrentSessions;
+  const total = sizes.throughputWarmup + sizes.throughputSteps;
+  const turns = Math.ceil(total / STEPS_PER_TURN) + 1;
+  const ids = Array.from({ length: n }, (_, i) => `w4lib-${i}`);
+  for (const id of ids) await adapter.prepare?.(id, turns);
+  await Promise.all(ids.map((id) => adapter.startSession(id)));
+  const step = (id: string, i: number) => adapter.appendStep(id, Math.floor(i / STEPS_PER_TURN), i % STEPS_PER_TURN);
+  await Promise.all(
+    ids.map(async (id) => {
+      for (let i = 0; i < sizes.throughputWarmup; i++) await step(id, i);
+    }),
+  );
+  const recorder = new LatencyRecorder();
+  const cpu = cpuTimes();
+  const start = performance.now();
+  await profiled(`W4-library-${adapter.system}-${adapter.store}`, () =>
+    Promise.all(
+      ids.map(async (id) => {
+        for (let i = sizes.throughputWarmup; i < total; i++) {
+          const begin = performance.now();
+          await step(id, i);
+          recorder.record(performance.now() - begin);
+        }
+      }),
+    ),
+  );
+  const elapsedMs = performance.now() - start;
+  const busy = busySince(cpu);
+  const row: Row = {
+    workload: 'W4',
+    key: 'W4.library',
+    label: `events/s through the library, ${n} concurrent sessions (1 event per append)`,
+    system: adapter.system,
+    store: adapter.store,
+    path: 'library',
+    throughput: recorder.size / (elapsedMs / 1000),
+    latency: recorder.summary(),
+    histogram: recorder.histogram(),
+    notes: [adapter.description],
+    extra: { requests: recorder.size, elapsedMs, machineCpuBusy: busy },
+  };
+  console.error(`  W4 ${adapter.system}/${adapter.store} library: ${Math.round(row.throughput!)} events/s, p99 ${row.latency!.p99.toFixed(2)} ms`);
+  return row;
+}
