@@ -73,6 +73,7 @@ export async function startWorker(
     // The same write side as the API: tool registry, and the saga started by the commits that need it.
     const runtime = createSessionRuntime(store, { snapshotEvery: config.snapshotEvery, bus, log: (m) => logger('Rollbacks').warn(m) });
     const sessions = runtime.sessions;
+    closers.push(() => sessions.repository.flushSnapshots()); // before the store closes
     if (config.saga.enabled) {
       closers.push(() => runtime.saga.stop());
       const resumed = await runtime.saga.resumeAll(store);

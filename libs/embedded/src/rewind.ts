@@ -72,6 +72,7 @@ export class Rewind {
 
   async close(): Promise<void> {
     await this.saga.stop();
+    await this.sessions.repository.flushSnapshots();
     await this.store.close();
   }
 }

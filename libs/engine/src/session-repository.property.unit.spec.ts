@@ -29,6 +29,7 @@ describe('restoring from snapshots (property-based)', () => {
           }
         }
         const streamId = sessionStreamId('t', 's');
+        await service.repository.flushSnapshots();
         const events = (await store.readStream(streamId)) as unknown as RecordedSessionEvent[];
         // A fresh repository has no cache: every load goes through snapshot + tail.
         const fresh = new SessionRepository(store, { snapshotEvery: stride });
@@ -49,6 +50,7 @@ describe('restoring from snapshots (property-based)', () => {
     const service = new SessionService(new SessionRepository(store, { snapshotEvery: 1 }));
     await service.startSession(caller, { sessionId: 's' });
     await service.execute(caller, 's', { type: 'WriteMemory', key: 'k', value: 1 });
+    await service.repository.flushSnapshots();
     const streamId = sessionStreamId('t', 's');
     const poisoned = { ...((await store.loadSnapshot(streamId, 1, 2))!.state as object), title: 'written by an old reducer' };
     await store.saveSnapshot({ streamId, version: 2, reducerVersion: 0, state: poisoned });
@@ -68,9 +70,11 @@ describe('snapshot cadence', () => {
       const service = new SessionService(new SessionRepository(store, { snapshotEvery: 0, snapshotEverySeconds: 60 }));
       await service.startSession(caller, { sessionId: 't' });
       await service.execute(caller, 't', { type: 'WriteMemory', key: 'a', value: 1 });
+      await service.repository.flushSnapshots();
       expect(await store.loadSnapshot(sessionStreamId('t', 't'), 1, 100)).toBeNull();
       now += 61_000;
       await service.execute(caller, 't', { type: 'WriteMemory', key: 'b', value: 2 });
+      await service.repository.flushSnapshots();
       expect(await store.loadSnapshot(sessionStreamId('t', 't'), 1, 100)).toMatchObject({ version: 3 });
     } finally {
       Date.now = realNow;

@@ -15,6 +15,8 @@ export interface SessionRepositoryOptions {
   snapshotEvery: number;
   /** Also write one when this many seconds passed since this process last wrote one for the stream (0: never). */
   snapshotEverySeconds?: number;
+  /** Told when a background snapshot write fails (nothing is lost: snapshots are caches). */
+  onSnapshotError?: (error: unknown) => void;
   /** How many sessions' current state to keep in memory. */
   cacheSize?: number;
 }
@@ -32,6 +34,7 @@ export class SessionRepository {
   private readonly current: LruCache<string, SessionState>;
   /** When this process last wrote a snapshot of a stream, and at which version. */
   private readonly lastSnapshot = new LruCache<string, { at: number; version: number }>(10_000);
+  private readonly pendingSnapshots = new Set<Promise<unknown>>();
 
   constructor(
     readonly store: EventStore,
@@ -109,8 +112,15 @@ export class SessionRepository {
     }
     this.current.set(streamId, state);
     if (this.snapshotDue(streamId, before, state.version)) {
-      await this.store.saveSnapshot({ streamId, version: state.version, reducerVersion: REDUCER_VERSION, state });
       this.lastSnapshot.set(streamId, { at: Date.now(), version: state.version });
+      // A snapshot is a cache: written after the answer, off the request's latency. Encoded
+      // now, because the cached state keeps changing in place.
+      const snapshot = { streamId, version: state.version, reducerVersion: REDUCER_VERSION, state: JSON.parse(JSON.stringify(state)) as SessionState };
+      const write = new Promise<void>((resolve) => setImmediate(resolve))
+        .then(() => this.store.saveSnapshot(snapshot))
+        .catch((error: unknown) => this.options.onSnapshotError?.(error))
+        .finally(() => this.pendingSnapshots.delete(write));
+      this.pendingSnapshots.add(write);
     }
     return state;
   }
@@ -126,6 +136,11 @@ export class SessionRepository {
       return false;
     }
     return after > last.version && Date.now() - last.at >= seconds * 1000;
+  }
+
+  /** Waits for snapshot writes in flight (before closing the store). */
+  async flushSnapshots(): Promise<void> {
+    while (this.pendingSnapshots.size > 0) await Promise.allSettled([...this.pendingSnapshots]);
   }
 
   forget(streamId: string): void {

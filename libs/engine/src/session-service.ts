@@ -87,7 +87,8 @@ export class SessionService {
   }
 
   async startSession(caller: Caller, input: { sessionId?: string; title?: string; metadata?: JsonObject }, options: WriteOptions = {}): Promise<WriteResult> {
-    const print = fingerprint({ op: 'StartSession', input });
+    // Canonical JSON + SHA-256 is only needed to recognise a retried idempotent request.
+    const print = options.idempotencyKey === undefined ? '' : fingerprint({ op: 'StartSession', input });
     const replayed = await this.replayIdempotent(caller, options, print);
     if (replayed) return replayed;
     const sessionId = input.sessionId ?? this.newId();
@@ -95,7 +96,7 @@ export class SessionService {
   }
 
   async execute(caller: Caller, sessionId: string, command: SessionCommand, options: WriteOptions = {}): Promise<WriteResult> {
-    const print = fingerprint({ sessionId, command });
+    const print = options.idempotencyKey === undefined ? '' : fingerprint({ sessionId, command });
     const replayed = await this.replayIdempotent(caller, options, print);
     if (replayed) return replayed;
     return this.write(caller, sessionId, command, options, print);

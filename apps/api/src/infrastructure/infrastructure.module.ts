@@ -4,7 +4,7 @@ import { SessionService, ToolRegistry } from '../../../../libs/engine/src';
 import { PostgresEventStore, SqliteEventStore, type EventStore } from '../../../../libs/event-store/src';
 import { InProcessMessageBus, type MessageBus } from '../../../../libs/messaging/src';
 import { createSessionRuntime, InlineCompensationChannel, RollbackSaga, type SessionRuntime } from '../../../../libs/sagas/src';
-import { PostgresApiKeyStore, SqliteApiKeyStore, type ApiKeyStore } from '../../../../libs/tenancy/src';
+import { CachedApiKeyStore, PostgresApiKeyStore, SqliteApiKeyStore, type ApiKeyStore } from '../../../../libs/tenancy/src';
 import type { RewindConfig } from '../config/rewind-config';
 import { RewindMetrics } from '../metrics/metrics';
 import { API_KEY_STORE, EVENT_STORE, MESSAGE_BUS, REWIND_CONFIG, SESSION_RUNTIME } from './tokens';
@@ -21,7 +21,7 @@ export interface OpenedStores {
 export async function openStores(config: RewindConfig): Promise<OpenedStores> {
   if (config.store === 'postgres') {
     const events = await PostgresEventStore.open({ connectionString: config.databaseUrl!, poolSize: config.pgPoolSize });
-    return { events, keys: await PostgresApiKeyStore.open(events.pool) };
+    return { events, keys: new CachedApiKeyStore(await PostgresApiKeyStore.open(events.pool)) };
   }
   const databaseFile = join(config.dataDir, 'rewind.db');
   return { events: new SqliteEventStore({ filename: databaseFile, synchronous: config.sqliteSynchronous }), keys: new SqliteApiKeyStore(databaseFile) };
@@ -39,6 +39,7 @@ export class InfrastructureModule implements OnApplicationBootstrap, OnApplicati
     @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
     private readonly saga: RollbackSaga,
     private readonly metrics: RewindMetrics,
+    private readonly sessions: SessionService,
   ) {}
 
   static forConfig(config: RewindConfig, stores: OpenedStores): DynamicModule {
@@ -82,6 +83,7 @@ export class InfrastructureModule implements OnApplicationBootstrap, OnApplicati
 
   async onApplicationShutdown(): Promise<void> {
     await this.saga.stop();
+    await this.sessions.repository.flushSnapshots();
     await this.bus.close();
     await this.keys.close();
     await this.store.close();
