@@ -55,7 +55,13 @@ describeWithKafka('a Kafka command on the PostgreSQL store: stored, projected, p
       REWIND_LOG_LEVEL: 'warn',
     };
     worker = await startWorker(loadWorkerConfig(env), () => testLogger);
-    api = await startTestApp({ REWIND_STORE: 'postgres', DATABASE_URL: db.url, REWIND_DATA_DIR: dataDir });
+    api = await startTestApp({
+      REWIND_STORE: 'postgres',
+      DATABASE_URL: db.url,
+      REWIND_DATA_DIR: dataDir,
+      KAFKA_BROKERS: env.KAFKA_BROKERS,
+      KAFKA_TOPIC_EVENTS: topics.events,
+    });
 
     const pool = new Pool({ connectionString: db.url, max: 1 });
     const key = await new PostgresKafkaSigningSecretStore(pool).create({ tenantId: 'default' });
@@ -110,6 +116,13 @@ describeWithKafka('a Kafka command on the PostgreSQL store: stored, projected, p
       await until(() => events.messages.length >= 2, 'both events on the events topic', 40_000);
       expect(events.messages.map((m) => m.headers.eventId).sort()).toEqual(stored.map((e) => e.eventId).sort());
       expect(events.messages[0]).toMatchObject({ key: 'from-kafka', headers: expect.objectContaining({ tenant: 'default', type: 'SessionStarted' }) });
+
+      // The relay's publish lag, as the API reports it.
+      await until(
+        async () => /rewind_subscriber_lag_events\{subscriber="relay:[^"]+"\} 0/.test(await (await fetch(`${api!.baseUrl}/metrics`)).text()),
+        'relay lag 0 in /metrics',
+        30_000,
+      );
 
       await until(() => dlq.messages.length >= 1, 'the malformed message in the DLQ', 40_000);
       expect(dlq.messages[0]!.headers['error-code']).toEqual(expect.any(String));

@@ -17,6 +17,8 @@ export interface RewindConfig {
   maxBodyBytes: number;
   sqliteSynchronous: 'FULL' | 'NORMAL' | 'EXTRA';
   logLevel: 'error' | 'warn' | 'log' | 'debug';
+  /** With KAFKA_BROKERS set: the events topic whose relay lag /metrics reports. */
+  relayTopic: string | null;
 }
 
 export class ConfigError extends Error {
@@ -67,5 +69,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RewindConfig {
     maxBodyBytes: integer(env, 'REWIND_MAX_BODY_BYTES', 1_048_576, 1024, 100 * 1_048_576),
     sqliteSynchronous: oneOf(env, 'REWIND_SQLITE_SYNCHRONOUS', ['FULL', 'NORMAL', 'EXTRA'] as const, 'FULL'),
     logLevel: oneOf(env, 'REWIND_LOG_LEVEL', ['error', 'warn', 'log', 'debug'] as const, 'log'),
+    relayTopic: env.KAFKA_BROKERS ? env.KAFKA_TOPIC_EVENTS || 'rewind.events' : null,
   };
 }

@@ -2,7 +2,7 @@ import { Global, Inject, Logger, Module, type DynamicModule, type OnApplicationB
 import { join } from 'node:path';
 import { SessionService, ToolRegistry } from '../../../../libs/engine/src';
 import { PostgresEventStore, SqliteEventStore, type EventStore } from '../../../../libs/event-store/src';
-import { InProcessMessageBus, type MessageBus } from '../../../../libs/messaging/src';
+import { InProcessMessageBus, PostgresCheckpointStore, SqliteCheckpointStore, type CheckpointStore, type MessageBus } from '../../../../libs/messaging/src';
 import { createSessionRuntime, InlineCompensationChannel, RollbackSaga, type SessionRuntime } from '../../../../libs/sagas/src';
 import { CachedApiKeyStore, PostgresApiKeyStore, SqliteApiKeyStore, type ApiKeyStore } from '../../../../libs/tenancy/src';
 import type { RewindConfig } from '../config/rewind-config';
@@ -40,6 +40,7 @@ export class InfrastructureModule implements OnApplicationBootstrap, OnApplicati
     private readonly saga: RollbackSaga,
     private readonly metrics: RewindMetrics,
     private readonly sessions: SessionService,
+    @Inject(REWIND_CONFIG) private readonly config: RewindConfig,
   ) {}
 
   static forConfig(config: RewindConfig, stores: OpenedStores): DynamicModule {
@@ -77,11 +78,29 @@ export class InfrastructureModule implements OnApplicationBootstrap, OnApplicati
   async onApplicationBootstrap(): Promise<void> {
     this.metrics.gauge('rewind_store_last_position', 'The global log position readers may see', () => this.store.lastPosition());
     this.metrics.gauge('rewind_rollbacks_running', 'Rollbacks this process is carrying out now', () => this.saga.runningCount);
+    this.registerRelayLag();
     const resumed = await this.saga.resumeAll(this.store);
     if (resumed > 0) this.logger.log(`Resuming ${resumed} rollback(s) that were in progress when the service last stopped.`);
   }
 
+  /**
+   * In a Kafka deployment the relay runs in the workers; its checkpoint is in the shared
+   * store, so the API can report how far `rewind.events` is behind the log.
+   */
+  private registerRelayLag(): void {
+    const topic = this.config.relayTopic;
+    if (!topic) return;
+    const store = this.store;
+    const checkpoints =
+      store instanceof PostgresEventStore ? new PostgresCheckpointStore(store.pool) : new SqliteCheckpointStore(join(this.config.dataDir, 'rewind.db'));
+    this.relayCheckpoints = checkpoints;
+    this.metrics.registerLag(`relay:${topic}`, async () => Math.max(0, (await store.lastPosition()) - (await checkpoints.load(`relay:${topic}`))));
+  }
+
+  private relayCheckpoints?: CheckpointStore;
+
   async onApplicationShutdown(): Promise<void> {
+    await this.relayCheckpoints?.close();
     await this.saga.stop();
     await this.sessions.repository.flushSnapshots();
     await this.bus.close();
