@@ -1,6 +1,5 @@
-import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { openSqliteFile } from '../../event-store/src/sqlite/open-sqlite-file';
+import type Database from 'better-sqlite3';
 import { generateKey, hashKey, keyIdOf, type ApiKeyRecord, type ApiKeyRole, type ApiKeyStore } from './api-key-store';
 
 interface Row {
@@ -17,11 +16,7 @@ export class SqliteApiKeyStore implements ApiKeyStore {
   private readonly db: Database.Database;
 
   constructor(filename: string) {
-    if (filename !== ':memory:') mkdirSync(dirname(filename), { recursive: true });
-    this.db = new Database(filename);
-    this.db.pragma('journal_mode = WAL');
-    this.db.pragma('synchronous = FULL');
-    this.db.pragma('busy_timeout = 5000');
+    this.db = openSqliteFile(filename, 'FULL');
     this.db.exec(`CREATE TABLE IF NOT EXISTS api_keys (
       key_id     TEXT PRIMARY KEY,
       hash       TEXT NOT NULL UNIQUE,

@@ -1,6 +1,5 @@
-import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { openSqliteFile, type SqliteSynchronous } from './open-sqlite-file';
+import type Database from 'better-sqlite3';
 import {
   checkExpectedVersion,
   IdempotencyKeyReusedError,
@@ -17,8 +16,6 @@ import {
 } from '../event-store';
 import { decodeMetadata, encodeMetadata } from '../metadata-codec';
 import { decodeSnapshot, encodeSnapshot } from '../snapshot-codec';
-
-export type SqliteSynchronous = 'FULL' | 'NORMAL' | 'EXTRA';
 
 export interface SqliteEventStoreOptions {
   /** A file path, or ':memory:'. */
@@ -111,11 +108,7 @@ export class SqliteEventStore implements EventStore {
   private pending: PendingAppend[] = [];
 
   constructor(options: SqliteEventStoreOptions) {
-    if (options.filename !== ':memory:') mkdirSync(dirname(options.filename), { recursive: true });
-    this.db = new Database(options.filename);
-    this.db.pragma('journal_mode = WAL');
-    this.db.pragma(`synchronous = ${options.synchronous ?? 'FULL'}`);
-    this.db.pragma('busy_timeout = 5000');
+    this.db = openSqliteFile(options.filename, options.synchronous ?? 'FULL');
     this.db.exec(SCHEMA);
     const db = this.db;
     this.statements = {

@@ -1,6 +1,5 @@
-import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { openSqliteFile } from '../../../event-store/src/sqlite/open-sqlite-file';
+import type Database from 'better-sqlite3';
 import type { CheckpointStore } from './checkpoint-store';
 
 /**
@@ -17,11 +16,7 @@ export class SqliteCheckpointStore implements CheckpointStore {
     filename: string,
     private readonly now: () => number = Date.now,
   ) {
-    if (filename !== ':memory:') mkdirSync(dirname(filename), { recursive: true });
-    this.db = new Database(filename);
-    this.db.pragma('journal_mode = WAL');
-    this.db.pragma('synchronous = NORMAL');
-    this.db.pragma('busy_timeout = 5000');
+    this.db = openSqliteFile(filename, 'NORMAL');
     this.db.exec(`CREATE TABLE IF NOT EXISTS relay_checkpoints (
       name        TEXT PRIMARY KEY,
       position    INTEGER NOT NULL,

@@ -1,6 +1,5 @@
-import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { openSqliteFile } from '../../../event-store/src/sqlite/open-sqlite-file';
+import type Database from 'better-sqlite3';
 import { newSigningSecret, withoutSecret, type KafkaSigningSecretStore, type SigningSecret, type SigningSecretRecord } from './signing-secret-store';
 
 interface Row {
@@ -27,11 +26,7 @@ export class SqliteKafkaSigningSecretStore implements KafkaSigningSecretStore {
   private readonly findStatement;
 
   constructor(filename: string) {
-    if (filename !== ':memory:') mkdirSync(dirname(filename), { recursive: true });
-    this.db = new Database(filename);
-    this.db.pragma('journal_mode = WAL');
-    this.db.pragma('synchronous = FULL');
-    this.db.pragma('busy_timeout = 5000');
+    this.db = openSqliteFile(filename, 'FULL');
     this.db.exec(`CREATE TABLE IF NOT EXISTS kafka_signing_keys (
       key_id     TEXT PRIMARY KEY,
       tenant_id  TEXT NOT NULL,
