@@ -76,7 +76,7 @@ export async function startWorker(
     closers.push(() => sessions.repository.flushSnapshots()); // before the store closes
     if (config.saga.enabled) {
       closers.push(() => runtime.saga.stop());
-      const resumed = await runtime.saga.resumeAll(store);
+      const resumed = await runtime.saga.resumeAll(store, checkpoints);
       if (resumed > 0) log.log(`Resuming ${resumed} rollback(s) that were in progress.`);
     }
 

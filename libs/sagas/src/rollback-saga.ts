@@ -8,6 +8,7 @@ import {
 } from '../../domain/src';
 import { sessionIdFromStream, type Caller, type SessionService, type WriteOptions } from '../../engine/src';
 import type { EventStore } from '../../event-store/src';
+import type { CheckpointStore } from '../../messaging/src/relay/checkpoint-store';
 import type { CompensationChannel, CompensationResult } from './compensation-channel';
 import { nextDelay } from './retry-policy';
 
@@ -16,6 +17,9 @@ export interface RollbackSagaOptions {
   random?: () => number;
   log?: (message: string) => void;
 }
+
+/** Where the restart scan may start (see resumeAll). */
+export const SAGA_CHECKPOINT = 'saga:rollbacks';
 
 /** The rollback id carries its session, so `GET /v1/rollbacks/:id` needs no index. */
 export function sessionOfRollback(rollbackId: string): string | null {
@@ -61,28 +65,44 @@ export class RollbackSaga {
     );
   }
 
-  /** After a restart: finds rollbacks that were still in progress in the global log and resumes them. */
-  async resumeAll(store: EventStore): Promise<number> {
-    const candidates = new Map<string, { tenantId: string; sessionId: string; rollbackId: string }>();
-    for (let after = 0; ; ) {
+  /**
+   * After a restart: finds rollbacks still in progress in the global log and resumes them.
+   * With a checkpoint store the scan starts where every earlier rollback was already
+   * finished (or needed attention), so start-up does not read the whole log each time.
+   */
+  async resumeAll(store: EventStore, checkpoints?: Pick<CheckpointStore, 'load' | 'save'>): Promise<number> {
+    const from = (await checkpoints?.load(SAGA_CHECKPOINT)) ?? 0;
+    const candidates = new Map<string, { tenantId: string; sessionId: string; rollbackId: string; position: number }>();
+    let scanned = from;
+    for (let after = from; ; ) {
       const page = await store.readAll({ after, limit: 1000 });
       if (page.length === 0) break;
       for (const event of page) {
         if (event.type === 'RollbackRequested' || event.type === 'CompensationRetryRequested' || event.type === 'CompensationResolved') {
           const rollbackId = (event.data as { rollbackId: string }).rollbackId;
-          candidates.set(rollbackId, { tenantId: event.metadata.tenantId, sessionId: sessionIdFromStream(event.streamId), rollbackId });
+          const earlier = candidates.get(rollbackId);
+          candidates.set(rollbackId, {
+            tenantId: event.metadata.tenantId,
+            sessionId: sessionIdFromStream(event.streamId),
+            rollbackId,
+            position: earlier?.position ?? event.globalPosition,
+          });
         }
       }
-      after = page[page.length - 1]!.globalPosition;
+      after = scanned = page[page.length - 1]!.globalPosition;
     }
     let resumed = 0;
+    let oldestOpen = Number.POSITIVE_INFINITY;
     for (const c of candidates.values()) {
-      const state = await this.sessions.getState({ tenantId: c.tenantId, actor: 'saga' }, c.sessionId);
-      if (state.rollbacks[c.rollbackId]?.status === 'in_progress') {
+      const status = (await this.sessions.getState({ tenantId: c.tenantId, actor: 'saga' }, c.sessionId)).rollbacks[c.rollbackId]?.status;
+      if (status === 'in_progress') {
         resumed++;
         this.kick(c.tenantId, c.sessionId, c.rollbackId);
       }
+      // A rollback that needs attention can be retried later: keep it in the next scan.
+      if (status === 'in_progress' || status === 'needs_attention') oldestOpen = Math.min(oldestOpen, c.position);
     }
+    await checkpoints?.save(SAGA_CHECKPOINT, Number.isFinite(oldestOpen) ? Math.max(from, oldestOpen - 1) : scanned);
     return resumed;
   }
 

@@ -75,11 +75,18 @@ export class InfrastructureModule implements OnApplicationBootstrap, OnApplicati
     };
   }
 
+  /** Subscriber checkpoints in the shared store (the saga's restart scan; the relay's, read for its lag). */
+  private checkpoints!: CheckpointStore;
+
   async onApplicationBootstrap(): Promise<void> {
+    this.checkpoints =
+      this.store instanceof PostgresEventStore
+        ? new PostgresCheckpointStore(this.store.pool)
+        : new SqliteCheckpointStore(join(this.config.dataDir, 'rewind.db'));
     this.metrics.gauge('rewind_store_last_position', 'The global log position readers may see', () => this.store.lastPosition());
     this.metrics.gauge('rewind_rollbacks_running', 'Rollbacks this process is carrying out now', () => this.saga.runningCount);
     this.registerRelayLag();
-    const resumed = await this.saga.resumeAll(this.store);
+    const resumed = await this.saga.resumeAll(this.store, this.checkpoints);
     if (resumed > 0) this.logger.log(`Resuming ${resumed} rollback(s) that were in progress when the service last stopped.`);
   }
 
@@ -91,16 +98,12 @@ export class InfrastructureModule implements OnApplicationBootstrap, OnApplicati
     const topic = this.config.relayTopic;
     if (!topic) return;
     const store = this.store;
-    const checkpoints =
-      store instanceof PostgresEventStore ? new PostgresCheckpointStore(store.pool) : new SqliteCheckpointStore(join(this.config.dataDir, 'rewind.db'));
-    this.relayCheckpoints = checkpoints;
+    const checkpoints = this.checkpoints;
     this.metrics.registerLag(`relay:${topic}`, async () => Math.max(0, (await store.lastPosition()) - (await checkpoints.load(`relay:${topic}`))));
   }
 
-  private relayCheckpoints?: CheckpointStore;
-
   async onApplicationShutdown(): Promise<void> {
-    await this.relayCheckpoints?.close();
+    await this.checkpoints?.close();
     await this.saga.stop();
     await this.sessions.repository.flushSnapshots();
     await this.bus.close();
