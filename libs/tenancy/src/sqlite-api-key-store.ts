@@ -14,6 +14,8 @@ const toRecord = (r: Row): ApiKeyRecord => ({ keyId: r.key_id, tenantId: r.tenan
 /** API keys in the embedded SQLite file (its own connection; WAL lets it share the file). */
 export class SqliteApiKeyStore implements ApiKeyStore {
   private readonly db: Database.Database;
+  /** Prepared once: authentication runs on every request. */
+  private readonly byHash: Database.Statement<[string], Row>;
 
   constructor(filename: string) {
     this.db = openSqliteFile(filename, 'FULL');
@@ -25,10 +27,11 @@ export class SqliteApiKeyStore implements ApiKeyStore {
       role       TEXT NOT NULL,
       created_at TEXT NOT NULL
     )`);
+    this.byHash = this.db.prepare<[string], Row>('SELECT * FROM api_keys WHERE hash = ?');
   }
 
   async authenticate(presentedKey: string): Promise<ApiKeyRecord | null> {
-    const row = this.db.prepare<[string], Row>('SELECT * FROM api_keys WHERE hash = ?').get(hashKey(presentedKey));
+    const row = this.byHash.get(hashKey(presentedKey));
     return row ? toRecord(row) : null;
   }
 
