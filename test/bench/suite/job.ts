@@ -142,7 +142,10 @@ async function emmettHttp(ctx: Context): Promise<Row[]> {
 }
 
 const JOBS: Record<JobName, (ctx: Context) => Promise<Row[]>> = {
-  database: async (ctx) => (await import('./workloads/db-ceiling')).measureCeiling(ctx.spec.run, ctx.sizes),
+  database: async (ctx) => [
+    ...(await (await import('./workloads/db-ceiling')).measureCeiling(ctx.spec.run, ctx.sizes)),
+    await (await import('./workloads/http-ceiling')).measureHttpCeiling(ctx.sizes),
+  ],
   'rewind-sqlite': (ctx) => rewindLibrary(ctx, 'sqlite'),
   'rewind-postgres': (ctx) => rewindLibrary(ctx, 'postgres'),
   emmett: async (ctx) => {

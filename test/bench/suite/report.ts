@@ -47,8 +47,9 @@ const ratio = (peer: number | undefined, rewind: number | undefined): string => 
   return `${r >= 10 ? r.toFixed(0) : r.toFixed(2)}×`;
 };
 
-const systemName = (row: Row) => ({ rewind: 'Rewind', emmett: 'Emmett', langgraph: 'LangGraph', postgres: 'PostgreSQL', sqlite: 'SQLite' })[row.system];
-const storeName = (row: Row) => (row.store === 'postgres' ? 'PostgreSQL' : 'SQLite');
+const systemName = (row: Row) =>
+  ({ rewind: 'Rewind', emmett: 'Emmett', langgraph: 'LangGraph', postgres: 'PostgreSQL', sqlite: 'SQLite', http: 'HTTP' })[row.system];
+const storeName = (row: Row) => ({ postgres: 'PostgreSQL', sqlite: 'SQLite', none: '–' })[row.store];
 const pick = (rows: Row[], where: Partial<Pick<Row, 'system' | 'store' | 'key' | 'path'>>) =>
   rows.find((r) => (Object.keys(where) as (keyof typeof where)[]).every((k) => r[k] === where[k]) && !r.notMeasured);
 
@@ -91,12 +92,13 @@ export function checkTargets(rows: Row[]): TargetCheck[] {
   }
   const w4 = pick(rows, { system: 'rewind', store: 'postgres', key: 'W4.http' });
   const ceiling16 = pick(rows, { key: 'DB.ceiling.16' });
+  const httpCeiling = pick(rows, { key: 'DB.http' });
   checks.push({
     target: 'W4 throughput through HTTP, 100 concurrent sessions, PostgreSQL: ≥ 10 000 events/s',
     measured:
       w4?.throughput === undefined
         ? 'not measured'
-        : `${fmtCount(w4.throughput)} events/s${ceiling16?.throughput ? ` (${((w4.throughput / ceiling16.throughput) * 100).toFixed(0)} % of this machine's 16-connection INSERT ceiling, ${fmtCount(ceiling16.throughput)}/s)` : ''}`,
+        : `${fmtCount(w4.throughput)} events/s${w4Context(w4.throughput, ceiling16?.throughput, httpCeiling?.throughput)}`,
     met: w4?.throughput === undefined ? null : w4.throughput >= 10_000,
     value: w4?.throughput ?? null,
   });
@@ -215,6 +217,15 @@ function appendTable(rows: Row[]): string {
   );
 }
 
+/** W4 as a share of the two physical references measured in the same run. */
+function w4Context(eventsPerSecond: number, insertCeiling?: number, httpCeiling?: number): string {
+  const parts: string[] = [];
+  if (insertCeiling)
+    parts.push(`${((eventsPerSecond / insertCeiling) * 100).toFixed(0)} % of this machine's 16-connection INSERT ceiling, ${fmtCount(insertCeiling)}/s`);
+  if (httpCeiling) parts.push(`${((eventsPerSecond / httpCeiling) * 100).toFixed(0)} % of a null HTTP server's ${fmtCount(httpCeiling)} requests/s`);
+  return parts.length ? ` (${parts.join('; ')})` : '';
+}
+
 function throughputTable(rows: Row[], all: Row[]): string {
   const c1 = pick(all, { key: 'DB.ceiling.1' })?.throughput;
   const c16 = pick(all, { key: 'DB.ceiling.16' })?.throughput;
@@ -278,7 +289,7 @@ const WORKLOAD_TITLES: Record<WorkloadId, string> = {
   W5: 'W5 — projection rebuild',
   W6: 'W6 — rollback over 10 effectful calls with local HTTP compensators',
   W7: 'W7 — bytes on disk per 20-turn session',
-  DB: 'The physical reference: the database’s own commit ceiling on this machine',
+  DB: 'The physical reference: the database’s own commit ceiling, and a null HTTP server, on this machine',
 };
 
 export const FAIRNESS_NOTES = [
@@ -372,7 +383,7 @@ export function renderMarkdown(report: SuiteReport): string {
     else if (w === 'DB' || w === 'W5') {
       lines.push(
         table(
-          ['What', 'Store', w === 'DB' ? 'commits/s' : 'events/s', 'How'],
+          ['What', 'Store', w === 'DB' ? 'per second' : 'events/s', 'How'],
           wrows.map((r) => [r.label, storeName(r), r.notMeasured ? r.notMeasured : fmtCount(r.throughput!), (r.notes ?? []).join('; ')]),
         ),
         '',

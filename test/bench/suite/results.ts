@@ -1,8 +1,10 @@
 /** What each job reports back to the orchestrator (serialized as JSON between processes). */
 import type { Histogram, LatencyRecorder, LatencySummary } from './recorder';
 
-export type SystemName = 'rewind' | 'emmett' | 'langgraph' | 'postgres' | 'sqlite';
+export type SystemName = 'rewind' | 'emmett' | 'langgraph' | 'postgres' | 'sqlite' | 'http';
 export type StoreName = 'sqlite' | 'postgres';
+/** Where a row's data lives ('none': the HTTP reference stores nothing). */
+export type RowStore = StoreName | 'none';
 export type WorkloadId = 'W1' | 'W2' | 'W3' | 'W4' | 'W5' | 'W6' | 'W7' | 'DB';
 
 export interface Row {
@@ -15,7 +17,7 @@ export interface Row {
   /** What was measured, for people. */
   label: string;
   system: SystemName;
-  store: StoreName;
+  store: RowStore;
   /** library | http | sql */
   path: string;
   latency?: LatencySummary;
