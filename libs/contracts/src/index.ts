@@ -3,3 +3,4 @@ export * from './dto/step.dto';
 export * from './dto/head-move.dto';
 export * from './dto/query.dto';
 export * from './session-commands-from-dtos';
+export * from './dto/steps.dto';

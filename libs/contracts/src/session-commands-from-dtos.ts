@@ -1,6 +1,7 @@
 import { invalid, type EffectDescriptor, type MoveHead, type SessionCommand } from '../../domain/src';
 import type { RedoDto, RollbackDto, UndoDto } from './dto/head-move.dto';
 import type { EffectDto, RegisterToolDto } from './dto/step.dto';
+import type { AnyStepDto, RecordStepsDto } from './dto/steps.dto';
 import type {
   CreateCheckpointDto,
   FailToolCallDto,
@@ -66,6 +67,34 @@ export const toCommand = {
     acknowledgeIrreversible: b?.acknowledgeIrreversible ?? false,
   }),
   redo: (b: RedoDto | undefined): MoveHead => ({ type: 'MoveHead', kind: 'redo', acknowledgeIrreversible: b?.acknowledgeIrreversible ?? false }),
+  /** A step of a batch means what the single-step route with the same body and path means. */
+  step: (s: AnyStepDto): SessionCommand => {
+    switch (s.kind) {
+      case 'message':
+        return toCommand.recordMessage(s);
+      case 'tool-call':
+        return toCommand.startToolCall(s);
+      case 'tool-result':
+        return toCommand.succeedToolCall(s.toolCallId, s);
+      case 'tool-failure':
+        return toCommand.failToolCall(s.toolCallId, s);
+      case 'memory':
+        return toCommand.writeMemory(s.key, s);
+      case 'memory-erase':
+        return toCommand.eraseMemory(s.key);
+      case 'context-var':
+        return toCommand.setContextVariable(s.name, s);
+      case 'task-push':
+        return toCommand.pushTask(s);
+      case 'task-pop':
+        return toCommand.popTask();
+      case 'interrupt':
+        return toCommand.interruptTurn(s.turnId, s);
+      case 'checkpoint':
+        return toCommand.createCheckpoint(s);
+    }
+  },
+  steps: (b: RecordStepsDto): SessionCommand[] => b.steps.map((s) => toCommand.step(s)),
 };
 
 function rollbackCommand(b: RollbackDto): MoveHead {

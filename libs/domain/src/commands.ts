@@ -124,3 +124,39 @@ export type SessionCommand =
   | RollbackCommand;
 
 export type SessionCommandType = SessionCommand['type'];
+
+/**
+ * What an agent records as it works: the commands that may be sent several at a time
+ * (`POST /v1/sessions/:id/steps`). Head moves, rollbacks and the session's start are not:
+ * each of those stands alone.
+ */
+export type StepCommand =
+  | RecordMessage
+  | StartToolCall
+  | CompleteToolCall
+  | FailToolCall
+  | WriteMemory
+  | EraseMemory
+  | SetContextVariable
+  | PushTask
+  | PopTask
+  | InterruptTurn
+  | CreateCheckpoint;
+
+export const STEP_COMMAND_TYPES: readonly StepCommand['type'][] = [
+  'RecordMessage',
+  'StartToolCall',
+  'CompleteToolCall',
+  'FailToolCall',
+  'WriteMemory',
+  'EraseMemory',
+  'SetContextVariable',
+  'PushTask',
+  'PopTask',
+  'InterruptTurn',
+  'CreateCheckpoint',
+];
+
+export function isStepCommand(command: SessionCommand): command is StepCommand {
+  return (STEP_COMMAND_TYPES as readonly string[]).includes(command.type);
+}

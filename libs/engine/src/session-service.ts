@@ -4,20 +4,27 @@ import {
   cloneState,
   decide,
   diffJson,
+  DomainError,
+  evolveInPlace,
+  invalid,
+  isStepCommand,
   EVENT_SCHEMA_VERSION,
   notFound,
   planHeadMove,
   resolveHeadMoveTarget,
   timelineView,
   type ContextWindow,
+  type EffectDescriptor,
   type ContextWindowOptions,
   type HeadMovePlan,
   type JsonObject,
   type JsonValue,
   type MoveHead,
   type PathState,
+  type PendingEvent,
   type SessionCommand,
   type SessionState,
+  type StepCommand,
 } from '../../domain/src';
 import { ConcurrencyError, IdempotencyKeyReusedError, type IdempotencyRecord, type NewEvent, type StoredEvent } from '../../event-store/src';
 import { fingerprint } from './fingerprint';
@@ -67,6 +74,8 @@ export interface SessionServiceOptions {
 }
 
 const MAX_CONFLICT_RETRIES = 5;
+/** Steps in one `executeSteps` call: one append, one transaction. */
+export const MAX_STEPS_PER_WRITE = 1000;
 
 /** Commands and queries on agent sessions: load, decide, append, answer. */
 export class SessionService {
@@ -100,6 +109,33 @@ export class SessionService {
     const replayed = await this.replayIdempotent(caller, options, print);
     if (replayed) return replayed;
     return this.write(caller, sessionId, command, options, print);
+  }
+
+  /**
+   * Several steps in one atomic write: each is decided on the state the ones before it leave,
+   * all are appended in one transaction, and a refused step (named by its index) refuses the
+   * whole batch, so nothing is persisted. One Idempotency-Key and one If-Match cover the batch.
+   */
+  async executeSteps(caller: Caller, sessionId: string, commands: readonly SessionCommand[], options: WriteOptions = {}): Promise<WriteResult> {
+    if (commands.length === 0 || commands.length > MAX_STEPS_PER_WRITE) {
+      throw invalid('validation_failed', `Send between 1 and ${MAX_STEPS_PER_WRITE} steps (got ${commands.length}).`, [
+        { field: 'steps', message: `must hold 1 to ${MAX_STEPS_PER_WRITE} steps` },
+      ]);
+    }
+    const steps = commands.map((command, index) => {
+      if (!isStepCommand(command)) {
+        throw invalid('validation_failed', `steps[${index}]: a ${command.type} cannot be sent among steps; send it on its own.`, [
+          { field: `steps.${index}`, message: 'not a step' },
+        ]);
+      }
+      return command;
+    });
+    if (steps.length === 1) return this.execute(caller, sessionId, steps[0]!, options);
+    const print = options.idempotencyKey === undefined ? '' : fingerprint({ sessionId, steps });
+    const replayed = await this.replayIdempotent(caller, options, print);
+    if (replayed) return replayed;
+    const streamId = sessionStreamId(caller.tenantId, sessionId);
+    return this.withRetries(streamId, options, () => this.writeStepsOnce(caller, streamId, sessionId, steps, options, print));
   }
 
   /** A head move's plan without doing anything (dry run). */
@@ -138,10 +174,15 @@ export class SessionService {
 
   private async write(caller: Caller, sessionId: string, command: SessionCommand, options: WriteOptions, print: string): Promise<WriteResult> {
     const streamId = sessionStreamId(caller.tenantId, sessionId);
+    return this.withRetries(streamId, options, () => this.writeOnce(caller, streamId, sessionId, command, options, print));
+  }
+
+  /** One writer per session in this process; a conflict with another process decides again. */
+  private withRetries(streamId: string, options: WriteOptions, writeOnce: () => Promise<WriteResult>): Promise<WriteResult> {
     return this.mutex.run(streamId, async () => {
       for (let attempt = 1; ; attempt++) {
         try {
-          return await this.writeOnce(caller, streamId, sessionId, command, options, print);
+          return await writeOnce();
         } catch (error) {
           // Another process wrote first: decide again on fresh state, unless the caller pinned a version.
           if (!(error instanceof ConcurrencyError) || options.expectedVersion !== undefined || attempt >= MAX_CONFLICT_RETRIES) throw error;
@@ -180,9 +221,82 @@ export class SessionService {
     });
     const completion = decision.events.find((e) => e.type === 'RollbackCompleted');
     if (completion && targetPath === undefined) targetPath = await this.repository.pathAt(streamId, (completion.data as { toVersion: number }).toVersion);
+    const events = this.toNewEvents(decision.events, caller, sessionId, options, options.commandId ?? this.newId(), this.now().toISOString());
+    const appended = await this.store.append(streamId, events, {
+      expectedVersion: state.version === 0 ? 'no_stream' : state.version,
+      ...(options.idempotencyKey !== undefined ? { idempotency: { scope: caller.tenantId, key: options.idempotencyKey, fingerprint: print } } : {}),
+    });
+    if (appended.duplicate) return this.resultOf(appended);
+    const stored: StoredEvent[] = events.map((event, i) => ({ ...event, streamId, streamVersion: appended.firstVersion + i, globalPosition: 0 }));
+    const next = await this.repository.committed(streamId, state, stored, targetPath);
+    this.options.onCommitted?.(caller.tenantId, sessionId, stored);
+    return this.summary(streamId, next, stored);
+  }
+
+  private async writeStepsOnce(
+    caller: Caller,
+    streamId: string,
+    sessionId: string,
+    commands: StepCommand[],
+    options: WriteOptions,
+    print: string,
+  ): Promise<WriteResult> {
+    const state = await this.repository.load(streamId, undefined, { trustCache: options.expectedVersion === undefined });
+    if (options.expectedVersion !== undefined && options.expectedVersion !== state.version) {
+      throw new ConcurrencyError(streamId, options.expectedVersion, state.version);
+    }
+    const effects = await this.registeredEffects(caller, commands);
     const commandId = options.commandId ?? this.newId();
     const occurredAt = this.now().toISOString();
-    const events: NewEvent[] = decision.events.map(({ parentVersion, ...event }) => ({
+    // Each step is decided on what the steps before it leave: a private copy, since the cached
+    // state is what readers see until the append commits.
+    const scratch = cloneState(state);
+    const events: NewEvent[] = [];
+    commands.forEach((command, index) => {
+      let decided: PendingEvent[];
+      try {
+        decided = decide(scratch, command, {
+          newId: this.newId,
+          actor: caller.actor,
+          toolEffect: (tool) => effects.get(tool),
+          compensationEnabled: this.options.compensationEnabled ?? false,
+        }).events;
+      } catch (error) {
+        throw error instanceof DomainError ? atStep(error, index) : error;
+      }
+      for (const event of this.toNewEvents(decided, caller, sessionId, options, commandId, occurredAt)) {
+        const recorded: StoredEvent = { ...event, streamId, streamVersion: scratch.version + 1, globalPosition: 0 };
+        evolveInPlace(scratch, asSessionEvent(recorded), () => {
+          throw new Error(`steps never switch paths (${event.type} at steps[${index}])`);
+        });
+        events.push(event);
+      }
+    });
+    const appended = await this.store.append(streamId, events, {
+      expectedVersion: state.version === 0 ? 'no_stream' : state.version,
+      ...(options.idempotencyKey !== undefined ? { idempotency: { scope: caller.tenantId, key: options.idempotencyKey, fingerprint: print } } : {}),
+    });
+    if (appended.duplicate) return this.resultOf(appended);
+    const stored: StoredEvent[] = events.map((event, i) => ({ ...event, streamId, streamVersion: appended.firstVersion + i, globalPosition: 0 }));
+    const next = await this.repository.committed(streamId, state, stored);
+    this.options.onCommitted?.(caller.tenantId, sessionId, stored);
+    return this.summary(streamId, next, stored);
+  }
+
+  /** The registered effect of every tool the steps start (a call that declares none gets it). */
+  private async registeredEffects(caller: Caller, commands: StepCommand[]) {
+    const effects = new Map<string, EffectDescriptor>();
+    if (!this.options.tools) return effects;
+    for (const command of commands) {
+      if (command.type !== 'StartToolCall' || effects.has(command.tool)) continue;
+      const effect = (await this.options.tools.get(caller.tenantId, command.tool))?.effect;
+      if (effect) effects.set(command.tool, effect);
+    }
+    return effects;
+  }
+
+  private toNewEvents(decided: PendingEvent[], caller: Caller, sessionId: string, options: WriteOptions, commandId: string, occurredAt: string): NewEvent[] {
+    return decided.map(({ parentVersion, ...event }) => ({
       eventId: this.newId(),
       type: event.type,
       data: event.data,
@@ -198,15 +312,6 @@ export class SessionService {
         schemaVersion: EVENT_SCHEMA_VERSION,
       },
     }));
-    const appended = await this.store.append(streamId, events, {
-      expectedVersion: state.version === 0 ? 'no_stream' : state.version,
-      ...(options.idempotencyKey !== undefined ? { idempotency: { scope: caller.tenantId, key: options.idempotencyKey, fingerprint: print } } : {}),
-    });
-    if (appended.duplicate) return this.resultOf(appended);
-    const stored: StoredEvent[] = events.map((event, i) => ({ ...event, streamId, streamVersion: appended.firstVersion + i, globalPosition: 0 }));
-    const next = await this.repository.committed(streamId, state, stored, targetPath);
-    this.options.onCommitted?.(caller.tenantId, sessionId, stored);
-    return this.summary(streamId, next, stored);
   }
 
   // ---- queries -------------------------------------------------------------------
@@ -302,4 +407,15 @@ function summarize(data: unknown): string | null {
   const text = d.content ?? d.tool ?? d.key ?? d.name ?? d.title ?? d.label ?? null;
   if (typeof text !== 'string') return null;
   return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+}
+
+/** A refused step, named by its place in the batch. */
+function atStep(error: DomainError, index: number): DomainError {
+  const details = error.details.length > 0 ? error.details : [{ message: error.message }];
+  return new DomainError(
+    error.kind,
+    error.code,
+    `steps[${index}]: ${error.message}`,
+    details.map((d) => ({ ...d, field: d.field ? `steps.${index}.${d.field}` : `steps.${index}` })),
+  );
 }

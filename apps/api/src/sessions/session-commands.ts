@@ -21,6 +21,16 @@ export class ExecuteSessionCommand {
   ) {}
 }
 
+/** Several steps on one session, written atomically. */
+export class ExecuteSessionStepsCommand {
+  constructor(
+    readonly caller: Caller,
+    readonly sessionId: string,
+    readonly commands: SessionCommand[],
+    readonly options: WriteOptions,
+  ) {}
+}
+
 @CommandHandler(StartSessionCommand)
 export class StartSessionHandler implements ICommandHandler<StartSessionCommand, WriteResult> {
   constructor(private readonly sessions: SessionService) {}
@@ -34,5 +44,13 @@ export class ExecuteSessionHandler implements ICommandHandler<ExecuteSessionComm
   constructor(private readonly sessions: SessionService) {}
   execute({ caller, sessionId, command, options }: ExecuteSessionCommand): Promise<WriteResult> {
     return this.sessions.execute(caller, sessionId, command, options);
+  }
+}
+
+@CommandHandler(ExecuteSessionStepsCommand)
+export class ExecuteSessionStepsHandler implements ICommandHandler<ExecuteSessionStepsCommand, WriteResult> {
+  constructor(private readonly sessions: SessionService) {}
+  execute({ caller, sessionId, commands, options }: ExecuteSessionStepsCommand): Promise<WriteResult> {
+    return this.sessions.executeSteps(caller, sessionId, commands, options);
   }
 }

@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, HttpCode, Param, Post, Put, Res } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiExtraModels, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import type { SessionCommand } from '../../../../libs/domain/src';
 import type { Caller, WriteOptions, WriteResult } from '../../../../libs/engine/src';
@@ -12,25 +12,48 @@ import {
   InterruptTurnDto,
   PushTaskDto,
   RecordMessageDto,
+  RecordStepsDto,
+  STEP_DTOS,
   StartToolCallDto,
   SucceedToolCallDto,
   toCommand,
   ValueDto,
 } from '../../../../libs/contracts/src';
 import { IdParamPipe, NameParamPipe } from './path-params';
-import { ExecuteSessionCommand } from './session-commands';
+import { ExecuteSessionCommand, ExecuteSessionStepsCommand } from './session-commands';
 
 /** Recording an agent's steps. Every write takes Idempotency-Key and If-Match. */
 @ApiTags('steps')
 @ApiBearerAuth()
+@ApiExtraModels(...Object.values(STEP_DTOS))
 @Controller('v1/sessions/:id')
 export class StepsController {
   constructor(private readonly commands: CommandBus) {}
 
-  private async run(caller: Caller, id: string, command: SessionCommand, options: WriteOptions, reply: FastifyReply): Promise<WriteResult> {
-    const result: WriteResult = await this.commands.execute(new ExecuteSessionCommand(caller, id, command, options));
+  private run(caller: Caller, id: string, command: SessionCommand, options: WriteOptions, reply: FastifyReply): Promise<WriteResult> {
+    return this.answer(new ExecuteSessionCommand(caller, id, command, options), reply);
+  }
+
+  private async answer(command: ExecuteSessionCommand | ExecuteSessionStepsCommand, reply: FastifyReply): Promise<WriteResult> {
+    const result: WriteResult = await this.commands.execute(command);
     reply.header('ETag', `"${result.version}"`);
     return result;
+  }
+
+  @Post('steps')
+  @ApiOperation({
+    summary: 'Record several steps at once (e.g. a whole turn): in order, in one atomic write',
+    description:
+      'Each step is decided on the state the steps before it leave. A refused step refuses the batch (its index is in the error) and nothing is written. One Idempotency-Key and one If-Match cover the batch.',
+  })
+  steps(
+    @CurrentCaller() c: Caller,
+    @Param('id', IdParamPipe) id: string,
+    @Body() b: RecordStepsDto,
+    @WriteHeaders() o: WriteOptions,
+    @Res({ passthrough: true }) r: FastifyReply,
+  ) {
+    return this.answer(new ExecuteSessionStepsCommand(c, id, toCommand.steps(b), o), r);
   }
 
   @Post('messages')

@@ -1,0 +1,176 @@
+import { ApiProperty, getSchemaPath } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsString, Matches, ValidateNested } from 'class-validator';
+import { ID_PATTERN, MAX_STEPS_PER_WRITE } from '../../../engine/src';
+import {
+  CreateCheckpointDto,
+  FailToolCallDto,
+  InterruptTurnDto,
+  PushTaskDto,
+  RecordMessageDto,
+  StartToolCallDto,
+  SucceedToolCallDto,
+  ValueDto,
+} from './step.dto';
+
+/**
+ * One step of `POST /v1/sessions/:id/steps`: the body of the matching single-step route,
+ * plus `kind` and whatever that route takes from its path (toolCallId, key, name, turnId).
+ */
+export const STEP_KINDS = [
+  'message',
+  'tool-call',
+  'tool-result',
+  'tool-failure',
+  'memory',
+  'memory-erase',
+  'context-var',
+  'task-push',
+  'task-pop',
+  'interrupt',
+  'checkpoint',
+] as const;
+export type StepKind = (typeof STEP_KINDS)[number];
+
+const ID_MESSAGE = (field: string) => `${field} must be 1-128 letters, digits, "_", "-" or "."`;
+const NAME_PATTERN = /^[^\u0000-\u001f]{1,256}$/;
+const NAME_MESSAGE = (field: string) => `${field} must be 1-256 printable characters`;
+
+/** Only `kind` is known: an unknown kind is refused by name. */
+export class StepDto {
+  @ApiProperty({ enum: STEP_KINDS, description: 'Which step: the other fields are those of the matching single-step route.' })
+  @IsIn(STEP_KINDS as unknown as string[])
+  kind!: StepKind;
+}
+
+export class MessageStepDto extends RecordMessageDto {
+  @ApiProperty({ enum: ['message'] })
+  @IsIn(['message'])
+  kind!: 'message';
+}
+
+export class ToolCallStepDto extends StartToolCallDto {
+  @ApiProperty({ enum: ['tool-call'] })
+  @IsIn(['tool-call'])
+  kind!: 'tool-call';
+}
+
+export class ToolResultStepDto extends SucceedToolCallDto {
+  @ApiProperty({ enum: ['tool-result'] })
+  @IsIn(['tool-result'])
+  kind!: 'tool-result';
+
+  @ApiProperty({ example: 'call-1' })
+  @Matches(ID_PATTERN, { message: ID_MESSAGE('toolCallId') })
+  toolCallId!: string;
+}
+
+export class ToolFailureStepDto extends FailToolCallDto {
+  @ApiProperty({ enum: ['tool-failure'] })
+  @IsIn(['tool-failure'])
+  kind!: 'tool-failure';
+
+  @ApiProperty({ example: 'call-1' })
+  @Matches(ID_PATTERN, { message: ID_MESSAGE('toolCallId') })
+  toolCallId!: string;
+}
+
+export class MemoryStepDto extends ValueDto {
+  @ApiProperty({ enum: ['memory'] })
+  @IsIn(['memory'])
+  kind!: 'memory';
+
+  @ApiProperty({ example: 'preferred-city' })
+  @IsString()
+  @Matches(NAME_PATTERN, { message: NAME_MESSAGE('key') })
+  key!: string;
+}
+
+export class MemoryEraseStepDto {
+  @ApiProperty({ enum: ['memory-erase'] })
+  @IsIn(['memory-erase'])
+  kind!: 'memory-erase';
+
+  @ApiProperty({ example: 'preferred-city' })
+  @IsString()
+  @Matches(NAME_PATTERN, { message: NAME_MESSAGE('key') })
+  key!: string;
+}
+
+export class ContextVarStepDto extends ValueDto {
+  @ApiProperty({ enum: ['context-var'] })
+  @IsIn(['context-var'])
+  kind!: 'context-var';
+
+  @ApiProperty({ example: 'locale' })
+  @IsString()
+  @Matches(NAME_PATTERN, { message: NAME_MESSAGE('name') })
+  name!: string;
+}
+
+export class TaskPushStepDto extends PushTaskDto {
+  @ApiProperty({ enum: ['task-push'] })
+  @IsIn(['task-push'])
+  kind!: 'task-push';
+}
+
+export class TaskPopStepDto {
+  @ApiProperty({ enum: ['task-pop'] })
+  @IsIn(['task-pop'])
+  kind!: 'task-pop';
+}
+
+export class InterruptStepDto extends InterruptTurnDto {
+  @ApiProperty({ enum: ['interrupt'] })
+  @IsIn(['interrupt'])
+  kind!: 'interrupt';
+
+  @ApiProperty({ example: 'turn-7' })
+  @Matches(ID_PATTERN, { message: ID_MESSAGE('turnId') })
+  turnId!: string;
+}
+
+export class CheckpointStepDto extends CreateCheckpointDto {
+  @ApiProperty({ enum: ['checkpoint'] })
+  @IsIn(['checkpoint'])
+  kind!: 'checkpoint';
+}
+
+export const STEP_DTOS = {
+  message: MessageStepDto,
+  'tool-call': ToolCallStepDto,
+  'tool-result': ToolResultStepDto,
+  'tool-failure': ToolFailureStepDto,
+  memory: MemoryStepDto,
+  'memory-erase': MemoryEraseStepDto,
+  'context-var': ContextVarStepDto,
+  'task-push': TaskPushStepDto,
+  'task-pop': TaskPopStepDto,
+  interrupt: InterruptStepDto,
+  checkpoint: CheckpointStepDto,
+} as const satisfies Record<StepKind, new () => { kind: StepKind }>;
+
+export type AnyStepDto = InstanceType<(typeof STEP_DTOS)[StepKind]>;
+
+export class RecordStepsDto {
+  @ApiProperty({
+    description: `1 to ${MAX_STEPS_PER_WRITE} steps, recorded in order in one atomic write (all or none).`,
+    type: 'array',
+    items: { oneOf: Object.values(STEP_DTOS).map((dto) => ({ $ref: getSchemaPath(dto) })) },
+    example: [
+      { kind: 'message', role: 'user', content: 'Find a hotel in Lisbon.' },
+      { kind: 'tool-call', toolCallId: 'call-1', tool: 'search_hotels', input: { city: 'Lisbon' } },
+      { kind: 'tool-result', toolCallId: 'call-1', output: { hotels: ['Alfama Inn'] } },
+      { kind: 'message', role: 'agent', content: 'Alfama Inn is free.' },
+    ],
+  })
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(MAX_STEPS_PER_WRITE)
+  @ValidateNested({ each: true })
+  @Type(() => StepDto, {
+    keepDiscriminatorProperty: true,
+    discriminator: { property: 'kind', subTypes: Object.entries(STEP_DTOS).map(([name, value]) => ({ name, value })) },
+  })
+  steps!: AnyStepDto[];
+}
