@@ -145,3 +145,29 @@ export function initialSessionState(): SessionState {
 export function cloneState<T>(state: T): T {
   return structuredClone(state);
 }
+
+/**
+ * A copy that steps (see StepCommand) may be evolved into without changing `state`, at the
+ * cost of the items steps change rather than of the whole state: containers are copied, and
+ * so are the objects step events mutate in place (turns, tool calls); messages, tasks and
+ * JSON payloads are shared, since evolve never mutates them. Head moves and rollback events
+ * change more: fold those into a `cloneState` copy.
+ */
+export function forkForSteps(state: SessionState): SessionState {
+  const path = state.path;
+  const toolCalls: Record<string, ToolCall> = {};
+  for (const id in path.toolCalls) toolCalls[id] = { ...path.toolCalls[id]! };
+  return {
+    ...state,
+    path: {
+      turns: path.turns.map((turn) => ({ ...turn, messages: [...turn.messages] })),
+      memory: { ...path.memory },
+      contextVars: { ...path.contextVars },
+      tasks: [...path.tasks],
+      toolCalls,
+    },
+    timeline: [...state.timeline],
+    checkpoints: { ...state.checkpoints },
+    redoStack: [...state.redoStack],
+  };
+}

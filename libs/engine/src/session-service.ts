@@ -6,6 +6,7 @@ import {
   diffJson,
   DomainError,
   evolveInPlace,
+  forkForSteps,
   invalid,
   isStepCommand,
   EVENT_SCHEMA_VERSION,
@@ -248,9 +249,9 @@ export class SessionService {
     const effects = await this.registeredEffects(caller, commands);
     const commandId = options.commandId ?? this.newId();
     const occurredAt = this.now().toISOString();
-    // Each step is decided on what the steps before it leave: a private copy, since the cached
+    // Each step is decided on what the steps before it leave: a private fork, since the cached
     // state is what readers see until the append commits.
-    const scratch = cloneState(state);
+    const scratch = forkForSteps(state);
     const events: NewEvent[] = [];
     commands.forEach((command, index) => {
       let decided: PendingEvent[];
