@@ -59,6 +59,27 @@ export function stepRequest(sessionId: string, t: number, s: number): StepReques
   }
 }
 
+/** Step `s` of turn `t` as one element of `POST /v1/sessions/:id/steps`. */
+export function stepOfBatch(t: number, s: number): JsonValue {
+  switch (s) {
+    case 0:
+      return { kind: 'message', role: 'user', content: question(t) };
+    case 1:
+      return { kind: 'tool-call', toolCallId: `call-${t}`, tool: 'search_hotels', input: toolInput(t) };
+    case 2:
+      return { kind: 'tool-result', toolCallId: `call-${t}`, output: toolOutput(t) };
+    case 3:
+      return { kind: 'message', role: 'agent', content: answer(t) };
+    default:
+      return { kind: 'memory', key: memoryKey(t), value: memoryValue(t) };
+  }
+}
+
+/** Turn `t` whole (its 5 steps, 5 events) as one request. */
+export function turnRequest(sessionId: string, t: number): StepRequest {
+  return { method: 'POST', path: `/v1/sessions/${sessionId}/steps`, body: { steps: Array.from({ length: STEPS_PER_TURN }, (_, s) => stepOfBatch(t, s)) } };
+}
+
 /** Writes `turns` turns through the library (one `execute` per step). */
 export async function writeTurns(
   service: SessionService,

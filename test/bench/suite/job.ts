@@ -103,7 +103,10 @@ async function rewindHttp(ctx: Context, store: StoreName): Promise<Row[]> {
       // The same with fetch as the client, to show what the client itself costs (full runs only).
       if (!ctx.sizes.quick) rows.push(...(await measureHttpAppend(api, store, ctx.sizes, 'w3fetch', 'fetch')));
     }
-    if (ctx.want('W4')) rows.push(await measureHttpThroughput(api, { system: 'rewind', store, notes: [api.description] }, ctx.sizes, 'w4http'));
+    if (ctx.want('W4')) {
+      rows.push(await measureHttpThroughput(api, { system: 'rewind', store, notes: [api.description] }, ctx.sizes, 'w4http'));
+      rows.push(await measureHttpThroughput(api, { system: 'rewind', store, notes: [api.description] }, ctx.sizes, 'w4turn', 'turn'));
+    }
     if (ctx.want('W6')) rows.push(await measureRollback(api, ctx.sizes));
   } finally {
     await api.close();

@@ -7,7 +7,7 @@
  * Usage: node dist/test/bench/suite/load-client.js '<json LoadSpec>'
  */
 import { performance } from 'node:perf_hooks';
-import { STEPS_PER_TURN, stepRequest } from './conversation';
+import { STEPS_PER_TURN, stepRequest, turnRequest } from './conversation';
 import { fetchSender, httpSender } from './http-senders';
 import { LatencyRecorder, type Histogram, type LatencySummary } from './recorder';
 
@@ -21,6 +21,8 @@ export interface LoadSpec {
   prefix: string;
   /** node:http with a keep-alive Agent (default), or fetch (undici, keep-alive). */
   client?: 'http' | 'fetch';
+  /** 'step' (default): one step (one event) per request; 'turn': a whole turn (5 events) per request. */
+  unit?: 'step' | 'turn';
 }
 
 export interface LoadResult {
@@ -29,6 +31,8 @@ export interface LoadResult {
   firstError: string | null;
   elapsedMs: number;
   requestsPerSecond: number;
+  /** Events written per second (requests × events per request). */
+  eventsPerSecond: number;
   latency: LatencySummary;
   histogram: Histogram;
   clientCpuMs: number;
@@ -52,7 +56,7 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
     }),
   );
   const step = async (sessionId: string, i: number, recorder?: LatencyRecorder) => {
-    const r = stepRequest(sessionId, Math.floor(i / STEPS_PER_TURN), i % STEPS_PER_TURN);
+    const r = spec.unit === 'turn' ? turnRequest(sessionId, i) : stepRequest(sessionId, Math.floor(i / STEPS_PER_TURN), i % STEPS_PER_TURN);
     const begin = performance.now();
     try {
       const res = await send(r.method, r.path, r.body);
@@ -84,6 +88,7 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
     firstError,
     elapsedMs,
     requestsPerSecond: (requests - errors) / (elapsedMs / 1000),
+    eventsPerSecond: ((requests - errors) * (spec.unit === 'turn' ? STEPS_PER_TURN : 1)) / (elapsedMs / 1000),
     latency: recorder.summary(),
     histogram: recorder.histogram(),
     clientCpuMs: (used.user + used.system) / 1000,

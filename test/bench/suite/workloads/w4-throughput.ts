@@ -37,8 +37,10 @@ export async function measureHttpThroughput(
   who: { system: SystemName; store: StoreName; notes: string[] },
   sizes: Sizes,
   prefix: string,
+  unit: 'step' | 'turn' = 'step',
 ): Promise<Row> {
   const spec: LoadSpec = {
+    unit,
     baseUrl: target.baseUrl,
     apiKey: target.apiKey,
     sessions: sizes.concurrentSessions,
@@ -49,23 +51,27 @@ export async function measureHttpThroughput(
   };
   const cpu = cpuTimes();
   const serverCpu = process.cpuUsage();
-  const result = await profiled(`W4-http-${who.system}-${who.store}`, () => runLoadClient(spec));
+  const result = await profiled(`W4-http-${unit}-${who.system}-${who.store}`, () => runLoadClient(spec));
   const serverUsed = process.cpuUsage(serverCpu);
   const busy = busySince(cpu);
   if (result.errors > 0) throw new Error(`W4 ${who.system}/${who.store}: ${result.errors} failed requests, first: ${result.firstError}`);
   const row: Row = {
     workload: 'W4',
-    key: 'W4.http',
-    label: `events/s through HTTP, ${spec.sessions} concurrent sessions (1 event per request)`,
+    key: unit === 'turn' ? 'W4.http.turn' : 'W4.http',
+    label:
+      unit === 'turn'
+        ? `events/s through HTTP, ${spec.sessions} concurrent sessions (a turn, ${STEPS_PER_TURN} events, per request: POST /v1/sessions/:id/steps)`
+        : `events/s through HTTP, ${spec.sessions} concurrent sessions (1 event per request)`,
     system: who.system,
     store: who.store,
-    path: 'http',
-    throughput: result.requestsPerSecond,
+    path: unit === 'turn' ? 'http (a turn per request)' : 'http',
+    throughput: result.eventsPerSecond,
     latency: result.latency,
     histogram: result.histogram,
     notes: who.notes,
     extra: {
       requests: result.requests,
+      requestsPerSecond: result.requestsPerSecond,
       elapsedMs: result.elapsedMs,
       client: result.client,
       clientCpuMs: result.clientCpuMs,
@@ -75,7 +81,7 @@ export async function measureHttpThroughput(
     },
   };
   console.error(
-    `  W4 ${who.system}/${who.store} http: ${Math.round(row.throughput!)} events/s, p50 ${result.latency.p50.toFixed(2)} ms p99 ${result.latency.p99.toFixed(2)} ms, machine CPU ${busy === null ? '?' : Math.round(busy * 100)}%`,
+    `  W4 ${who.system}/${who.store} http (${unit} per request): ${Math.round(row.throughput!)} events/s, p50 ${result.latency.p50.toFixed(2)} ms p99 ${result.latency.p99.toFixed(2)} ms, machine CPU ${busy === null ? '?' : Math.round(busy * 100)}%`,
   );
   return row;
 }
