@@ -109,6 +109,36 @@ describeWithKafka('Kafka command consumer end to end (real broker, SQLite store,
     expect(written[0]!.type).toBe('MemoryWritten');
   });
 
+  it('records a RecordSteps command as one atomic write, once even when produced twice', async () => {
+    await send(commandMessage(envelope('StartSession', 'turns'), acme));
+    const turn = envelope('RecordSteps', 'turns', {
+      steps: [
+        { kind: 'message', role: 'user', content: 'Find a hotel' },
+        { kind: 'tool-call', toolCallId: 'h1', tool: 'search_hotels', input: { city: 'Lisbon' } },
+        { kind: 'tool-result', toolCallId: 'h1', output: { hotels: ['Alfama Inn'] } },
+        { kind: 'message', role: 'agent', content: 'Alfama Inn' },
+      ],
+    });
+    const message = commandMessage(turn, acme);
+    await send(message);
+    await send(message);
+    await until(() => resultsFor(turn.commandId).length === 2, 'two results for the same RecordSteps');
+    expect(resultsFor(turn.commandId).map((r) => r.status)).toEqual(['applied', 'duplicate']);
+    const written = (await store.readStream(sessionStreamId('acme', 'turns'))).filter((e) => e.metadata.commandId === turn.commandId);
+    expect(written.map((e) => e.type)).toEqual(['UserMessageReceived', 'ToolCallStarted', 'ToolCallSucceeded', 'AgentMessageProduced']);
+
+    const refused = envelope('RecordSteps', 'turns', {
+      steps: [
+        { kind: 'message', role: 'user', content: 'again' },
+        { kind: 'tool-result', toolCallId: 'never-started', output: 1 },
+      ],
+    });
+    await send(commandMessage(refused, acme));
+    await until(() => resultsFor(refused.commandId).length === 1, 'the refused batch result');
+    expect(resultsFor(refused.commandId)[0]).toMatchObject({ status: 'rejected' });
+    expect(await store.streamVersion(sessionStreamId('acme', 'turns'))).toBe(5);
+  });
+
   it('dead-letters poison messages with the reason in headers, and applies the valid one behind them on the same partition', async () => {
     const session = 'poisoned';
     const badJson = raw(session, '{"commandId": "bad-json-1", "type": ');

@@ -168,6 +168,10 @@ export class CommandConsumer {
         const result = await this.options.sessions.execute(caller, envelope.sessionId, action.command, options);
         return { status: result.duplicate ? 'duplicate' : 'applied', result };
       }
+      case 'steps': {
+        const result = await this.options.sessions.executeSteps(caller, envelope.sessionId, action.commands, options);
+        return { status: result.duplicate ? 'duplicate' : 'applied', result };
+      }
     }
   }
 }

@@ -5,6 +5,7 @@ import {
   InterruptTurnDto,
   PushTaskDto,
   RecordMessageDto,
+  RecordStepsDto,
   RedoDto,
   RollbackDto,
   StartSessionDto,
@@ -102,6 +103,8 @@ export class EmptyPayload {}
 export type CommandAction =
   | { kind: 'start'; input: { sessionId: string; title?: string; metadata?: JsonObject } }
   | { kind: 'execute'; command: SessionCommand }
+  /** Several steps in one atomic write (POST /v1/sessions/:id/steps). */
+  | { kind: 'steps'; commands: SessionCommand[] }
   /** A head move with `dryRun: true`: only its plan, nothing written. */
   | { kind: 'plan'; command: MoveHead };
 
@@ -134,6 +137,7 @@ export const COMMAND_SPECS = {
   PopTask: spec(EmptyPayload, () => execute(toCommand.popTask())),
   InterruptTurn: spec(InterruptTurnPayload, (p) => execute(toCommand.interruptTurn(p.turnId, p))),
   CreateCheckpoint: spec(CreateCheckpointDto, (p) => execute(toCommand.createCheckpoint(p))),
+  RecordSteps: spec(RecordStepsDto, (p) => ({ kind: 'steps', commands: toCommand.steps(p) })),
   Rollback: spec(RollbackDto, (p) => move(toCommand.rollback(p), p.dryRun)),
   Undo: spec(UndoDto, (p) => move(toCommand.undo(p), p.dryRun)),
   Redo: spec(RedoDto, (p) => move(toCommand.redo(p), p.dryRun)),

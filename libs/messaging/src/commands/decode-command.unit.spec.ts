@@ -75,6 +75,24 @@ describe('decodeCommand: every command type maps exactly like HTTP', () => {
       { kind: 'execute', command: { type: 'FailToolCall', toolCallId: 'c1', error: 'timeout', retryable: true } },
     ],
     ['WriteMemory', { key: 'city', value: 'Lisbon' }, { kind: 'execute', command: { type: 'WriteMemory', key: 'city', value: 'Lisbon' } }],
+    [
+      'RecordSteps',
+      {
+        steps: [
+          { kind: 'message', role: 'user', content: 'hi' },
+          { kind: 'tool-result', toolCallId: 'c1', output: { id: 7 } },
+          { kind: 'memory', key: 'city', value: 'Lisbon' },
+        ],
+      },
+      {
+        kind: 'steps',
+        commands: [
+          { type: 'RecordMessage', role: 'user', content: 'hi' },
+          { type: 'CompleteToolCall', toolCallId: 'c1', output: { id: 7 } },
+          { type: 'WriteMemory', key: 'city', value: 'Lisbon' },
+        ],
+      },
+    ],
     ['EraseMemory', { key: 'city' }, { kind: 'execute', command: { type: 'EraseMemory', key: 'city' } }],
     ['SetContextVariable', { name: 'lang', value: 'pt' }, { kind: 'execute', command: { type: 'SetContextVariable', name: 'lang', value: 'pt' } }],
     ['PushTask', { title: 'find hotel', taskId: 't1' }, { kind: 'execute', command: { type: 'PushTask', title: 'find hotel', taskId: 't1' } }],
@@ -102,7 +120,7 @@ describe('decodeCommand: every command type maps exactly like HTTP', () => {
 
   it('covers all 15 types', () => {
     expect(new Set(cases.map(([type]) => type))).toEqual(new Set(COMMAND_TYPES));
-    expect(COMMAND_TYPES).toHaveLength(15);
+    expect(COMMAND_TYPES).toHaveLength(16);
   });
 
   for (const [type, payload, action] of cases) {
@@ -150,6 +168,12 @@ describe('decodeCommand refuses what HTTP refuses, naming each field', () => {
       ]),
     );
     expect(r.message).toMatch(/^The command is not valid: .*payload\.role/);
+  });
+
+  it('steps of a RecordSteps, by index', async () => {
+    const r = await rejection(decode(envelope('RecordSteps', { steps: [{ kind: 'message', role: 'user', content: 'ok' }, { kind: 'teleport' }] })));
+    expect(r.code).toBe('validation_failed');
+    expect(r.details.map((d) => d.field)).toContain('payload.steps.1.kind');
   });
 
   it('nested payload fields', async () => {
