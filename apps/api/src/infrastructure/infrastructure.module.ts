@@ -24,7 +24,11 @@ export async function openStores(config: RewindConfig): Promise<OpenedStores> {
     return { events, keys: new CachedApiKeyStore(await PostgresApiKeyStore.open(events.pool)) };
   }
   const databaseFile = join(config.dataDir, 'rewind.db');
-  return { events: new SqliteEventStore({ filename: databaseFile, synchronous: config.sqliteSynchronous }), keys: new SqliteApiKeyStore(databaseFile) };
+  // Cached as on PostgreSQL: a lookup on the file's second connection costs ~40 µs per request under write load.
+  return {
+    events: new SqliteEventStore({ filename: databaseFile, synchronous: config.sqliteSynchronous }),
+    keys: new CachedApiKeyStore(new SqliteApiKeyStore(databaseFile)),
+  };
 }
 
 /** Wires the adapters chosen by configuration behind their ports, and runs the rollback saga. */
