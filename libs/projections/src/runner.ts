@@ -20,6 +20,12 @@ export interface ProjectionRunnerOptions {
   batchSize?: number;
   /** Pause between polls once caught up, in ms (default 250); `poke()` wakes the runner early. */
   idleDelayMs?: number;
+  /**
+   * Pause after a batch that was not full, in ms (default 50; `poke()` wakes the runner early, so
+   * a query waiting for its writes does not wait for it). Under a steady stream of writes it lets
+   * a batch gather many events instead of committing one transaction per few events.
+   */
+  lingerMs?: number;
   /** How often a standby runner tries to take over, in ms (default 2000). */
   standbyRetryMs?: number;
   /** Longest pause after repeated errors, in ms (default 10 000). */
@@ -56,6 +62,8 @@ export class ProjectionRunner {
   private state: RunnerState = 'stopped';
   private lastError: string | null = null;
   private wake: (() => void) | null = null;
+  /** A poke that came while the runner was busy: its next pause is skipped. */
+  private poked = false;
   private exclusive: Promise<unknown> = Promise.resolve();
   /** The checkpoint this runner last read or wrote. */
   private known = 0;
@@ -95,9 +103,10 @@ export class ProjectionRunner {
     this.waiters.clear();
   }
 
-  /** Wakes an idle runner now (e.g. after a write). */
+  /** Wakes an idle runner now (e.g. after a write); a busy one skips its next pause. */
   poke(): void {
-    this.wake?.();
+    if (this.wake) this.wake();
+    else this.poked = true;
   }
 
   /** Applies at most one batch; resolves to the number of events applied (0: nothing new, or the checkpoint moved meanwhile). */
@@ -214,6 +223,10 @@ export class ProjectionRunner {
 
   private async idle(ms: number): Promise<void> {
     if (this.stopping) return;
+    if (this.poked) {
+      this.poked = false;
+      return;
+    }
     await new Promise<void>((resolve) => {
       const timer = setTimeout(done, ms);
       function done() {
@@ -246,6 +259,7 @@ export class ProjectionRunner {
         this.lastError = null;
         errorDelay = 100;
         if (applied === 0) await this.idle(this.options.idleDelayMs ?? 250);
+        else if (applied < this.batchSize) await this.idle(this.options.lingerMs ?? 50);
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);
         if (message !== this.lastError) {
