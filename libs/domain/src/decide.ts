@@ -3,7 +3,7 @@ import { mergeEffect, type EffectDescriptor } from './effects';
 import { conflict, DomainError, invalid, notFound } from './errors';
 import { isStepEvent, type SessionEvent } from './events';
 import { planHeadMove, resolveHeadMoveTarget, type HeadMovePlan } from './head-move';
-import type { PathState, RollbackRecord, SessionState } from './state';
+import { findTurn, type PathState, type RollbackRecord, type SessionState } from './state';
 import { missingRefs } from './templates';
 import { validateEffectDeclaration } from './tool-registration';
 
@@ -67,7 +67,7 @@ export function decide(state: SessionState, command: SessionCommand, ctx: Decide
         return { events: [step(state, { type: 'UserMessageReceived', data: { turnId, messageId: ctx.newId(), content: command.content } })] };
       }
       let turnId = command.turnId;
-      if (turnId !== undefined && !path.turns.some((t) => t.turnId === turnId)) {
+      if (turnId !== undefined && !findTurn(path, turnId)) {
         throw notFound('turn_not_found', `Turn "${turnId}" is not on the current timeline path.`, [{ field: 'turnId', message: 'unknown turn' }]);
       }
       turnId ??= path.turns[path.turns.length - 1]?.turnId ?? ctx.newId();
@@ -90,7 +90,7 @@ export function decide(state: SessionState, command: SessionCommand, ctx: Decide
           [{ field: 'confirmed', message: 'must be true for an irreversible effect' }],
         );
       }
-      if (command.turnId !== undefined && !path.turns.some((t) => t.turnId === command.turnId)) {
+      if (command.turnId !== undefined && !findTurn(path, command.turnId)) {
         throw notFound('turn_not_found', `Turn "${command.turnId}" is not on the current timeline path.`, [{ field: 'turnId', message: 'unknown turn' }]);
       }
       assertCompensable(command.tool, effect, command.input);
@@ -152,7 +152,7 @@ export function decide(state: SessionState, command: SessionCommand, ctx: Decide
       return { events: [step(state, { type: 'TaskPopped', data: { taskId: top.taskId } })] };
     }
     case 'InterruptTurn': {
-      const turn = path.turns.find((t) => t.turnId === command.turnId);
+      const turn = findTurn(path, command.turnId);
       if (!turn) throw notFound('turn_not_found', `Turn "${command.turnId}" is not on the current timeline path.`);
       if (turn.status !== 'open') throw conflict('turn_not_open', `Turn "${command.turnId}" is already ${turn.status}; only an open turn can be interrupted.`);
       return { events: [step(state, { type: 'TurnInterrupted', data: { turnId: command.turnId, partialContent: command.partialContent } })] };

@@ -1,5 +1,5 @@
 import { isStepEvent, type RecordedSessionEvent, type SessionEvent } from './events';
-import { emptyPathState, type PathState, type SessionState, type Turn } from './state';
+import { emptyPathState, findTurn, type PathState, type SessionState, type Turn } from './state';
 
 /** Gives a private copy of the path state at a timeline node (for head moves). */
 export type PathResolver = (version: number) => PathState;
@@ -30,7 +30,7 @@ export function evolveInPlace(state: SessionState, event: Recorded, resolvePath:
 }
 
 function turnOf(path: PathState, turnId: string, version: number): Turn {
-  let turn = path.turns.find((t) => t.turnId === turnId);
+  let turn = findTurn(path, turnId);
   if (!turn) {
     turn = { turnId, status: 'open', startedVersion: version, messages: [] };
     path.turns.push(turn);

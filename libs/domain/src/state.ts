@@ -118,6 +118,12 @@ export interface SessionState {
   effectOutcomes: Record<string, EffectOutcome>;
 }
 
+/** The turn with this id on the path; searched from the newest, where steps almost always land. */
+export function findTurn(path: PathState, turnId: string): Turn | undefined {
+  for (let i = path.turns.length - 1; i >= 0; i--) if (path.turns[i]!.turnId === turnId) return path.turns[i];
+  return undefined;
+}
+
 export function emptyPathState(): PathState {
   return { turns: [], memory: {}, contextVars: {}, tasks: [], toolCalls: {} };
 }
