@@ -3,6 +3,7 @@ import { applyBatch, type BatchHooks } from './batch';
 import type { WriterConnection } from './connection';
 import { toProjectedEvent } from './projected-event';
 import { selectProjections, type Projection } from './projections';
+import { SharedLogReader } from './shared-log-reader';
 import type { ReadModelDatabase } from './read-model-database';
 import { projectionStatuses, type ProjectionStatus, type RunnerState } from './status';
 
@@ -32,6 +33,8 @@ export interface ProjectionRunnerOptions {
   maxErrorDelayMs?: number;
   logger?: ProjectionLogger;
   hooks?: BatchHooks;
+  /** Shares reads of the log between the runners of a process (the supervisor gives one). */
+  reader?: SharedLogReader;
   /**
    * Whether each batch's commit waits for the disk (default true: SQLite synchronous=FULL,
    * PostgreSQL synchronous_commit on). false is safe too: a batch lost to a power cut takes
@@ -206,12 +209,13 @@ export class ProjectionRunner {
     const from = (await connection.run(() => d.checkpoint(this.name))) ?? 0;
     // A rebuild's swap may have moved the checkpoint (either way): follow it.
     this.known = from;
-    const stored = await this.store.readAll({ after: from, limit: this.batchSize });
-    if (stored.length === 0) {
+    const events = this.options.reader
+      ? await this.options.reader.read(from, this.batchSize)
+      : (await this.store.readAll({ after: from, limit: this.batchSize })).map(toProjectedEvent);
+    if (events.length === 0) {
       this.note(from);
       return 0;
     }
-    const events = stored.map(toProjectedEvent);
     const applied = await connection.transaction(
       () => applyBatch(d, [{ projection: this.projection, variant: 'live', checkpoint: this.name, from }], events, this.options.hooks),
       { durable: this.options.durable !== false },
@@ -284,7 +288,8 @@ export class ProjectionSupervisor {
     readonly db: ReadModelDatabase,
     options: ProjectionRunnerOptions & { projections?: string[] } = {},
   ) {
-    this.runners = new Map(selectProjections(options.projections).map((p) => [p.name, new ProjectionRunner(store, db, p, options)]));
+    const shared = { reader: new SharedLogReader(store), ...options };
+    this.runners = new Map(selectProjections(options.projections).map((p) => [p.name, new ProjectionRunner(store, db, p, shared)]));
   }
 
   runner(name: string): ProjectionRunner {
