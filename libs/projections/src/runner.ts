@@ -36,10 +36,12 @@ export interface ProjectionRunnerOptions {
   /** Shares reads of the log between the runners of a process (the supervisor gives one). */
   reader?: SharedLogReader;
   /**
-   * Whether each batch's commit waits for the disk (default true: SQLite synchronous=FULL,
-   * PostgreSQL synchronous_commit on). false is safe too: a batch lost to a power cut takes
-   * its checkpoint with it and is applied again from the (durable) event log; it saves a
-   * disk flush per batch, which on SQLite blocks the process's event loop.
+   * Whether each batch's commit waits for the disk (default false; true: SQLite
+   * synchronous=FULL, PostgreSQL synchronous_commit on). Not waiting is safe: read models are
+   * derived, and a batch lost to a power cut takes its checkpoint with it and is applied again
+   * from the (durable) event log at start (queries wait, up to a second, for their projection
+   * to reach the head of the log). Waiting costs a disk flush per batch that the appends' own commits queue
+   * behind (they share the WAL), and on SQLite blocks the process's event loop.
    */
   durable?: boolean;
 }
@@ -218,7 +220,7 @@ export class ProjectionRunner {
     }
     const applied = await connection.transaction(
       () => applyBatch(d, [{ projection: this.projection, variant: 'live', checkpoint: this.name, from }], events, this.options.hooks),
-      { durable: this.options.durable !== false },
+      { durable: this.options.durable === true },
     );
     if (!applied) return 0;
     this.note(events[events.length - 1]!.position);

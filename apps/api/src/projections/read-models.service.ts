@@ -26,7 +26,7 @@ export interface ProjectionsModuleOptions {
   idleDelayMs?: number;
   /** Events per runner transaction (default 1000). On SQLite a batch runs synchronously: smaller batches, shorter event-loop pauses. */
   batchSize?: number;
-  /** Whether runner commits wait for the disk (default true); see ProjectionRunnerOptions.durable. */
+  /** Whether runner commits wait for the disk (default false); see ProjectionRunnerOptions.durable. */
   durableBatches?: boolean;
 }
 
@@ -57,7 +57,7 @@ export class ReadModelsService implements OnApplicationBootstrap, BeforeApplicat
     this.supervisor = new ProjectionSupervisor(store, db, {
       idleDelayMs: options.idleDelayMs ?? 250,
       batchSize: options.batchSize ?? 1000,
-      durable: options.durableBatches !== false,
+      durable: options.durableBatches === true,
       logger: { log: (m) => this.logger.log(m), warn: (m) => this.logger.warn(m), error: (m) => this.logger.error(m) },
     });
     this.queries = new ReadModelQueries(db);
