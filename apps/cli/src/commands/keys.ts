@@ -1,7 +1,12 @@
-import { SqliteApiKeyStore, type ApiKeyStore } from '../../../../libs/tenancy/src';
+import { PostgresApiKeyStore, SqliteApiKeyStore, type ApiKeyStore } from '../../../../libs/tenancy/src';
 import { EXIT_OK, formatTable, idFlag, requireDatabase, stringFlag, UsageError, type CommandContext, type CommandSpec } from '../command';
+import { storeSchemaOf, withPostgresPool } from '../stores';
 
+/** The API keys of the configured store: the embedded file, or PostgreSQL with REWIND_STORE=postgres. */
 async function withKeyStore<T>(context: CommandContext, use: (store: ApiKeyStore) => Promise<T>): Promise<T> {
+  if (context.config.store === 'postgres') {
+    return withPostgresPool(context, async (pool) => use(await PostgresApiKeyStore.open(pool, storeSchemaOf(context))));
+  }
   const store = new SqliteApiKeyStore(context.databaseFile);
   try {
     return await use(store);
@@ -41,7 +46,7 @@ const list: CommandSpec = {
   },
   async run(context, flags) {
     const tenantId = flags.tenant === undefined ? undefined : idFlag(flags, 'tenant');
-    requireDatabase(context);
+    if (context.config.store === 'sqlite') requireDatabase(context);
     const records = await withKeyStore(context, (store) => store.list(tenantId));
     if (records.length === 0) {
       context.io.stdout.write(tenantId ? `No API keys for tenant "${tenantId}".\n` : 'No API keys.\n');

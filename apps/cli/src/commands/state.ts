@@ -1,15 +1,15 @@
 import { DomainError } from '../../../../libs/domain/src';
 import { SessionRepository, SessionService, sessionStreamId } from '../../../../libs/engine/src';
-import { SqliteEventStore } from '../../../../libs/event-store/src';
+import type { EventStore } from '../../../../libs/event-store/src';
 import { presentState } from '../../../api/src/sessions/session.presenter';
-import { CliError, EXIT_OK, idFlag, positiveIntFlag, requireDatabase, type CommandContext, type CommandSpec } from '../command';
+import { CliError, EXIT_OK, idFlag, positiveIntFlag, type CommandContext, type CommandSpec } from '../command';
+import { openEventStore } from '../stores';
 
 export const DEFAULT_TENANT = 'default';
 
-/** Opens the embedded event store for a command, and closes it afterwards. */
-export async function withEventStore<T>(context: CommandContext, use: (store: SqliteEventStore) => Promise<T>): Promise<T> {
-  requireDatabase(context);
-  const store = new SqliteEventStore({ filename: context.databaseFile, synchronous: context.config.sqliteSynchronous });
+/** Opens the configured event store for a command, and closes it afterwards. */
+export async function withEventStore<T>(context: CommandContext, use: (store: EventStore) => Promise<T>): Promise<T> {
+  const store = await openEventStore(context);
   try {
     return await use(store);
   } catch (error) {

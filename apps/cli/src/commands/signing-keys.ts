@@ -1,0 +1,80 @@
+import { PostgresKafkaSigningSecretStore } from '../../../../libs/messaging/src/signing/postgres-signing-secret-store';
+import { SigningKeyInputError, type KafkaSigningSecretStore } from '../../../../libs/messaging/src/signing/signing-secret-store';
+import { SqliteKafkaSigningSecretStore } from '../../../../libs/messaging/src/signing/sqlite-signing-secret-store';
+import { CliError, EXIT_OK, formatTable, idFlag, requireDatabase, stringFlag, UsageError, type CommandContext, type CommandSpec } from '../command';
+import { storeSchemaOf, withPostgresPool } from '../stores';
+
+/** The Kafka signing keys of the configured store (where the worker reads them). */
+async function withSigningKeys<T>(context: CommandContext, use: (store: KafkaSigningSecretStore) => Promise<T>): Promise<T> {
+  const run = async (store: KafkaSigningSecretStore) => {
+    try {
+      return await use(store);
+    } catch (error) {
+      if (error instanceof SigningKeyInputError) throw new UsageError(error.message);
+      throw error;
+    } finally {
+      await store.close();
+    }
+  };
+  if (context.config.store === 'postgres') return withPostgresPool(context, (pool) => run(new PostgresKafkaSigningSecretStore(pool, storeSchemaOf(context))));
+  return run(new SqliteKafkaSigningSecretStore(context.databaseFile));
+}
+
+const create: CommandSpec = {
+  name: 'signing-keys create',
+  summary: "Create a key that signs a tenant's Kafka commands; the secret is printed once",
+  flags: {
+    tenant: { type: 'string', placeholder: '<id>', required: true, description: 'the tenant whose commands the key may sign' },
+    name: { type: 'string', placeholder: '<name>', description: 'a label to recognise the key by' },
+  },
+  async run(context, flags) {
+    const tenantId = idFlag(flags, 'tenant');
+    const name = stringFlag(flags, 'name');
+    const key = await withSigningKeys(context, (store) => store.create({ tenantId, ...(name !== undefined ? { name } : {}) }));
+    context.io.stdout.write(`${key.keyId} ${key.secret}\n`);
+    context.io.stderr.write(
+      `Created signing key ${key.keyId} for tenant "${key.tenantId}" — the secret is shown only this once; give it to the producer, which signs each ` +
+        'command value with HMAC-SHA256 and sends "rewind-key-id: <keyId>" and "rewind-signature: v1=<hex>" (docs/asyncapi.yaml).\n',
+    );
+    return EXIT_OK;
+  },
+};
+
+const list: CommandSpec = {
+  name: 'signing-keys list',
+  summary: 'List Kafka signing keys (ids, tenants, revocations; never the secrets)',
+  flags: {
+    tenant: { type: 'string', placeholder: '<id>', description: 'only the keys of this tenant' },
+  },
+  async run(context, flags) {
+    const tenantId = flags.tenant === undefined ? undefined : idFlag(flags, 'tenant');
+    if (context.config.store === 'sqlite') requireDatabase(context);
+    const keys = await withSigningKeys(context, (store) => store.list(tenantId));
+    if (keys.length === 0) {
+      context.io.stdout.write(tenantId ? `No signing keys for tenant "${tenantId}".\n` : 'No signing keys.\n');
+      return EXIT_OK;
+    }
+    const rows = [['KEY ID', 'TENANT', 'NAME', 'CREATED AT', 'REVOKED AT'], ...keys.map((k) => [k.keyId, k.tenantId, k.name, k.createdAt, k.revokedAt ?? ''])];
+    context.io.stdout.write(formatTable(rows));
+    return EXIT_OK;
+  },
+};
+
+const revoke: CommandSpec = {
+  name: 'signing-keys revoke',
+  summary: 'Revoke a Kafka signing key at once (commands signed with it go to the DLQ as unauthenticated)',
+  flags: {
+    key: { type: 'string', placeholder: '<keyId>', required: true, description: 'the key id, as listed' },
+  },
+  async run(context, flags) {
+    const keyId = stringFlag(flags, 'key');
+    if (!keyId) throw new UsageError('missing required option --key');
+    if (context.config.store === 'sqlite') requireDatabase(context);
+    if (!(await withSigningKeys(context, (store) => store.revoke(keyId))))
+      throw new CliError(`no signing key "${keyId}": list them with "rewind signing-keys list".`);
+    context.io.stdout.write(`Revoked ${keyId}.\n`);
+    return EXIT_OK;
+  },
+};
+
+export const signingKeysCommands: CommandSpec[] = [create, list, revoke];

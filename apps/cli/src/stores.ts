@@ -1,0 +1,37 @@
+import { Pool } from 'pg';
+import { SqliteEventStore, type EventStore } from '../../../libs/event-store/src';
+import { maskConnectionString, PostgresEventStore, PostgresUnavailableError } from '../../../libs/event-store/src/postgres/postgres-event-store';
+import { CliError, requireDatabase, type CommandContext } from './command';
+
+/** The PostgreSQL schema of the event store, API keys and signing keys (the API's default, or REWIND_PG_SCHEMA). */
+export const storeSchemaOf = (context: CommandContext) => context.io.env.REWIND_PG_SCHEMA || 'rewind';
+
+/** The configured event store (the embedded file, or PostgreSQL with REWIND_STORE=postgres), as the API opens it. */
+export async function openEventStore(context: CommandContext, poolSize = 4): Promise<EventStore> {
+  const { config } = context;
+  if (config.store === 'sqlite') {
+    requireDatabase(context);
+    return new SqliteEventStore({ filename: context.databaseFile, synchronous: config.sqliteSynchronous });
+  }
+  try {
+    return await PostgresEventStore.open({ connectionString: config.databaseUrl!, schema: storeSchemaOf(context), poolSize });
+  } catch (error) {
+    if (error instanceof PostgresUnavailableError) throw new CliError(error.message);
+    throw error;
+  }
+}
+
+/** A small pool on DATABASE_URL for the key stores; closed after `use`. */
+export async function withPostgresPool<T>(context: CommandContext, use: (pool: Pool) => Promise<T>): Promise<T> {
+  const url = context.config.databaseUrl!;
+  const pool = new Pool({ connectionString: url, max: 2, application_name: 'rewind-cli' });
+  pool.on('error', () => undefined);
+  try {
+    await pool.query('SELECT 1').catch((error: Error) => {
+      throw new CliError(`Cannot reach PostgreSQL at ${maskConnectionString(url)} (${error.message}). Is the server running? Set DATABASE_URL to point at it.`);
+    });
+    return await use(pool);
+  } finally {
+    await pool.end();
+  }
+}
