@@ -4,3 +4,4 @@ export * from './dto/head-move.dto';
 export * from './dto/query.dto';
 export * from './session-commands-from-dtos';
 export * from './dto/steps.dto';
+export * from './refusals';

@@ -1,14 +1,6 @@
 import { HttpException, Logger } from '@nestjs/common';
-import { DomainError, type DomainErrorKind } from '../../../../libs/domain/src';
-import { ConcurrencyError, IdempotencyKeyReusedError } from '../../../../libs/event-store/src';
+import { refusalOf, type RefusalWording } from '../../../../libs/contracts/src';
 import { ApiError } from './api-error';
-
-const STATUS_OF_KIND: Record<DomainErrorKind, number> = {
-  validation: 400,
-  not_found: 404,
-  conflict: 409,
-  confirmation_required: 428,
-};
 
 const CODE_OF_STATUS: Record<number, string> = {
   400: 'bad_request',
@@ -25,23 +17,22 @@ const CODE_OF_STATUS: Record<number, string> = {
 
 const logger = new Logger('Errors');
 
+const HTTP_WORDING: RefusalWording = {
+  versionField: 'If-Match',
+  versionHint: (actual) => `read it again, then retry with If-Match: ${actual}.`,
+  keyField: 'Idempotency-Key',
+  keyReused: (error) => ({
+    code: 'idempotency_key_reused',
+    message: `${error.message} Use a new Idempotency-Key for a new request.`,
+    detail: 'already used with a different request',
+  }),
+};
+
 /** Turns anything thrown while serving a request into the documented error shape. */
 export function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
-  if (error instanceof DomainError) return new ApiError(STATUS_OF_KIND[error.kind], error.code, error.message, error.details);
-  if (error instanceof ConcurrencyError) {
-    return new ApiError(
-      409,
-      'version_conflict',
-      `The session is at version ${error.actual}, not ${String(error.expected)}: read it again, then retry with If-Match: ${error.actual}.`,
-      [{ field: 'If-Match', message: `current version is ${error.actual}`, currentVersion: error.actual }],
-    );
-  }
-  if (error instanceof IdempotencyKeyReusedError) {
-    return new ApiError(409, 'idempotency_key_reused', `${error.message} Use a new Idempotency-Key for a new request.`, [
-      { field: 'Idempotency-Key', message: 'already used with a different request' },
-    ]);
-  }
+  const refusal = refusalOf(error, HTTP_WORDING);
+  if (refusal) return new ApiError(refusal.status, refusal.code, refusal.message, refusal.details);
   if (error instanceof HttpException) {
     const status = error.getStatus();
     const response = error.getResponse();

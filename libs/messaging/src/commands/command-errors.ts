@@ -1,5 +1,6 @@
-import { DomainError, type DomainErrorKind, type ErrorDetail } from '../../../domain/src';
-import { ConcurrencyError, IdempotencyKeyReusedError } from '../../../event-store/src';
+import { refusalOf } from '../../../contracts/src';
+import type { ErrorDetail } from '../../../domain/src';
+import { ConcurrencyError } from '../../../event-store/src';
 import { errorMessage } from '../kafka/logger';
 
 /** Why a command was refused, in the HTTP error shape (`{code, message, details}`) plus the HTTP status it maps to. */
@@ -30,13 +31,6 @@ export class CommandRejection extends Error {
   }
 }
 
-const STATUS_OF_KIND: Record<DomainErrorKind, number> = {
-  validation: 400,
-  not_found: 404,
-  conflict: 409,
-  confirmation_required: 428,
-};
-
 export type ClassifiedError = { permanent: true; rejection: CommandRejection } | { permanent: false; message: string };
 
 /**
@@ -46,33 +40,18 @@ export type ClassifiedError = { permanent: true; rejection: CommandRejection } |
  */
 export function classifyCommandError(error: unknown, context: { expectedVersion?: number; commandId: string }): ClassifiedError {
   if (error instanceof CommandRejection) return { permanent: true, rejection: error };
-  if (error instanceof DomainError)
-    return { permanent: true, rejection: new CommandRejection(error.code, error.message, error.details, STATUS_OF_KIND[error.kind]) };
-  if (error instanceof ConcurrencyError) {
-    if (context.expectedVersion === undefined) {
-      // No version was pinned: another writer won a race several times in a row; trying again later can succeed.
-      return { permanent: false, message: error.message };
-    }
-    return {
-      permanent: true,
-      rejection: new CommandRejection(
-        'version_conflict',
-        `The session is at version ${error.actual}, not ${String(error.expected)}: read it again, then send a new command (new commandId) with expectedVersion ${error.actual}.`,
-        [{ field: 'expectedVersion', message: `current version is ${error.actual}`, currentVersion: error.actual }],
-        409,
-      ),
-    };
-  }
-  if (error instanceof IdempotencyKeyReusedError) {
-    return {
-      permanent: true,
-      rejection: new CommandRejection(
-        'command_id_reused',
-        `commandId "${context.commandId}" was already used for a different command. Use a new commandId for a new command; send the same message again only to retry it.`,
-        [{ field: 'commandId', message: 'already used with a different command' }],
-        409,
-      ),
-    };
-  }
+  // No version was pinned: another writer won a race several times in a row; trying again later can succeed.
+  if (error instanceof ConcurrencyError && context.expectedVersion === undefined) return { permanent: false, message: error.message };
+  const refusal = refusalOf(error, {
+    versionField: 'expectedVersion',
+    versionHint: (actual) => `read it again, then send a new command (new commandId) with expectedVersion ${actual}.`,
+    keyField: 'commandId',
+    keyReused: () => ({
+      code: 'command_id_reused',
+      message: `commandId "${context.commandId}" was already used for a different command. Use a new commandId for a new command; send the same message again only to retry it.`,
+      detail: 'already used with a different command',
+    }),
+  });
+  if (refusal) return { permanent: true, rejection: new CommandRejection(refusal.code, refusal.message, refusal.details, refusal.status) };
   return { permanent: false, message: errorMessage(error) };
 }
