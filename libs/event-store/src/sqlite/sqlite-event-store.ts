@@ -91,7 +91,7 @@ function toStored(row: EventRow): StoredEvent {
     type: row.type,
     parentVersion: row.parent_version,
     data: JSON.parse(row.data),
-    metadata: decodeMetadata(row.metadata),
+    metadata: decodeMetadata(row.metadata, row.stream_id),
   };
 }
 
@@ -160,7 +160,7 @@ export class SqliteEventStore implements EventStore {
           event.type,
           event.parentVersion,
           JSON.stringify(event.data),
-          encodeMetadata(event.metadata),
+          encodeMetadata(event.metadata, streamId),
         );
       }
       this.statements.upsertStream.run(streamId, version, now, now);
