@@ -14,6 +14,7 @@ import {
   type StoredEvent,
   type StreamSummary,
 } from '../event-store';
+import { decodeEventId, encodeEventId } from '../event-id-codec';
 import { decodeMetadata, encodeMetadata } from '../metadata-codec';
 import { decodeSnapshot, encodeSnapshot } from '../snapshot-codec';
 
@@ -29,7 +30,7 @@ CREATE TABLE IF NOT EXISTS events (
   global_position INTEGER PRIMARY KEY AUTOINCREMENT,
   stream_id       TEXT    NOT NULL,
   stream_version  INTEGER NOT NULL,
-  event_id        TEXT    NOT NULL UNIQUE,
+  event_id        TEXT    NOT NULL UNIQUE, -- a UUID as a 16-byte BLOB, any other id as TEXT (see event-id-codec)
   type            TEXT    NOT NULL,
   parent_version  INTEGER,
   data            TEXT    NOT NULL,
@@ -61,13 +62,35 @@ CREATE TABLE IF NOT EXISTS snapshots (
   created_at      TEXT    NOT NULL
 );
 CREATE UNIQUE INDEX IF NOT EXISTS snapshots_by_version ON snapshots (stream_id, reducer_version, version);
+-- The stored format of the events table; one row.
+CREATE TABLE IF NOT EXISTS events_format (version INTEGER NOT NULL);
 `;
+
+/** Matches what encodeEventId stores as a BLOB. */
+const CANONICAL_UUID_GLOB = ['8', '4', '4', '4', '12'].map((n) => '[0-9a-f]'.repeat(Number(n))).join('-');
+
+/**
+ * Format 1: UUID event ids as 16-byte BLOBs. Rows written before keep UUIDs as TEXT; they are
+ * converted once, so that a new event can never reuse an old event's id unnoticed.
+ */
+function upgradeEventsFormat(db: Database.Database): void {
+  db.transaction(() => {
+    const version = db.prepare<[], { version: number }>('SELECT version FROM events_format').get()?.version ?? 0;
+    if (version >= 1) return;
+    db.prepare(
+      `UPDATE events SET event_id = unhex(replace(event_id, '-', ''))
+        WHERE typeof(event_id) = 'text' AND length(event_id) = 36 AND event_id GLOB '${CANONICAL_UUID_GLOB}'`,
+    ).run();
+    db.prepare('DELETE FROM events_format').run();
+    db.prepare('INSERT INTO events_format (version) VALUES (1)').run();
+  }).immediate();
+}
 
 interface EventRow {
   global_position: number;
   stream_id: string;
   stream_version: number;
-  event_id: string;
+  event_id: string | Buffer;
   type: string;
   parent_version: number | null;
   data: string;
@@ -84,7 +107,7 @@ interface PendingAppend {
 
 function toStored(row: EventRow): StoredEvent {
   return {
-    eventId: row.event_id,
+    eventId: decodeEventId(row.event_id),
     streamId: row.stream_id,
     streamVersion: row.stream_version,
     globalPosition: row.global_position,
@@ -110,6 +133,7 @@ export class SqliteEventStore implements EventStore {
   constructor(options: SqliteEventStoreOptions) {
     this.db = openSqliteFile(options.filename, options.synchronous ?? 'FULL');
     this.db.exec(SCHEMA);
+    upgradeEventsFormat(this.db);
     const db = this.db;
     this.statements = {
       streamVersion: db.prepare<[string], { version: number }>('SELECT version FROM streams WHERE stream_id = ?'),
@@ -156,7 +180,7 @@ export class SqliteEventStore implements EventStore {
         this.statements.insertEvent.run(
           streamId,
           version,
-          event.eventId,
+          encodeEventId(event.eventId),
           event.type,
           event.parentVersion,
           JSON.stringify(event.data),
