@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { EventMetadataRecord } from './event-store';
-import { compactUuid, decodeMetadata, encodeMetadata, expandUuid, streamScope } from './metadata-codec';
+import { compactUuid, decodeMetadata, encodeMetadata, expandUuid, isoTime, streamScope } from './metadata-codec';
 
 const base: EventMetadataRecord = {
   tenantId: 'acme',
@@ -93,5 +93,22 @@ describe('event metadata codec', () => {
       { numRuns: 2000 },
     );
     expect(expandUuid(compactUuid('ffffffff-0000-4000-8000-000000000001')!)).toBe('ffffffff-0000-4000-8000-000000000001');
+  });
+
+  it('expands compact UUIDs and formats times exactly as Buffer and Date do', () => {
+    fc.assert(
+      fc.property(fc.uuid(), fc.integer({ min: -8.64e15, max: 8.64e15 }), fc.integer({ min: 0, max: 86_400_000 * 3 }), (uuid, ms, step) => {
+        expect(expandUuid(compactUuid(uuid)!)).toBe(uuid);
+        expect(Buffer.from(compactUuid(uuid)!, 'base64url').toString('hex')).toBe(uuid.replace(/-/g, ''));
+        // Twice in a row: the second call may use the cached day.
+        expect(isoTime(ms)).toBe(new Date(ms).toISOString());
+        const next = Math.min(ms + step, 8.64e15);
+        expect(isoTime(next)).toBe(new Date(next).toISOString());
+      }),
+      { numRuns: 5000 },
+    );
+    for (const ms of [0, -1, 86_399_999, 86_400_000, -86_400_000, 1_700_000_000_000, 253_402_300_799_999, 253_402_300_800_000, 1.5]) {
+      expect(isoTime(ms)).toBe(new Date(ms).toISOString());
+    }
   });
 });

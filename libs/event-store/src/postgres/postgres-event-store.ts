@@ -403,16 +403,18 @@ type EventTuple = [
   metadata: string | object,
 ];
 
-function toStored(row: EventTuple): StoredEvent {
+/** The event in `row` from column `at` on (readAll's rows lead with two columns of their own). */
+function toStored(row: EventTuple | unknown[], at = 0): StoredEvent {
+  const streamId = row[at + 1] as string;
   return {
-    eventId: row[3],
-    type: row[4],
-    data: row[6],
-    parentVersion: row[5],
-    metadata: decodeMetadata(row[7], row[1]),
-    streamId: row[1],
-    streamVersion: row[2],
-    globalPosition: row[0],
+    eventId: row[at + 3] as string,
+    type: row[at + 4] as string,
+    data: row[at + 6],
+    parentVersion: row[at + 5] as number | null,
+    metadata: decodeMetadata(row[at + 7] as string | object, streamId),
+    streamId,
+    streamVersion: row[at + 2] as number,
+    globalPosition: row[at] as number,
   };
 }
 
@@ -620,7 +622,7 @@ export class PostgresEventStore implements EventStore {
       rowMode: 'array',
       values: [streamId, options.fromVersion ?? 1, options.toVersion ?? Number.MAX_SAFE_INTEGER, options.limit ?? null],
     });
-    return result.rows.map(toStored);
+    return result.rows.map((row) => toStored(row));
   }
 
   async streamVersion(streamId: string): Promise<number> {
@@ -641,7 +643,8 @@ export class PostgresEventStore implements EventStore {
       const first = result.rows[0];
       const bound = (first?.[0] as number | undefined) ?? 0;
       committedTail ??= (first?.[1] as number | null | undefined) ?? 0;
-      const events = result.rows.filter((r) => r[2] !== null).map((r) => toStored(r.slice(2) as EventTuple));
+      const events: StoredEvent[] = [];
+      for (const row of result.rows) if (row[2] !== null) events.push(toStored(row, 2));
       const settled = bound > committedTail || committedTail <= options.after;
       if (settled || events.length >= options.limit || Date.now() >= deadline) return events;
       await sleep(backoff(attempt));
