@@ -14,7 +14,7 @@ import {
   type StoredEvent,
   type StreamSummary,
 } from '../event-store';
-import { decodeEventId, encodeEventId } from '../event-id-codec';
+import { encodeEventId } from '../event-id-codec';
 import { decodeMetadata, encodeMetadata } from '../metadata-codec';
 import { decodeSnapshot, encodeSnapshot } from '../snapshot-codec';
 
@@ -86,11 +86,20 @@ function upgradeEventsFormat(db: Database.Database): void {
   }).immediate();
 }
 
+/**
+ * The events columns as read: a BLOB event id comes back as the UUID text, formatted by SQLite
+ * (a Buffer per row would cost the reader far more).
+ */
+const UUID_TEXT = [1, 9, 13, 17, 21].map((from, i) => `substr(hex(event_id), ${from}${i < 4 ? `, ${[8, 4, 4, 4][i]}` : ''})`).join(" || '-' || ");
+const EVENT_COLUMNS = `global_position, stream_id, stream_version,
+  CASE WHEN typeof(event_id) = 'blob' THEN lower(${UUID_TEXT}) ELSE event_id END AS event_id,
+  type, parent_version, data, metadata`;
+
 interface EventRow {
   global_position: number;
   stream_id: string;
   stream_version: number;
-  event_id: string | Buffer;
+  event_id: string;
   type: string;
   parent_version: number | null;
   data: string;
@@ -107,7 +116,7 @@ interface PendingAppend {
 
 function toStored(row: EventRow): StoredEvent {
   return {
-    eventId: decodeEventId(row.event_id),
+    eventId: row.event_id,
     streamId: row.stream_id,
     streamVersion: row.stream_version,
     globalPosition: row.global_position,
@@ -150,9 +159,9 @@ export class SqliteEventStore implements EventStore {
         'INSERT INTO idempotency_keys (scope, key, fingerprint, stream_id, first_version, last_version, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
       ),
       readStream: db.prepare<[string, number, number, number], EventRow>(
-        'SELECT * FROM events WHERE stream_id = ? AND stream_version >= ? AND stream_version <= ? ORDER BY stream_version LIMIT ?',
+        `SELECT ${EVENT_COLUMNS} FROM events WHERE stream_id = ? AND stream_version >= ? AND stream_version <= ? ORDER BY stream_version LIMIT ?`,
       ),
-      readAll: db.prepare<[number, number], EventRow>('SELECT * FROM events WHERE global_position > ? ORDER BY global_position LIMIT ?'),
+      readAll: db.prepare<[number, number], EventRow>(`SELECT ${EVENT_COLUMNS} FROM events WHERE global_position > ? ORDER BY global_position LIMIT ?`),
       lastPosition: db.prepare<[], { p: number | null }>('SELECT MAX(global_position) AS p FROM events'),
       listStreams: db.prepare<[string, string, string, number], { stream_id: string; version: number; created_at: string; updated_at: string }>(
         'SELECT * FROM streams WHERE stream_id >= ? AND stream_id < ? AND stream_id > ? ORDER BY stream_id LIMIT ?',
