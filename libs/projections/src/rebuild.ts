@@ -225,13 +225,23 @@ export async function rebuildProjections(store: EventStore, db: ReadModelDatabas
 
     await report('rebuilding');
     await fillShadows('rebuilding', true);
-    await connection.transaction(function* () {
-      for (const p of projections) if (p.finishBulk) yield* p.finishBulk(d, 'shadow');
-    });
+    // Derive what the bulk fill left out, then build the shadows' secondary indexes: on
+    // PostgreSQL each projection on its own connection, in parallel.
+    const finish = async (p: Projection, on: WriterConnection) => {
+      const finishBulk = p.finishBulk;
+      if (finishBulk) await on.transaction(() => finishBulk(d, 'shadow'));
+      await on.run(function* () {
+        for (const table of p.tables) yield* finishShadowTable(d, table.name);
+      });
+    };
+    if (writers) {
+      const outcomes = await Promise.allSettled(projections.map((p) => finish(p, writers.get(p)!)));
+      const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
+      if (failed) throw failed.reason;
+    } else {
+      for (const p of projections) await finish(p, connection);
+    }
     if (options.verify) await catchUpLive();
-    await connection.run(function* () {
-      for (const p of projections) for (const table of p.tables) yield* finishShadowTable(d, table.name);
-    });
 
     const maxSwapEvents = batchSize * 4;
     for (let attempt = 1; attempt <= 20; attempt++) {
