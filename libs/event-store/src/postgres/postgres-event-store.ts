@@ -274,6 +274,8 @@ ALTER TABLE ${s}.events
   ADD CONSTRAINT events_position_ck CHECK (global_position > 0 AND global_position <= 9007199254740991);
 -- Partial: a btree indexes NULLs too, and nearly every row has no text id.
 CREATE UNIQUE INDEX events_event_text_uq ON ${s}.events (event_text) WHERE event_text IS NOT NULL;
+-- The copied table starts without statistics (and autovacuum may be off).
+ANALYZE ${s}.events;
 
 DROP FUNCTION ${s}.append_events(text, bigint, text[], text[], bigint[], json[], json[], bigint, text, text, text);
 
@@ -730,16 +732,19 @@ function statements(s: string) {
     ),
     streamVersion: named('streamVersion', `SELECT version FROM ${s}.streams WHERE stream_id = $1::text`),
     // One row per event (or one row of NULLs when the page is empty), each led by the safe bound
-    // and the highest committed position, visible or held back.
+    // and the highest committed position, visible or held back. The page is cut (index order,
+    // LIMIT) before each row's stream id is looked up: a join inside the LIMIT could be planned
+    // as a hash join that sorts the whole rest of the log for every page.
     readAll: named(
       'readAll',
-      `SELECT h.bound, h.tail, e.*
+      `SELECT h.bound, h.tail, e.global_position, (SELECT st.stream_id FROM ${s}.streams st WHERE st.id = e.stream_key) AS stream_id,
+              e.stream_version, ${eventId}, e.type, e.parent_version, e.data, e.metadata
          FROM (SELECT ${bound('$3')} AS bound, (SELECT max(global_position) FROM ${s}.events) AS tail) h
          LEFT JOIN LATERAL (
-           SELECT e.global_position, st.stream_id, e.stream_version, ${eventId}, e.type, e.parent_version, e.data, e.metadata
-             FROM ${s}.events e JOIN ${s}.streams st ON st.id = e.stream_key
-            WHERE e.global_position > $1::bigint AND e.global_position < h.bound
-            ORDER BY e.global_position
+           SELECT global_position, stream_key, stream_version, event_uuid, event_text, type, parent_version, data, metadata
+             FROM ${s}.events
+            WHERE global_position > $1::bigint AND global_position < h.bound
+            ORDER BY global_position
             LIMIT $2::bigint) e ON true
         ORDER BY e.global_position`,
     ),
