@@ -1,41 +1,164 @@
 import type { EventMetadataRecord } from './event-store';
 
 /**
- * Event metadata as stored: short keys, and fields at their usual value left out
- * (no causation, correlation = command, schema version 1). It is the largest part of a
- * small event, and stored once per event.
+ * Event metadata as stored: short keys, and whatever can be told from elsewhere left out. It
+ * is the largest part of a small event, and stored once per event.
+ *
+ * - tenant and session (`t`, `s`): left out when the stream id says the same (see
+ *   `streamScope`: `session:<tenant>:<session>`, `<kind>:<tenant>:<name>` with session '');
+ * - command id: a canonical lower-case UUID as its 16 bytes in base64url (`u`, 22 characters),
+ *   any other string as it is (`c`);
+ * - occurred at: milliseconds since the epoch (`o`, a number) when `Date.toISOString()` gives
+ *   the string back exactly, else the string;
+ * - no causation, correlation = command, schema version 1: left out (`k`, `r`, `v`).
+ *
+ * Rows written before (the long form with `commandId`, or short keys with `t`, `s`, `c` and an
+ * ISO `o` always present) decode unchanged.
  */
 interface StoredMetadata {
-  t: string;
-  s: string;
-  c: string;
+  t?: string;
+  s?: string;
+  c?: string;
+  u?: string;
   a: string;
-  o: string;
+  o: string | number;
   k?: string | null;
   r?: string;
   v?: number;
 }
 
-export function encodeMetadata(m: EventMetadataRecord): string {
-  const stored: StoredMetadata = { t: m.tenantId, s: m.sessionId, c: m.commandId, a: m.actor, o: m.occurredAt };
+/**
+ * Tenant and session as the stream id names them: `<kind>:<tenant>:<rest>`; the session is
+ * `<rest>` for `session` streams, '' for any other kind. null when the id has fewer than two
+ * `:`. Part of the stored format: never change what it returns for a given id.
+ */
+export function streamScope(streamId: string): { tenantId: string; sessionId: string } | null {
+  const first = streamId.indexOf(':');
+  if (first < 0) return null;
+  const second = streamId.indexOf(':', first + 1);
+  if (second < 0) return null;
+  const session = first === 7 && streamId.startsWith('session');
+  return { tenantId: streamId.slice(first + 1, second), sessionId: session ? streamId.slice(second + 1) : '' };
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** A canonical lower-case UUID as 22 base64url characters; null for any other string. */
+export function compactUuid(id: string): string | null {
+  if (id.length !== 36 || !UUID.test(id)) return null;
+  return Buffer.from(id.slice(0, 8) + id.slice(9, 13) + id.slice(14, 18) + id.slice(19, 23) + id.slice(24), 'hex').toString('base64url');
+}
+
+const HEX_DIGITS = Buffer.from('0123456789abcdef', 'latin1');
+const BASE64URL = new Uint8Array(128);
+for (const [i, c] of [...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'].entries()) BASE64URL[c.charCodeAt(0)] = i;
+/** Scratch space: the text is written here and copied out as one flat string (this runs for every event read). */
+const scratch = Buffer.alloc(64);
+
+function putHex(byte: number, at: number): void {
+  scratch[at] = HEX_DIGITS[byte >>> 4]!;
+  scratch[at + 1] = HEX_DIGITS[byte & 15]!;
+}
+
+/** The UUID that `compactUuid` made `compact` from. */
+export function expandUuid(compact: string): string {
+  const b = (i: number) => BASE64URL[compact.charCodeAt(i) & 127]!;
+  // 22 characters: five groups of 4 (3 bytes each), then 2 (1 byte); dashes after bytes 4, 6, 8, 10.
+  let at = 0;
+  let byte = 0;
+  const put = (value: number) => {
+    if (byte === 4 || byte === 6 || byte === 8 || byte === 10) scratch[at++] = 45;
+    putHex(value, at);
+    at += 2;
+    byte++;
+  };
+  for (let i = 0; i < 20; i += 4) {
+    const n = (b(i) << 18) | (b(i + 1) << 12) | (b(i + 2) << 6) | b(i + 3);
+    put(n >>> 16);
+    put((n >>> 8) & 255);
+    put(n & 255);
+  }
+  put(((b(20) << 2) | (b(21) >>> 4)) & 255);
+  return scratch.toString('latin1', 0, 36);
+}
+
+const DAY_MS = 86_400_000;
+let cachedDay = NaN;
+let cachedPrefix = 0;
+
+function putDigits(value: number, at: number, width: number): void {
+  for (let i = width - 1; i >= 0; i--) {
+    scratch[at + i] = 48 + (value % 10);
+    value = Math.floor(value / 10);
+  }
+}
+
+/** `new Date(ms).toISOString()` for whole ms, faster: the date part of the last day seen is kept (events come in runs of one day). */
+export function isoTime(ms: number): string {
+  const inDay = ms - cachedDay;
+  if (!(inDay >= 0 && inDay < DAY_MS) || !Number.isInteger(ms)) {
+    const iso = new Date(ms).toISOString();
+    cachedDay = Math.floor(ms / DAY_MS) * DAY_MS;
+    // The date and the 'T' stay in the scratch buffer until another day comes.
+    cachedPrefix = scratch.write(iso.slice(0, iso.indexOf('T') + 1), 36, 'latin1') + 36;
+    return iso;
+  }
+  const seconds = Math.floor(inDay / 1000);
+  let at = cachedPrefix;
+  putDigits(Math.floor(seconds / 3600), at, 2);
+  scratch[at + 2] = 58;
+  putDigits(Math.floor(seconds / 60) % 60, at + 3, 2);
+  scratch[at + 5] = 58;
+  putDigits(seconds % 60, at + 6, 2);
+  scratch[at + 8] = 46;
+  putDigits(inDay - seconds * 1000, at + 9, 3);
+  scratch[at + 12] = 90;
+  at += 13;
+  return scratch.toString('latin1', 36, at);
+}
+
+/** Milliseconds when the string is exactly what `Date.toISOString()` writes for them, else the string. */
+function compactTime(iso: string): string | number {
+  if (iso.length !== 24) return iso;
+  const ms = Date.parse(iso);
+  return Number.isFinite(ms) && new Date(ms).toISOString() === iso ? ms : iso;
+}
+
+/** The stored form of `m` for an event of stream `streamId`, as an object (JSON.stringify it to store). */
+export function compactMetadata(m: EventMetadataRecord, streamId: string): StoredMetadata {
+  const scope = streamScope(streamId);
+  const stored = {} as StoredMetadata;
+  if (scope?.tenantId !== m.tenantId) stored.t = m.tenantId;
+  if (scope?.sessionId !== m.sessionId) stored.s = m.sessionId;
+  const u = compactUuid(m.commandId);
+  if (u === null) stored.c = m.commandId;
+  else stored.u = u;
+  stored.a = m.actor;
+  stored.o = compactTime(m.occurredAt);
   if (m.causationId !== null) stored.k = m.causationId;
   if (m.correlationId !== m.commandId) stored.r = m.correlationId;
   if (m.schemaVersion !== 1) stored.v = m.schemaVersion;
-  return JSON.stringify(stored);
+  return stored;
 }
 
-/** Reads both the compact form and the long form (rows written before the codec existed). */
-export function decodeMetadata(raw: string | object): EventMetadataRecord {
+export function encodeMetadata(m: EventMetadataRecord, streamId: string): string {
+  return JSON.stringify(compactMetadata(m, streamId));
+}
+
+/** Reads every stored form (see the interface comment); `streamId` is the event's stream. */
+export function decodeMetadata(raw: string | object, streamId: string): EventMetadataRecord {
   const value = (typeof raw === 'string' ? JSON.parse(raw) : raw) as Partial<StoredMetadata> & Partial<EventMetadataRecord>;
   if (value.commandId !== undefined) return value as EventMetadataRecord;
+  const scope = value.t === undefined || value.s === undefined ? streamScope(streamId) : null;
+  const commandId = value.c ?? expandUuid(value.u!);
   return {
-    tenantId: value.t!,
-    sessionId: value.s!,
-    commandId: value.c!,
+    tenantId: value.t ?? scope?.tenantId ?? '',
+    sessionId: value.s ?? scope?.sessionId ?? '',
+    commandId,
     causationId: value.k ?? null,
-    correlationId: value.r ?? value.c!,
+    correlationId: value.r ?? commandId,
     actor: value.a!,
-    occurredAt: value.o!,
+    occurredAt: typeof value.o === 'number' ? isoTime(value.o) : value.o!,
     schemaVersion: value.v ?? 1,
   };
 }

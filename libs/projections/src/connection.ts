@@ -196,7 +196,7 @@ export class PostgresWriterConnection implements WriterConnection {
         await this.client.query(op.sql);
         return undefined;
       case 'copy':
-        await copyRows(this.client, op.target, op.columns, op.kinds, op.rows);
+        await copyRows(this.client, op.target, op.columns, op.table, op.rows);
         return undefined;
     }
   };

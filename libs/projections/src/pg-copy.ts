@@ -1,5 +1,5 @@
 import type { ClientBase } from 'pg';
-import type { ColumnKind } from './schema';
+import type { ColumnKind, Row, TableSpec } from './schema';
 
 /**
  * COPY … FROM STDIN for the PostgreSQL writers' bulk inserts (several times faster than
@@ -53,36 +53,41 @@ class CopyIn {
   handleCopyData(): void {}
 }
 
+const SPECIAL = /[\\\t\n\r]/;
+const ESCAPES = /[\\\t\n\r]/g;
+const escape = (c: string) => (c === '\\' ? '\\\\' : c === '\t' ? '\\t' : c === '\n' ? '\\n' : '\\r');
+
 /** COPY text format: tab-separated, `\N` for NULL, backslash escapes. */
 function field(kind: ColumnKind, value: unknown): string {
   if (value === null || value === undefined) return '\\N';
   if (kind === 'bool') return value ? 't' : 'f';
   if (kind !== 'text') return String(value);
   const text = String(value);
-  return /[\\\t\n\r]/.test(text) ? text.replace(/[\\\t\n\r]/g, (c) => (c === '\\' ? '\\\\' : c === '\t' ? '\\t' : c === '\n' ? '\\n' : '\\r')) : text;
+  return SPECIAL.test(text) ? text.replace(ESCAPES, escape) : text;
 }
 
-export function copyPayload(kinds: readonly ColumnKind[], rows: readonly (readonly unknown[])[]): Buffer {
-  const lines: string[] = new Array(rows.length);
-  for (let r = 0; r < rows.length; r++) {
-    const row = rows[r]!;
-    let line = field(kinds[0]!, row[0]);
-    for (let c = 1; c < kinds.length; c++) line += '\t' + field(kinds[c]!, row[c]);
-    lines[r] = line;
+/**
+ * The rows (objects keyed by column name) in COPY text format, read straight from the objects
+ * and appended to one string (no array per row, no line strings joined afterwards): this runs
+ * for every row a rebuild writes.
+ */
+export function copyPayload(table: TableSpec, rows: readonly Row[]): Buffer {
+  const columns = table.columns;
+  const names = columns.map((c) => c.name);
+  const kinds = columns.map((c) => c.kind);
+  let text = '';
+  for (const row of rows) {
+    text += field(kinds[0]!, row[names[0]!]);
+    for (let c = 1; c < names.length; c++) text += '\t' + field(kinds[c]!, row[names[c]!]);
+    text += '\n';
   }
-  return Buffer.from(lines.join('\n') + '\n', 'utf8');
+  return Buffer.from(text, 'utf8');
 }
 
 /** Runs `COPY <target> (<columns>) FROM STDIN` with the rows. */
-export async function copyRows(
-  client: ClientBase,
-  target: string,
-  columns: string,
-  kinds: readonly ColumnKind[],
-  rows: readonly (readonly unknown[])[],
-): Promise<void> {
+export async function copyRows(client: ClientBase, target: string, columns: string, table: TableSpec, rows: readonly Row[]): Promise<void> {
   if (rows.length === 0) return;
-  const copy = new CopyIn(`COPY ${target} (${columns}) FROM STDIN`, copyPayload(kinds, rows));
+  const copy = new CopyIn(`COPY ${target} (${columns}) FROM STDIN`, copyPayload(table, rows));
   (client as unknown as { query(submittable: unknown): unknown }).query(copy);
   await copy.done;
 }

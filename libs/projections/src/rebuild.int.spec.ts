@@ -209,6 +209,25 @@ for (const { backend, skip } of backendsUnderTest()) {
       await expect(failing).rejects.toThrow('disk full');
       expect((await tableNames()).filter((t) => t.endsWith('__rebuild'))).toEqual([]);
       expect((await f.db.checkpoints()).map((c) => c.name).sort()).toEqual(['audit', 'ledger', 'sessions']);
+
+      // All projections at once (on PostgreSQL, one writer each, batches pipelined): one failing writer fails the rebuild, and cleans up.
+      const before = await f.db.checkpoints();
+      let committed = 0;
+      const failingAll = rebuildProjections(f.store, f.db, {
+        batchSize: 100,
+        hooks: {
+          beforeCommit: (b) => {
+            if (b.projection === 'ledger' && b.position > 500) throw new Error('ledger disk full');
+            committed++;
+          },
+        },
+      });
+      await expect(failingAll).rejects.toThrow('ledger disk full');
+      expect(committed).toBeGreaterThan(3);
+      expect((await tableNames()).filter((t) => t.endsWith('__rebuild'))).toEqual([]);
+      expect(await f.db.checkpoints()).toEqual(before);
+      const after = await rebuildProjections(f.store, f.db, { verify: true, batchSize: 100 });
+      expect(after.verification!.identical).toBe(true);
     });
   });
 }

@@ -120,34 +120,91 @@ export async function rebuildProjections(store: EventStore, db: ReadModelDatabas
       options.onProgress({ phase, events, position, head: Math.max(head, position), fraction, eventsPerSecond, etaSeconds, elapsedMs });
     };
 
+    const lostCheckpoint = () => new Error('The rebuild lost its shadow checkpoint: was another rebuild started against the same database?');
+    /** A batch has reached every shadow: move on. */
+    const batchDone = async (last: number, count: number, phase: RebuildProgress['phase']) => {
+      position = last;
+      events += count;
+      await options.hooks?.afterBatch?.(position);
+      await report(phase);
+    };
+
     /** Fills the shadows up to the head (as of the last read that came back short); `bulk` the first time. */
     const fillShadows = async (phase: RebuildProgress['phase'], bulk = false) => {
+      const target = (p: Projection, from: number): BatchTarget => ({ projection: p, variant: 'shadow', checkpoint: shadowCheckpoint(p), from });
       let pending: Promise<StoredEvent[]> | null = store.readAll({ after: position, limit: batchSize });
-      while (pending) {
-        const stored: StoredEvent[] = await pending;
-        if (stored.length === 0) return;
-        const last = stored[stored.length - 1]!.globalPosition;
-        // Read the next batch while this one is written.
-        pending = stored.length === batchSize ? store.readAll({ after: last, limit: batchSize }) : null;
-        // If this batch fails, the read ahead must not become an unhandled rejection.
-        pending?.catch(() => undefined);
-        const batch = stored.map(toProjectedEvent);
-        const target = (p: Projection): BatchTarget => ({ projection: p, variant: 'shadow', checkpoint: shadowCheckpoint(p), from: position });
-        // Shadow batches need not wait for the disk: after a power loss the rebuild starts over.
-        const applied = writers
-          ? // PostgreSQL: one connection per projection, written in parallel.
-            (
-              await Promise.all(
-                projections.map((p) => writers.get(p)!.transaction(() => applyBatch(d, [target(p)], batch, options.hooks, { bulk }), { durable: false })),
-              )
-            ).every(Boolean)
-          : // SQLite has one writer per file: one transaction for all.
-            await connection.transaction(() => applyBatch(d, projections.map(target), batch, options.hooks, { bulk }), { durable: false });
-        if (!applied) throw new Error('The rebuild lost its shadow checkpoint: was another rebuild started against the same database?');
-        position = last;
-        events += batch.length;
-        await options.hooks?.afterBatch?.(position);
-        await report(phase);
+      if (!writers) {
+        while (pending) {
+          const stored: StoredEvent[] = await pending;
+          if (stored.length === 0) return;
+          const last = stored[stored.length - 1]!.globalPosition;
+          // Read the next batch while this one is written.
+          pending = stored.length === batchSize ? store.readAll({ after: last, limit: batchSize }) : null;
+          // If this batch fails, the read ahead must not become an unhandled rejection.
+          pending?.catch(() => undefined);
+          const batch = stored.map(toProjectedEvent);
+          // SQLite has one writer per file: one transaction for all. Shadow batches need not
+          // wait for the disk: after a power loss the rebuild starts over.
+          const from = position;
+          const applied = await connection.transaction(
+            () =>
+              applyBatch(
+                d,
+                projections.map((p) => target(p, from)),
+                batch,
+                options.hooks,
+                { bulk },
+              ),
+            {
+              durable: false,
+            },
+          );
+          if (!applied) throw lostCheckpoint();
+          await batchDone(last, batch.length, phase);
+        }
+        return;
+      }
+      // PostgreSQL: one connection per projection, each applying the batches in order at its own
+      // pace, so that the database writes one batch while the next is read and converted here.
+      const chains = new Map<Projection, Promise<void>>(projections.map((p) => [p, Promise.resolve()]));
+      const inFlight: { done: Promise<unknown>; last: number; count: number }[] = [];
+      let from = position;
+      try {
+        while (pending) {
+          const stored: StoredEvent[] = await pending;
+          if (stored.length === 0) break;
+          const last = stored[stored.length - 1]!.globalPosition;
+          pending = stored.length === batchSize ? store.readAll({ after: last, limit: batchSize }) : null;
+          pending?.catch(() => undefined);
+          const batch = stored.map(toProjectedEvent);
+          const batchFrom = from;
+          for (const p of projections) {
+            const apply = () => writers.get(p)!.transaction(() => applyBatch(d, [target(p, batchFrom)], batch, options.hooks, { bulk }), { durable: false });
+            chains.set(
+              p,
+              chains.get(p)!.then(async () => {
+                if (!(await apply())) throw lostCheckpoint();
+              }),
+            );
+          }
+          const done = Promise.all(projections.map((p) => chains.get(p)!));
+          done.catch(() => undefined);
+          inFlight.push({ done, last, count: batch.length });
+          from = last;
+          // At most two batches queued behind the one being written: memory stays bounded.
+          while (inFlight.length > 2) {
+            const oldest = inFlight.shift()!;
+            await oldest.done;
+            await batchDone(oldest.last, oldest.count, phase);
+          }
+        }
+        for (const batch of inFlight.splice(0)) {
+          await batch.done;
+          await batchDone(batch.last, batch.count, phase);
+        }
+      } finally {
+        // On failure, let the writers' open transactions end before the shadows are dropped.
+        await Promise.allSettled(chains.values());
       }
     };
 
@@ -168,13 +225,23 @@ export async function rebuildProjections(store: EventStore, db: ReadModelDatabas
 
     await report('rebuilding');
     await fillShadows('rebuilding', true);
-    await connection.transaction(function* () {
-      for (const p of projections) if (p.finishBulk) yield* p.finishBulk(d, 'shadow');
-    });
+    // Derive what the bulk fill left out, then build the shadows' secondary indexes: on
+    // PostgreSQL each projection on its own connection, in parallel.
+    const finish = async (p: Projection, on: WriterConnection) => {
+      const finishBulk = p.finishBulk;
+      if (finishBulk) await on.transaction(() => finishBulk(d, 'shadow'));
+      await on.run(function* () {
+        for (const table of p.tables) yield* finishShadowTable(d, table.name);
+      });
+    };
+    if (writers) {
+      const outcomes = await Promise.allSettled(projections.map((p) => finish(p, writers.get(p)!)));
+      const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
+      if (failed) throw failed.reason;
+    } else {
+      for (const p of projections) await finish(p, connection);
+    }
     if (options.verify) await catchUpLive();
-    await connection.run(function* () {
-      for (const p of projections) for (const table of p.tables) yield* finishShadowTable(d, table.name);
-    });
 
     const maxSwapEvents = batchSize * 4;
     for (let attempt = 1; attempt <= 20; attempt++) {

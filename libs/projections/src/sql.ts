@@ -16,7 +16,7 @@ export type DbOp =
   /** Statements without parameters (DDL), several allowed. */
   | { kind: 'exec'; sql: string }
   /** PostgreSQL: COPY rows into a table (columns quoted and joined). */
-  | { kind: 'copy'; target: string; columns: string; kinds: readonly ColumnKind[]; rows: readonly (readonly unknown[])[] };
+  | { kind: 'copy'; target: string; columns: string; table: TableSpec; rows: readonly Row[] };
 
 export type Step<T> = Generator<DbOp, T, unknown>;
 
@@ -139,7 +139,7 @@ export class Dialect {
     const conflict = options.upsert ? this.onConflictUpdate(table) : '';
     const target = this.qualified(table.name, options.variant);
     if (this.postgres && !options.upsert) {
-      yield { kind: 'copy', target, columns: names, kinds: columns.map((c) => c.kind), rows: rows.map((row) => columns.map((c) => row[c.name])) };
+      yield { kind: 'copy', target, columns: names, table, rows };
       return;
     }
     if (this.postgres) {

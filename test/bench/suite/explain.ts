@@ -60,12 +60,12 @@ export async function explainHotQueries(run: string): Promise<string> {
     const statements: Statement[] = [
       {
         title: 'readStream: the tail after the snapshot at 100 (W1 restore, 20-turn session)',
-        text: `SELECT global_position, stream_id, stream_version, event_id, type, parent_version, data, metadata FROM rewind.events WHERE stream_id = $1::text AND stream_version >= $2::bigint AND stream_version <= $3::bigint ORDER BY stream_version LIMIT $4::bigint`,
+        text: `SELECT e.global_position, $1::text AS stream_id, e.stream_version, coalesce(e.event_text, e.event_uuid::text) AS event_id, e.type, e.parent_version, e.data, e.metadata FROM rewind.events e WHERE e.stream_key = (SELECT st.id FROM rewind.streams st WHERE st.stream_id = $1::text) AND e.stream_version >= $2::bigint AND e.stream_version <= $3::bigint ORDER BY e.stream_version LIMIT $4::bigint`,
         values: [stream, 101, Number.MAX_SAFE_INTEGER, null],
       },
       {
         title: 'readStream: a whole 20-turn session (pure replay)',
-        text: `SELECT global_position, stream_id, stream_version, event_id, type, parent_version, data, metadata FROM rewind.events WHERE stream_id = $1::text AND stream_version >= $2::bigint AND stream_version <= $3::bigint ORDER BY stream_version LIMIT $4::bigint`,
+        text: `SELECT e.global_position, $1::text AS stream_id, e.stream_version, coalesce(e.event_text, e.event_uuid::text) AS event_id, e.type, e.parent_version, e.data, e.metadata FROM rewind.events e WHERE e.stream_key = (SELECT st.id FROM rewind.streams st WHERE st.stream_id = $1::text) AND e.stream_version >= $2::bigint AND e.stream_version <= $3::bigint ORDER BY e.stream_version LIMIT $4::bigint`,
         values: [stream, 1, Number.MAX_SAFE_INTEGER, null],
       },
       {
@@ -80,7 +80,7 @@ export async function explainHotQueries(run: string): Promise<string> {
       },
       {
         title: 'readStream: the tail 7 701..7 777 (W2)',
-        text: `SELECT global_position, stream_id, stream_version, event_id, type, parent_version, data, metadata FROM rewind.events WHERE stream_id = $1::text AND stream_version >= $2::bigint AND stream_version <= $3::bigint ORDER BY stream_version LIMIT $4::bigint`,
+        text: `SELECT e.global_position, $1::text AS stream_id, e.stream_version, coalesce(e.event_text, e.event_uuid::text) AS event_id, e.type, e.parent_version, e.data, e.metadata FROM rewind.events e WHERE e.stream_key = (SELECT st.id FROM rewind.streams st WHERE st.stream_id = $1::text) AND e.stream_version >= $2::bigint AND e.stream_version <= $3::bigint ORDER BY e.stream_version LIMIT $4::bigint`,
         values: [long, 7701, 7777, null],
       },
       {
@@ -132,11 +132,12 @@ export async function explainHotQueries(run: string): Promise<string> {
       for (let k = 0; k < 3; k++) {
         notices.length = 0;
         await client.query(
-          `SELECT o_outcome, o_stream_id, o_first_version, o_last_version FROM rewind.append_events($1::text, $2::bigint, $3::text[], $4::text[], $5::bigint[], $6::json[], $7::json[], $8::bigint, $9::text, $10::text, $11::text)`,
+          `SELECT o_outcome, o_stream_id, o_first_version, o_last_version FROM rewind.append_events($1::text, $2::bigint, $3::uuid[], $4::text[], $5::text[], $6::bigint[], $7::json[], $8::json[], $9::bigint, $10::text, $11::text, $12::text)`,
           [
             stream,
             version + k,
             [`00000000-0000-4000-8000-0000000000a${k}`],
+            [null],
             ['MemoryWritten'],
             [version + k],
             [JSON.stringify({ key: 'pref-1', value: { turn: 99, likes: 'old town' } })],
@@ -156,8 +157,8 @@ export async function explainHotQueries(run: string): Promise<string> {
                 round(avg(pg_column_size(e.*))) AS row_bytes,
                 round(avg(pg_column_size(e.data))) AS data_bytes,
                 round(avg(pg_column_size(e.metadata))) AS metadata_bytes,
-                round(avg(pg_column_size(e.event_id) + pg_column_size(e.stream_id))) AS ids_bytes
-           FROM rewind.events e WHERE e.stream_id LIKE 'session:bench:x%'`,
+                round(avg(coalesce(pg_column_size(e.event_uuid), pg_column_size(e.event_text)) + pg_column_size(e.stream_key))) AS ids_bytes
+           FROM rewind.events e JOIN rewind.streams st ON st.id = e.stream_key WHERE st.stream_id LIKE 'session:bench:x%'`,
       );
       const indexes = await client.query<{ name: string; bytes: string }>(
         `SELECT c.relname AS name, pg_relation_size(c.oid) AS bytes FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid

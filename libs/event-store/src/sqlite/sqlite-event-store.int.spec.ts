@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -24,6 +25,46 @@ describe('SqliteEventStore durability settings', () => {
     await first.close();
     const second = new SqliteEventStore({ filename });
     expect((await second.readStream('session:t:s')).map((e) => e.streamVersion)).toEqual([1, 2]);
+    await second.close();
+  });
+});
+
+describe('SqliteEventStore event ids', () => {
+  it('stores UUID event ids as 16-byte blobs and other ids as text, and reads both back', async () => {
+    const store = new SqliteEventStore({ filename: freshFile() });
+    const ids = [randomUUID(), 'not-a-uuid', randomUUID().toUpperCase()];
+    await store.append(
+      'session:t:ids',
+      ids.map((eventId) => ({ ...newEvent(), eventId })),
+      { expectedVersion: 'no_stream' },
+    );
+    const rows = store.db.prepare('SELECT typeof(event_id) AS kind, length(event_id) AS bytes FROM events ORDER BY global_position').all();
+    expect(rows).toEqual([
+      { kind: 'blob', bytes: 16 },
+      { kind: 'text', bytes: 10 },
+      { kind: 'text', bytes: 36 },
+    ]);
+    expect((await store.readStream('session:t:ids')).map((e) => e.eventId)).toEqual(ids);
+    for (const id of ids) {
+      await expect(store.append('session:t:other', [{ ...newEvent(), eventId: id }], { expectedVersion: 'any' })).rejects.toThrow(/UNIQUE/);
+    }
+    await store.close();
+  });
+
+  it('converts the text UUIDs of a file written before, once, and keeps them unique', async () => {
+    const filename = freshFile();
+    const first = new SqliteEventStore({ filename });
+    const old = randomUUID();
+    await first.append('session:t:s', [{ ...newEvent(), eventId: 'legacy' }, newEvent()], { expectedVersion: 'no_stream' });
+    // As the earlier format wrote it: the UUID as text, and no format row.
+    first.db.prepare('UPDATE events SET event_id = ? WHERE stream_version = 2').run(old);
+    first.db.exec('DROP TABLE events_format');
+    await first.close();
+    const second = new SqliteEventStore({ filename });
+    expect(second.db.prepare('SELECT typeof(event_id) AS kind FROM events ORDER BY global_position').all()).toEqual([{ kind: 'text' }, { kind: 'blob' }]);
+    expect((await second.readStream('session:t:s')).map((e) => e.eventId)).toEqual(['legacy', old]);
+    await expect(second.append('session:t:s', [{ ...newEvent(), eventId: old }], { expectedVersion: 2 })).rejects.toThrow(/UNIQUE/);
+    expect(second.db.prepare('SELECT version FROM events_format').all()).toEqual([{ version: 1 }]);
     await second.close();
   });
 });

@@ -14,6 +14,7 @@ import {
   type StoredEvent,
   type StreamSummary,
 } from '../event-store';
+import { encodeEventId } from '../event-id-codec';
 import { decodeMetadata, encodeMetadata } from '../metadata-codec';
 import { decodeSnapshot, encodeSnapshot } from '../snapshot-codec';
 
@@ -29,7 +30,7 @@ CREATE TABLE IF NOT EXISTS events (
   global_position INTEGER PRIMARY KEY AUTOINCREMENT,
   stream_id       TEXT    NOT NULL,
   stream_version  INTEGER NOT NULL,
-  event_id        TEXT    NOT NULL UNIQUE,
+  event_id        TEXT    NOT NULL UNIQUE, -- a UUID as a 16-byte BLOB, any other id as TEXT (see event-id-codec)
   type            TEXT    NOT NULL,
   parent_version  INTEGER,
   data            TEXT    NOT NULL,
@@ -61,7 +62,38 @@ CREATE TABLE IF NOT EXISTS snapshots (
   created_at      TEXT    NOT NULL
 );
 CREATE UNIQUE INDEX IF NOT EXISTS snapshots_by_version ON snapshots (stream_id, reducer_version, version);
+-- The stored format of the events table; one row.
+CREATE TABLE IF NOT EXISTS events_format (version INTEGER NOT NULL);
 `;
+
+/** Matches what encodeEventId stores as a BLOB. */
+const CANONICAL_UUID_GLOB = ['8', '4', '4', '4', '12'].map((n) => '[0-9a-f]'.repeat(Number(n))).join('-');
+
+/**
+ * Format 1: UUID event ids as 16-byte BLOBs. Rows written before keep UUIDs as TEXT; they are
+ * converted once, so that a new event can never reuse an old event's id unnoticed.
+ */
+function upgradeEventsFormat(db: Database.Database): void {
+  db.transaction(() => {
+    const version = db.prepare<[], { version: number }>('SELECT version FROM events_format').get()?.version ?? 0;
+    if (version >= 1) return;
+    db.prepare(
+      `UPDATE events SET event_id = unhex(replace(event_id, '-', ''))
+        WHERE typeof(event_id) = 'text' AND length(event_id) = 36 AND event_id GLOB '${CANONICAL_UUID_GLOB}'`,
+    ).run();
+    db.prepare('DELETE FROM events_format').run();
+    db.prepare('INSERT INTO events_format (version) VALUES (1)').run();
+  }).immediate();
+}
+
+/**
+ * The events columns as read: a BLOB event id comes back as the UUID text, formatted by SQLite
+ * (a Buffer per row would cost the reader far more).
+ */
+const UUID_TEXT = [1, 9, 13, 17, 21].map((from, i) => `substr(hex(event_id), ${from}${i < 4 ? `, ${[8, 4, 4, 4][i]}` : ''})`).join(" || '-' || ");
+const EVENT_COLUMNS = `global_position, stream_id, stream_version,
+  CASE WHEN typeof(event_id) = 'blob' THEN lower(${UUID_TEXT}) ELSE event_id END AS event_id,
+  type, parent_version, data, metadata`;
 
 interface EventRow {
   global_position: number;
@@ -91,7 +123,7 @@ function toStored(row: EventRow): StoredEvent {
     type: row.type,
     parentVersion: row.parent_version,
     data: JSON.parse(row.data),
-    metadata: decodeMetadata(row.metadata),
+    metadata: decodeMetadata(row.metadata, row.stream_id),
   };
 }
 
@@ -110,6 +142,7 @@ export class SqliteEventStore implements EventStore {
   constructor(options: SqliteEventStoreOptions) {
     this.db = openSqliteFile(options.filename, options.synchronous ?? 'FULL');
     this.db.exec(SCHEMA);
+    upgradeEventsFormat(this.db);
     const db = this.db;
     this.statements = {
       streamVersion: db.prepare<[string], { version: number }>('SELECT version FROM streams WHERE stream_id = ?'),
@@ -126,9 +159,9 @@ export class SqliteEventStore implements EventStore {
         'INSERT INTO idempotency_keys (scope, key, fingerprint, stream_id, first_version, last_version, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
       ),
       readStream: db.prepare<[string, number, number, number], EventRow>(
-        'SELECT * FROM events WHERE stream_id = ? AND stream_version >= ? AND stream_version <= ? ORDER BY stream_version LIMIT ?',
+        `SELECT ${EVENT_COLUMNS} FROM events WHERE stream_id = ? AND stream_version >= ? AND stream_version <= ? ORDER BY stream_version LIMIT ?`,
       ),
-      readAll: db.prepare<[number, number], EventRow>('SELECT * FROM events WHERE global_position > ? ORDER BY global_position LIMIT ?'),
+      readAll: db.prepare<[number, number], EventRow>(`SELECT ${EVENT_COLUMNS} FROM events WHERE global_position > ? ORDER BY global_position LIMIT ?`),
       lastPosition: db.prepare<[], { p: number | null }>('SELECT MAX(global_position) AS p FROM events'),
       listStreams: db.prepare<[string, string, string, number], { stream_id: string; version: number; created_at: string; updated_at: string }>(
         'SELECT * FROM streams WHERE stream_id >= ? AND stream_id < ? AND stream_id > ? ORDER BY stream_id LIMIT ?',
@@ -156,11 +189,11 @@ export class SqliteEventStore implements EventStore {
         this.statements.insertEvent.run(
           streamId,
           version,
-          event.eventId,
+          encodeEventId(event.eventId),
           event.type,
           event.parentVersion,
           JSON.stringify(event.data),
-          encodeMetadata(event.metadata),
+          encodeMetadata(event.metadata, streamId),
         );
       }
       this.statements.upsertStream.run(streamId, version, now, now);

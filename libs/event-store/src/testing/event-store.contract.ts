@@ -56,6 +56,34 @@ export function describeEventStoreContract(name: string, create: () => Promise<E
       expect(read).toMatchObject({ eventId: event.eventId, type: event.type, data: event.data, metadata: event.metadata, parentVersion: null });
     });
 
+    it('round-trips metadata whether or not the stream id names its tenant and session, and ids of any form', async () => {
+      const session = `s-${randomUUID()}`;
+      const own = `session:t1:${session}`;
+      const tool = `tool:t1:${randomUUID()}`;
+      const derived = { ...newEvent(), eventId: `evt-${randomUUID()}` };
+      derived.metadata = { ...derived.metadata, sessionId: session, correlationId: derived.metadata.commandId };
+      const odd = newEvent('MemoryWritten', { k: 1 });
+      odd.metadata = {
+        ...odd.metadata,
+        tenantId: 't2',
+        commandId: 'CMD-1',
+        correlationId: 'CMD-1',
+        occurredAt: '2026-01-01T00:00:00+01:00',
+        causationId: 'c',
+        schemaVersion: 3,
+      };
+      const toolEvent = newEvent('ToolRegistered', { name: 'x' });
+      toolEvent.metadata = { ...toolEvent.metadata, sessionId: '' };
+      const upper = { ...newEvent(), eventId: randomUUID().toUpperCase() };
+      await store.append(own, [derived, odd, upper], { expectedVersion: 'no_stream' });
+      await store.append(tool, [toolEvent], { expectedVersion: 'no_stream' });
+      const read = await store.readStream(own);
+      expect(read.map((e) => [e.eventId, e.metadata])).toEqual([derived, odd, upper].map((e) => [e.eventId, e.metadata]));
+      expect((await store.readStream(tool))[0]).toMatchObject({ eventId: toolEvent.eventId, metadata: toolEvent.metadata });
+      const all = await store.readAll({ after: read[0]!.globalPosition - 1, limit: 10 });
+      expect(all.find((e) => e.eventId === upper.eventId)?.metadata).toEqual(upper.metadata);
+    });
+
     it('reads a stream from a version, to a version, with a limit', async () => {
       await store.append(
         stream,

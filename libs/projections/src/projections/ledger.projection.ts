@@ -1,5 +1,5 @@
 import { arrayField, boolField, intField, objectField, optionalTextField, textField, type ProjectedEvent } from '../projected-event';
-import { keyOf, ROLLBACKS, TOOL_CALL_LEDGER, type Row } from '../schema';
+import { keyOf, ROLLBACKS, TOOL_CALL_LEDGER, type Row, type TableSpec } from '../schema';
 import { query, queryEach, type Dialect, type Step, type TableVariant } from '../sql';
 import { sessionKey, type Projection } from './projection';
 
@@ -87,7 +87,7 @@ export const ledgerProjection: Projection = {
   description: 'the tool-call ledger and rollbacks (effects and their compensation)',
   tables: [TOOL_CALL_LEDGER, ROLLBACKS],
 
-  *apply(d: Dialect, events: readonly ProjectedEvent[], variant: TableVariant): Step<void> {
+  *apply(d: Dialect, events: readonly ProjectedEvent[], variant: TableVariant, options: { bulk?: boolean } = {}): Step<void> {
     const relevant = events.filter(
       (e) => e.sessionId !== null && (e.type.startsWith('ToolCall') || e.type.startsWith('Rollback') || COMPENSATION_EVENTS.has(e.type)),
     );
@@ -144,6 +144,8 @@ export const ledgerProjection: Projection = {
 
     const dirtyCalls = new Set<LedgerRow>();
     const dirtyRollbacks = new Set<RollbackRow>();
+    /** Rows this batch creates: in a bulk fill (empty tables, each event applied once) they are plain inserts. */
+    const fresh = new Set<LedgerRow | RollbackRow>();
     const touch = (row: LedgerRow, e: ProjectedEvent) => {
       row.updated_at = e.occurredAt;
       row.last_position = e.position;
@@ -185,6 +187,7 @@ export const ledgerProjection: Projection = {
           byStart.set(startKey(e, e.streamVersion), row);
           byCall.set(callKey(e, row.tool_call_id), row);
           dirtyCalls.add(row);
+          fresh.add(row);
           break;
         }
         case 'ToolCallSucceeded':
@@ -225,6 +228,7 @@ export const ledgerProjection: Projection = {
           };
           rollbacks.set(rollbackKey(e.tenantId, rollbackId), rollback);
           dirtyRollbacks.add(rollback);
+          fresh.add(rollback);
           for (const item of compensate) {
             const row = byStart.get(startKey(e, intField(item, 'startedVersion')));
             if (!row) continue;
@@ -296,7 +300,16 @@ export const ledgerProjection: Projection = {
       }
     }
 
-    yield* d.insert(TOOL_CALL_LEDGER, [...dirtyCalls] as unknown as Row[], { variant, upsert: true });
-    yield* d.insert(ROLLBACKS, [...dirtyRollbacks] as unknown as Row[], { variant, upsert: true });
+    const write = function* <R extends LedgerRow | RollbackRow>(table: TableSpec, rows: Set<R>): Step<void> {
+      if (!options.bulk) {
+        yield* d.insert(table, [...rows] as unknown as Row[], { variant, upsert: true });
+        return;
+      }
+      const created = [...rows].filter((r) => fresh.has(r));
+      yield* d.insert(table, created as unknown as Row[], { variant });
+      if (created.length < rows.size) yield* d.insert(table, [...rows].filter((r) => !fresh.has(r)) as unknown as Row[], { variant, upsert: true });
+    };
+    yield* write(TOOL_CALL_LEDGER, dirtyCalls);
+    yield* write(ROLLBACKS, dirtyRollbacks);
   },
 };

@@ -171,6 +171,7 @@ export const sessionsProjection: Projection = {
     for (const row of yield* d.selectByKeys(SESSIONS, [...keys.values()], variant)) {
       sessions.set(sessionKey(row.tenant_id as string, row.session_id as string), row as unknown as SessionRow);
     }
+    const loaded = new Set(sessions.values());
     const withChildren = yield* nodesWithChildren(d, variant, targets);
     /** What the database said about head-move targets (before this batch's nodes). */
     const known = new Map<string, boolean>(targets.map(([t, s, v]) => [`${sessionKey(t, s)}\u0000${v}`, false]));
@@ -297,7 +298,14 @@ export const sessionsProjection: Projection = {
       for (const [key, list] of headMessages) if (!moved.has(key)) linear.push(...list);
       yield* d.insert(HEAD_MESSAGES, linear, { variant });
     }
-    yield* d.insert(SESSIONS, [...sessions.values()] as unknown as Row[], { variant, upsert: true });
+    if (options.bulk) {
+      // A bulk fill starts from empty tables: sessions first seen in this batch are plain inserts.
+      const all = [...sessions.values()];
+      yield* d.insert(SESSIONS, all.filter((r) => !loaded.has(r)) as unknown as Row[], { variant });
+      yield* d.insert(SESSIONS, all.filter((r) => loaded.has(r)) as unknown as Row[], { variant, upsert: true });
+    } else {
+      yield* d.insert(SESSIONS, [...sessions.values()] as unknown as Row[], { variant, upsert: true });
+    }
     const recompute: [string, string, number][] = [];
     for (const key of moved) {
       const row = sessions.get(key)!;

@@ -116,16 +116,19 @@ export class EmmettHttpServer {
             // The same compact metadata Rewind's stores write (see toEmmettEvent).
             metadata: {
               ...(JSON.parse(
-                encodeMetadata({
-                  tenantId: BENCH_TENANT,
-                  sessionId,
-                  commandId,
-                  causationId: null,
-                  correlationId: commandId,
-                  actor: 'key:bench',
-                  occurredAt: new Date().toISOString(),
-                  schemaVersion: 1,
-                }),
+                encodeMetadata(
+                  {
+                    tenantId: BENCH_TENANT,
+                    sessionId,
+                    commandId,
+                    causationId: null,
+                    correlationId: commandId,
+                    actor: 'key:bench',
+                    occurredAt: new Date().toISOString(),
+                    schemaVersion: 1,
+                  },
+                  sessionStreamId(BENCH_TENANT, sessionId),
+                ),
               ) as Record<string, unknown>),
               p: info.version === 0 ? null : info.version,
               messageId: eventId,

@@ -33,7 +33,7 @@ export function toEmmettEvent(event: StoredEvent): EmmettEvent {
   return {
     type: event.type,
     data: event.data as Record<string, unknown>,
-    metadata: { ...(JSON.parse(encodeMetadata(event.metadata)) as Record<string, unknown>), p: event.parentVersion, messageId: event.eventId },
+    metadata: { ...(JSON.parse(encodeMetadata(event.metadata, event.streamId)) as Record<string, unknown>), p: event.parentVersion, messageId: event.eventId },
   };
 }
 
@@ -43,7 +43,7 @@ const noHeadMoves = () => {
 
 /** Rewind's fold as Emmett's `evolve`: the read event carries the stream position and metadata. */
 export function evolveWithRewind(state: SessionState, event: ReadEvent<EmmettEvent>): SessionState {
-  const stored = event.metadata as unknown as Record<string, unknown> & { p?: number | null; streamPosition: bigint };
+  const stored = event.metadata as unknown as Record<string, unknown> & { p?: number | null; streamPosition: bigint; streamName: string };
   return evolveInPlace(
     state,
     {
@@ -51,7 +51,7 @@ export function evolveWithRewind(state: SessionState, event: ReadEvent<EmmettEve
       data: event.data,
       streamVersion: Number(stored.streamPosition),
       parentVersion: stored.p ?? null,
-      metadata: decodeMetadata(stored),
+      metadata: decodeMetadata(stored, stored.streamName),
     } as unknown as RecordedSessionEvent,
     noHeadMoves,
   );
