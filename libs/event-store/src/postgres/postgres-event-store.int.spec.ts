@@ -217,7 +217,7 @@ describe('PostgresEventStore on PostgreSQL', () => {
     try {
       expect(await again[0]!.streamVersion('session:t:s')).toBe(1);
       const migrations = await again[0]!.pool.query<{ version: number }>(`SELECT version FROM "${schema}".schema_migrations`);
-      expect(migrations.rows).toEqual([{ version: 1 }, { version: 2 }]);
+      expect(migrations.rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }]);
     } finally {
       await Promise.all(again.map((s) => s.close()));
     }
@@ -426,6 +426,87 @@ describe('PostgresEventStore schema upgrades', () => {
         await expect(store.append('session:t:other', [{ ...newEvent(), eventId: id }], { expectedVersion: 'any' })).rejects.toThrow(/Duplicate event id/);
       }
       expect(await store.streamVersion('session:t:other')).toBe(0);
+    } finally {
+      await store.close();
+    }
+  });
+});
+
+describe('PostgresEventStore group commit', () => {
+  /** Transactions that wrote events: a group-committed batch shares one. */
+  const transactions = async (store: PostgresEventStore) =>
+    Number((await store.pool.query(`SELECT count(DISTINCT global_position >> 16) AS n FROM "${store.schema}".events`)).rows[0].n);
+
+  it('commits concurrent appends to many streams together, each with its own versions and positions', async () => {
+    const store = await openStore({ poolSize: 2 });
+    try {
+      const streams = Array.from({ length: 40 }, (_, i) => `gc-${i}`);
+      for (let round = 0; round < 3; round++) {
+        const results = await Promise.all(
+          streams.map((s, i) =>
+            store.append(s, [newEvent(), ...(i % 3 === 0 ? [newEvent()] : [])], { expectedVersion: round === 0 ? 'no_stream' : round * (i % 3 === 0 ? 2 : 1) }),
+          ),
+        );
+        results.forEach((r, i) => {
+          const width = i % 3 === 0 ? 2 : 1;
+          expect(r).toEqual({ streamId: streams[i], firstVersion: round * width + 1, lastVersion: (round + 1) * width, duplicate: false });
+        });
+      }
+      const all = await store.readAll({ after: 0, limit: 10_000 });
+      expect(all).toHaveLength(3 * (40 + 14));
+      const positions = all.map((e) => e.globalPosition);
+      expect(new Set(positions).size).toBe(positions.length);
+      expect([...positions].sort((a, b) => a - b)).toEqual(positions);
+      for (const [i, s] of streams.entries()) {
+        expect((await store.readStream(s)).map((e) => e.streamVersion)).toEqual(i % 3 === 0 ? [1, 2, 3, 4, 5, 6] : [1, 2, 3]);
+      }
+      // 120 appends with one connection for appends: far fewer transactions than appends.
+      expect(await transactions(store)).toBeLessThan(60);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('answers each append in a batch for itself: conflicts, duplicates and reused keys do not stop the others', async () => {
+    const store = await openStore({ poolSize: 2 });
+    try {
+      await store.append('taken', [newEvent()], { expectedVersion: 'no_stream' });
+      const keyed = { scope: 'acme', key: 'k-1', fingerprint: 'f-1' };
+      const first = await store.append('keyed', [newEvent()], { expectedVersion: 'any', idempotency: keyed });
+      const outcomes = await Promise.allSettled([
+        store.append('fresh-a', [newEvent()], { expectedVersion: 'no_stream' }),
+        store.append('taken', [newEvent()], { expectedVersion: 'no_stream' }), // conflict
+        store.append('keyed', [newEvent()], { expectedVersion: 'any', idempotency: keyed }), // duplicate
+        store.append('keyed', [newEvent()], { expectedVersion: 'any', idempotency: { ...keyed, fingerprint: 'other' } }), // reused
+        store.append('fresh-b', [newEvent(), newEvent()], { expectedVersion: 'any' }),
+      ]);
+      expect(outcomes[0]).toMatchObject({ status: 'fulfilled', value: { streamId: 'fresh-a', firstVersion: 1, lastVersion: 1, duplicate: false } });
+      expect(outcomes[1]).toMatchObject({ status: 'rejected', reason: expect.any(ConcurrencyError) });
+      expect(outcomes[2]).toMatchObject({ status: 'fulfilled', value: { ...first, duplicate: true } });
+      expect(outcomes[3]).toMatchObject({ status: 'rejected', reason: expect.any(IdempotencyKeyReusedError) });
+      expect(outcomes[4]).toMatchObject({ status: 'fulfilled', value: { streamId: 'fresh-b', firstVersion: 1, lastVersion: 2 } });
+      expect(await store.streamVersion('taken')).toBe(1);
+      expect(await store.streamVersion('keyed')).toBe(1);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('when the server refuses a batch (a duplicate event id), every other append still lands, alone', async () => {
+    const store = await openStore({ poolSize: 2 });
+    try {
+      const reused = newEvent();
+      await store.append('first', [reused], { expectedVersion: 'no_stream' });
+      const outcomes = await Promise.allSettled([
+        store.append('ok-1', [newEvent()], { expectedVersion: 'no_stream' }),
+        store.append('bad', [{ ...reused }], { expectedVersion: 'no_stream' }),
+        store.append('ok-2', [newEvent()], { expectedVersion: 'no_stream' }),
+      ]);
+      expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+      expect((outcomes[1] as PromiseRejectedResult).reason.message).toMatch(/Duplicate event id/);
+      expect(await store.streamVersion('ok-1')).toBe(1);
+      expect(await store.streamVersion('ok-2')).toBe(1);
+      expect(await store.streamVersion('bad')).toBe(0);
     } finally {
       await store.close();
     }

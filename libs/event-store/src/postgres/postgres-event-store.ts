@@ -1,5 +1,6 @@
 import { decodeMetadata, encodeMetadata } from '../metadata-codec';
-import { Pool, types as pgTypes, type CustomTypesConfig, type PoolClient, type QueryArrayConfig } from 'pg';
+import { DatabaseError, Pool, types as pgTypes, type CustomTypesConfig, type PoolClient, type QueryArrayConfig } from 'pg';
+import { GroupCommitQueue, type Settled } from '../group-commit';
 import {
   ConcurrencyError,
   IdempotencyKeyReusedError,
@@ -385,6 +386,164 @@ END;
 $fn$;
 `,
     },
+    {
+      version: 3,
+      name: 'group commit: several appends in one transaction',
+      sql: `
+DROP FUNCTION ${s}.append_events(text, bigint, uuid[], text[], text[], bigint[], json[], json[], bigint, text, text, text);
+
+-- As in migration 2, with the positions of an append placed after those other appends of the
+-- same transaction used (they share its id, and so the high part of their positions).
+CREATE FUNCTION ${s}.append_events(
+  p_stream_id   text,
+  p_expected    bigint,  -- NULL: any version; 0: the stream must not exist; n: must be at n
+  p_event_uuids uuid[],
+  p_event_texts text[],
+  p_types       text[],
+  p_parents     bigint[],
+  p_data        json[],  -- json[], not one json document: json field operators reject escaped NUL characters
+  p_metadata    json[],
+  p_origin      bigint,  -- store_info.xid_origin
+  p_scope       text,
+  p_key         text,    -- NULL: no idempotency claim
+  p_fingerprint text,
+  p_offset      integer, -- ordinals already used in this transaction (group commit)
+  OUT o_outcome       text,
+  OUT o_stream_id     text,
+  OUT o_first_version bigint,
+  OUT o_last_version  bigint
+) LANGUAGE plpgsql AS $fn$
+DECLARE
+  v_count       integer := coalesce(cardinality(p_types), 0);
+  v_current     bigint;
+  v_key         bigint;
+  v_conflict    boolean := false;
+  v_fingerprint text;
+  v_base        bigint;
+BEGIN
+  IF p_key IS NOT NULL THEN
+    SELECT k.fingerprint, k.stream_id, k.first_version, k.last_version
+      INTO v_fingerprint, o_stream_id, o_first_version, o_last_version
+      FROM ${s}.idempotency_keys k WHERE k.scope = p_scope AND k.key = p_key;
+    IF FOUND THEN
+      o_outcome := CASE WHEN v_fingerprint = p_fingerprint THEN 'duplicate' ELSE 'key_reused' END;
+      RETURN;
+    END IF;
+  END IF;
+
+  -- The streams row is the per-stream lock: the UPDATE waits for a concurrent append to the
+  -- same stream and re-checks the expected version against the version it committed.
+  LOOP
+    UPDATE ${s}.streams st SET version = st.version + v_count, updated_at = now()
+     WHERE st.stream_id = p_stream_id AND (p_expected IS NULL OR st.version = p_expected)
+    RETURNING st.version - v_count, st.id INTO v_current, v_key;
+    EXIT WHEN FOUND;
+    SELECT st.version INTO v_current FROM ${s}.streams st WHERE st.stream_id = p_stream_id;
+    IF FOUND THEN
+      -- Created or moved by a concurrent append since the UPDATE's snapshot: look again.
+      CONTINUE WHEN p_expected IS NULL OR v_current = p_expected;
+      v_conflict := true;
+      EXIT;
+    END IF;
+    v_current := 0;
+    IF p_expected IS NOT NULL AND p_expected <> 0 THEN
+      v_conflict := true;
+      EXIT;
+    END IF;
+    INSERT INTO ${s}.streams (stream_id, version, created_at, updated_at)
+    VALUES (p_stream_id, v_count, now(), now())
+    ON CONFLICT (stream_id) DO NOTHING
+    RETURNING id INTO v_key;
+    EXIT WHEN FOUND;
+    -- A concurrent append created the stream and committed: look again.
+  END LOOP;
+
+  IF v_conflict THEN
+    -- An identical keyed request may have won the race for this stream: answer as it did.
+    IF p_key IS NOT NULL THEN
+      SELECT k.fingerprint, k.stream_id, k.first_version, k.last_version
+        INTO v_fingerprint, o_stream_id, o_first_version, o_last_version
+        FROM ${s}.idempotency_keys k WHERE k.scope = p_scope AND k.key = p_key;
+      IF FOUND THEN
+        o_outcome := CASE WHEN v_fingerprint = p_fingerprint THEN 'duplicate' ELSE 'key_reused' END;
+        RETURN;
+      END IF;
+    END IF;
+    o_outcome := 'conflict';
+    o_stream_id := p_stream_id;
+    o_last_version := v_current;
+    RETURN;
+  END IF;
+
+  IF v_count > 0 THEN
+    -- The position is derived from this transaction's id (assigned by the write above).
+    v_base := (pg_current_xact_id()::text::bigint - p_origin) * ${POSITION_SHIFT};
+    INSERT INTO ${s}.events (global_position, stream_key, stream_version, parent_version, event_uuid, type, event_text, data, metadata)
+    SELECT v_base + p_offset + e.ordinal, v_key, v_current + e.ordinal, e.parent_version, e.event_uuid, e.type, e.event_text, e.data, e.metadata
+      FROM unnest(p_event_uuids, p_event_texts, p_types, p_parents, p_data, p_metadata)
+           WITH ORDINALITY AS e(event_uuid, event_text, type, parent_version, data, metadata, ordinal);
+  END IF;
+
+  IF p_key IS NOT NULL THEN
+    -- The primary key settles a race with an identical request on another stream (or with
+    -- expected version "any"): the loser fails here, is rolled back and answers from the winner.
+    INSERT INTO ${s}.idempotency_keys (scope, key, fingerprint, stream_id, first_version, last_version, created_at)
+    VALUES (p_scope, p_key, p_fingerprint, p_stream_id, v_current + 1, v_current + v_count, now());
+  END IF;
+
+  o_outcome := 'appended';
+  o_stream_id := p_stream_id;
+  o_first_version := v_current + 1;
+  o_last_version := v_current + v_count;
+END;
+$fn$;
+
+-- Group commit: appends to several streams in one call and one transaction, in order. Each
+-- answers as append_events does; an append that is not appended (conflict, duplicate, reused
+-- key) writes nothing and does not stop the others. Events come flattened, p_counts[i] each.
+CREATE FUNCTION ${s}.append_batch(
+  p_streams      text[],
+  p_expected     bigint[],
+  p_counts       integer[],
+  p_event_uuids  uuid[],
+  p_event_texts  text[],
+  p_types        text[],
+  p_parents      bigint[],
+  p_data         json[],
+  p_metadata     json[],
+  p_origin       bigint,
+  p_scopes       text[],
+  p_keys         text[],
+  p_fingerprints text[]
+) RETURNS TABLE (o_outcome text, o_stream_id text, o_first_version bigint, o_last_version bigint)
+LANGUAGE plpgsql AS $fn$
+DECLARE
+  v_from   integer := 1;
+  v_to     integer;
+  v_offset integer := 0;
+  r        record;
+BEGIN
+  FOR i IN 1 .. coalesce(cardinality(p_streams), 0) LOOP
+    v_to := v_from + p_counts[i] - 1;
+    SELECT * INTO r FROM ${s}.append_events(
+      p_streams[i], p_expected[i],
+      p_event_uuids[v_from:v_to], p_event_texts[v_from:v_to], p_types[v_from:v_to],
+      p_parents[v_from:v_to], p_data[v_from:v_to], p_metadata[v_from:v_to],
+      p_origin, p_scopes[i], p_keys[i], p_fingerprints[i], v_offset);
+    o_outcome := r.o_outcome;
+    o_stream_id := r.o_stream_id;
+    o_first_version := r.o_first_version;
+    o_last_version := r.o_last_version;
+    RETURN NEXT;
+    IF r.o_outcome = 'appended' THEN
+      v_offset := v_offset + p_counts[i];
+    END IF;
+    v_from := v_to + 1;
+  END LOOP;
+END;
+$fn$;
+`,
+    },
   ];
 }
 
@@ -465,6 +624,22 @@ function unavailable(connectionString: string, error: unknown): PostgresUnavaila
   });
 }
 
+interface AppendRequest {
+  streamId: string;
+  /** null: any version; 0: the stream must not exist. */
+  expected: number | null;
+  events: readonly NewEvent[];
+  claim: AppendOptions['idempotency'];
+}
+
+type AppendRow = [outcome: string, streamId: string, firstVersion: number, lastVersion: number];
+
+const settle = <R>(promise: Promise<R>): Promise<Settled<R>> =>
+  promise.then(
+    (value) => ({ ok: true as const, value }),
+    (error: unknown) => ({ ok: false as const, error }),
+  );
+
 interface PgError {
   code?: string;
   constraint?: string;
@@ -494,6 +669,8 @@ interface PgError {
 export class PostgresEventStore implements EventStore {
   private closed = false;
   private readonly sql: ReturnType<typeof statements>;
+  /** Appends that arrive while others are in flight go together (see flushAppends). */
+  private readonly appends: GroupCommitQueue<AppendRequest, AppendRow>;
 
   private constructor(
     readonly pool: Pool,
@@ -502,6 +679,14 @@ export class PostgresEventStore implements EventStore {
     private readonly options: PostgresEventStoreOptions,
   ) {
     this.sql = statements(`"${schema}"`);
+    this.appends = new GroupCommitQueue((requests) => this.flushAppends(requests), {
+      // Half the pool at most: reads (state, the log) keep connections of their own.
+      maxInFlight: Math.max(1, Math.floor((options.poolSize ?? 10) / 2)),
+      // Bounds how long one transaction holds its streams' locks; the events must fit the 2^16 ordinals of a transaction.
+      maxItems: 64,
+      sizeOf: (r) => r.events.length,
+      maxSize: MAX_EVENTS_PER_APPEND,
+    });
   }
 
   /** Connects, creates or migrates the schema (idempotent, safe with concurrent openers), verifies the server. */
@@ -541,28 +726,10 @@ export class PostgresEventStore implements EventStore {
     }
     const expected = options.expectedVersion === 'any' ? null : options.expectedVersion === 'no_stream' ? 0 : options.expectedVersion;
     const claim = options.idempotency;
-    const query: QueryArrayConfig = {
-      name: this.sql.append.name,
-      text: this.sql.append.text,
-      rowMode: 'array',
-      values: [
-        streamId,
-        expected,
-        events.map((e) => (UUID.test(e.eventId) ? e.eventId : null)),
-        events.map((e) => (UUID.test(e.eventId) ? null : e.eventId)),
-        events.map((e) => e.type),
-        events.map((e) => e.parentVersion ?? null),
-        events.map((e) => JSON.stringify(e.data ?? null)),
-        events.map((e) => encodeMetadata(e.metadata, streamId)),
-        this.origin,
-        claim?.scope ?? null,
-        claim?.key ?? null,
-        claim?.fingerprint ?? null,
-      ],
-    };
-    let row: [outcome: string, streamId: string, firstVersion: number, lastVersion: number];
+    const request: AppendRequest = { streamId, expected, events, claim };
+    let row: AppendRow;
     try {
-      row = (await this.runAppend(streamId, query)) as typeof row;
+      row = this.options.beforeCommit ? await this.appendInTransaction(request, this.options.beforeCommit) : await this.appends.submit(request);
     } catch (error) {
       const { code, constraint } = error as PgError;
       if (code === '23505' && constraint === 'idempotency_keys_pk' && claim) {
@@ -593,14 +760,70 @@ export class PostgresEventStore implements EventStore {
     }
   }
 
-  private async runAppend(streamId: string, query: QueryArrayConfig): Promise<unknown[]> {
-    const hook = this.options.beforeCommit;
-    if (!hook) return (await this.pool.query(query)).rows[0] as unknown[];
+  private appendQuery({ streamId, expected, events, claim }: AppendRequest): QueryArrayConfig {
+    return {
+      ...this.sql.append,
+      rowMode: 'array',
+      values: [
+        streamId,
+        expected,
+        events.map((e) => (UUID.test(e.eventId) ? e.eventId : null)),
+        events.map((e) => (UUID.test(e.eventId) ? null : e.eventId)),
+        events.map((e) => e.type),
+        events.map((e) => e.parentVersion ?? null),
+        events.map((e) => JSON.stringify(e.data ?? null)),
+        events.map((e) => encodeMetadata(e.metadata, streamId)),
+        this.origin,
+        claim?.scope ?? null,
+        claim?.key ?? null,
+        claim?.fingerprint ?? null,
+      ],
+    };
+  }
+
+  /**
+   * Sends the appends waiting together: one call of append_batch, one transaction. If the
+   * server refuses the batch (a unique violation, a deadlock: the whole transaction is rolled
+   * back, nothing was written), each append is tried again alone and answers for itself, as
+   * it would have without group commit.
+   */
+  private async flushAppends(requests: AppendRequest[]): Promise<Settled<AppendRow>[]> {
+    if (requests.length === 1) return [await settle(this.pool.query(this.appendQuery(requests[0]!)).then((r) => r.rows[0] as AppendRow))];
+    const events = requests.flatMap((r) => r.events.map((e) => ({ e, streamId: r.streamId })));
+    try {
+      const result = await this.pool.query({
+        ...this.sql.appendBatch,
+        rowMode: 'array',
+        values: [
+          requests.map((r) => r.streamId),
+          requests.map((r) => r.expected),
+          requests.map((r) => r.events.length),
+          events.map(({ e }) => (UUID.test(e.eventId) ? e.eventId : null)),
+          events.map(({ e }) => (UUID.test(e.eventId) ? null : e.eventId)),
+          events.map(({ e }) => e.type),
+          events.map(({ e }) => e.parentVersion ?? null),
+          events.map(({ e }) => JSON.stringify(e.data ?? null)),
+          events.map(({ e, streamId }) => encodeMetadata(e.metadata, streamId)),
+          this.origin,
+          requests.map((r) => r.claim?.scope ?? null),
+          requests.map((r) => r.claim?.key ?? null),
+          requests.map((r) => r.claim?.fingerprint ?? null),
+        ],
+      });
+      return (result.rows as AppendRow[]).map((row) => ({ ok: true, value: row }));
+    } catch (error) {
+      if (!(error instanceof DatabaseError)) throw error;
+      return Promise.all(requests.map((r) => settle(this.pool.query(this.appendQuery(r)).then((res) => res.rows[0] as AppendRow))));
+    }
+  }
+
+  /** The test hook's path: an explicit transaction that waits for `hook` before COMMIT. */
+  private async appendInTransaction(request: AppendRequest, hook: (streamId: string) => Promise<void>): Promise<AppendRow> {
     const client = await this.pool.connect();
     try {
       await client.query('BEGIN');
-      const row = (await client.query(query)).rows[0] as unknown[];
-      await hook(streamId);
+      const row = (await client.query(this.appendQuery(request))).rows[0] as AppendRow;
+      await hook(request.streamId);
       await client.query('COMMIT');
       client.release();
       return row;
@@ -719,7 +942,14 @@ function statements(s: string) {
   return {
     append: named(
       'append',
-      `SELECT o_outcome, o_stream_id, o_first_version, o_last_version FROM ${s}.append_events($1::text, $2::bigint, $3::uuid[], $4::text[], $5::text[], $6::bigint[], $7::json[], $8::json[], $9::bigint, $10::text, $11::text, $12::text)`,
+      `SELECT o_outcome, o_stream_id, o_first_version, o_last_version FROM ${s}.append_events($1::text, $2::bigint, $3::uuid[], $4::text[], $5::text[], $6::bigint[], $7::json[], $8::json[], $9::bigint, $10::text, $11::text, $12::text, 0)`,
+    ),
+    appendBatch: named(
+      'appendBatch',
+      `SELECT b.o_outcome, b.o_stream_id, b.o_first_version, b.o_last_version
+         FROM ${s}.append_batch($1::text[], $2::bigint[], $3::integer[], $4::uuid[], $5::text[], $6::text[], $7::bigint[], $8::json[], $9::json[], $10::bigint, $11::text[], $12::text[], $13::text[])
+              WITH ORDINALITY AS b(o_outcome, o_stream_id, o_first_version, o_last_version, n)
+        ORDER BY b.n`,
     ),
     readStream: named(
       'readStream',
