@@ -7,7 +7,7 @@ import {
   type RecordedSessionEvent,
   type SessionState,
 } from '../../domain/src';
-import type { EventStore, StoredEvent } from '../../event-store/src';
+import { loadSnapshotAndTail, type EventStore, type StoredEvent } from '../../event-store/src';
 import { LruCache } from './lru-cache';
 
 export interface SessionRepositoryOptions {
@@ -70,9 +70,18 @@ export class SessionRepository {
 
   /** Rebuilds state at `version` from the store (snapshot + tail); never touches the cache. */
   async restore(streamId: string, version: number): Promise<SessionState> {
-    const snapshot = this.options.snapshotEvery > 0 ? await this.store.loadSnapshot(streamId, REDUCER_VERSION, version) : null;
-    const state = snapshot ? (snapshot.state as SessionState) : initialSessionState();
-    const tail = (await this.store.readStream(streamId, { fromVersion: state.version + 1, toVersion: version })).map(asSessionEvent);
+    let state: SessionState;
+    let events: StoredEvent[];
+    if (this.options.snapshotEvery > 0) {
+      // One read (one round trip where the store offers it): the snapshot and the tail after it.
+      const read = await loadSnapshotAndTail(this.store, streamId, REDUCER_VERSION, version);
+      state = read.snapshot ? (read.snapshot.state as SessionState) : initialSessionState();
+      events = read.events;
+    } else {
+      state = initialSessionState();
+      events = await this.store.readStream(streamId, { fromVersion: 1, toVersion: version });
+    }
+    const tail = events.map(asSessionEvent);
     const paths = await this.pathsNeededBy(streamId, state, tail);
     for (const event of tail) evolveInPlace(state, event, (v) => cloneState(paths.get(v)!));
     return state;
