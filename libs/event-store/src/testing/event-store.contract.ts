@@ -172,9 +172,13 @@ export function describeEventStoreContract(name: string, create: () => Promise<E
     });
 
     it('reads the nearest snapshot and the events after it in one call, as loadSnapshot then readStream would', async () => {
-      await store.append(stream, Array.from({ length: 12 }, (_, i) => newEvent('MemoryWritten', { key: `k${i}`, value: i }, i === 0 ? null : i)), {
-        expectedVersion: 'no_stream',
-      });
+      await store.append(
+        stream,
+        Array.from({ length: 12 }, (_, i) => newEvent('MemoryWritten', { key: `k${i}`, value: i }, i === 0 ? null : i)),
+        {
+          expectedVersion: 'no_stream',
+        },
+      );
       await store.saveSnapshot({ streamId: stream, version: 5, reducerVersion: 1, state: { n: 5 } });
       await store.saveSnapshot({ streamId: stream, version: 10, reducerVersion: 1, state: { n: 10, text: 'é' } });
       await store.saveSnapshot({ streamId: stream, version: 8, reducerVersion: 2, state: { n: 8 } });
@@ -182,7 +186,16 @@ export function describeEventStoreContract(name: string, create: () => Promise<E
         const snapshot = await store.loadSnapshot(stream, reducer, v);
         return { snapshot, events: await store.readStream(stream, { fromVersion: (snapshot?.version ?? 0) + 1, toVersion: v }) };
       };
-      for (const [reducer, v] of [[1, 12], [1, 10], [1, 9], [1, 4], [2, 9], [3, 12], [1, 0], [1, 1000]] as const) {
+      for (const [reducer, v] of [
+        [1, 12],
+        [1, 10],
+        [1, 9],
+        [1, 4],
+        [2, 9],
+        [3, 12],
+        [1, 0],
+        [1, 1000],
+      ] as const) {
         const read = await loadSnapshotAndTail(store, stream, reducer, v);
         expect(read).toEqual(await expected(reducer, v));
         if (store.loadSnapshotAndTail) expect(await store.loadSnapshotAndTail(stream, reducer, v)).toEqual(read);
