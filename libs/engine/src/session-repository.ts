@@ -123,21 +123,22 @@ export class SessionRepository {
       let state: SessionState;
       if (isSegmentedHead(snapshot.state)) {
         const head = snapshot.state;
-        const ids = [...head.segments.turns, ...head.segments.toolCalls, ...head.segments.timeline];
+        const cache = this.segmentCache;
+        const ids = head.segments.turns.concat(head.segments.toolCalls, head.segments.timeline);
         const found = new Map<string, readonly unknown[]>();
         const missing: string[] = [];
         for (const id of ids) {
-          const value = this.segmentCache.get(id);
+          const value = cache.get(id);
           if (value) found.set(id, value);
           else missing.push(id);
         }
         if (missing.length > 0) {
           if (!this.store.loadSnapshotSegments) return null;
-          const loaded = await this.store.loadSnapshotSegments(snapshot.streamId, missing);
+          const stored = await this.store.loadSnapshotSegments(snapshot.streamId, missing);
           for (const id of missing) {
-            const json = loaded.get(id);
+            const json = stored.get(id);
             if (json === undefined) throw new Error(`snapshot segment ${id} of ${snapshot.streamId} is missing`);
-            found.set(id, this.segmentCache.add(id, json));
+            found.set(id, cache.add(id, json));
           }
         }
         this.knownStored(snapshot.streamId, ids);
