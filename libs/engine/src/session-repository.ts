@@ -45,6 +45,8 @@ export function asSessionEvent(event: StoredEvent): RecordedSessionEvent {
  * Loads session state at any version: nearest valid snapshot at or before it, then the
  * tail of events folded in order; a head move in the tail resolves its target's path
  * state the same way. Keeps the current state of recently used sessions in memory.
+ * Snapshots are segmented (see snapshot-segments.ts); one that cannot be used is skipped
+ * (replay from the start), never an error.
  */
 export class SessionRepository {
   private readonly current: LruCache<string, SessionState>;
@@ -80,7 +82,10 @@ export class SessionRepository {
     return state;
   }
 
-  /** A private copy of the path state at a timeline node. */
+  /**
+   * The path state at a timeline node, not shared with the repository's current states. It may
+   * share frozen turns and tool calls with the snapshot segment cache: clone it to change it.
+   */
   async pathAt(streamId: string, version: number): Promise<PathState> {
     const cached = this.current.get(streamId);
     if (cached && cached.head === version) return cloneState(cached.path);
@@ -151,6 +156,8 @@ export class SessionRepository {
       }
       return state;
     } catch (error) {
+      // Segments thought stored may be gone: later snapshots send theirs again.
+      this.storedSegments.delete(snapshot.streamId);
       this.options.onSnapshotError?.(error);
       return null;
     }
