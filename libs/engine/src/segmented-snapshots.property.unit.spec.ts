@@ -5,7 +5,7 @@ import { commandsFor, intentArb, type Intent } from '../../domain/src/testing/ar
 import { InMemoryEventStore, SqliteEventStore, type EventStore } from '../../event-store/src';
 import { SessionRepository, type SessionRepositoryOptions } from './session-repository';
 import { SessionService } from './session-service';
-import { SegmentCache, isSegmentedHead } from './snapshot-segments';
+import { SegmentCache, isSegmentedHead, segmentId } from './snapshot-segments';
 import { sessionStreamId } from './stream-id';
 
 const RUNS = Math.max(1, Math.floor(Number(process.env.REWIND_PROPERTY_RUNS ?? 1000) / 4));
@@ -54,7 +54,8 @@ describe('segmented snapshots (property-based)', () => {
           await restarted.repository.flushSnapshots();
           history = await events(store);
           expect(await restarted.getState(caller, 's')).toEqual(replay(history));
-          const cold = () => new SessionRepository(store, { ...options, segmentCache: new SegmentCache() });
+          // A cache too small for one restore's segments evicts while it assembles: still exact.
+          const cold = () => new SessionRepository(store, { ...options, segmentCache: new SegmentCache(stride % 2 ? 64 : undefined) });
           for (let v = 1; v <= history.length; v++) {
             expect(await cold().restore(streamId, v)).toEqual(replay(history, v));
             expect(await warm.restore(streamId, v)).toEqual(replay(history, v));
@@ -133,5 +134,25 @@ describe('segmented snapshots (property-based)', () => {
     } finally {
       await store.close();
     }
+  });
+});
+
+describe('SegmentCache', () => {
+  it('keeps decoded segments frozen, checks them against their id, and evicts the least recently used beyond its size', () => {
+    const cache = new SegmentCache(35);
+    const a = '[{"x":1},[2]]';
+    const b = '[3,4,5,6,7,8,9,10]';
+    const c = '[11,12,13,14,15,16]';
+    const [idA, idB, idC] = [segmentId('turns', a), segmentId('timeline', b), segmentId('timeline', c)];
+    const value = cache.add(idA, a);
+    expect(Object.isFrozen(value) && Object.isFrozen(value[0]) && Object.isFrozen(value[1])).toBe(true);
+    cache.add(idB, b);
+    expect(cache.get(idA)).toBe(value); // now the most recently used
+    cache.add(idC, c); // over 35 characters: B, least recently used, goes
+    expect(cache.get(idB)).toBeUndefined();
+    expect(cache.get(idA)).toEqual([{ x: 1 }, [2]]);
+    expect(cache.get(idC)).toEqual([11, 12, 13, 14, 15, 16]);
+    expect(() => cache.add(idA, '[{"x":2},[2]]')).toThrow(/does not match/);
+    expect(() => cache.add(`memory:${idA.split(':')[1]}`, a)).toThrow(/does not match/);
   });
 });
