@@ -30,17 +30,7 @@ export function evolveInPlace(state: SessionState, event: Recorded, resolvePath:
 }
 
 function turnOf(path: PathState, turnId: string, version: number): Turn {
-  // Turn ids are unique in a path (a turn is only added here when absent), so searching from
-  // the newest end finds the same turn as from the oldest, at once for the usual current turn.
-  // A plain loop: a new turn scans them all, and a callback per turn costs 3x (long sessions).
-  const turns = path.turns;
-  let turn: Turn | undefined;
-  for (let i = turns.length - 1; i >= 0; i--) {
-    if (turns[i]!.turnId === turnId) {
-      turn = turns[i];
-      break;
-    }
-  }
+  let turn = path.turns.find((t) => t.turnId === turnId);
   if (!turn) {
     turn = { turnId, status: 'open', startedVersion: version, messages: [] };
     path.turns.push(turn);
