@@ -5,3 +5,4 @@ export * from './lru-cache';
 export * from './session-repository';
 export * from './session-service';
 export * from './tool-registry';
+export * from './snapshot-segments';

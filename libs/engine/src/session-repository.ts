@@ -7,8 +7,20 @@ import {
   type RecordedSessionEvent,
   type SessionState,
 } from '../../domain/src';
-import type { EventStore, StoredEvent } from '../../event-store/src';
+import { loadSnapshotAndTail, type EventStore, type Snapshot, type StoredEvent } from '../../event-store/src';
 import { LruCache } from './lru-cache';
+import {
+  assembleState,
+  encodeSnapshot,
+  isSegmentedHead,
+  nameSegments,
+  ownState,
+  sharedSegmentCache,
+  touchedBy,
+  type EncodedSnapshot,
+  type SegmentCache,
+  type SegmentSizes,
+} from './snapshot-segments';
 
 export interface SessionRepositoryOptions {
   /** Write a snapshot each time the stream crosses a multiple of this many events (0: never). */
@@ -19,6 +31,10 @@ export interface SessionRepositoryOptions {
   onSnapshotError?: (error: unknown) => void;
   /** How many sessions' current state to keep in memory. */
   cacheSize?: number;
+  /** Decoded snapshot segments (default: one cache for the process). */
+  segmentCache?: SegmentCache;
+  /** Items per snapshot segment (default DEFAULT_SEGMENT_SIZES; tests use small ones). */
+  segmentSizes?: SegmentSizes;
 }
 
 export function asSessionEvent(event: StoredEvent): RecordedSessionEvent {
@@ -29,18 +45,24 @@ export function asSessionEvent(event: StoredEvent): RecordedSessionEvent {
  * Loads session state at any version: nearest valid snapshot at or before it, then the
  * tail of events folded in order; a head move in the tail resolves its target's path
  * state the same way. Keeps the current state of recently used sessions in memory.
+ * Snapshots are segmented (see snapshot-segments.ts); one that cannot be used is skipped
+ * (replay from the start), never an error.
  */
 export class SessionRepository {
   private readonly current: LruCache<string, SessionState>;
   /** When this process last wrote a snapshot of a stream, and at which version. */
   private readonly lastSnapshot = new LruCache<string, { at: number; version: number }>(10_000);
   private readonly pendingSnapshots = new Set<Promise<unknown>>();
+  /** Segment ids known to be stored, per stream: a snapshot write does not send them again. */
+  private readonly storedSegments = new LruCache<string, Set<string>>(10_000);
+  private readonly segmentCache: SegmentCache;
 
   constructor(
     readonly store: EventStore,
     readonly options: SessionRepositoryOptions,
   ) {
     this.current = new LruCache(options.cacheSize ?? 2_000);
+    this.segmentCache = options.segmentCache ?? sharedSegmentCache;
   }
 
   /**
@@ -60,7 +82,10 @@ export class SessionRepository {
     return state;
   }
 
-  /** A private copy of the path state at a timeline node. */
+  /**
+   * The path state at a timeline node, not shared with the repository's current states. It may
+   * share frozen turns and tool calls with the snapshot segment cache: clone it to change it.
+   */
   async pathAt(streamId: string, version: number): Promise<PathState> {
     const cached = this.current.get(streamId);
     if (cached && cached.head === version) return cloneState(cached.path);
@@ -70,12 +95,104 @@ export class SessionRepository {
 
   /** Rebuilds state at `version` from the store (snapshot + tail); never touches the cache. */
   async restore(streamId: string, version: number): Promise<SessionState> {
-    const snapshot = this.options.snapshotEvery > 0 ? await this.store.loadSnapshot(streamId, REDUCER_VERSION, version) : null;
-    const state = snapshot ? (snapshot.state as SessionState) : initialSessionState();
-    const tail = (await this.store.readStream(streamId, { fromVersion: state.version + 1, toVersion: version })).map(asSessionEvent);
+    let state: SessionState;
+    let events: StoredEvent[];
+    if (this.options.snapshotEvery > 0) {
+      // One read (one round trip where the store offers it): the snapshot and the tail after it.
+      const read = await loadSnapshotAndTail(this.store, streamId, REDUCER_VERSION, version);
+      const restored = read.snapshot ? await this.fromSnapshot(read.snapshot, read.events) : null;
+      if (restored) {
+        state = restored;
+        events = read.events;
+      } else {
+        state = initialSessionState();
+        events = read.snapshot ? await this.store.readStream(streamId, { fromVersion: 1, toVersion: version }) : read.events;
+      }
+    } else {
+      state = initialSessionState();
+      events = await this.store.readStream(streamId, { fromVersion: 1, toVersion: version });
+    }
+    const tail = events.map(asSessionEvent);
     const paths = await this.pathsNeededBy(streamId, state, tail);
     for (const event of tail) evolveInPlace(state, event, (v) => cloneState(paths.get(v)!));
     return state;
+  }
+
+  /**
+   * The state a snapshot holds, or null when it cannot be used (a cache miss, never an error:
+   * the caller replays instead). A segmented snapshot takes its segments from the cache, and
+   * the ones missing from the store in one read.
+   */
+  private async fromSnapshot(snapshot: Snapshot, tail: readonly StoredEvent[]): Promise<SessionState | null> {
+    try {
+      let state: SessionState;
+      if (isSegmentedHead(snapshot.state)) {
+        const head = snapshot.state;
+        const cache = this.segmentCache;
+        const ids = head.segments.turns.concat(head.segments.toolCalls, head.segments.timeline);
+        const found = new Map<string, readonly unknown[]>();
+        const missing: string[] = [];
+        for (const id of ids) {
+          const value = cache.get(id);
+          if (value) found.set(id, value);
+          else missing.push(id);
+        }
+        if (missing.length > 0) {
+          if (!this.store.loadSnapshotSegments) return null;
+          const stored = await this.store.loadSnapshotSegments(snapshot.streamId, missing);
+          for (const id of missing) {
+            const json = stored.get(id);
+            if (json === undefined) throw new Error(`snapshot segment ${id} of ${snapshot.streamId} is missing`);
+            found.set(id, cache.add(id, json));
+          }
+        }
+        this.knownStored(snapshot.streamId, ids);
+        state = assembleState(head, (id) => found.get(id)!, touchedBy(tail));
+      } else {
+        state = snapshot.state as SessionState;
+      }
+      if (state?.version !== snapshot.version || !Array.isArray(state.timeline) || state.timeline.length !== state.version || !state.path) {
+        throw new Error(`snapshot ${snapshot.streamId}@${snapshot.version} does not hold a state at its version`);
+      }
+      return state;
+    } catch (error) {
+      // Segments thought stored may be gone: later snapshots send theirs again.
+      this.storedSegments.delete(snapshot.streamId);
+      this.options.onSnapshotError?.(error);
+      return null;
+    }
+  }
+
+  private knownStored(streamId: string, ids: readonly string[]): void {
+    if (ids.length === 0) return;
+    const known = this.storedSegments.get(streamId) ?? new Set<string>();
+    for (const id of ids) known.add(id);
+    this.storedSegments.set(streamId, known);
+  }
+
+  /** Writes a snapshot of `state` now (e.g. when loading history in bulk). */
+  async saveSnapshot(streamId: string, state: SessionState): Promise<void> {
+    await this.writeSnapshot(streamId, encodeSnapshot(state, this.options.segmentSizes));
+  }
+
+  /** Sends the head and the segments not known to be stored already. */
+  private async writeSnapshot(streamId: string, encoded: EncodedSnapshot): Promise<void> {
+    const { head, segments } = nameSegments(encoded);
+    const snapshot = { streamId, version: encoded.version, reducerVersion: REDUCER_VERSION };
+    if (!this.store.loadSnapshotSegments) {
+      // A store without segments gets whole states.
+      await this.store.saveSnapshot({ ...snapshot, state: isSegmentedHead(head) ? assembleState(head, segmentsOf(segments), NOTHING_TOUCHED) : head });
+      return;
+    }
+    const known = this.storedSegments.get(streamId);
+    await this.store.saveSnapshot(
+      { ...snapshot, state: head },
+      segments.filter((segment) => !known?.has(segment.id)),
+    );
+    this.knownStored(
+      streamId,
+      segments.map((segment) => segment.id),
+    );
   }
 
   /** Head moves (and steps whose parent is not the head) need their target's path state. */
@@ -103,7 +220,8 @@ export class SessionRepository {
   async committed(streamId: string, decidedOn: SessionState, events: StoredEvent[], targetPath?: PathState): Promise<SessionState> {
     const before = decidedOn.version;
     const cached = this.current.get(streamId);
-    const state = cached === decidedOn ? cached : cloneState(decidedOn);
+    // The cached state may share sealed turns and tool calls with the segment cache: own them first.
+    const state = cached === decidedOn ? ownState(cached) : cloneState(decidedOn);
     for (const event of events.map(asSessionEvent)) {
       evolveInPlace(state, event, (v) => {
         if (targetPath) return cloneState(targetPath);
@@ -115,9 +233,9 @@ export class SessionRepository {
       this.lastSnapshot.set(streamId, { at: Date.now(), version: state.version });
       // A snapshot is a cache: written after the answer, off the request's latency. Encoded
       // now, because the cached state keeps changing in place.
-      const snapshot = { streamId, version: state.version, reducerVersion: REDUCER_VERSION, state: JSON.parse(JSON.stringify(state)) as SessionState };
+      const encoded = encodeSnapshot(state, this.options.segmentSizes);
       const write = new Promise<void>((resolve) => setImmediate(resolve))
-        .then(() => this.store.saveSnapshot(snapshot))
+        .then(() => this.writeSnapshot(streamId, encoded))
         .catch((error: unknown) => this.options.onSnapshotError?.(error))
         .finally(() => this.pendingSnapshots.delete(write));
       this.pendingSnapshots.add(write);
@@ -146,4 +264,11 @@ export class SessionRepository {
   forget(streamId: string): void {
     this.current.delete(streamId);
   }
+}
+
+const NOTHING_TOUCHED = { turnIds: new Set<string>(), toolCallIds: new Set<string>() };
+
+function segmentsOf(segments: readonly { id: string; data: string }[]): (id: string) => readonly unknown[] {
+  const byId = new Map(segments.map((segment) => [segment.id, segment.data]));
+  return (id) => JSON.parse(byId.get(id)!) as unknown[];
 }

@@ -86,6 +86,23 @@ export interface Snapshot<S = unknown> {
   state: S;
 }
 
+/**
+ * A piece of a snapshot written once and shared by later snapshots of the same stream
+ * (e.g. the sealed part of a long conversation). `id` names its content; `data` is text
+ * (JSON) that the store keeps as it is given, compressed or not.
+ */
+export interface SnapshotSegment {
+  id: string;
+  data: string;
+}
+
+/** What a restore reads: the nearest snapshot at or before a version and the events after it, up to that version. */
+export interface SnapshotAndTail {
+  snapshot: Snapshot | null;
+  /** In version order, from `snapshot.version + 1` (or 1) to the requested version. */
+  events: StoredEvent[];
+}
+
 export interface EventStore {
   /** Appends atomically: all events or none. Throws ConcurrencyError, IdempotencyKeyReusedError. */
   append(streamId: string, events: readonly NewEvent[], options: AppendOptions): Promise<AppendResult>;
@@ -99,8 +116,23 @@ export interface EventStore {
   listStreams(options: { prefix: string; after?: string; limit: number }): Promise<StreamSummary[]>;
   findIdempotency(scope: string, key: string): Promise<IdempotencyRecord | null>;
   saveSnapshot(snapshot: Snapshot): Promise<void>;
+  /**
+   * Writes a snapshot, and with it the segments it refers to (a segment id already stored
+   * for the stream is kept as it is: ids name contents). All or nothing.
+   */
+  saveSnapshot(snapshot: Snapshot, segments?: readonly SnapshotSegment[]): Promise<void>;
   /** The newest snapshot at or before `atOrBefore` written by `reducerVersion`; others are ignored. */
   loadSnapshot(streamId: string, reducerVersion: number, atOrBefore: number): Promise<Snapshot | null>;
+  /**
+   * Optional: `loadSnapshot(streamId, reducerVersion, version)` and the events after it up to
+   * `version`, in one read (one round trip on a networked store). See `loadSnapshotAndTail`.
+   */
+  loadSnapshotAndTail?(streamId: string, reducerVersion: number, version: number): Promise<SnapshotAndTail>;
+  /**
+   * Optional (a store without it is never given segments): the stored segments of a stream
+   * among `ids`, by id; ids not stored are absent from the map.
+   */
+  loadSnapshotSegments?(streamId: string, ids: readonly string[]): Promise<Map<string, string>>;
   close(): Promise<void>;
 }
 
@@ -120,6 +152,14 @@ export class IdempotencyKeyReusedError extends Error {
     super(`Idempotency key "${key}" was already used for a different request.`);
     this.name = 'IdempotencyKeyReusedError';
   }
+}
+
+/** The store's one-read `loadSnapshotAndTail`, or the same answer from `loadSnapshot` then `readStream`. */
+export async function loadSnapshotAndTail(store: EventStore, streamId: string, reducerVersion: number, version: number): Promise<SnapshotAndTail> {
+  if (store.loadSnapshotAndTail) return store.loadSnapshotAndTail(streamId, reducerVersion, version);
+  const snapshot = await store.loadSnapshot(streamId, reducerVersion, version);
+  const events = await store.readStream(streamId, { fromVersion: (snapshot?.version ?? 0) + 1, toVersion: version });
+  return { snapshot, events };
 }
 
 export function checkExpectedVersion(streamId: string, expected: ExpectedVersion, actual: number): void {

@@ -9,6 +9,8 @@ import {
   type ReadAllOptions,
   type ReadStreamOptions,
   type Snapshot,
+  type SnapshotAndTail,
+  type SnapshotSegment,
   type StoredEvent,
   type StreamSummary,
 } from '../event-store';
@@ -19,6 +21,7 @@ export class InMemoryEventStore implements EventStore {
   private readonly streams = new Map<string, { events: StoredEvent[]; createdAt: string; updatedAt: string }>();
   private readonly idempotency = new Map<string, IdempotencyRecord>();
   private readonly snapshots = new Map<string, Snapshot[]>();
+  private readonly segments = new Map<string, Map<string, string>>();
   private readonly eventIds = new Set<string>();
 
   async append(streamId: string, events: readonly NewEvent[], options: AppendOptions): Promise<AppendResult> {
@@ -86,10 +89,28 @@ export class InMemoryEventStore implements EventStore {
     return this.idempotency.get(`${scope}\u0000${key}`) ?? null;
   }
 
-  async saveSnapshot(snapshot: Snapshot): Promise<void> {
-    const list = this.snapshots.get(snapshot.streamId) ?? [];
+  async saveSnapshot(snapshot: Snapshot, segments: readonly SnapshotSegment[] = []): Promise<void> {
+    const stored = this.segments.get(snapshot.streamId) ?? new Map<string, string>();
+    for (const segment of segments) if (!stored.has(segment.id)) stored.set(segment.id, segment.data);
+    this.segments.set(snapshot.streamId, stored);
+    const list = (this.snapshots.get(snapshot.streamId) ?? []).filter((s) => s.reducerVersion !== snapshot.reducerVersion || s.version !== snapshot.version);
     list.push(structuredClone(snapshot));
     this.snapshots.set(snapshot.streamId, list);
+  }
+
+  async loadSnapshotAndTail(streamId: string, reducerVersion: number, version: number): Promise<SnapshotAndTail> {
+    const snapshot = await this.loadSnapshot(streamId, reducerVersion, version);
+    return { snapshot, events: await this.readStream(streamId, { fromVersion: (snapshot?.version ?? 0) + 1, toVersion: version }) };
+  }
+
+  async loadSnapshotSegments(streamId: string, ids: readonly string[]): Promise<Map<string, string>> {
+    const stored = this.segments.get(streamId);
+    const found = new Map<string, string>();
+    for (const id of ids) {
+      const data = stored?.get(id);
+      if (data !== undefined) found.set(id, data);
+    }
+    return found;
   }
 
   async loadSnapshot(streamId: string, reducerVersion: number, atOrBefore: number): Promise<Snapshot | null> {

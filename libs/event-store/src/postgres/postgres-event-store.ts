@@ -1,6 +1,7 @@
 import { decodeMetadata, encodeMetadata } from '../metadata-codec';
 import { DatabaseError, Pool, types as pgTypes, type CustomTypesConfig, type PoolClient, type QueryArrayConfig } from 'pg';
 import { GroupCommitQueue, type Settled } from '../group-commit';
+import { decodeSegment, encodeSegment } from '../snapshot-codec';
 import {
   ConcurrencyError,
   IdempotencyKeyReusedError,
@@ -12,6 +13,8 @@ import {
   type ReadAllOptions,
   type ReadStreamOptions,
   type Snapshot,
+  type SnapshotAndTail,
+  type SnapshotSegment,
   type StoredEvent,
   type StreamSummary,
 } from '../event-store';
@@ -544,6 +547,20 @@ END;
 $fn$;
 `,
     },
+    {
+      version: 4,
+      name: 'snapshot segments',
+      sql: `
+-- Parts of snapshots shared by later snapshots of the stream; segment_id names the content.
+CREATE TABLE ${s}.snapshot_segments (
+  stream_id  text        COLLATE "C" NOT NULL,
+  segment_id text        COLLATE "C" NOT NULL,
+  data       bytea       NOT NULL, -- deflated text (see snapshot-codec)
+  created_at timestamptz NOT NULL,
+  CONSTRAINT snapshot_segments_pk PRIMARY KEY (stream_id, segment_id)
+);
+`,
+    },
   ];
 }
 
@@ -913,11 +930,37 @@ export class PostgresEventStore implements EventStore {
     return row ? { scope: row[0], key: row[1], fingerprint: row[2], streamId: row[3], firstVersion: row[4], lastVersion: row[5] } : null;
   }
 
-  async saveSnapshot(snapshot: Snapshot): Promise<void> {
+  async saveSnapshot(snapshot: Snapshot, segments: readonly SnapshotSegment[] = []): Promise<void> {
+    const state = JSON.stringify(snapshot.state ?? null);
+    if (segments.length === 0) {
+      await this.pool.query({ ...this.sql.saveSnapshot, values: [snapshot.streamId, snapshot.reducerVersion, snapshot.version, state] });
+      return;
+    }
+    // One statement: the segments and the snapshot that refers to them commit together.
     await this.pool.query({
-      ...this.sql.saveSnapshot,
-      values: [snapshot.streamId, snapshot.reducerVersion, snapshot.version, JSON.stringify(snapshot.state ?? null)],
+      ...this.sql.saveSnapshotWithSegments,
+      values: [snapshot.streamId, snapshot.reducerVersion, snapshot.version, state, segments.map((x) => x.id), segments.map((x) => encodeSegment(x.data))],
     });
+  }
+
+  /** One round trip: a first row for the snapshot (if any), then one per event of the tail. */
+  async loadSnapshotAndTail(streamId: string, reducerVersion: number, version: number): Promise<SnapshotAndTail> {
+    const result = await this.pool.query<unknown[]>({ ...this.sql.loadSnapshotAndTail, rowMode: 'array', values: [streamId, reducerVersion, version] });
+    let snapshot: Snapshot | null = null;
+    const events: StoredEvent[] = [];
+    for (const row of result.rows) {
+      if (row[0] === 0) snapshot = { streamId, version: row[1] as number, reducerVersion, state: row[2] };
+      else events.push(toStored(row, 3));
+    }
+    return { snapshot, events };
+  }
+
+  async loadSnapshotSegments(streamId: string, ids: readonly string[]): Promise<Map<string, string>> {
+    const found = new Map<string, string>();
+    if (ids.length === 0) return found;
+    const result = await this.pool.query<[string, Buffer]>({ ...this.sql.loadSnapshotSegments, rowMode: 'array', values: [streamId, ids] });
+    for (const [id, data] of result.rows) found.set(id, decodeSegment(data));
+    return found;
   }
 
   async loadSnapshot(streamId: string, reducerVersion: number, atOrBefore: number): Promise<Snapshot | null> {
@@ -1002,6 +1045,36 @@ function statements(s: string) {
       `INSERT INTO ${s}.snapshots (stream_id, reducer_version, version, state, created_at)
        VALUES ($1::text, $2::integer, $3::bigint, $4::json, now())
        ON CONFLICT (stream_id, reducer_version, version) DO UPDATE SET state = excluded.state, created_at = excluded.created_at`,
+    ),
+    saveSnapshotWithSegments: named(
+      'saveSnapshotWithSegments',
+      `WITH segments AS (
+         INSERT INTO ${s}.snapshot_segments (stream_id, segment_id, data, created_at)
+         SELECT $1::text, u.id, u.data, now() FROM unnest($5::text[], $6::bytea[]) AS u(id, data)
+         ON CONFLICT (stream_id, segment_id) DO NOTHING)
+       INSERT INTO ${s}.snapshots (stream_id, reducer_version, version, state, created_at)
+       VALUES ($1::text, $2::integer, $3::bigint, $4::json, now())
+       ON CONFLICT (stream_id, reducer_version, version) DO UPDATE SET state = excluded.state, created_at = excluded.created_at`,
+    ),
+    loadSnapshotSegments: named(
+      'loadSnapshotSegments',
+      `SELECT segment_id, data FROM ${s}.snapshot_segments WHERE stream_id = $1::text AND segment_id = ANY($2::text[])`,
+    ),
+    // Kind 0: the snapshot (version, state); kind 1: the events after it, up to $3.
+    loadSnapshotAndTail: named(
+      'loadSnapshotAndTail',
+      `WITH snap AS MATERIALIZED (
+         SELECT version, state FROM ${s}.snapshots
+          WHERE stream_id = $1::text AND reducer_version = $2::integer AND version <= $3::bigint
+          ORDER BY version DESC
+          LIMIT 1)
+       SELECT 0 AS kind, version, state, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL FROM snap
+       UNION ALL
+       SELECT 1, e.stream_version, NULL, e.global_position, $1::text, e.stream_version, ${eventId}, e.type, e.parent_version, e.data, e.metadata
+         FROM ${s}.events e
+        WHERE e.stream_key = (SELECT st.id FROM ${s}.streams st WHERE st.stream_id = $1::text)
+          AND e.stream_version > coalesce((SELECT version FROM snap), 0) AND e.stream_version <= $3::bigint
+       ORDER BY 1, 2`,
     ),
     loadSnapshot: named(
       'loadSnapshot',

@@ -11,12 +11,14 @@ import {
   type ReadAllOptions,
   type ReadStreamOptions,
   type Snapshot,
+  type SnapshotAndTail,
+  type SnapshotSegment,
   type StoredEvent,
   type StreamSummary,
 } from '../event-store';
 import { encodeEventId } from '../event-id-codec';
 import { decodeMetadata, encodeMetadata } from '../metadata-codec';
-import { decodeSnapshot, encodeSnapshot } from '../snapshot-codec';
+import { decodeSegment, decodeSnapshot, encodeSegment, encodeSnapshot } from '../snapshot-codec';
 
 export interface SqliteEventStoreOptions {
   /** A file path, or ':memory:'. */
@@ -64,6 +66,14 @@ CREATE TABLE IF NOT EXISTS snapshots (
 CREATE UNIQUE INDEX IF NOT EXISTS snapshots_by_version ON snapshots (stream_id, reducer_version, version);
 -- The stored format of the events table; one row.
 CREATE TABLE IF NOT EXISTS events_format (version INTEGER NOT NULL);
+-- Parts of snapshots shared by later snapshots of the stream; segment_id names the content.
+CREATE TABLE IF NOT EXISTS snapshot_segments (
+  stream_id  TEXT NOT NULL,
+  segment_id TEXT NOT NULL,
+  data       BLOB NOT NULL, -- deflated text (see snapshot-codec)
+  created_at TEXT NOT NULL
+);
+CREATE UNIQUE INDEX IF NOT EXISTS snapshot_segments_by_id ON snapshot_segments (stream_id, segment_id);
 `;
 
 /** Matches what encodeEventId stores as a BLOB. */
@@ -137,6 +147,7 @@ export class SqliteEventStore implements EventStore {
   private readonly statements;
   private readonly appendTx;
   private readonly groupCommitTx;
+  private readonly saveSnapshotTx;
   private pending: PendingAppend[] = [];
 
   constructor(options: SqliteEventStoreOptions) {
@@ -170,7 +181,14 @@ export class SqliteEventStore implements EventStore {
       loadSnapshot: db.prepare<[string, number, number], { version: number; state: string | Buffer }>(
         'SELECT version, state FROM snapshots WHERE stream_id = ? AND reducer_version = ? AND version <= ? ORDER BY version DESC LIMIT 1',
       ),
+      saveSegment: db.prepare('INSERT OR IGNORE INTO snapshot_segments (stream_id, segment_id, data, created_at) VALUES (?, ?, ?, ?)'),
+      loadSegment: db.prepare<[string, string], { data: Buffer }>('SELECT data FROM snapshot_segments WHERE stream_id = ? AND segment_id = ?'),
     };
+    this.saveSnapshotTx = db.transaction((snapshot: Snapshot, segments: readonly SnapshotSegment[]) => {
+      const now = new Date().toISOString();
+      for (const segment of segments) this.statements.saveSegment.run(snapshot.streamId, segment.id, encodeSegment(segment.data), now);
+      this.statements.saveSnapshot.run(snapshot.streamId, snapshot.version, snapshot.reducerVersion, encodeSnapshot(snapshot.state), now);
+    });
     this.appendTx = db.transaction((streamId: string, events: readonly NewEvent[], options: AppendOptions): AppendResult => {
       const claim = options.idempotency;
       if (claim) {
@@ -278,8 +296,24 @@ export class SqliteEventStore implements EventStore {
       : null;
   }
 
-  async saveSnapshot(snapshot: Snapshot): Promise<void> {
-    this.statements.saveSnapshot.run(snapshot.streamId, snapshot.version, snapshot.reducerVersion, encodeSnapshot(snapshot.state), new Date().toISOString());
+  async saveSnapshot(snapshot: Snapshot, segments: readonly SnapshotSegment[] = []): Promise<void> {
+    this.saveSnapshotTx.immediate(snapshot, segments);
+  }
+
+  async loadSnapshotAndTail(streamId: string, reducerVersion: number, version: number): Promise<SnapshotAndTail> {
+    const row = this.statements.loadSnapshot.get(streamId, reducerVersion, version);
+    const snapshot = row ? { streamId, version: row.version, reducerVersion, state: decodeSnapshot(row.state) } : null;
+    const events = this.statements.readStream.all(streamId, (snapshot?.version ?? 0) + 1, version, -1).map(toStored);
+    return { snapshot, events };
+  }
+
+  async loadSnapshotSegments(streamId: string, ids: readonly string[]): Promise<Map<string, string>> {
+    const found = new Map<string, string>();
+    for (const id of ids) {
+      const row = this.statements.loadSegment.get(streamId, id);
+      if (row) found.set(id, decodeSegment(row.data));
+    }
+    return found;
   }
 
   async loadSnapshot(streamId: string, reducerVersion: number, atOrBefore: number): Promise<Snapshot | null> {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ConcurrencyError, IdempotencyKeyReusedError, type EventStore, type NewEvent } from '../event-store';
+import { ConcurrencyError, IdempotencyKeyReusedError, loadSnapshotAndTail, type EventStore, type NewEvent } from '../event-store';
 
 export function newEvent(type = 'MemoryWritten', data: unknown = { key: 'k', value: 1 }, parentVersion: number | null = null): NewEvent {
   return {
@@ -197,6 +197,59 @@ export function describeEventStoreContract(name: string, create: () => Promise<E
       expect(await store.loadSnapshot(stream, 1, 9)).toBeNull();
       expect(await store.loadSnapshot(stream, 3, 100)).toBeNull();
       expect(await store.loadSnapshot(stream, 2, 100)).toMatchObject({ version: 30, state: { n: 30 } });
+    });
+
+    it('reads the nearest snapshot and the events after it in one call, as loadSnapshot then readStream would', async () => {
+      await store.append(
+        stream,
+        Array.from({ length: 12 }, (_, i) => newEvent('MemoryWritten', { key: `k${i}`, value: i }, i === 0 ? null : i)),
+        {
+          expectedVersion: 'no_stream',
+        },
+      );
+      await store.saveSnapshot({ streamId: stream, version: 5, reducerVersion: 1, state: { n: 5 } });
+      await store.saveSnapshot({ streamId: stream, version: 10, reducerVersion: 1, state: { n: 10, text: 'é' } });
+      await store.saveSnapshot({ streamId: stream, version: 8, reducerVersion: 2, state: { n: 8 } });
+      const expected = async (reducer: number, v: number) => {
+        const snapshot = await store.loadSnapshot(stream, reducer, v);
+        return { snapshot, events: await store.readStream(stream, { fromVersion: (snapshot?.version ?? 0) + 1, toVersion: v }) };
+      };
+      for (const [reducer, v] of [
+        [1, 12],
+        [1, 10],
+        [1, 9],
+        [1, 4],
+        [2, 9],
+        [3, 12],
+        [1, 0],
+        [1, 1000],
+      ] as const) {
+        const read = await loadSnapshotAndTail(store, stream, reducer, v);
+        expect(read).toEqual(await expected(reducer, v));
+        if (store.loadSnapshotAndTail) expect(await store.loadSnapshotAndTail(stream, reducer, v)).toEqual(read);
+      }
+      expect((await loadSnapshotAndTail(store, stream, 1, 12)).events.map((e) => e.streamVersion)).toEqual([11, 12]);
+      expect((await loadSnapshotAndTail(store, stream, 1, 10)).events).toEqual([]);
+      expect(await loadSnapshotAndTail(store, `session:t1:${randomUUID()}`, 1, 10)).toEqual({ snapshot: null, events: [] });
+    });
+
+    it('stores snapshot segments once per stream and returns the ones asked for', async () => {
+      if (!store.loadSnapshotSegments) return;
+      const big = 'x'.repeat(100_000) + 'é';
+      await store.saveSnapshot({ streamId: stream, version: 10, reducerVersion: 1, state: { refs: ['a', 'b'] } }, [
+        { id: 'a', data: '["first"]' },
+        { id: 'b', data: big },
+      ]);
+      // Ids name contents: a second write of an id keeps the first.
+      await store.saveSnapshot({ streamId: stream, version: 20, reducerVersion: 1, state: { refs: ['a', 'c'] } }, [
+        { id: 'a', data: '["ignored"]' },
+        { id: 'c', data: '[3]' },
+      ]);
+      expect(await store.loadSnapshot(stream, 1, 15)).toMatchObject({ version: 10, state: { refs: ['a', 'b'] } });
+      const found = await store.loadSnapshotSegments(stream, ['a', 'b', 'c', 'missing']);
+      expect(Object.fromEntries(found)).toEqual({ a: '["first"]', b: big, c: '[3]' });
+      expect((await store.loadSnapshotSegments(`session:t1:${randomUUID()}`, ['a'])).size).toBe(0);
+      expect((await store.loadSnapshotSegments(stream, [])).size).toBe(0);
     });
   });
 }

@@ -5,7 +5,7 @@
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { evolveInPlace, initialSessionState, REDUCER_VERSION, type RecordedSessionEvent } from '../../../../libs/domain/src';
+import { evolveInPlace, initialSessionState, type RecordedSessionEvent } from '../../../../libs/domain/src';
 import { SessionRepository, SessionService, sessionStreamId } from '../../../../libs/engine/src';
 import { PostgresEventStore, SqliteEventStore, type EventStore } from '../../../../libs/event-store/src';
 import type { TestDatabase } from '../../../support/postgres';
@@ -17,7 +17,7 @@ import type { StoreName } from '../results';
 /** The API's defaults (apps/api/src/config/rewind-config.ts). */
 export const DEFAULT_SNAPSHOT_EVERY = 100;
 export const DEFAULT_PG_POOL_SIZE = 20;
-export const REWIND_PG_TABLES = ['rewind.events', 'rewind.streams', 'rewind.snapshots', 'rewind.idempotency_keys'];
+export const REWIND_PG_TABLES = ['rewind.events', 'rewind.streams', 'rewind.snapshots', 'rewind.snapshot_segments', 'rewind.idempotency_keys'];
 
 export interface RewindAdapterOptions {
   run: string;
@@ -122,7 +122,8 @@ export class RewindAdapter implements SystemAdapter {
           throw new Error('no head moves in the benchmark conversation');
         });
         if (state.version % this.snapshotEvery === 0) {
-          await this.events.saveSnapshot({ streamId, version: state.version, reducerVersion: REDUCER_VERSION, state });
+          // As the live service writes them (segmented: sealed parts shared between snapshots).
+          await this.service.repository.saveSnapshot(streamId, state);
         }
       }
     }
