@@ -1,7 +1,34 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ConcurrencyError, IdempotencyKeyReusedError, loadSnapshotAndTail, type EventStore, type NewEvent } from '../event-store';
+import { ConcurrencyError, IdempotencyKeyReusedError, loadSnapshotAndTail, type EventStore, type NewEvent, type StoredEvent } from '../event-store';
+
+/**
+ * Reads the global log page by page from `after` until `done` holds for what was read. On
+ * PostgreSQL a page stops short while an older transaction anywhere on the server is still open
+ * (other suites run beside this one), so an empty page means "not yet", until the deadline.
+ */
+export async function readAllUntil(
+  store: EventStore,
+  after: number,
+  done: (seen: StoredEvent[]) => boolean,
+  limit = 100,
+  timeoutMs = 10_000,
+): Promise<StoredEvent[]> {
+  const seen: StoredEvent[] = [];
+  const deadline = Date.now() + timeoutMs;
+  while (!done(seen)) {
+    const page = await store.readAll({ after, limit });
+    if (page.length === 0) {
+      if (Date.now() > deadline) break;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      continue;
+    }
+    seen.push(...page);
+    after = page[page.length - 1]!.globalPosition;
+  }
+  return seen;
+}
 
 export function newEvent(type = 'MemoryWritten', data: unknown = { key: 'k', value: 1 }, parentVersion: number | null = null): NewEvent {
   return {
@@ -80,7 +107,7 @@ export function describeEventStoreContract(name: string, create: () => Promise<E
       const read = await store.readStream(own);
       expect(read.map((e) => [e.eventId, e.metadata])).toEqual([derived, odd, upper].map((e) => [e.eventId, e.metadata]));
       expect((await store.readStream(tool))[0]).toMatchObject({ eventId: toolEvent.eventId, metadata: toolEvent.metadata });
-      const all = await store.readAll({ after: read[0]!.globalPosition - 1, limit: 10 });
+      const all = await readAllUntil(store, read[0]!.globalPosition - 1, (seen) => seen.some((e) => e.eventId === upper.eventId));
       expect(all.find((e) => e.eventId === upper.eventId)?.metadata).toEqual(upper.metadata);
     });
 
@@ -156,13 +183,8 @@ export function describeEventStoreContract(name: string, create: () => Promise<E
               );
             }
             const total = batches.reduce((sum, b) => sum + b.count, 0);
-            const seen: number[] = [];
-            for (let after = from; ; ) {
-              const page = await store.readAll({ after, limit: 5 });
-              if (page.length === 0) break;
-              seen.push(...page.map((e) => e.globalPosition));
-              after = page[page.length - 1]!.globalPosition;
-            }
+            const seen = (await readAllUntil(store, from, (events) => events.length >= total, 5)).map((e) => e.globalPosition);
+            expect(await store.readAll({ after: seen[seen.length - 1] ?? from, limit: 5 })).toEqual([]);
             expect(seen).toHaveLength(total);
             expect([...seen].sort((a, b) => a - b)).toEqual(seen);
             expect(new Set(seen).size).toBe(total);
