@@ -17,7 +17,13 @@ export class AppModule {
   static forConfig(config: RewindConfig, stores: OpenedStores): DynamicModule {
     return {
       module: AppModule,
-      imports: [CqrsModule.forRoot(), InfrastructureModule.forConfig(config, stores), SessionsModule, RollbacksModule, ProjectionsModule.forRoot()],
+      imports: [
+        CqrsModule.forRoot(),
+        InfrastructureModule.forConfig(config, stores),
+        SessionsModule,
+        RollbacksModule,
+        ProjectionsModule.forRoot({ runRunners: config.runProjections }),
+      ],
       controllers: [HealthController, MetricsController],
       providers: [
         { provide: APP_GUARD, useClass: ApiKeyGuard },

@@ -19,6 +19,8 @@ export interface RewindConfig {
   logLevel: 'error' | 'warn' | 'log' | 'debug';
   /** With KAFKA_BROKERS set: the events topic whose relay lag /metrics reports. */
   relayTopic: string | null;
+  /** Run the projection runners in this process (false: a worker runs them; queries still read the tables). */
+  runProjections: boolean;
 }
 
 export class ConfigError extends Error {
@@ -70,5 +72,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RewindConfig {
     sqliteSynchronous: oneOf(env, 'REWIND_SQLITE_SYNCHRONOUS', ['FULL', 'NORMAL', 'EXTRA'] as const, 'FULL'),
     logLevel: oneOf(env, 'REWIND_LOG_LEVEL', ['error', 'warn', 'log', 'debug'] as const, 'log'),
     relayTopic: env.KAFKA_BROKERS ? env.KAFKA_TOPIC_EVENTS || 'rewind.events' : null,
+    runProjections: oneOf(env, 'REWIND_RUN_PROJECTIONS', ['true', 'false'] as const, 'true') === 'true',
   };
 }
