@@ -57,6 +57,39 @@ function chunked<T>(items: readonly T[], size: number): { sealed: T[][]; rest: T
   return { sealed, rest: items.slice(full) };
 }
 
+/**
+ * The JSON of sealed chunks, remembered per container (a state's turns array, tool-call record,
+ * timeline array) between its snapshots, so that a long session does not stringify its whole
+ * history every time. A chunk is written again when one of its items was replaced, or changed
+ * where evolve changes items in place: a turn's messages (appended) and status; a tool call's
+ * outcome fields. Containers replaced by a head move or a restore start afresh.
+ */
+interface ChunkMemo {
+  refs: unknown[];
+  marks: unknown[];
+  json: string;
+}
+const chunkMemo = new WeakMap<object, Map<number, ChunkMemo>>();
+
+function chunkJson<T>(owner: object, index: number, chunk: T[], ref: (item: T) => unknown, marks: (item: T, into: unknown[]) => void): string {
+  let memo = chunkMemo.get(owner);
+  if (!memo) chunkMemo.set(owner, (memo = new Map()));
+  const refs = chunk.map(ref);
+  const now: unknown[] = [];
+  for (const item of chunk) marks(item, now);
+  const known = memo.get(index);
+  if (known && sameItems(known.refs, refs) && sameItems(known.marks, now)) return known.json;
+  const json = JSON.stringify(chunk);
+  memo.set(index, { refs, marks: now, json });
+  return json;
+}
+
+const sameItems = (a: unknown[], b: unknown[]) => a.length === b.length && a.every((x, i) => x === b[i]);
+
+const turnMarks = (turn: Turn, into: unknown[]) => void into.push(turn.messages, turn.messages.length, turn.status);
+const callMarks = ([key, call]: [string, ToolCall], into: unknown[]) =>
+  void into.push(key, call.status, call.output, call.error, call.retryable, call.finishedVersion, call.attempts, call.startedVersion);
+
 /** Encodes `state` synchronously (a fixed copy, cheaper than a deep clone); hashing is left to `nameSegments`. */
 export function encodeSnapshot(state: SessionState, sizes: SegmentSizes = DEFAULT_SEGMENT_SIZES): EncodedSnapshot {
   const turns = chunked(state.path.turns, sizes.turns);
@@ -68,9 +101,18 @@ export function encodeSnapshot(state: SessionState, sizes: SegmentSizes = DEFAUL
     timeline: timeline.rest,
   };
   const chunks: EncodedSnapshot['chunks'] = [
-    ...turns.sealed.map((chunk) => ({ kind: 'turns' as const, json: JSON.stringify(chunk) })),
-    ...calls.sealed.map((chunk) => ({ kind: 'toolCalls' as const, json: JSON.stringify(chunk) })),
-    ...timeline.sealed.map((chunk) => ({ kind: 'timeline' as const, json: JSON.stringify(chunk) })),
+    ...turns.sealed.map((chunk, i) => ({ kind: 'turns' as const, json: chunkJson(state.path.turns, i, chunk, (t) => t, turnMarks) })),
+    ...calls.sealed.map((chunk, i) => ({ kind: 'toolCalls' as const, json: chunkJson(state.path.toolCalls, i, chunk, ([, call]) => call, callMarks) })),
+    ...timeline.sealed.map((chunk, i) => ({
+      kind: 'timeline' as const,
+      json: chunkJson(
+        state.timeline,
+        i,
+        chunk,
+        (v) => v,
+        () => undefined,
+      ),
+    })),
   ];
   return { version: state.version, head: JSON.stringify(rest), chunks };
 }
