@@ -13,8 +13,8 @@ import { expectedSession } from './testing/oracle';
 
 const REVERSIBLE: EffectDescriptor = { kind: 'reversible', compensation: { channel: 'inline', target: 'cancel' } };
 
-for (const { backend, skip } of backendsUnderTest()) {
-  describe.skipIf(skip !== null)(`projectors on ${backend.name}`, () => {
+for (const { backend, skip, on } of backendsUnderTest()) {
+  describe.skipIf(skip !== null)(`projectors on ${on}`, () => {
     let f: Fixture;
     let runners: ProjectionSupervisor;
     let service: SessionService;

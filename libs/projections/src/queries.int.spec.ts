@@ -4,8 +4,8 @@ import { InvalidCursorError, ReadModelQueries, type Page } from './queries';
 import { ProjectionSupervisor, SILENT_LOGGER } from './runner';
 import { backendsUnderTest, type Fixture } from './testing/backends';
 
-for (const { backend, skip } of backendsUnderTest()) {
-  describe.skipIf(skip !== null)(`read-model queries on ${backend.name}`, () => {
+for (const { backend, skip, on } of backendsUnderTest()) {
+  describe.skipIf(skip !== null)(`read-model queries on ${on}`, () => {
     let f: Fixture;
     let queries: ReadModelQueries;
     let times: string[];

@@ -4,8 +4,8 @@ import { PROJECTION_NAMES } from './projections';
 import { READ_MODEL_TABLES } from './schema';
 import { backendsUnderTest, type Fixture } from './testing/backends';
 
-for (const { backend, skip } of backendsUnderTest()) {
-  describe.skipIf(skip !== null)(`read-model database on ${backend.name}`, () => {
+for (const { backend, skip, on } of backendsUnderTest()) {
+  describe.skipIf(skip !== null)(`read-model database on ${on}`, () => {
     let f: Fixture;
     beforeEach(async () => {
       f = await backend.open();

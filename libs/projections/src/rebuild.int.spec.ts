@@ -7,8 +7,8 @@ import { snapshotReadModels, tableRows } from './testing/inspect';
 import { appendWorkload } from './testing/workload';
 import { formatVerification } from './verify';
 
-for (const { backend, skip } of backendsUnderTest()) {
-  describe.skipIf(skip !== null)(`rebuild and verify on ${backend.name}`, () => {
+for (const { backend, skip, on } of backendsUnderTest()) {
+  describe.skipIf(skip !== null)(`rebuild and verify on ${on}`, () => {
     let f: Fixture;
     beforeEach(async () => {
       f = await backend.open();

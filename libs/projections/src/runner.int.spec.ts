@@ -24,8 +24,8 @@ async function eventually(what: string, check: () => Promise<boolean>, timeoutMs
 
 class HookFailure extends Error {}
 
-for (const { backend, skip } of backendsUnderTest()) {
-  describe.skipIf(skip !== null)(`projection runner on ${backend.name}`, () => {
+for (const { backend, skip, on } of backendsUnderTest()) {
+  describe.skipIf(skip !== null)(`projection runner on ${on}`, () => {
     let f: Fixture;
     beforeEach(async () => {
       f = await backend.open();

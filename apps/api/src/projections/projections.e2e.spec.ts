@@ -37,8 +37,8 @@ async function eventually(what: string, check: () => Promise<boolean>, timeoutMs
   }
 }
 
-for (const { backend, skip } of backendsUnderTest()) {
-  describe.skipIf(skip !== null)(`query routes served from the projections on ${backend.name}`, () => {
+for (const { backend, skip, on } of backendsUnderTest()) {
+  describe.skipIf(skip !== null)(`query routes served from the projections on ${on}`, () => {
     let dataDir = '';
     const adminKey = `test-admin-${randomBytes(12).toString('hex')}`;
     let database: { url: string; drop(): Promise<void> } | null = null;

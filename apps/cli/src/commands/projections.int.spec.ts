@@ -25,8 +25,8 @@ async function rewind(env: Record<string, string>, argv: string[], options: { tt
   return { code, stdout, stderr };
 }
 
-for (const { backend, skip } of backendsUnderTest()) {
-  describe.skipIf(skip !== null)(`rewind projections … on ${backend.name}`, () => {
+for (const { backend, skip, on } of backendsUnderTest()) {
+  describe.skipIf(skip !== null)(`rewind projections … on ${on}`, () => {
     let f: Fixture;
     let events: number;
     beforeEach(async () => {

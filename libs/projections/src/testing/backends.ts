@@ -191,15 +191,18 @@ export function postgresReachableSync(): boolean {
  * The backends a suite runs on: SQLite always; PostgreSQL when reachable, and always in CI
  * (`CI` set), where an unreachable server fails the suite instead of skipping it.
  */
-export function backendsUnderTest(): { backend: Backend; skip: string | null }[] {
+export function backendsUnderTest(): { backend: Backend; skip: string | null; on: string }[] {
   const reachable = postgresReachableSync();
   const skip =
     reachable || process.env.CI
       ? null
       : `PostgreSQL is not reachable at ${maskConnectionString(ADMIN_URL)}: skipping its suite (set REWIND_TEST_DATABASE_URL, or CI to make this a failure)`;
   if (skip) console.warn(skip);
+  const sqlite = sqliteBackend();
+  const postgres = postgresBackend();
+  // `on` names the backend in suite titles, with the reason when the suite is skipped.
   return [
-    { backend: sqliteBackend(), skip: null },
-    { backend: postgresBackend(), skip },
+    { backend: sqlite, skip: null, on: sqlite.name },
+    { backend: postgres, skip, on: skip ? `${postgres.name} [skipped: ${skip}]` : postgres.name },
   ];
 }
