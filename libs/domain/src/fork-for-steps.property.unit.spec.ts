@@ -7,6 +7,7 @@ import type { RecordedSessionEvent } from './events';
 import { evolveInPlace } from './evolve';
 import { foldPath } from './replay';
 import { cloneState, forkForSteps, initialSessionState, type SessionState } from './state';
+import { recordedAt } from './testing/recorded';
 import { commandsFor, intentArb, type Intent } from './testing/arbitraries';
 
 const RUNS = Number(process.env.REWIND_PROPERTY_RUNS ?? 1000);
@@ -26,22 +27,7 @@ function apply(state: SessionState, events: RecordedSessionEvent[], commands: Se
     }
     accepted.push(command);
     for (const pending of decided.events) {
-      const event = {
-        ...pending,
-        eventId: `e-${events.length + 1}`,
-        streamVersion: events.length + 1,
-        globalPosition: events.length + 1,
-        metadata: {
-          tenantId: 't',
-          sessionId: 's',
-          commandId: 'c',
-          causationId: null,
-          correlationId: 'c',
-          actor: 'tester',
-          occurredAt: '2026-01-01T00:00:00.000Z',
-          schemaVersion: 1,
-        },
-      } as RecordedSessionEvent;
+      const event = recordedAt(pending, events.length + 1);
       events.push(event);
       evolveInPlace(state, event, (v) => foldPath(events, v));
     }

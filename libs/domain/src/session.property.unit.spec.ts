@@ -6,6 +6,7 @@ import { isStepEvent, type RecordedSessionEvent } from './events';
 import { evolveInPlace } from './evolve';
 import { foldPath, replay } from './replay';
 import { cloneState, initialSessionState, type SessionState } from './state';
+import { recordedAt } from './testing/recorded';
 import { commandsFor, intentArb, type Intent } from './testing/arbitraries';
 import { isNode } from './timeline';
 
@@ -31,22 +32,7 @@ function simulate(intents: Intent[]): Simulation {
   const apply = (cmd: Parameters<typeof decide>[1]) => {
     const decision = decide(state, cmd, { newId: () => `id-${++ids}`, actor: 'tester', pathAt: resolve });
     for (const pending of decision.events) {
-      const recorded = {
-        ...pending,
-        eventId: `e-${events.length + 1}`,
-        streamVersion: events.length + 1,
-        globalPosition: events.length + 1,
-        metadata: {
-          tenantId: 't',
-          sessionId: 's',
-          commandId: 'c',
-          causationId: null,
-          correlationId: 'c',
-          actor: 'tester',
-          occurredAt: '2026-01-01T00:00:00.000Z',
-          schemaVersion: 1,
-        },
-      } as RecordedSessionEvent;
+      const recorded = recordedAt(pending, events.length + 1);
       events.push(recorded);
       evolveInPlace(state, recorded, resolve);
       statesAfter.push(cloneState(state));
