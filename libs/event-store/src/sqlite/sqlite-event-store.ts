@@ -17,6 +17,7 @@ import {
   type StreamSummary,
 } from '../event-store';
 import { encodeEventId } from '../event-id-codec';
+import { GroupCommitQueue, type Settled } from '../group-commit';
 import { decodeMetadata, encodeMetadata } from '../metadata-codec';
 import { decodeSegment, decodeSnapshot, encodeSegment, encodeSnapshot } from '../snapshot-codec';
 
@@ -120,8 +121,6 @@ interface PendingAppend {
   streamId: string;
   events: readonly NewEvent[];
   options: AppendOptions;
-  resolve: (result: AppendResult) => void;
-  reject: (error: unknown) => void;
 }
 
 function toStored(row: EventRow): StoredEvent {
@@ -148,7 +147,7 @@ export class SqliteEventStore implements EventStore {
   private readonly appendTx;
   private readonly groupCommitTx;
   private readonly saveSnapshotTx;
-  private pending: PendingAppend[] = [];
+  private readonly appends: GroupCommitQueue<PendingAppend, AppendResult>;
 
   constructor(options: SqliteEventStoreOptions) {
     this.db = openSqliteFile(options.filename, options.synchronous ?? 'FULL');
@@ -219,15 +218,24 @@ export class SqliteEventStore implements EventStore {
       return { streamId, firstVersion: current + 1, lastVersion: version, duplicate: false };
     });
     // Called inside the group transaction, appendTx runs as a savepoint: a failure undoes that append only.
-    this.groupCommitTx = db.transaction((batch: PendingAppend[], outcomes: ({ ok: true; result: AppendResult } | { ok: false; error: unknown })[]) => {
+    this.groupCommitTx = db.transaction((batch: PendingAppend[], outcomes: Settled<AppendResult>[]) => {
       for (const item of batch) {
         try {
-          outcomes.push({ ok: true, result: this.appendTx(item.streamId, item.events, item.options) });
+          outcomes.push({ ok: true, value: this.appendTx(item.streamId, item.events, item.options) });
         } catch (error) {
           outcomes.push({ ok: false, error });
         }
       }
     });
+    // One writer: a batch commits synchronously, and whatever arrives meanwhile goes in the next.
+    this.appends = new GroupCommitQueue(
+      async (batch) => {
+        const outcomes: Settled<AppendResult>[] = [];
+        this.groupCommitTx.immediate(batch, outcomes);
+        return outcomes;
+      },
+      { maxInFlight: 1, maxItems: Number.MAX_SAFE_INTEGER },
+    );
   }
 
   /**
@@ -236,27 +244,7 @@ export class SqliteEventStore implements EventStore {
    * conflict fails that append only. Nothing resolves before the commit.
    */
   append(streamId: string, events: readonly NewEvent[], options: AppendOptions): Promise<AppendResult> {
-    return new Promise((resolve, reject) => {
-      this.pending.push({ streamId, events, options, resolve, reject });
-      if (this.pending.length === 1) setImmediate(() => this.flush());
-    });
-  }
-
-  private flush(): void {
-    const batch = this.pending;
-    this.pending = [];
-    const outcomes: ({ ok: true; result: AppendResult } | { ok: false; error: unknown })[] = [];
-    try {
-      this.groupCommitTx.immediate(batch, outcomes);
-    } catch (error) {
-      for (const item of batch) item.reject(error);
-      return;
-    }
-    batch.forEach((item, i) => {
-      const outcome = outcomes[i]!;
-      if (outcome.ok) item.resolve(outcome.result);
-      else item.reject(outcome.error);
-    });
+    return this.appends.submit({ streamId, events, options });
   }
 
   async readStream(streamId: string, options: ReadStreamOptions = {}): Promise<StoredEvent[]> {
