@@ -17,13 +17,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { runCli } from '../../apps/cli/src/cli';
-import { projectionsCommands } from '../../apps/cli/src/commands/projections';
-import type { EventStore } from '../../libs/event-store/src';
-import { PostgresEventStore } from '../../libs/event-store/src/postgres/postgres-event-store';
-import { SqliteEventStore } from '../../libs/event-store/src/sqlite/sqlite-event-store';
-import { ProjectionSupervisor, ReadModelDatabase, SILENT_LOGGER, type ReadModelConfig } from '../../libs/projections/src';
-import { appendWorkload } from '../../libs/projections/src/testing/workload';
+import { runCli } from '@rewind/cli';
+import { projectionsCommands } from '@rewind/cli';
+import type { EventStore } from '@rewind/event-store';
+import { PostgresEventStore } from '@rewind/event-store/postgres';
+import { SqliteEventStore } from '@rewind/event-store/sqlite';
+import { ProjectionSupervisor, ReadModelDatabase, SILENT_LOGGER, type ReadModelConfig } from '@rewind/projections';
+import { appendWorkload } from '@rewind/projections/testing';
 
 interface ChildReport {
   exitCode: number;

@@ -5,8 +5,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SessionRepository, SessionService, sessionStreamId } from '../../libs/engine/src';
-import { SqliteEventStore } from '../../libs/event-store/src';
+import { SessionRepository, SessionService, sessionStreamId } from '@rewind/engine';
+import { SqliteEventStore } from '@rewind/event-store/sqlite';
 import { performance } from 'node:perf_hooks';
 import { fmt, measure } from './stats';
 

@@ -8,9 +8,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { loadConfig } from '../../apps/api/src/config/rewind-config';
-import { createApp } from '../../apps/api/src/create-app';
-import { TravelService } from '../../apps/demo/src/travel-service';
+import { loadConfig } from '@rewind/config';
+import { createApp } from '@rewind/api';
+import { TravelService } from '@rewind/demo';
 import { httpClient } from '../support/http-client';
 import { fmt, summarize } from './stats';
 

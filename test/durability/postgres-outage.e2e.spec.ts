@@ -40,7 +40,7 @@ describe('PostgreSQL outages: clean errors, 503 while down, no lost or doubled w
   afterAll(async () => db.drop());
 
   it('refuses to start with a message naming the URL (password masked), not a stack trace', () => {
-    const result = spawnSync(process.execPath, ['dist/apps/api/src/main.js'], {
+    const result = spawnSync(process.execPath, ['apps/api/dist/main.js'], {
       env: { ...process.env, REWIND_STORE: 'postgres', DATABASE_URL: 'postgres://rewind:s3cret@127.0.0.1:1/rewind', PORT: '0', REWIND_LOG_LEVEL: 'error' },
       encoding: 'utf8',
       timeout: 30_000,
@@ -49,7 +49,7 @@ describe('PostgreSQL outages: clean errors, 503 while down, no lost or doubled w
     expect(result.stderr).toContain('Rewind cannot start: Cannot reach PostgreSQL at postgres://rewind:***@127.0.0.1:1/rewind');
     expect(result.stderr).not.toContain('s3cret');
     expect(result.stderr).not.toMatch(/^\s+at /m);
-    const missing = spawnSync(process.execPath, ['dist/apps/api/src/main.js'], {
+    const missing = spawnSync(process.execPath, ['apps/api/dist/main.js'], {
       env: { ...process.env, REWIND_STORE: 'postgres', DATABASE_URL: '' },
       encoding: 'utf8',
       timeout: 30_000,

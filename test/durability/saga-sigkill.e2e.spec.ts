@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TravelService } from '../../apps/demo/src/travel-service';
+import { TravelService } from '@rewind/demo';
 import { httpClient } from '../support/http-client';
 import { E2E_STORES, storeEnv } from '../support/postgres';
 import { kill9, startServerProcess, type ServerProcess } from '../support/server-process';

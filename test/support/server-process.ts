@@ -21,7 +21,7 @@ export interface ServerProcess {
 }
 
 /** Runs the built API (`npm run build` first) as a real child process and waits for /health. */
-export async function startServerProcess(env: Record<string, string>, script = 'dist/apps/api/src/main.js'): Promise<ServerProcess> {
+export async function startServerProcess(env: Record<string, string>, script = 'apps/api/dist/main.js'): Promise<ServerProcess> {
   const port = await freePort();
   const child = spawn(process.execPath, [join(process.cwd(), script)], {
     env: { ...process.env, REWIND_LOG_LEVEL: 'warn', ...env, PORT: String(port), HOST: '127.0.0.1' },

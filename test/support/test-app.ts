@@ -3,8 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { loadConfig } from '../../apps/api/src/config/rewind-config';
-import { createApp } from '../../apps/api/src/create-app';
+import { loadConfig } from '@rewind/config';
+import { createApp } from '@rewind/api';
 import { httpClient, type Http } from './http-client';
 
 export interface TestApp {

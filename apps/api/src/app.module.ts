@@ -4,7 +4,7 @@ import { CqrsModule } from '@nestjs/cqrs';
 import { ApiKeyGuard } from './auth/api-key.guard';
 import { ApiExceptionFilter } from './common/api-exception.filter';
 import { createValidationPipe } from './common/validation';
-import type { RewindConfig } from './config/rewind-config';
+import type { RewindConfig } from '@rewind/config';
 import { HealthController } from './health/health.controller';
 import { MetricsController } from './metrics/metrics.controller';
 import { InfrastructureModule, type OpenedStores } from './infrastructure/infrastructure.module';

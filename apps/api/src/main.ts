@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { ConfigError, loadConfig } from './config/rewind-config';
+import { ConfigError, loadConfig } from '@rewind/config';
 import { createApp, logger } from './create-app';
 
 async function main(): Promise<void> {

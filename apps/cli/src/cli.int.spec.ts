@@ -2,9 +2,10 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { SessionRepository, SessionService, type Caller } from '../../../libs/engine/src';
-import { SqliteEventStore } from '../../../libs/event-store/src';
-import { hashKey, SqliteApiKeyStore } from '../../../libs/tenancy/src';
+import { SessionRepository, SessionService, type Caller } from '@rewind/engine';
+import { SqliteEventStore } from '@rewind/event-store/sqlite';
+import { hashKey } from '@rewind/tenancy';
+import { SqliteApiKeyStore } from '@rewind/tenancy/sqlite';
 import { runCli } from './cli';
 
 interface Run {

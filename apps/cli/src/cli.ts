@@ -1,6 +1,6 @@
 import { projectionsCommands } from './commands/projections';
 import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig, type RewindConfig } from '../../api/src/config/rewind-config';
+import { ConfigError, loadConfig, type RewindConfig } from '@rewind/config';
 import { CliError, commandUsage, databaseFileOf, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, UsageError, type CliIo, type CommandSpec, type Flags } from './command';
 import { eventsCommands } from './commands/events';
 import { keysCommands } from './commands/keys';

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { ID_PATTERN } from '../../../libs/engine/src';
-import type { RewindConfig } from '../../api/src/config/rewind-config';
+import { ID_PATTERN } from '@rewind/engine';
+import type { RewindConfig } from '@rewind/config';
 
 /** Where the CLI writes: `process.stdout`/`process.stderr` fit, and so does a test's collector. */
 export interface CliOutput {

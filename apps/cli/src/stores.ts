@@ -1,6 +1,7 @@
 import { Pool } from 'pg';
-import { SqliteEventStore, type EventStore } from '../../../libs/event-store/src';
-import { maskConnectionString, PostgresEventStore, PostgresUnavailableError } from '../../../libs/event-store/src/postgres/postgres-event-store';
+import { type EventStore } from '@rewind/event-store';
+import { SqliteEventStore } from '@rewind/event-store/sqlite';
+import { maskConnectionString, PostgresEventStore, PostgresUnavailableError } from '@rewind/event-store/postgres';
 import { CliError, requireDatabase, type CommandContext } from './command';
 
 /** The PostgreSQL schema of the event store, API keys and signing keys (the API's default, or REWIND_PG_SCHEMA). */

@@ -3,8 +3,8 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig } from '../../api/src/config/rewind-config';
-import { createApp } from '../../api/src/create-app';
+import { loadConfig } from '@rewind/config';
+import { createApp } from '@rewind/api';
 import { runBookingAct } from './booking-act';
 import { formatDiff, formatState, formatTimeline, type Change, type RecordedEvent, type StateView, type Timeline } from './print';
 

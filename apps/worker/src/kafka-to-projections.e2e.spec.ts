@@ -4,20 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Pool } from 'pg';
 import { afterAll, expect, it } from 'vitest';
-import { PostgresEventStore } from '../../../libs/event-store/src';
-import type { CommandEnvelope } from '../../../libs/messaging/src/commands/command-envelope';
-import { commandMessage, type CommandResultMessage } from '../../../libs/messaging/src/commands/command-outcome';
-import { KafkaMessageBus } from '../../../libs/messaging/src/kafka/kafka-message-bus';
-import {
-  collect,
-  describeWithKafka,
-  KAFKA_TEST_BROKERS,
-  testLogger,
-  trackTopics,
-  uniqueName,
-  until,
-} from '../../../libs/messaging/src/kafka/testing/kafka-test-support';
-import { PostgresKafkaSigningSecretStore } from '../../../libs/messaging/src/signing/postgres-signing-secret-store';
+import { PostgresEventStore } from '@rewind/event-store/postgres';
+import type { CommandEnvelope } from '@rewind/messaging';
+import { commandMessage, type CommandResultMessage } from '@rewind/messaging';
+import { KafkaMessageBus } from '@rewind/messaging/kafka';
+import { collect, describeWithKafka, KAFKA_TEST_BROKERS, testLogger, trackTopics, uniqueName, until } from '@rewind/messaging/kafka/testing';
+import { PostgresKafkaSigningSecretStore } from '@rewind/messaging/postgres';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/postgres';
 import { startTestApp, type TestApp } from '../../../test/support/test-app';
 import { startWorker, type Worker } from './worker';

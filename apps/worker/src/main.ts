@@ -1,6 +1,6 @@
 import 'reflect-metadata';
-import { KafkaConfigError } from '../../../libs/messaging/src/kafka/kafka-config';
-import { consoleLogger, errorMessage } from '../../../libs/messaging/src/kafka/logger';
+import { KafkaConfigError } from '@rewind/messaging';
+import { consoleLogger, errorMessage } from '@rewind/messaging';
 import { startWorker } from './worker';
 import { loadWorkerConfig, WorkerConfigError } from './worker-config';
 

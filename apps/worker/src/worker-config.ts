@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
-import { loadKafkaSettings, type KafkaSettings } from '../../../libs/messaging/src/kafka/kafka-config';
-import type { MessagingLogLevel } from '../../../libs/messaging/src/kafka/logger';
+import { loadKafkaSettings, type KafkaSettings } from '@rewind/messaging';
+import type { MessagingLogLevel } from '@rewind/messaging';
 
 export type BusKind = 'inprocess' | 'kafka';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { KafkaConfigError, rewindTopicSpecs } from '../../../libs/messaging/src/kafka/kafka-config';
+import { KafkaConfigError, rewindTopicSpecs } from '@rewind/messaging';
 import { loadWorkerConfig, WorkerConfigError } from './worker-config';
 
 describe('worker configuration from the environment', () => {

@@ -4,23 +4,15 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
-import { SqliteEventStore } from '../../../libs/event-store/src';
-import type { CommandEnvelope } from '../../../libs/messaging/src/commands/command-envelope';
-import { commandMessage, type CommandResultMessage } from '../../../libs/messaging/src/commands/command-outcome';
-import { KafkaMessageBus } from '../../../libs/messaging/src/kafka/kafka-message-bus';
-import {
-  collect,
-  describeWithKafka,
-  KAFKA_TEST_BROKERS,
-  testLogger,
-  trackTopics,
-  uniqueName,
-  until,
-} from '../../../libs/messaging/src/kafka/testing/kafka-test-support';
-import { SqliteKafkaSigningSecretStore } from '../../../libs/messaging/src/signing/sqlite-signing-secret-store';
+import { SqliteEventStore } from '@rewind/event-store/sqlite';
+import type { CommandEnvelope } from '@rewind/messaging';
+import { commandMessage, type CommandResultMessage } from '@rewind/messaging';
+import { KafkaMessageBus } from '@rewind/messaging/kafka';
+import { collect, describeWithKafka, KAFKA_TEST_BROKERS, testLogger, trackTopics, uniqueName, until } from '@rewind/messaging/kafka/testing';
+import { SqliteKafkaSigningSecretStore } from '@rewind/messaging/sqlite';
 import { databaseFile } from './worker';
 
-const SCRIPT = join(process.cwd(), 'dist/apps/worker/src/main.js');
+const SCRIPT = join(process.cwd(), 'apps/worker/dist/main.js');
 
 interface WorkerProcess {
   child: ChildProcess;

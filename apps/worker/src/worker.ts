@@ -1,18 +1,20 @@
 import { join } from 'node:path';
-import { PostgresEventStore, SqliteEventStore, type EventStore } from '../../../libs/event-store/src';
-import { CommandConsumer } from '../../../libs/messaging/src/commands/command-consumer';
-import { DEFAULT_TOPICS, rewindTopicSpecs, type RewindTopics } from '../../../libs/messaging/src/kafka/kafka-config';
-import { KafkaMessageBus } from '../../../libs/messaging/src/kafka/kafka-message-bus';
-import { consoleLogger, errorMessage, type MessagingLogger } from '../../../libs/messaging/src/kafka/logger';
-import { InProcessMessageBus } from '../../../libs/messaging/src/in-process/in-process-message-bus';
-import type { MessageBus } from '../../../libs/messaging/src/message-bus';
-import { EventRelay } from '../../../libs/messaging/src/relay/event-relay';
-import { PostgresCheckpointStore } from '../../../libs/messaging/src/relay/postgres-checkpoint-store';
-import { SqliteCheckpointStore } from '../../../libs/messaging/src/relay/sqlite-checkpoint-store';
-import { PostgresKafkaSigningSecretStore } from '../../../libs/messaging/src/signing/postgres-signing-secret-store';
-import { SqliteKafkaSigningSecretStore } from '../../../libs/messaging/src/signing/sqlite-signing-secret-store';
-import { ProjectionSupervisor, ReadModelDatabase } from '../../../libs/projections/src';
-import { createSessionRuntime } from '../../../libs/sagas/src/session-runtime';
+import { type EventStore } from '@rewind/event-store';
+import { SqliteEventStore } from '@rewind/event-store/sqlite';
+import { PostgresEventStore } from '@rewind/event-store/postgres';
+import { CommandConsumer } from '@rewind/messaging';
+import { DEFAULT_TOPICS, rewindTopicSpecs, type RewindTopics } from '@rewind/messaging';
+import { KafkaMessageBus } from '@rewind/messaging/kafka';
+import { consoleLogger, errorMessage, type MessagingLogger } from '@rewind/messaging';
+import { InProcessMessageBus } from '@rewind/messaging/in-process';
+import type { MessageBus } from '@rewind/messaging';
+import { EventRelay } from '@rewind/messaging';
+import { PostgresCheckpointStore } from '@rewind/messaging/postgres';
+import { SqliteCheckpointStore } from '@rewind/messaging/sqlite';
+import { PostgresKafkaSigningSecretStore } from '@rewind/messaging/postgres';
+import { SqliteKafkaSigningSecretStore } from '@rewind/messaging/sqlite';
+import { ProjectionSupervisor, ReadModelDatabase } from '@rewind/projections';
+import { createSessionRuntime } from '@rewind/sagas';
 import type { WorkerConfig } from './worker-config';
 
 export interface Worker {

@@ -1,5 +1,5 @@
-import { DomainError, type DomainErrorKind, type ErrorDetail } from '../../domain/src';
-import { ConcurrencyError, IdempotencyKeyReusedError } from '../../event-store/src';
+import { DomainError, type DomainErrorKind, type ErrorDetail } from '@rewind/domain';
+import { ConcurrencyError, IdempotencyKeyReusedError } from '@rewind/event-store';
 
 /** A command refused for good, in the documented error shape and the HTTP status it has. */
 export interface Refusal {

@@ -1,4 +1,4 @@
-import { invalid, type EffectDescriptor, type MoveHead, type SessionCommand } from '../../domain/src';
+import { invalid, type EffectDescriptor, type MoveHead, type SessionCommand } from '@rewind/domain';
 import type { RedoDto, RollbackDto, UndoDto } from './dto/head-move.dto';
 import type { EffectDto, RegisterToolDto } from './dto/step.dto';
 import type { AnyStepDto, RecordStepsDto } from './dto/steps.dto';

@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import type { EffectKind, JsonValue, MoveHead, RetryPolicy, RollbackRecord, SessionState } from '../../domain/src';
-import type { Caller, SessionService } from '../../engine/src';
-import { InMemoryEventStore, SqliteEventStore, type EventStore } from '../../event-store/src';
-import { InProcessMessageBus } from '../../messaging/src/in-process/in-process-message-bus';
-import { CompensationError, createSessionRuntime, type InlineCompensationChannel, type RollbackSaga } from '../../sagas/src';
+import type { EffectKind, JsonValue, MoveHead, RetryPolicy, RollbackRecord, SessionState } from '@rewind/domain';
+import type { Caller, SessionService } from '@rewind/engine';
+import { type EventStore } from '@rewind/event-store';
+import { SqliteEventStore } from '@rewind/event-store/sqlite';
+import { InMemoryEventStore } from '@rewind/event-store/in-memory';
+import { InProcessMessageBus } from '@rewind/messaging/in-process';
+import { CompensationError, createSessionRuntime, type InlineCompensationChannel, type RollbackSaga } from '@rewind/sagas';
 
 export { CompensationError };
 

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DomainError } from '../../domain/src';
+import { DomainError } from '@rewind/domain';
 import { CompensationError, Rewind, RollbackNeedsAttention } from './rewind';
 
 describe('library mode: run a step, declare its undo, roll back', () => {

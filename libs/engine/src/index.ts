@@ -6,3 +6,4 @@ export * from './session-repository';
 export * from './session-service';
 export * from './tool-registry';
 export * from './snapshot-segments';
+export * from './present-state';

@@ -1,8 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DomainError, replay, REDUCER_VERSION, type RecordedSessionEvent } from '../../domain/src';
-import { commandsFor, intentArb, type Intent } from '../../domain/src/testing/arbitraries';
-import { InMemoryEventStore, SqliteEventStore, type EventStore } from '../../event-store/src';
+import { DomainError, replay, REDUCER_VERSION, type RecordedSessionEvent } from '@rewind/domain';
+import { commandsFor, intentArb, type Intent } from '@rewind/domain/testing';
+import { type EventStore } from '@rewind/event-store';
+import { SqliteEventStore } from '@rewind/event-store/sqlite';
+import { InMemoryEventStore } from '@rewind/event-store/in-memory';
 import { SessionRepository, type SessionRepositoryOptions } from './session-repository';
 import { SessionService } from './session-service';
 import { SegmentCache, isSegmentedHead, segmentId } from './snapshot-segments';

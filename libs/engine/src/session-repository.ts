@@ -1,13 +1,5 @@
-import {
-  cloneState,
-  evolveInPlace,
-  initialSessionState,
-  REDUCER_VERSION,
-  type PathState,
-  type RecordedSessionEvent,
-  type SessionState,
-} from '../../domain/src';
-import { loadSnapshotAndTail, type EventStore, type Snapshot, type StoredEvent } from '../../event-store/src';
+import { cloneState, evolveInPlace, initialSessionState, REDUCER_VERSION, type PathState, type RecordedSessionEvent, type SessionState } from '@rewind/domain';
+import { loadSnapshotAndTail, type EventStore, type Snapshot, type StoredEvent } from '@rewind/event-store';
 import { LruCache } from './lru-cache';
 import {
   assembleState,

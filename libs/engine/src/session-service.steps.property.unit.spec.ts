@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DomainError, isStepCommand, type SessionCommand } from '../../domain/src';
-import { commandsFor, intentArb } from '../../domain/src/testing/arbitraries';
-import { InMemoryEventStore } from '../../event-store/src';
+import { DomainError, isStepCommand, type SessionCommand } from '@rewind/domain';
+import { commandsFor, intentArb } from '@rewind/domain/testing';
+import { InMemoryEventStore } from '@rewind/event-store/in-memory';
 import { SessionRepository } from './session-repository';
 import { SessionService } from './session-service';
 import { sessionStreamId } from './stream-id';

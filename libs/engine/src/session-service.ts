@@ -26,8 +26,8 @@ import {
   type SessionCommand,
   type SessionState,
   type StepCommand,
-} from '../../domain/src';
-import { ConcurrencyError, IdempotencyKeyReusedError, type IdempotencyRecord, type NewEvent, type StoredEvent } from '../../event-store/src';
+} from '@rewind/domain';
+import { ConcurrencyError, IdempotencyKeyReusedError, type IdempotencyRecord, type NewEvent, type StoredEvent } from '@rewind/event-store';
 import { fingerprint } from './fingerprint';
 import { KeyedMutex } from './keyed-mutex';
 import { asSessionEvent, SessionRepository } from './session-repository';

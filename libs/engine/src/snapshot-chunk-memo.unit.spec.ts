@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { InMemoryEventStore } from '../../event-store/src';
+import { InMemoryEventStore } from '@rewind/event-store/in-memory';
 import { SessionRepository } from './session-repository';
 import { SessionService } from './session-service';
 import { encodeSnapshot } from './snapshot-segments';

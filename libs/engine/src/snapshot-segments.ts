@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { SessionState, ToolCall, Turn } from '../../domain/src';
-import type { SnapshotSegment } from '../../event-store/src';
+import type { SessionState, ToolCall, Turn } from '@rewind/domain';
+import type { SnapshotSegment } from '@rewind/event-store';
 
 /**
  * Segmented snapshots. The long, append-only parts of a session state (the turns, the tool

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { EVENT_SCHEMA_VERSION, validateEffectDeclaration, type EffectDescriptor, type ToolRegistered } from '../../domain/src';
-import type { EventStore } from '../../event-store/src';
+import { EVENT_SCHEMA_VERSION, validateEffectDeclaration, type EffectDescriptor, type ToolRegistered } from '@rewind/domain';
+import type { EventStore } from '@rewind/event-store';
 import { LruCache } from './lru-cache';
 import type { Caller, WriteOptions } from './session-service';
 

@@ -1,4 +1,4 @@
-import type { StoredEvent } from '../../event-store/src';
+import type { StoredEvent } from '@rewind/event-store';
 
 const SESSION_PREFIX = 'session:';
 

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DomainError, type EffectDescriptor } from '../../domain/src';
-import { commandsFor, intentArb } from '../../domain/src/testing/arbitraries';
-import { SessionRepository, SessionService, sessionStreamId, type Caller } from '../../engine/src';
+import { DomainError, type EffectDescriptor } from '@rewind/domain';
+import { commandsFor, intentArb } from '@rewind/domain/testing';
+import { SessionRepository, SessionService, sessionStreamId, type Caller } from '@rewind/engine';
 import { ProjectionSupervisor, SILENT_LOGGER } from './runner';
 import { rebuildProjections } from './rebuild';
 import { AUDIT_LOG, HEAD_MESSAGES, ROLLBACKS, SESSIONS, TIMELINE_NODES, TOOL_CALL_LEDGER } from './schema';

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { SessionRepository, SessionService, type Caller } from '../../engine/src';
+import { SessionRepository, SessionService, type Caller } from '@rewind/engine';
 import { InvalidCursorError, ReadModelQueries, type Page } from './queries';
 import { ProjectionSupervisor, SILENT_LOGGER } from './runner';
 import { backendsUnderTest, type Fixture } from './testing/backends';

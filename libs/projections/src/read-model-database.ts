@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Pool } from 'pg';
 import { DataSource, type DataSourceOptions } from 'typeorm';
-import { maskConnectionString } from '../../event-store/src/postgres/postgres-event-store';
+import { maskConnectionString } from '@rewind/event-store/postgres';
 import { PostgresWriterConnection, SqliteWriterConnection, type WriterConnection } from './connection';
 import { READ_MODEL_ENTITIES } from './entities';
 import { CreateReadModels1763769600000 } from './migrations/1763769600000-create-read-models';

@@ -1,4 +1,4 @@
-import type { EventStore, StoredEvent } from '../../event-store/src';
+import type { EventStore, StoredEvent } from '@rewind/event-store';
 import { applyBatch, type BatchHooks, type BatchTarget } from './batch';
 import type { WriterConnection } from './connection';
 import { toProjectedEvent, type ProjectedEvent } from './projected-event';

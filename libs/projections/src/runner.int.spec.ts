@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { isStepEvent } from '../../domain/src/events';
+import { isStepEvent } from '@rewind/domain';
 import { rebuildProjections } from './rebuild';
 import { ProjectionRunner, ProjectionSupervisor, SILENT_LOGGER } from './runner';
 import { auditProjection, sessionsProjection } from './projections';
@@ -106,7 +106,7 @@ for (const { backend, skip, on } of backendsUnderTest()) {
     });
 
     it('a runner killed with SIGKILL during a big catch-up restarts without skipping or repeating an event', async () => {
-      const script = join(process.cwd(), 'dist/libs/projections/src/index.js');
+      const script = join(process.cwd(), 'libs/projections/dist/index.js');
       if (!existsSync(script)) throw new Error(`${script} is missing: run "npm run build" first (npm test does).`);
       const events = backend.name === 'sqlite' ? 40_000 : 25_000;
       await appendWorkload(f.store, { events, activeSessions: 200, concurrency: backend.name === 'postgres' ? 8 : 1, seed: 9 });
@@ -117,9 +117,9 @@ for (const { backend, skip, on } of backendsUnderTest()) {
         [
           '-e',
           `
-          const p = require(${JSON.stringify(join(process.cwd(), 'dist/libs/projections/src'))});
-          const es = require(${JSON.stringify(join(process.cwd(), 'dist/libs/event-store/src'))});
-          const pg = require(${JSON.stringify(join(process.cwd(), 'dist/libs/event-store/src/postgres/postgres-event-store'))});
+          const p = require('@rewind/projections');
+          const es = require('@rewind/event-store/sqlite');
+          const pg = require('@rewind/event-store/postgres');
           const config = JSON.parse(process.env.READ_MODELS);
           (async () => {
             const store = config.type === 'sqlite' ? new es.SqliteEventStore({ filename: config.filename }) : await pg.PostgresEventStore.open({ connectionString: config.url, schema: process.env.STORE_SCHEMA });

@@ -1,4 +1,4 @@
-import type { EventStore } from '../../event-store/src';
+import type { EventStore } from '@rewind/event-store';
 import { applyBatch, type BatchHooks } from './batch';
 import type { WriterConnection } from './connection';
 import { toProjectedEvent } from './projected-event';

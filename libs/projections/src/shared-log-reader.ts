@@ -1,4 +1,4 @@
-import type { EventStore } from '../../event-store/src';
+import type { EventStore } from '@rewind/event-store';
 import { toProjectedEvent, type ProjectedEvent } from './projected-event';
 
 interface Page {

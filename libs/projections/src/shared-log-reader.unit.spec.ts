@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { InMemoryEventStore, type ReadAllOptions } from '../../event-store/src';
+import { type ReadAllOptions } from '@rewind/event-store';
+import { InMemoryEventStore } from '@rewind/event-store/in-memory';
 import { SharedLogReader } from './shared-log-reader';
 
 function countingStore() {

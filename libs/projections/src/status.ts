@@ -1,4 +1,4 @@
-import type { EventStore } from '../../event-store/src';
+import type { EventStore } from '@rewind/event-store';
 import { PROJECTIONS } from './projections';
 import type { ReadModelDatabase } from './read-model-database';
 import { SHADOW_SUFFIX } from './sql';

@@ -1,4 +1,4 @@
-import type { CompensationChannel as ChannelName, JsonValue } from '../../domain/src';
+import type { CompensationChannel as ChannelName, JsonValue } from '@rewind/domain';
 
 export interface CompensationRequest {
   /** The same for every attempt at one effect: the compensator must apply it once. */

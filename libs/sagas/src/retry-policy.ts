@@ -1,4 +1,4 @@
-import type { RetryPolicy } from '../../domain/src';
+import type { RetryPolicy } from '@rewind/domain';
 
 /** Retry-After is honoured, but never beyond this. */
 export const MAX_RETRY_AFTER_MS = 5 * 60_000;

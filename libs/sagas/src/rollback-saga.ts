@@ -1,14 +1,7 @@
-import {
-  DEFAULT_RETRY_POLICY,
-  DomainError,
-  fillCompensation,
-  type RecordCompensationOutcome,
-  type RollbackRecord,
-  type SessionCommand,
-} from '../../domain/src';
-import { sessionIdFromStream, type Caller, type SessionService, type WriteOptions } from '../../engine/src';
-import type { EventStore } from '../../event-store/src';
-import type { CheckpointStore } from '../../messaging/src/relay/checkpoint-store';
+import { DEFAULT_RETRY_POLICY, DomainError, fillCompensation, type RecordCompensationOutcome, type RollbackRecord, type SessionCommand } from '@rewind/domain';
+import { sessionIdFromStream, type Caller, type SessionService, type WriteOptions } from '@rewind/engine';
+import type { EventStore } from '@rewind/event-store';
+import type { CheckpointStore } from '@rewind/messaging';
 import type { CompensationChannel, CompensationResult } from './compensation-channel';
 import { nextDelay } from './retry-policy';
 

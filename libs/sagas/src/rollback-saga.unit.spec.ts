@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { SessionRepository, SessionService } from '../../engine/src';
-import { InMemoryEventStore } from '../../event-store/src';
-import { InMemoryCheckpointStore } from '../../messaging/src/relay/checkpoint-store';
+import { SessionRepository, SessionService } from '@rewind/engine';
+import { InMemoryEventStore } from '@rewind/event-store/in-memory';
+import { InMemoryCheckpointStore } from '@rewind/messaging';
 import { InlineCompensationChannel } from './channels/inline-channel';
 import { RollbackSaga, SAGA_CHECKPOINT } from './rollback-saga';
 

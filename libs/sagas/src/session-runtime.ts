@@ -1,6 +1,6 @@
-import { SessionRepository, SessionService, ToolRegistry } from '../../engine/src';
-import type { EventStore, StoredEvent } from '../../event-store/src';
-import type { MessageBus } from '../../messaging/src/message-bus';
+import { SessionRepository, SessionService, ToolRegistry } from '@rewind/engine';
+import type { EventStore, StoredEvent } from '@rewind/event-store';
+import type { MessageBus } from '@rewind/messaging';
 import { BusCompensationChannel } from './channels/bus-channel';
 import { HttpCompensationChannel } from './channels/http-channel';
 import { InlineCompensationChannel } from './channels/inline-channel';

@@ -5,9 +5,10 @@
  * Emmett receives the exact events Rewind produced; LangGraph receives it as checkpoints.
  */
 import { performance } from 'node:perf_hooks';
-import type { JsonValue, SessionCommand } from '../../../libs/domain/src';
-import { SessionRepository, SessionService, sessionStreamId, type Caller } from '../../../libs/engine/src';
-import { InMemoryEventStore, type NewEvent, type StoredEvent } from '../../../libs/event-store/src';
+import type { JsonValue, SessionCommand } from '@rewind/domain';
+import { SessionRepository, SessionService, sessionStreamId, type Caller } from '@rewind/engine';
+import { type NewEvent, type StoredEvent } from '@rewind/event-store';
+import { InMemoryEventStore } from '@rewind/event-store/in-memory';
 
 export const STEPS_PER_TURN = 5;
 export const BENCH_TENANT = 'bench';

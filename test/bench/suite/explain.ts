@@ -9,8 +9,8 @@
  */
 import { writeFileSync } from 'node:fs';
 import { Client } from 'pg';
-import { EVENT_SCHEMA_VERSION } from '../../../libs/domain/src';
-import { PostgresApiKeyStore } from '../../../libs/tenancy/src';
+import { EVENT_SCHEMA_VERSION } from '@rewind/domain';
+import { PostgresApiKeyStore } from '@rewind/tenancy/postgres';
 import { BENCH_TENANT } from './conversation';
 import { RewindAdapter } from './peers/rewind';
 import { writeInterleaved } from './workloads/w7-storage';

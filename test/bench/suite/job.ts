@@ -54,11 +54,11 @@ interface Context {
 
 /** W7 then W1 on its sessions, W2, W3 (and W4 at library level) for one adapter. */
 async function libraryWorkloads(ctx: Context, adapter: SystemAdapter, withLibraryThroughput: boolean): Promise<Row[]> {
-  const { measureStorage } = await import('./workloads/w7-storage');
-  const { measureRestore } = await import('./workloads/w1-restore');
-  const { measureTimeTravel } = await import('./workloads/w2-time-travel');
-  const { measureLibraryAppend } = await import('./workloads/w3-append');
-  const { measureLibraryThroughput } = await import('./workloads/w4-throughput');
+  const { measureStorage } = await import('./workloads/w7-storage.js');
+  const { measureRestore } = await import('./workloads/w1-restore.js');
+  const { measureTimeTravel } = await import('./workloads/w2-time-travel.js');
+  const { measureLibraryAppend } = await import('./workloads/w3-append.js');
+  const { measureLibraryThroughput } = await import('./workloads/w4-throughput.js');
   const rows: Row[] = [];
   if (ctx.want('W7') || ctx.want('W1')) {
     const storage = await measureStorage(adapter, ctx.sizes);
@@ -81,7 +81,7 @@ async function libraryWorkloads(ctx: Context, adapter: SystemAdapter, withLibrar
 }
 
 async function rewindLibrary(ctx: Context, store: StoreName): Promise<Row[]> {
-  const { RewindAdapter } = await import('./peers/rewind');
+  const { RewindAdapter } = await import('./peers/rewind.js');
   const adapter = await RewindAdapter.open({ run: ctx.spec.run, store });
   try {
     return await libraryWorkloads(ctx, adapter, store === 'postgres');
@@ -91,10 +91,10 @@ async function rewindLibrary(ctx: Context, store: StoreName): Promise<Row[]> {
 }
 
 async function rewindHttp(ctx: Context, store: StoreName): Promise<Row[]> {
-  const { startRewindApi } = await import('./peers/rewind-http');
-  const { measureHttpAppend } = await import('./workloads/w3-append');
-  const { measureHttpThroughput } = await import('./workloads/w4-throughput');
-  const { measureRollback } = await import('./workloads/w6-rollback');
+  const { startRewindApi } = await import('./peers/rewind-http.js');
+  const { measureHttpAppend } = await import('./workloads/w3-append.js');
+  const { measureHttpThroughput } = await import('./workloads/w4-throughput.js');
+  const { measureRollback } = await import('./workloads/w6-rollback.js');
   const rows: Row[] = [];
   const api = await startRewindApi(store, ctx.spec.run);
   try {
@@ -115,9 +115,9 @@ async function rewindHttp(ctx: Context, store: StoreName): Promise<Row[]> {
 }
 
 async function emmettHttp(ctx: Context): Promise<Row[]> {
-  const { EmmettAdapter } = await import('./peers/emmett');
-  const { EmmettHttpServer } = await import('./peers/emmett-http-server');
-  const { measureHttpThroughput } = await import('./workloads/w4-throughput');
+  const { EmmettAdapter } = await import('./peers/emmett.js');
+  const { EmmettHttpServer } = await import('./peers/emmett-http-server.js');
+  const { measureHttpThroughput } = await import('./workloads/w4-throughput.js');
   const adapter = await EmmettAdapter.open(ctx.spec.run);
   const apiKey = 'emmett-bench-key-0123456789abcdef';
   const server = new EmmettHttpServer(adapter.eventStore, apiKey);
@@ -146,13 +146,13 @@ async function emmettHttp(ctx: Context): Promise<Row[]> {
 
 const JOBS: Record<JobName, (ctx: Context) => Promise<Row[]>> = {
   database: async (ctx) => [
-    ...(await (await import('./workloads/db-ceiling')).measureCeiling(ctx.spec.run, ctx.sizes)),
-    await (await import('./workloads/http-ceiling')).measureHttpCeiling(ctx.sizes),
+    ...(await (await import('./workloads/db-ceiling.js')).measureCeiling(ctx.spec.run, ctx.sizes)),
+    await (await import('./workloads/http-ceiling.js')).measureHttpCeiling(ctx.sizes),
   ],
   'rewind-sqlite': (ctx) => rewindLibrary(ctx, 'sqlite'),
   'rewind-postgres': (ctx) => rewindLibrary(ctx, 'postgres'),
   emmett: async (ctx) => {
-    const { EmmettAdapter } = await import('./peers/emmett');
+    const { EmmettAdapter } = await import('./peers/emmett.js');
     const adapter = await EmmettAdapter.open(ctx.spec.run);
     try {
       return await libraryWorkloads(ctx, adapter, true);
@@ -161,7 +161,7 @@ const JOBS: Record<JobName, (ctx: Context) => Promise<Row[]>> = {
     }
   },
   langgraph: async (ctx) => {
-    const { LangGraphAdapter } = await import('./peers/langgraph');
+    const { LangGraphAdapter } = await import('./peers/langgraph.js');
     const adapter = await LangGraphAdapter.open(ctx.spec.run);
     try {
       return await libraryWorkloads(ctx, adapter, false);
@@ -173,7 +173,7 @@ const JOBS: Record<JobName, (ctx: Context) => Promise<Row[]>> = {
   'rewind-postgres-http': (ctx) => rewindHttp(ctx, 'postgres'),
   'emmett-http': emmettHttp,
   projections: async (ctx) => {
-    const { measureRebuild } = await import('./workloads/w5-projections');
+    const { measureRebuild } = await import('./workloads/w5-projections.js');
     return [await measureRebuild('sqlite', ctx.spec.run, ctx.sizes), await measureRebuild('postgres', ctx.spec.run, ctx.sizes)];
   },
 };

@@ -1,6 +1,6 @@
 import { Inject, Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import type { ApiKeyStore } from '../../../../libs/tenancy/src';
+import type { ApiKeyStore } from '@rewind/tenancy';
 import { ApiError } from '../common/api-error';
 import { API_KEY_STORE } from '../infrastructure/tokens';
 import { IS_PUBLIC } from './caller.decorator';

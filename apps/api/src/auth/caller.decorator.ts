@@ -1,5 +1,5 @@
 import { createParamDecorator, SetMetadata, type ExecutionContext } from '@nestjs/common';
-import type { Caller } from '../../../../libs/engine/src';
+import type { Caller } from '@rewind/engine';
 
 export const IS_PUBLIC = 'rewind:isPublic';
 /** A route that needs no API key (health, docs). */

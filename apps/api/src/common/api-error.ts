@@ -1,4 +1,4 @@
-import type { ErrorDetail } from '../../../../libs/domain/src';
+import type { ErrorDetail } from '@rewind/domain';
 
 /** The documented error shape: `{ error: { code, message, details[] } }`. */
 export interface ErrorBody {

@@ -1,5 +1,5 @@
 import { HttpException, Logger } from '@nestjs/common';
-import { refusalOf, type RefusalWording } from '../../../../libs/contracts/src';
+import { refusalOf, type RefusalWording } from '@rewind/contracts';
 import { ApiError } from './api-error';
 
 const CODE_OF_STATUS: Record<number, string> = {

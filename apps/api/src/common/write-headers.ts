@@ -1,5 +1,5 @@
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
-import type { WriteOptions } from '../../../../libs/engine/src';
+import type { WriteOptions } from '@rewind/engine';
 import { ApiError } from './api-error';
 
 /** Reads `Idempotency-Key`, `If-Match` and `X-Correlation-Id` into write options. */

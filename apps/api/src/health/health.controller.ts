@@ -1,6 +1,6 @@
 import { Controller, Get, Inject } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { EventStore } from '../../../../libs/event-store/src';
+import type { EventStore } from '@rewind/event-store';
 import { Public } from '../auth/caller.decorator';
 import { EVENT_STORE } from '../infrastructure/tokens';
 

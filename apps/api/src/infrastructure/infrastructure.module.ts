@@ -1,11 +1,18 @@
 import { Global, Inject, Logger, Module, type DynamicModule, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { join } from 'node:path';
-import { SessionService, ToolRegistry } from '../../../../libs/engine/src';
-import { PostgresEventStore, SqliteEventStore, type EventStore } from '../../../../libs/event-store/src';
-import { InProcessMessageBus, PostgresCheckpointStore, SqliteCheckpointStore, type CheckpointStore, type MessageBus } from '../../../../libs/messaging/src';
-import { createSessionRuntime, InlineCompensationChannel, RollbackSaga, type SessionRuntime } from '../../../../libs/sagas/src';
-import { CachedApiKeyStore, PostgresApiKeyStore, SqliteApiKeyStore, type ApiKeyStore } from '../../../../libs/tenancy/src';
-import type { RewindConfig } from '../config/rewind-config';
+import { SessionService, ToolRegistry } from '@rewind/engine';
+import { type EventStore } from '@rewind/event-store';
+import { SqliteEventStore } from '@rewind/event-store/sqlite';
+import { PostgresEventStore } from '@rewind/event-store/postgres';
+import { type CheckpointStore, type MessageBus } from '@rewind/messaging';
+import { SqliteCheckpointStore } from '@rewind/messaging/sqlite';
+import { PostgresCheckpointStore } from '@rewind/messaging/postgres';
+import { InProcessMessageBus } from '@rewind/messaging/in-process';
+import { createSessionRuntime, InlineCompensationChannel, RollbackSaga, type SessionRuntime } from '@rewind/sagas';
+import { CachedApiKeyStore, type ApiKeyStore } from '@rewind/tenancy';
+import { SqliteApiKeyStore } from '@rewind/tenancy/sqlite';
+import { PostgresApiKeyStore } from '@rewind/tenancy/postgres';
+import type { RewindConfig } from '@rewind/config';
 import { RewindMetrics } from '../metrics/metrics';
 import { API_KEY_STORE, EVENT_STORE, MESSAGE_BUS, REWIND_CONFIG, SESSION_RUNTIME } from './tokens';
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../../../../test/support/test-app';
-import { runCli } from '../../../cli/src/cli';
+import { runCli } from '@rewind/cli';
 
 /** REWIND_RUN_PROJECTIONS=false: the API leaves the runners to another process and still serves the queries. */
 describe('API with REWIND_RUN_PROJECTIONS=false', () => {

@@ -1,6 +1,6 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { ReadModelDatabase } from '../../../../libs/projections/src';
-import type { RewindConfig } from '../config/rewind-config';
+import { ReadModelDatabase } from '@rewind/projections';
+import type { RewindConfig } from '@rewind/config';
 import { REWIND_CONFIG } from '../infrastructure/tokens';
 import { ReadModelsController } from './read-models.controller';
 import { readModelConfigFrom, ReadModelsService, type ProjectionsModuleOptions } from './read-models.service';

@@ -1,6 +1,6 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { Caller } from '../../../../libs/engine/src';
+import type { Caller } from '@rewind/engine';
 import { CurrentCaller } from '../auth/caller.decorator';
 import { AuditQueryDto, SessionListQueryDto, ToolCallsQueryDto } from './dto/queries.dto';
 import { AuditPageDto, ProjectionsDto, SessionPageDto, ToolCallPageDto } from './dto/responses.dto';

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, Optional, type BeforeApplicationShutdown, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { join } from 'node:path';
-import type { EventStore } from '../../../../libs/event-store/src';
+import type { EventStore } from '@rewind/event-store';
 import {
   InvalidCursorError,
   ProjectionSupervisor,
@@ -8,9 +8,9 @@ import {
   type ReadModelConfig,
   type ReadModelDatabase,
   type ProjectionStatus,
-} from '../../../../libs/projections/src';
+} from '@rewind/projections';
 import { ApiError } from '../common/api-error';
-import type { RewindConfig } from '../config/rewind-config';
+import type { RewindConfig } from '@rewind/config';
 import { EVENT_STORE } from '../infrastructure/tokens';
 import { RewindMetrics } from '../metrics/metrics';
 import { PROJECTIONS_OPTIONS, READ_MODEL_DATABASE } from './tokens';

@@ -1,4 +1,4 @@
-import type { SessionState } from '../../../../libs/domain/src';
+import type { SessionState } from '@rewind/domain';
 
 /** A rollback with its plan and each effect's outcome, as the session state tells it now. */
 export function presentRollback(state: SessionState, rollbackId: string) {

@@ -1,9 +1,9 @@
 import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { ResolveEffectDto } from '../../../../libs/contracts/src';
-import { SessionService, type Caller, type WriteOptions } from '../../../../libs/engine/src';
-import { sessionOfRollback } from '../../../../libs/sagas/src';
+import { ResolveEffectDto } from '@rewind/contracts';
+import { SessionService, type Caller, type WriteOptions } from '@rewind/engine';
+import { sessionOfRollback } from '@rewind/sagas';
 import { CurrentCaller } from '../auth/caller.decorator';
 import { ApiError } from '../common/api-error';
 import { WriteHeaders } from '../common/write-headers';

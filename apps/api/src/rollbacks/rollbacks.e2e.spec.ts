@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { MessageBus } from '../../../../libs/messaging/src';
-import { CompensationError, InlineCompensationChannel } from '../../../../libs/sagas/src';
+import type { MessageBus } from '@rewind/messaging';
+import { CompensationError, InlineCompensationChannel } from '@rewind/sagas';
 import type { Http } from '../../../../test/support/http-client';
 import { E2E_STORES, storeEnv } from '../../../../test/support/postgres';
 import { startTestApp, type TestApp } from '../../../../test/support/test-app';
-import { TravelService } from '../../../demo/src/travel-service';
+import { TravelService } from '@rewind/demo';
 import { MESSAGE_BUS } from '../infrastructure/tokens';
 
 describe.each(E2E_STORES)('on the %s store', (storeName) => {

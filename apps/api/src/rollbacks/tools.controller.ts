@@ -1,8 +1,8 @@
 import { Body, Controller, Get, Param, Put } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { effectOf, RegisterToolDto } from '../../../../libs/contracts/src';
-import { mergeEffect } from '../../../../libs/domain/src';
-import { ToolRegistry, type Caller, type WriteOptions } from '../../../../libs/engine/src';
+import { effectOf, RegisterToolDto } from '@rewind/contracts';
+import { mergeEffect } from '@rewind/domain';
+import { ToolRegistry, type Caller, type WriteOptions } from '@rewind/engine';
 import { CurrentCaller } from '../auth/caller.decorator';
 import { ApiError } from '../common/api-error';
 import { WriteHeaders } from '../common/write-headers';

@@ -2,13 +2,13 @@ import { Body, Controller, HttpCode, Param, Post, Res } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
-import type { MoveHead } from '../../../../libs/domain/src';
-import { SessionService, type Caller, type WriteOptions, type WriteResult } from '../../../../libs/engine/src';
+import type { MoveHead } from '@rewind/domain';
+import { SessionService, type Caller, type WriteOptions, type WriteResult } from '@rewind/engine';
 import { CurrentCaller } from '../auth/caller.decorator';
 import { WriteHeaders } from '../common/write-headers';
-import { RedoDto, RollbackDto, toCommand, UndoDto } from '../../../../libs/contracts/src';
+import { RedoDto, RollbackDto, toCommand, UndoDto } from '@rewind/contracts';
 import { IdParamPipe } from './path-params';
-import { RollbackSaga } from '../../../../libs/sagas/src';
+import { RollbackSaga } from '@rewind/sagas';
 import { presentRollback } from '../rollbacks/rollback.presenter';
 import { ExecuteSessionCommand } from './session-commands';
 

@@ -1,5 +1,5 @@
 import { Injectable, type PipeTransform } from '@nestjs/common';
-import { ID_PATTERN } from '../../../../libs/engine/src';
+import { ID_PATTERN } from '@rewind/engine';
 import { ApiError } from '../common/api-error';
 
 /** Session, tool call and turn ids in paths. */

@@ -1,6 +1,6 @@
 import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
-import type { JsonObject, SessionCommand } from '../../../../libs/domain/src';
-import { SessionService, type Caller, type WriteOptions, type WriteResult } from '../../../../libs/engine/src';
+import type { JsonObject, SessionCommand } from '@rewind/domain';
+import { SessionService, type Caller, type WriteOptions, type WriteResult } from '@rewind/engine';
 
 /** Starts a session (HTTP and, later, Kafka both send this). */
 export class StartSessionCommand {

@@ -2,12 +2,12 @@ import { Body, Controller, Get, Param, Post, Query, Res } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
-import { SessionService, type Caller, type WriteOptions, type WriteResult } from '../../../../libs/engine/src';
+import { SessionService, type Caller, type WriteOptions, type WriteResult } from '@rewind/engine';
 import { CurrentCaller } from '../auth/caller.decorator';
 import { WriteHeaders } from '../common/write-headers';
-import { ContextQueryDto, DiffQueryDto, EventsQueryDto, StartSessionDto, StateQueryDto } from '../../../../libs/contracts/src';
+import { ContextQueryDto, DiffQueryDto, EventsQueryDto, StartSessionDto, StateQueryDto } from '@rewind/contracts';
 import { IdParamPipe } from './path-params';
-import { presentState } from './session.presenter';
+import { presentState } from '@rewind/engine';
 import { StartSessionCommand } from './session-commands';
 
 /** Sessions and their reads: current state, any past state, timeline, events, diff, context. */

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sessionStreamId } from '../../../../libs/engine/src';
-import type { EventStore } from '../../../../libs/event-store/src';
-import type { ApiKeyStore } from '../../../../libs/tenancy/src';
+import { sessionStreamId } from '@rewind/engine';
+import type { EventStore } from '@rewind/event-store';
+import type { ApiKeyStore } from '@rewind/tenancy';
 import { httpClient, type Http } from '../../../../test/support/http-client';
 import { E2E_STORES, storeEnv } from '../../../../test/support/postgres';
 import { startTestApp, type TestApp } from '../../../../test/support/test-app';

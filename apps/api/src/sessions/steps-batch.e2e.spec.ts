@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sessionStreamId } from '../../../../libs/engine/src';
-import type { EventStore } from '../../../../libs/event-store/src';
+import { sessionStreamId } from '@rewind/engine';
+import type { EventStore } from '@rewind/event-store';
 import type { Http } from '../../../../test/support/http-client';
 import { E2E_STORES, storeEnv } from '../../../../test/support/postgres';
 import { startTestApp, type TestApp } from '../../../../test/support/test-app';

@@ -2,8 +2,8 @@ import { Body, Controller, Delete, HttpCode, Param, Post, Put, Res } from '@nest
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiBearerAuth, ApiExtraModels, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
-import type { SessionCommand } from '../../../../libs/domain/src';
-import type { Caller, WriteOptions, WriteResult } from '../../../../libs/engine/src';
+import type { SessionCommand } from '@rewind/domain';
+import type { Caller, WriteOptions, WriteResult } from '@rewind/engine';
 import { CurrentCaller } from '../auth/caller.decorator';
 import { WriteHeaders } from '../common/write-headers';
 import {
@@ -18,7 +18,7 @@ import {
   SucceedToolCallDto,
   toCommand,
   ValueDto,
-} from '../../../../libs/contracts/src';
+} from '@rewind/contracts';
 import { IdParamPipe, NameParamPipe } from './path-params';
 import { ExecuteSessionCommand, ExecuteSessionStepsCommand } from './session-commands';
 

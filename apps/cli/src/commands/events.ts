@@ -1,4 +1,4 @@
-import { sessionStreamId } from '../../../../libs/engine/src';
+import { sessionStreamId } from '@rewind/engine';
 import { CliError, EXIT_OK, idFlag, type CommandSpec } from '../command';
 import { DEFAULT_TENANT, withEventStore } from './state';
 

@@ -1,4 +1,6 @@
-import { PostgresApiKeyStore, SqliteApiKeyStore, type ApiKeyStore } from '../../../../libs/tenancy/src';
+import { type ApiKeyStore } from '@rewind/tenancy';
+import { SqliteApiKeyStore } from '@rewind/tenancy/sqlite';
+import { PostgresApiKeyStore } from '@rewind/tenancy/postgres';
 import { EXIT_OK, formatTable, idFlag, requireDatabase, stringFlag, UsageError, type CommandContext, type CommandSpec } from '../command';
 import { storeSchemaOf, withPostgresPool } from '../stores';
 

@@ -1,6 +1,6 @@
-import type { EventStore } from '../../../../libs/event-store/src';
-import { maskConnectionString, PostgresEventStore, PostgresUnavailableError } from '../../../../libs/event-store/src/postgres/postgres-event-store';
-import { SqliteEventStore } from '../../../../libs/event-store/src/sqlite/sqlite-event-store';
+import type { EventStore } from '@rewind/event-store';
+import { maskConnectionString, PostgresEventStore, PostgresUnavailableError } from '@rewind/event-store/postgres';
+import { SqliteEventStore } from '@rewind/event-store/sqlite';
 import {
   DEFAULT_READ_MODEL_SCHEMA,
   formatVerification,
@@ -16,7 +16,7 @@ import {
   UnknownProjectionError,
   type ReadModelConfig,
   type RebuildProgress,
-} from '../../../../libs/projections/src';
+} from '@rewind/projections';
 import {
   CliError,
   EXIT_FAILURE,

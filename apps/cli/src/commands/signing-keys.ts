@@ -1,6 +1,6 @@
-import { PostgresKafkaSigningSecretStore } from '../../../../libs/messaging/src/signing/postgres-signing-secret-store';
-import { SigningKeyInputError, type KafkaSigningSecretStore } from '../../../../libs/messaging/src/signing/signing-secret-store';
-import { SqliteKafkaSigningSecretStore } from '../../../../libs/messaging/src/signing/sqlite-signing-secret-store';
+import { PostgresKafkaSigningSecretStore } from '@rewind/messaging/postgres';
+import { SigningKeyInputError, type KafkaSigningSecretStore } from '@rewind/messaging';
+import { SqliteKafkaSigningSecretStore } from '@rewind/messaging/sqlite';
 import { CliError, EXIT_OK, formatTable, idFlag, requireDatabase, stringFlag, UsageError, type CommandContext, type CommandSpec } from '../command';
 import { storeSchemaOf, withPostgresPool } from '../stores';
 

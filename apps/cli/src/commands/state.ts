@@ -1,7 +1,7 @@
-import { DomainError } from '../../../../libs/domain/src';
-import { SessionRepository, SessionService, sessionStreamId } from '../../../../libs/engine/src';
-import type { EventStore } from '../../../../libs/event-store/src';
-import { presentState } from '../../../api/src/sessions/session.presenter';
+import { DomainError } from '@rewind/domain';
+import { SessionRepository, SessionService, sessionStreamId } from '@rewind/engine';
+import type { EventStore } from '@rewind/event-store';
+import { presentState } from '@rewind/engine';
 import { CliError, EXIT_OK, idFlag, positiveIntFlag, type CommandContext, type CommandSpec } from '../command';
 import { openEventStore } from '../stores';
 

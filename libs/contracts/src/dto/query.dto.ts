@@ -1,7 +1,7 @@
 import { ApiPropertyOptional, ApiProperty } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsInt, IsOptional, Matches, Max, Min } from 'class-validator';
-import { ID_PATTERN } from '../../../engine/src';
+import { ID_PATTERN } from '@rewind/engine';
 
 export class StateQueryDto {
   @ApiPropertyOptional({ description: 'Any version of the stream, on any branch.', minimum: 1 })

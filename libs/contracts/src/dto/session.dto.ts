@@ -1,7 +1,7 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsObject, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
-import type { JsonObject } from '../../../domain/src';
-import { ID_PATTERN } from '../../../engine/src';
+import type { JsonObject } from '@rewind/domain';
+import { ID_PATTERN } from '@rewind/engine';
 
 export class StartSessionDto {
   @ApiPropertyOptional({ description: 'Your id for the session (letters, digits, _ - .); generated when absent.', example: 'trip-42' })

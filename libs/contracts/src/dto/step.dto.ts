@@ -1,8 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsBoolean, IsDefined, IsIn, IsInt, IsObject, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength, ValidateNested } from 'class-validator';
-import { COMPENSATION_CHANNELS, EFFECT_KINDS, type CompensationChannel, type EffectKind, type JsonObject, type JsonValue } from '../../../domain/src';
-import { ID_PATTERN } from '../../../engine/src';
+import { COMPENSATION_CHANNELS, EFFECT_KINDS, type CompensationChannel, type EffectKind, type JsonObject, type JsonValue } from '@rewind/domain';
+import { ID_PATTERN } from '@rewind/engine';
 
 const MAX_TEXT = 1_000_000;
 

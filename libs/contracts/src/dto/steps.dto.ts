@@ -1,7 +1,7 @@
 import { ApiProperty, getSchemaPath } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsString, Matches, ValidateNested } from 'class-validator';
-import { ID_PATTERN, MAX_STEPS_PER_WRITE } from '../../../engine/src';
+import { ID_PATTERN, MAX_STEPS_PER_WRITE } from '@rewind/engine';
 import {
   CreateCheckpointDto,
   FailToolCallDto,

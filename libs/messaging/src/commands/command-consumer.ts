@@ -1,4 +1,4 @@
-import type { Caller, SessionService, WriteOptions } from '../../../engine/src';
+import type { Caller, SessionService, WriteOptions } from '@rewind/engine';
 import { DEFAULT_TOPICS, type RewindTopics } from '../kafka/kafka-config';
 import { silentLogger, type MessagingLogger } from '../kafka/logger';
 import type { BusMessage, DeliveredMessage, MessageBus, Subscription } from '../message-bus';

@@ -14,9 +14,9 @@ import {
   toCommand,
   UndoDto,
   ValueDto,
-} from '../../../contracts/src';
-import type { JsonObject, JsonValue, MoveHead, SessionCommand } from '../../../domain/src';
-import { ID_PATTERN } from '../../../engine/src';
+} from '@rewind/contracts';
+import type { JsonObject, JsonValue, MoveHead, SessionCommand } from '@rewind/domain';
+import { ID_PATTERN } from '@rewind/engine';
 
 const ID_MESSAGE = (field: string) => ({ message: `${field} must be 1-128 letters, digits, "_", "-" or "."` });
 const NAME_PATTERN = /^[^\u0000-\u001f]{1,256}$/;

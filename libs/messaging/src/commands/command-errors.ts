@@ -1,6 +1,6 @@
-import { refusalOf } from '../../../contracts/src';
-import type { ErrorDetail } from '../../../domain/src';
-import { ConcurrencyError } from '../../../event-store/src';
+import { refusalOf } from '@rewind/contracts';
+import type { ErrorDetail } from '@rewind/domain';
+import { ConcurrencyError } from '@rewind/event-store';
 import { errorMessage } from '../kafka/logger';
 
 /** Why a command was refused, in the HTTP error shape (`{code, message, details}`) plus the HTTP status it maps to. */

@@ -1,7 +1,7 @@
 import { plainToInstance } from 'class-transformer';
 import { validate, type ValidationError } from 'class-validator';
-import type { ErrorDetail } from '../../../domain/src';
-import { ID_PATTERN } from '../../../engine/src';
+import type { ErrorDetail } from '@rewind/domain';
+import { ID_PATTERN } from '@rewind/engine';
 import { KEY_ID_HEADER, SIGNATURE_HEADER, verifySignature } from '../signing/envelope-signature';
 import type { KafkaSigningSecretStore, SigningSecret } from '../signing/signing-secret-store';
 import { COMMAND_SPECS, CommandEnvelopeDto, COMMAND_TYPES, type CommandAction, type CommandEnvelope, type CommandType } from './command-envelope';

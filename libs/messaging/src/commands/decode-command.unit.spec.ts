@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { toCommand } from '../../../contracts/src';
+import { toCommand } from '@rewind/contracts';
 import { signatureHeaders, type SigningKey } from '../signing/envelope-signature';
 import { InMemoryKafkaSigningSecretStore } from '../signing/in-memory-signing-secret-store';
 import { COMMAND_TYPES, type CommandAction } from './command-envelope';

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import type { EventStore, StoredEvent } from '../../../event-store/src';
+import type { EventStore, StoredEvent } from '@rewind/event-store';
 import { DEFAULT_TOPICS } from '../kafka/kafka-config';
 import { errorMessage, silentLogger, type MessagingLogger } from '../kafka/logger';
 import type { BusMessage, MessageBus } from '../message-bus';

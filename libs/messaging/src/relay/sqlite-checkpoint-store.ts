@@ -1,4 +1,4 @@
-import { openSqliteFile } from '../../../event-store/src/sqlite/open-sqlite-file';
+import { openSqliteFile } from '@rewind/event-store/sqlite';
 import type Database from 'better-sqlite3';
 import type { CheckpointStore } from './checkpoint-store';
 

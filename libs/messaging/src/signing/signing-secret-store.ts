@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { ID_PATTERN } from '../../../engine/src';
+import { ID_PATTERN } from '@rewind/engine';
 
 export interface SigningSecretRecord {
   keyId: string;

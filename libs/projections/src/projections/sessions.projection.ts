@@ -1,4 +1,4 @@
-import { isStepEvent } from '../../../domain/src/events';
+import { isStepEvent } from '@rewind/domain';
 import { intField, optionalTextField, textField, type ProjectedEvent } from '../projected-event';
 import { HEAD_MESSAGES, SESSIONS, TIMELINE_NODES, type Row } from '../schema';
 import { query, queryEach, run, runEach, type Dialect, type Step, type TableVariant } from '../sql';

@@ -4,9 +4,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import type { EventStore } from '../../../event-store/src';
-import { maskConnectionString, PostgresEventStore } from '../../../event-store/src/postgres/postgres-event-store';
-import { SqliteEventStore } from '../../../event-store/src/sqlite/sqlite-event-store';
+import type { EventStore } from '@rewind/event-store';
+import { maskConnectionString, PostgresEventStore } from '@rewind/event-store/postgres';
+import { SqliteEventStore } from '@rewind/event-store/sqlite';
 import { ReadModelDatabase, type ReadModelConfig } from '../read-model-database';
 
 /**

@@ -1,5 +1,5 @@
-import { ancestry, replay, timelineView, type RecordedSessionEvent } from '../../../domain/src';
-import type { StoredEvent } from '../../../event-store/src';
+import { ancestry, replay, timelineView, type RecordedSessionEvent } from '@rewind/domain';
+import type { StoredEvent } from '@rewind/event-store';
 import type { Row } from '../schema';
 
 /**

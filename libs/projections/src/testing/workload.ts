@@ -1,4 +1,4 @@
-import type { EventStore, NewEvent } from '../../../event-store/src';
+import type { EventStore, NewEvent } from '@rewind/event-store';
 
 /**
  * Realistic agent sessions written straight into an event store (no HTTP, no domain

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { KafkaMessageBus } from '../../../messaging/src/kafka/kafka-message-bus';
-import { describeWithKafka, KAFKA_TEST_BROKERS, testLogger, trackTopics, uniqueName } from '../../../messaging/src/kafka/testing/kafka-test-support';
+import { KafkaMessageBus } from '@rewind/messaging/kafka';
+import { describeWithKafka, KAFKA_TEST_BROKERS, testLogger, trackTopics, uniqueName } from '@rewind/messaging/kafka/testing';
 import { BusCompensationChannel, type CompensationReply } from './bus-channel';
 
 // The saga's `kafka` compensation channel on a real broker: request topic, reply topic, timeout.

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { JsonValue } from '../../../domain/src';
-import type { MessageBus, Subscription } from '../../../messaging/src';
+import type { JsonValue } from '@rewind/domain';
+import type { MessageBus, Subscription } from '@rewind/messaging';
 import type { CompensationChannel, CompensationRequest, CompensationResult } from '../compensation-channel';
 
 /** What a compensator publishes on the reply topic. */

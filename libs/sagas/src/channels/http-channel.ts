@@ -1,4 +1,4 @@
-import type { JsonValue } from '../../../domain/src';
+import type { JsonValue } from '@rewind/domain';
 import type { CompensationChannel, CompensationRequest, CompensationResult } from '../compensation-channel';
 import { parseRetryAfter } from '../retry-policy';
 

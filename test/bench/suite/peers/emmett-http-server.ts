@@ -11,8 +11,8 @@
 import { randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { PostgresEventStore } from '@event-driven-io/emmett-postgresql';
-import { sessionStreamId } from '../../../../libs/engine/src';
-import { encodeMetadata } from '../../../../libs/event-store/src/metadata-codec';
+import { sessionStreamId } from '@rewind/engine';
+import { encodeMetadata } from '@rewind/event-store';
 import { BENCH_TENANT } from '../conversation';
 
 interface SessionInfo {

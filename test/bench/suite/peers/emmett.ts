@@ -9,10 +9,10 @@
 import type { Event, ReadEvent } from '@event-driven-io/emmett';
 import { getPostgreSQLEventStore, type PostgresEventStore } from '@event-driven-io/emmett-postgresql';
 import { Pool } from 'pg';
-import { evolveInPlace, initialSessionState, type RecordedSessionEvent, type SessionState } from '../../../../libs/domain/src';
-import { sessionStreamId } from '../../../../libs/engine/src';
-import type { StoredEvent } from '../../../../libs/event-store/src';
-import { decodeMetadata, encodeMetadata } from '../../../../libs/event-store/src/metadata-codec';
+import { evolveInPlace, initialSessionState, type RecordedSessionEvent, type SessionState } from '@rewind/domain';
+import { sessionStreamId } from '@rewind/engine';
+import type { StoredEvent } from '@rewind/event-store';
+import { decodeMetadata, encodeMetadata } from '@rewind/event-store';
 import type { TestDatabase } from '../../../support/postgres';
 import type { SystemAdapter } from '../adapter';
 import { BENCH_TENANT, generateSessionEvents, STEPS_PER_TURN } from '../conversation';

@@ -11,7 +11,7 @@ import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from '@langcha
 import type { RunnableConfig } from '@langchain/core/runnables';
 import { uuid6, type ChannelVersions, type Checkpoint } from '@langchain/langgraph-checkpoint';
 import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
-import type { JsonValue } from '../../../../libs/domain/src';
+import type { JsonValue } from '@rewind/domain';
 import type { TestDatabase } from '../../../support/postgres';
 import type { SystemAdapter } from '../adapter';
 import { stepUpdate, type ChatMessage } from '../conversation';

@@ -5,16 +5,18 @@
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { evolveInPlace, initialSessionState, type RecordedSessionEvent } from '../../../../libs/domain/src';
-import { SessionRepository, SessionService, sessionStreamId } from '../../../../libs/engine/src';
-import { PostgresEventStore, SqliteEventStore, type EventStore } from '../../../../libs/event-store/src';
+import { evolveInPlace, initialSessionState, type RecordedSessionEvent } from '@rewind/domain';
+import { SessionRepository, SessionService, sessionStreamId } from '@rewind/engine';
+import { type EventStore } from '@rewind/event-store';
+import { SqliteEventStore } from '@rewind/event-store/sqlite';
+import { PostgresEventStore } from '@rewind/event-store/postgres';
 import type { TestDatabase } from '../../../support/postgres';
 import type { SystemAdapter } from '../adapter';
 import { benchCaller, BENCH_TENANT, generateSessionEvents, stepCommand, toNewEvent } from '../conversation';
 import { createBenchDatabase, tableSizes } from '../databases';
 import type { StoreName } from '../results';
 
-/** The API's defaults (apps/api/src/config/rewind-config.ts). */
+/** The API's defaults (libs/config/src/rewind-config.ts). */
 export const DEFAULT_SNAPSHOT_EVERY = 100;
 export const DEFAULT_PG_POOL_SIZE = 20;
 export const REWIND_PG_TABLES = ['rewind.events', 'rewind.streams', 'rewind.snapshots', 'rewind.snapshot_segments', 'rewind.idempotency_keys'];

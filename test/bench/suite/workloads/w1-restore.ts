@@ -4,7 +4,7 @@
  * Rewind: `SessionRepository.restore` (nearest snapshot + tail; and without snapshots, pure replay).
  * Emmett: `aggregateStream` folding with Rewind's `evolveInPlace`. LangGraph: `getTuple` (latest).
  */
-import type { SessionState } from '../../../../libs/domain/src';
+import type { SessionState } from '@rewind/domain';
 import type { SystemAdapter } from '../adapter';
 import { profiled } from '../profiler';
 import { measureSerial, randomInt } from '../recorder';

@@ -9,7 +9,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import type { EventStore } from '../../../../libs/event-store/src';
+import type { EventStore } from '@rewind/event-store';
 import { RewindAdapter } from '../peers/rewind';
 import { profiled } from '../profiler';
 import type { Row, StoreName } from '../results';
@@ -22,9 +22,9 @@ interface ProjectionsModule {
   ReadModelDatabase: { open: (config: unknown) => Promise<{ close?: () => Promise<void>; dataSource?: { destroy(): Promise<void> } }> };
 }
 
-/** The compiled projections library (dist/libs/projections/src/index.js), if it has what W5 needs. */
+/** The compiled projections package (libs/projections/dist/index.js), if it has what W5 needs. */
 export function loadProjections(): ProjectionsModule | string {
-  const file = join(__dirname, '..', '..', '..', '..', 'libs', 'projections', 'src', 'index.js');
+  const file = join(__dirname, '..', '..', '..', '..', '..', 'libs', 'projections', 'dist', 'index.js');
   if (!existsSync(file)) return `${W5_NOT_BUILT}: ${file} does not exist`;
   try {
     // eslint-disable-next-line @typescript-eslint/no-require-imports

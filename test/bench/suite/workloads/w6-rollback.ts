@@ -5,7 +5,7 @@
  * move). As test/bench/rollback.bench.ts, on both stores.
  */
 import { performance } from 'node:perf_hooks';
-import { TravelService } from '../../../../apps/demo/src/travel-service';
+import { TravelService } from '@rewind/demo';
 import { httpClient } from '../../../support/http-client';
 import type { RunningApi } from '../peers/rewind-http';
 import { profiled } from '../profiler';

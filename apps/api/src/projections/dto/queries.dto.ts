@@ -1,8 +1,8 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsIn, IsInt, IsISO8601, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
-import { EFFECT_KINDS } from '../../../../../libs/domain/src';
-import { ID_PATTERN } from '../../../../../libs/engine/src';
+import { EFFECT_KINDS } from '@rewind/domain';
+import { ID_PATTERN } from '@rewind/engine';
 
 export const SESSION_STATUSES = ['active', 'rolling_back', 'needs_attention'] as const;
 export const SESSION_SORTS = ['sessionId', 'createdAt', 'updatedAt'] as const;

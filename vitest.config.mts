@@ -2,10 +2,15 @@ import swc from 'unplugin-swc';
 import { defineConfig } from 'vitest/config';
 
 // SWC (not esbuild) compiles the tests so that NestJS gets decorator metadata.
+// Every @rewind/* package is read from its sources through the "@rewind/source" export
+// condition, so a test never mixes a package's compiled copy with its source.
 export default defineConfig({
   plugins: [swc.vite({ module: { type: 'es6' } })],
+  resolve: { conditions: ['@rewind/source'] },
+  ssr: { resolve: { conditions: ['@rewind/source'] } },
   test: {
     include: ['apps/**/*.spec.ts', 'libs/**/*.spec.ts', 'test/**/*.spec.ts'],
+    exclude: ['**/node_modules/**', '**/dist/**'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',

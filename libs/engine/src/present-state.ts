@@ -1,4 +1,4 @@
-import type { SessionState } from '../../../../libs/domain/src';
+import type { SessionState } from '@rewind/domain';
 
 /** The public shape of a session state (internal indexes such as the parent array stay inside). */
 export function presentState(state: SessionState) {

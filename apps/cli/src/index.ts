@@ -1,0 +1,2 @@
+export * from './cli';
+export * from './commands/projections';

@@ -1,0 +1,2 @@
+export * from './arbitraries';
+export * from './recorded';

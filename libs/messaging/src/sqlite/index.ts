@@ -1,0 +1,2 @@
+export * from '../relay/sqlite-checkpoint-store';
+export * from '../signing/sqlite-signing-secret-store';

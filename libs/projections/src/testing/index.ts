@@ -1,0 +1,4 @@
+export * from './backends';
+export * from './inspect';
+export * from './oracle';
+export * from './workload';

@@ -1,0 +1,1 @@
+export * from '../postgres-api-key-store';
