@@ -10,7 +10,10 @@ export const REFUSALS = {
   session_exists: { kind: 'conflict', when: 'StartSession on a session that already has events' },
   session_not_found: { kind: 'not_found', when: 'any other command before the session started' },
   rollback_in_progress: { kind: 'conflict', when: 'any command but the rollback commands while a rollback is active' },
-  validation_failed: { kind: 'validation', when: 'a head move with no target; a retry policy with baseDelayMs > maxDelayMs' },
+  validation_failed: {
+    kind: 'validation',
+    when: 'a head move with no target; a retry policy with baseDelayMs > maxDelayMs; "__proto__" as a tool call id, checkpoint label, memory key or variable name',
+  },
   // Steps.
   turn_not_found: { kind: 'not_found', when: 'an agent message, a tool call or an interrupt naming a turn not on the head path' },
   turn_not_open: { kind: 'conflict', when: 'interrupting a turn that is complete or already interrupted' },
