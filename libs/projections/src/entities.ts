@@ -2,6 +2,7 @@ import { EntitySchema, type EntitySchemaColumnOptions, type ValueTransformer } f
 import {
   AUDIT_LOG,
   CHECKPOINTS,
+  DECLARED_TYPES,
   HEAD_MESSAGES,
   primaryKeyName,
   ROLLBACKS,
@@ -41,13 +42,17 @@ const asBoolean: ValueTransformer = {
   from: (value: boolean | number | null) => (value === null || value === undefined ? value : Boolean(value)),
 };
 
-const TYPES: Record<ColumnKind, EntitySchemaColumnOptions['type']> = { text: 'text', int: 'integer', bigint: 'bigint', bool: 'boolean' };
 const TRANSFORMERS: Partial<Record<ColumnKind, ValueTransformer>> = { bigint: asNumber, bool: asBoolean };
 
 function entityOf<T extends TableSpec>(table: T): EntitySchema<EntityOf<T>> {
   const columns: Record<string, EntitySchemaColumnOptions> = {};
   for (const column of table.columns) {
-    const options: EntitySchemaColumnOptions = { name: column.name, type: TYPES[column.kind], nullable: column.nullable === true };
+    const options: EntitySchemaColumnOptions = {
+      name: column.name,
+      // PostgreSQL's names on both databases (TypeORM reads and writes SQLite's the same way; the migrations made the tables).
+      type: DECLARED_TYPES.postgres[column.kind] as EntitySchemaColumnOptions['type'],
+      nullable: column.nullable === true,
+    };
     if (table.primaryKey.includes(column.name)) Object.assign(options, { primary: true, primaryKeyConstraintName: primaryKeyName(table) });
     const transformer = TRANSFORMERS[column.kind];
     if (transformer) options.transformer = transformer;

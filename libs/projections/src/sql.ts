@@ -1,4 +1,4 @@
-import { CHECKPOINTS_TABLE, type ColumnKind, type Row, type TableSpec } from './schema';
+import { CHECKPOINTS_TABLE, DECLARED_TYPES, type ColumnKind, type Row, type TableSpec } from './schema';
 
 /**
  * Database work is written once, as generators that yield SQL operations, and run by either
@@ -76,7 +76,7 @@ export type TableVariant = 'live' | 'shadow';
 
 export const SHADOW_SUFFIX = '__rebuild';
 
-const PG_TYPES: Record<ColumnKind, string> = { text: 'text', int: 'integer', bigint: 'bigint', bool: 'boolean' };
+const PG_TYPES = DECLARED_TYPES.postgres;
 
 function kindOf(table: TableSpec, column: string): ColumnKind {
   const spec = table.columns.find((c) => c.name === column);
