@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
+import { GetRollbackHandler } from './queries/get-rollback.handler';
 import { RollbacksController } from './rollbacks.controller';
 import { ToolsController } from './tools.controller';
 
-@Module({ controllers: [RollbacksController, ToolsController] })
+@Module({ controllers: [RollbacksController, ToolsController], providers: [GetRollbackHandler] })
 export class RollbacksModule {}
