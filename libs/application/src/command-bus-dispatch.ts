@@ -27,7 +27,13 @@ export class CommandBusDispatch {
   }
 
   execute(caller: Caller, sessionId: string, command: SessionCommand, options: WriteOptions): Promise<WriteResult> {
-    return this.commandBus.execute(applicationCommandFor(caller, sessionId, command, options));
+    let message: Command<WriteResult>;
+    try {
+      message = applicationCommandFor(caller, sessionId, command, options);
+    } catch (error) {
+      return Promise.reject(error as Error); // a refusal, like every other, arrives as a rejected promise
+    }
+    return this.commandBus.execute(message);
   }
 
   executeSteps(caller: Caller, sessionId: string, steps: readonly SessionCommand[], options: WriteOptions): Promise<WriteResult> {
