@@ -3,14 +3,13 @@ import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import type { MoveHead } from '@rewind/domain';
-import { GetSessionStateQuery, MoveHeadCommand, PlanHeadMoveQuery } from '@rewind/application';
+import { MoveHeadCommand, PlanHeadMoveQuery } from '@rewind/application';
 import type { Caller, WriteOptions } from '@rewind/engine';
 import { CurrentCaller } from '../auth/caller.decorator';
 import { WriteHeaders } from '../common/write-headers';
 import { RedoDto, RollbackDto, toCommand, UndoDto } from '@rewind/contracts';
 import { IdParamPipe } from './path-params';
-import { RollbackSaga } from '@rewind/sagas';
-import { presentRollback } from '../rollbacks/rollback.presenter';
+import { FollowRollbackQuery } from '../rollbacks/queries/follow-rollback.query';
 
 /** Time travel that changes the present: rollback, undo, redo. */
 @ApiTags('time travel')
@@ -20,7 +19,6 @@ export class HeadMovesController {
   constructor(
     private readonly commands: CommandBus,
     private readonly queries: QueryBus,
-    private readonly saga: RollbackSaga,
   ) {}
 
   /**
@@ -42,17 +40,7 @@ export class HeadMovesController {
       return result;
     }
     const rollbackId = result.rollbackId;
-    if (body?.waitMs) {
-      // Joins the run the commit started; stops waiting (not the run) at the deadline.
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([
-        this.saga.run(caller.tenantId, id, rollbackId).catch(() => null),
-        new Promise((resolve) => (timer = setTimeout(resolve, body.waitMs))),
-      ]);
-      clearTimeout(timer);
-    }
-    const state = await this.queries.execute(new GetSessionStateQuery(caller, id));
-    const rollback = presentRollback(state, rollbackId);
+    const { state, rollback } = await this.queries.execute(new FollowRollbackQuery(caller, id, rollbackId, body?.waitMs ?? 0));
     reply.header('Location', `/v1/rollbacks/${rollbackId}`).header('ETag', `"${state.version}"`);
     // Not finished (still running, or needing attention): accepted, follow Location.
     if (rollback?.status !== 'completed') reply.status(202);
