@@ -59,7 +59,9 @@ describe('the command pipeline (property-based)', () => {
         const settled = await store.streamVersion(stream);
         const claimed = sent.find((s) => !(s.first instanceof DomainError));
         if (claimed) {
-          await expect(service.execute(caller, 's', { type: 'PopTask' }, { idempotencyKey: claimed.key })).rejects.toBeInstanceOf(IdempotencyKeyReusedError);
+          await expect(
+            service.execute(caller, 's', { type: 'SetContextVariable', name: 'never-sent', value: 'x' }, { idempotencyKey: claimed.key }),
+          ).rejects.toBeInstanceOf(IdempotencyKeyReusedError);
           expect(await store.streamVersion(stream)).toBe(settled);
         }
       }),
