@@ -52,7 +52,7 @@ export interface Decision<Context> {
   context: Context;
 }
 
-/** Decides on the loaded state; throws a DomainError to refuse (nothing is written). */
+/** Decides on the loaded state (a promise only when it needs I/O); throws a DomainError to refuse (nothing is written). */
 export type Decide<State, Context> = (state: State, stamp: StampEvents) => Decision<Context> | Promise<Decision<Context>>;
 
 export interface CommandPipelineOptions {
@@ -79,19 +79,34 @@ export class CommandPipeline {
     this.now = options.now ?? (() => new Date());
   }
 
-  async handle<State extends { readonly version: number }, Context, Result>(
+  handle<State extends { readonly version: number }, Context, Result>(
     stream: CommandStream<State, Context, Result>,
     request: CommandRequest,
     decide: Decide<State, Context>,
   ): Promise<Result> {
-    const key = request.options.idempotencyKey;
-    if (key !== undefined) {
-      const record = await this.store.findIdempotency(request.caller.tenantId, key);
-      if (record) {
-        if (record.fingerprint !== request.fingerprint) throw new IdempotencyKeyReusedError(key);
-        return stream.replayed(record);
-      }
-    }
+    // Not async: without an Idempotency-Key the hot path goes straight to the writer queue.
+    if (request.options.idempotencyKey !== undefined) return this.replayOrWrite(stream, request, decide, request.options.idempotencyKey);
+    return this.write(stream, request, decide);
+  }
+
+  private async replayOrWrite<State extends { readonly version: number }, Context, Result>(
+    stream: CommandStream<State, Context, Result>,
+    request: CommandRequest,
+    decide: Decide<State, Context>,
+    key: string,
+  ): Promise<Result> {
+    const record = await this.store.findIdempotency(request.caller.tenantId, key);
+    if (!record) return this.write(stream, request, decide);
+    if (record.fingerprint !== request.fingerprint) throw new IdempotencyKeyReusedError(key);
+    return stream.replayed(record);
+  }
+
+  /** One writer per stream in this process; a conflict with another process decides again. */
+  private write<State extends { readonly version: number }, Context, Result>(
+    stream: CommandStream<State, Context, Result>,
+    request: CommandRequest,
+    decide: Decide<State, Context>,
+  ): Promise<Result> {
     return this.mutex.run(request.streamId, async () => {
       for (let attempt = 1; ; attempt++) {
         try {
@@ -117,7 +132,9 @@ export class CommandPipeline {
     }
     const commandId = options.commandId ?? this.newId();
     const occurredAt = this.now().toISOString();
-    const decision = await decide(state, (decided) => this.stamp(decided, request, commandId, occurredAt));
+    const decided = decide(state, (events) => this.stamp(events, request, commandId, occurredAt));
+    // Most decisions need no I/O: no await (and no extra turn of the event loop) for those.
+    const decision = decided instanceof Promise ? await decided : decided;
     const appended = await this.store.append(streamId, decision.events, {
       expectedVersion: state.version === 0 ? 'no_stream' : state.version,
       ...(options.idempotencyKey !== undefined

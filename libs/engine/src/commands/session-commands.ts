@@ -10,6 +10,7 @@ import {
   type DecideContext,
   type EffectDescriptor,
   type JsonObject,
+  type MoveHead,
   type PathState,
   type SessionCommand,
   type SessionState,
@@ -60,16 +61,14 @@ export class SessionCommands {
     this.stream = new SessionStream(repository, options.onCommitted);
   }
 
-  async startSession(caller: Caller, input: { sessionId?: string; title?: string; metadata?: JsonObject }, options: WriteOptions = {}): Promise<WriteResult> {
-    // Canonical JSON + SHA-256 is only needed to recognise a retried idempotent request.
-    const print = options.idempotencyKey === undefined ? '' : fingerprint({ op: 'StartSession', input });
+  startSession(caller: Caller, input: { sessionId?: string; title?: string; metadata?: JsonObject }, options: WriteOptions = {}): Promise<WriteResult> {
     const sessionId = input.sessionId ?? this.pipeline.newId();
-    return this.write(caller, sessionId, [{ type: 'StartSession', sessionId, title: input.title ?? null, metadata: input.metadata ?? {} }], options, print);
+    const command: SessionCommand = { type: 'StartSession', sessionId, title: input.title ?? null, metadata: input.metadata ?? {} };
+    return this.write(caller, sessionId, [command], options, () => fingerprint({ op: 'StartSession', input }));
   }
 
-  async execute(caller: Caller, sessionId: string, command: SessionCommand, options: WriteOptions = {}): Promise<WriteResult> {
-    const print = options.idempotencyKey === undefined ? '' : fingerprint({ sessionId, command });
-    return this.write(caller, sessionId, [command], options, print);
+  execute(caller: Caller, sessionId: string, command: SessionCommand, options: WriteOptions = {}): Promise<WriteResult> {
+    return this.write(caller, sessionId, [command], options, () => fingerprint({ sessionId, command }));
   }
 
   /**
@@ -93,32 +92,67 @@ export class SessionCommands {
     });
     // One step answers (and is fingerprinted) exactly as the same command sent on its own.
     if (steps.length === 1) return this.execute(caller, sessionId, steps[0]!, options);
-    const print = options.idempotencyKey === undefined ? '' : fingerprint({ sessionId, steps });
-    return this.write(caller, sessionId, steps, options, print);
+    return this.write(caller, sessionId, steps, options, () => fingerprint({ sessionId, steps }));
   }
 
-  private write(caller: Caller, sessionId: string, commands: readonly SessionCommand[], options: WriteOptions, print: string): Promise<WriteResult> {
-    const streamId = sessionStreamId(caller.tenantId, sessionId);
-    return this.pipeline.handle(this.stream, { caller, streamId, sessionId, options, fingerprint: print }, (state, stamp) =>
-      this.decideBatch(caller, streamId, state, commands, stamp),
-    );
+  /** Not async (one promise fewer per write): a synchronous refusal still arrives as a rejection. */
+  private write(caller: Caller, sessionId: string, commands: readonly SessionCommand[], options: WriteOptions, print: () => string): Promise<WriteResult> {
+    try {
+      // Canonical JSON + SHA-256 is only needed to recognise a retried idempotent request.
+      const request = {
+        caller,
+        streamId: sessionStreamId(caller.tenantId, sessionId),
+        sessionId,
+        options,
+        fingerprint: options.idempotencyKey === undefined ? '' : print(),
+      };
+      return this.pipeline.handle(this.stream, request, (state, stamp) => this.decideBatch(caller, request.streamId, state, commands, stamp));
+    } catch (error) {
+      return Promise.reject(error as Error);
+    }
   }
 
-  /** The events of a batch, each command decided on what the ones before it leave. */
-  private async decideBatch(
+  /**
+   * The events of a batch, each command decided on what the ones before it leave. A promise
+   * only when the decision needs I/O: a head move's target path, registered tool effects.
+   */
+  private decideBatch(
     caller: Caller,
     streamId: string,
     state: SessionState,
     commands: readonly SessionCommand[],
     stamp: StampEvents,
-  ): Promise<Decision<PathState | undefined>> {
+  ): Decision<PathState | undefined> | Promise<Decision<PathState | undefined>> {
     const first = commands[0]!;
-    // A head move (only ever alone) that switches paths needs the target path's state: I/O, so here.
-    let targetPath: PathState | undefined;
-    if (first.type === 'MoveHead' && state.version > 0 && state.activeRollbackId === null) {
-      targetPath = await this.repository.pathAt(streamId, resolveHeadMoveTarget(state, first).toVersion);
-    }
+    const movesPath = first.type === 'MoveHead' && state.version > 0 && state.activeRollbackId === null;
+    const startsTool = this.options.tools !== undefined && commands.some((c) => c.type === 'StartToolCall');
+    if (!movesPath && !startsTool) return this.decideLoaded(caller, streamId, state, commands, stamp, undefined, NO_EFFECTS);
+    return this.lookUpThenDecide(caller, streamId, state, commands, stamp, movesPath ? (first as MoveHead) : undefined);
+  }
+
+  private async lookUpThenDecide(
+    caller: Caller,
+    streamId: string,
+    state: SessionState,
+    commands: readonly SessionCommand[],
+    stamp: StampEvents,
+    move: MoveHead | undefined,
+  ): Promise<Decision<PathState | undefined>> {
+    // A head move (only ever alone) that switches paths needs the target path's state.
+    const targetPath = move ? await this.repository.pathAt(streamId, resolveHeadMoveTarget(state, move).toVersion) : undefined;
     const effects = await this.registeredEffects(caller, commands);
+    return this.decideLoaded(caller, streamId, state, commands, stamp, targetPath, effects);
+  }
+
+  private decideLoaded(
+    caller: Caller,
+    streamId: string,
+    state: SessionState,
+    commands: readonly SessionCommand[],
+    stamp: StampEvents,
+    targetPath: PathState | undefined,
+    effects: ReadonlyMap<string, EffectDescriptor>,
+  ): Decision<PathState | undefined> | Promise<Decision<PathState | undefined>> {
     const context: DecideContext = {
       newId: this.pipeline.newId,
       actor: caller.actor,
@@ -126,16 +160,13 @@ export class SessionCommands {
       toolEffect: (tool) => effects.get(tool),
       compensationEnabled: this.options.compensationEnabled ?? false,
     };
-    let events: NewEvent[];
-    if (commands.length === 1) {
-      // Alone, a command is decided on the loaded state itself: decide does not change it.
-      events = stamp(decide(state, first, context).events);
-      const completion = events.find((e) => e.type === 'RollbackCompleted');
-      if (completion && targetPath === undefined) targetPath = await this.repository.pathAt(streamId, (completion.data as { toVersion: number }).toVersion);
-    } else {
-      events = decideSteps(state, commands as readonly StepCommand[], context, stamp, streamId);
-    }
-    return { events, context: targetPath };
+    if (commands.length > 1) return { events: decideSteps(state, commands as readonly StepCommand[], context, stamp, streamId), context: targetPath };
+    // Alone, a command is decided on the loaded state itself: decide does not change it.
+    const events = stamp(decide(state, commands[0]!, context).events);
+    // The saga's last outcome completes a rollback: folding it needs the path the head lands on.
+    const completion = targetPath === undefined ? events.find((e) => e.type === 'RollbackCompleted') : undefined;
+    if (!completion) return { events, context: targetPath };
+    return this.repository.pathAt(streamId, (completion.data as { toVersion: number }).toVersion).then((path) => ({ events, context: path }));
   }
 
   /** The registered effect of every tool the commands start (a call that declares none gets it). */
