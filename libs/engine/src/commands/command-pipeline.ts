@@ -23,7 +23,7 @@ export interface CommandStream<State extends { readonly version: number }, Conte
   /** The answer to a retried idempotent request: nothing new is written. */
   replayed(written: WrittenRange): Promise<Result>;
   /** Subscribers told after each commit (not after a replay), e.g. the rollback saga. */
-  onCommitted?(caller: Caller, request: CommandRequest, stored: StoredEvent[]): void;
+  onCommitted?(request: CommandRequest, stored: StoredEvent[]): void;
 }
 
 export interface CommandRequest {
@@ -144,7 +144,7 @@ export class CommandPipeline {
     if (appended.duplicate) return stream.replayed(appended);
     const stored: StoredEvent[] = decision.events.map((event, i) => ({ ...event, streamId, streamVersion: appended.firstVersion + i, globalPosition: 0 }));
     const result = await stream.committed(streamId, state, stored, decision.context);
-    stream.onCommitted?.(caller, request, stored);
+    stream.onCommitted?.(request, stored);
     return result;
   }
 

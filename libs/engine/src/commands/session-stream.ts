@@ -3,7 +3,7 @@ import type { StoredEvent } from '@rewind/event-store';
 import type { SessionRepository } from '../session-repository';
 import { sessionIdFromStream } from '../stream-id';
 import type { CommandRequest, CommandStream, WrittenRange } from './command-pipeline';
-import type { Caller, WriteResult } from './write-request';
+import type { WriteResult } from './write-request';
 
 /** Told after each commit (not for idempotent replays), e.g. to start the saga. */
 export type SessionCommitListener = (tenantId: string, sessionId: string, events: StoredEvent[]) => void;
@@ -38,8 +38,8 @@ export class SessionStream implements CommandStream<SessionState, PathState | un
     return { ...writeSummary(written.streamId, state, events), duplicate: true };
   }
 
-  onCommitted(caller: Caller, request: CommandRequest, stored: StoredEvent[]): void {
-    this.listener?.(caller.tenantId, request.sessionId, stored);
+  onCommitted(request: CommandRequest, stored: StoredEvent[]): void {
+    this.listener?.(request.caller.tenantId, request.sessionId, stored);
   }
 }
 
