@@ -15,6 +15,7 @@ import { PostgresKafkaSigningSecretStore } from '@rewind/messaging/postgres';
 import { SqliteKafkaSigningSecretStore } from '@rewind/messaging/sqlite';
 import { ProjectionSupervisor, ReadModelDatabase } from '@rewind/projections';
 import { createSessionRuntime } from '@rewind/sagas';
+import { startWorkerApplication } from './worker-application';
 import type { WorkerConfig } from './worker-config';
 
 export interface Worker {
@@ -100,9 +101,12 @@ export async function startWorker(
 
     let commands: CommandConsumer | null = null;
     if (config.commands.enabled) {
+      // The application's handlers, as in the API: a command behaves the same over Kafka as over HTTP.
+      const application = await startWorkerApplication(runtime);
+      closers.push(() => application.context.close());
       const consumer = new CommandConsumer({
         bus,
-        sessions,
+        dispatch: application.dispatch,
         signingKeys,
         topics,
         groupId: config.commands.groupId,

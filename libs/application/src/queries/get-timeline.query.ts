@@ -1,0 +1,14 @@
+import { Query } from '@nestjs/cqrs';
+import type { Caller, SessionQueries } from '@rewind/engine';
+
+export type Timeline = Awaited<ReturnType<SessionQueries['timeline']>>;
+
+/** A session's timeline DAG: nodes, head, branches, checkpoints, rollbacks. */
+export class GetTimelineQuery extends Query<Timeline> {
+  constructor(
+    readonly caller: Caller,
+    readonly sessionId: string,
+  ) {
+    super();
+  }
+}
