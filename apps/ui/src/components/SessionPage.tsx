@@ -1,0 +1,180 @@
+import { useCallback, useMemo, useState } from 'react';
+import { get, sessionPath } from '../api/client';
+import type { HeadMoveResult, SessionStateView, Timeline } from '../api/types';
+import { useLoad } from '../hooks';
+import { buildTimelineModel, describeNode } from '../timeline-model';
+import { ErrorMessage, StatusBadge } from './common';
+import { DiffPanel } from './DiffPanel';
+import { HeadMoveDialog, type HeadMove } from './HeadMoveDialog';
+import { SagaPanel } from './SagaPanel';
+import { StatePanel } from './StatePanel';
+import { TimelineGraph } from './TimelineGraph';
+
+/** One session: the timeline (graph, slider, branches), the state at the selected step, diff, head moves and the saga. */
+export function SessionPage({ sessionId }: { sessionId: string }) {
+  const [refresh, setRefresh] = useState(0);
+  const reload = useCallback(() => setRefresh((r) => r + 1), []);
+  const timeline = useLoad(() => get<Timeline>(`${sessionPath(sessionId)}/timeline`), [sessionId, refresh]);
+  const current = useLoad(() => get<SessionStateView>(sessionPath(sessionId)), [sessionId, refresh]);
+  const model = useMemo(() => (timeline.data ? buildTimelineModel(timeline.data) : null), [timeline.data]);
+  const [picked, setPicked] = useState<number | null>(null);
+  const [pickedTip, setPickedTip] = useState<number | null>(null);
+  const [tab, setTab] = useState<'state' | 'diff'>('state');
+  const [move, setMove] = useState<HeadMove | null>(null);
+  const [watching, setWatching] = useState<string | null>(null);
+  const [checkpoint, setCheckpoint] = useState('');
+
+  if (!model) {
+    return (
+      <div>
+        <ErrorMessage error={timeline.error} />
+        {!timeline.error && <p aria-live="polite">Loading the timeline…</p>}
+      </div>
+    );
+  }
+
+  const t = model.timeline;
+  const selected = picked !== null && model.byVersion.has(picked) ? picked : t.head;
+  const chosenBranch = t.branches.find((b) => b.tip === pickedTip);
+  const branch = model.branchOf(selected, chosenBranch) ?? t.branches[0];
+  const branchPath = branch ? model.pathTo(branch.tip) : [];
+  const position = branchPath.indexOf(selected);
+  const node = model.byVersion.get(selected);
+  const latestRollback = [...t.rollbacks].sort((a, b) => b.requestedVersion - a.requestedVersion)[0];
+  const shownRollback = watching ?? current.data?.activeRollbackId ?? latestRollback?.rollbackId ?? null;
+  const checkpoints = t.checkpoints;
+
+  const select = (version: number) => setPicked(version);
+  const done = (result: HeadMoveResult) => {
+    setMove(null);
+    if (result.rollbackId) setWatching(result.rollbackId);
+    setPicked(null);
+    setPickedTip(null);
+    reload();
+  };
+
+  return (
+    <div className="session">
+      <div className="session-head">
+        <div>
+          <h1>{current.data?.title ?? sessionId}</h1>
+          <p className="muted">
+            {sessionId} · <StatusBadge status={t.status} /> · head at step {t.head} · {t.version} events · {t.branches.length} branch
+            {t.branches.length === 1 ? '' : 'es'} · <a href={`#/audit/${encodeURIComponent(sessionId)}`}>audit</a>
+          </p>
+        </div>
+        <div className="actions" role="toolbar" aria-label="Time travel">
+          <button type="button" onClick={() => setMove({ action: 'undo', body: {}, title: 'Undo the last step' })}>
+            ↶ Undo
+          </button>
+          <button
+            type="button"
+            disabled={current.data ? !current.data.canRedo : false}
+            title={current.data && !current.data.canRedo ? 'Nothing to redo: no undo or rollback since the last step.' : undefined}
+            onClick={() => setMove({ action: 'redo', body: {}, title: 'Redo' })}
+          >
+            ↷ Redo
+          </button>
+          <button
+            type="button"
+            disabled={selected === t.head}
+            onClick={() => setMove({ action: 'rollback', body: { toVersion: selected }, title: `Make step ${selected} current` })}
+          >
+            Go to step {selected}
+          </button>
+          {checkpoints.length > 0 && (
+            <span className="checkpoint-move">
+              <label>
+                Checkpoint
+                <select aria-label="Checkpoint" value={checkpoint} onChange={(e) => setCheckpoint(e.target.value)}>
+                  <option value="">choose…</option>
+                  {checkpoints.map((c) => (
+                    <option key={c.label} value={c.label}>
+                      {c.label} (step {c.version})
+                    </option>
+                  ))}
+                </select>
+              </label>
+              <button
+                type="button"
+                disabled={!checkpoint}
+                onClick={() => setMove({ action: 'rollback', body: { toCheckpoint: checkpoint }, title: `Roll back to checkpoint “${checkpoint}”` })}
+              >
+                Roll back
+              </button>
+            </span>
+          )}
+        </div>
+      </div>
+      <ErrorMessage error={timeline.error ?? current.error} />
+
+      <section className="panel timeline" aria-labelledby="timeline-title">
+        <div className="panel-head">
+          <h2 id="timeline-title">Timeline</h2>
+          <label>
+            Branch
+            <select
+              aria-label="Branch"
+              value={branch?.tip ?? ''}
+              onChange={(e) => {
+                const tip = Number(e.target.value);
+                setPickedTip(tip);
+                setPicked(tip);
+              }}
+            >
+              {t.branches.map((b) => (
+                <option key={b.tip} value={b.tip}>
+                  ends at step {b.tip}
+                  {b.forkedFrom ? `, forked at ${b.forkedFrom}` : ''} · {b.length} steps{b.containsHead ? ' · head' : ''}
+                </option>
+              ))}
+            </select>
+          </label>
+        </div>
+        <TimelineGraph
+          model={model}
+          selected={selected}
+          branchPath={branchPath}
+          onSelect={(v) => {
+            setPicked(v);
+            const b = model.branchOf(v, chosenBranch);
+            if (b) setPickedTip(b.tip);
+          }}
+        />
+        <div className="slider">
+          <label htmlFor="step-slider">Step</label>
+          <input
+            id="step-slider"
+            type="range"
+            min={0}
+            max={Math.max(branchPath.length - 1, 0)}
+            value={Math.max(position, 0)}
+            aria-valuetext={node ? describeNode(node) : undefined}
+            onChange={(e) => {
+              const v = branchPath[Number(e.target.value)];
+              if (v !== undefined) select(v);
+            }}
+          />
+          <output htmlFor="step-slider">{node ? describeNode(node) : ''}</output>
+        </div>
+      </section>
+
+      <div className="tabs" role="tablist" aria-label="Selected step">
+        <button type="button" role="tab" aria-selected={tab === 'state'} onClick={() => setTab('state')}>
+          State
+        </button>
+        <button type="button" role="tab" aria-selected={tab === 'diff'} onClick={() => setTab('diff')}>
+          Diff
+        </button>
+      </div>
+      <div className="split">
+        <div>
+          {tab === 'state' && <StatePanel sessionId={sessionId} version={selected} parentVersion={node?.parentVersion ?? null} />}
+          {tab === 'diff' && <DiffPanel key={selected} sessionId={sessionId} initialFrom={node?.parentVersion ?? selected} initialTo={selected} />}
+        </div>
+        <div>{shownRollback && <SagaPanel key={shownRollback} rollbackId={shownRollback} onChanged={reload} />}</div>
+      </div>
+      {move && <HeadMoveDialog sessionId={sessionId} move={move} current={current.data} onClose={() => setMove(null)} onDone={done} />}
+    </div>
+  );
+}

@@ -1,0 +1,9 @@
+import react from '@vitejs/plugin-react';
+import { defineConfig } from 'vite';
+
+// The API serves the built assets at /ui (apps/api: serve-ui.ts), so every URL is under it.
+export default defineConfig({
+  base: '/ui/',
+  plugins: [react()],
+  build: { outDir: 'dist', emptyOutDir: true, sourcemap: true },
+});
