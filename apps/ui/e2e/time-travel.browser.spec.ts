@@ -147,7 +147,7 @@ const suiteName = canRun
     await page.getByRole('heading', { name: `State at step ${v.vegetarian}` }).waitFor();
     await expect.poll(() => page.locator('.changes').textContent()).toContain("memory 'diet' set to 'vegetarian'");
     const diet = page.locator('.kv [data-key="diet"]');
-    expect(await diet.getAttribute('class')).toContain('changed');
+    await expect.poll(() => diet.getAttribute('class')).toContain('changed');
     expect(await diet.textContent()).toContain('vegetarian');
 
     await page.locator(`.graph [data-version="${v.vegan}"]`).click();

@@ -45,3 +45,13 @@ export function useLoad<T>(load: () => Promise<T>, deps: readonly unknown[]): Lo
   const reload = useCallback(() => setTick((t) => t + 1), []);
   return { ...state, reload };
 }
+
+/** `value`, once it has stopped changing for `ms`: a slider dragged across many steps asks the server once. */
+export function useDebounced<T>(value: T, ms: number): T {
+  const [settled, setSettled] = useState(value);
+  useEffect(() => {
+    const timer = setTimeout(() => setSettled(value), ms);
+    return () => clearTimeout(timer);
+  }, [value, ms]);
+  return settled;
+}

@@ -2,7 +2,7 @@ import { useMemo, useState } from 'react';
 import { get, query, sessionPath } from '../api/client';
 import { changedItem } from '../api/sentences';
 import type { Diff, SessionStateView } from '../api/types';
-import { useLoad } from '../hooks';
+import { useDebounced, useLoad } from '../hooks';
 import { ChangeSentences } from './ChangeList';
 import { ErrorMessage, Json, StatusBadge } from './common';
 
@@ -11,21 +11,32 @@ function display(value: unknown): string {
 }
 
 /** The state at one step: what changed since its parent (highlighted and said in words), and everything else. */
-export function StatePanel({ sessionId, version, parentVersion }: { sessionId: string; version: number; parentVersion: number | null }) {
+const RECENT_TURNS = 30;
+
+export function StatePanel({ sessionId, version: wanted, parentVersion: wantedParent }: { sessionId: string; version: number; parentVersion: number | null }) {
   const [raw, setRaw] = useState(false);
+  const [allTurns, setAllTurns] = useState(false);
+  // Both settle together, so a diff is never asked between a step and another step's parent.
+  const [version, parentVersion] = useDebounced(`${wanted}:${wantedParent ?? 0}`, 120)
+    .split(':')
+    .map(Number) as [number, number];
   const state = useLoad(() => get<SessionStateView>(`${sessionPath(sessionId)}/state${query({ at: version })}`), [sessionId, version]);
   const diff = useLoad(
     () => (parentVersion ? get<Diff>(`${sessionPath(sessionId)}/diff${query({ from: parentVersion, to: version })}`) : Promise.resolve(null)),
     [sessionId, version, parentVersion],
   );
-  const changed = useMemo(() => new Set((diff.data?.changes ?? []).map((c) => changedItem(c.path))), [diff.data]);
+  // An answer for an earlier selection is never shown as this step's.
+  const s = state.data?.head === wanted ? state.data : null;
+  const changes = diff.data?.to === wanted ? diff.data.changes : null;
+  const changed = useMemo(() => new Set((changes ?? []).map((c) => changedItem(c.path))), [changes]);
   const mark = (item: string) => (changed.has(item) ? 'changed' : undefined);
-  const s = state.data;
+  const turns = s?.conversation.turns ?? [];
+  const firstShown = allTurns ? 0 : Math.max(0, turns.length - RECENT_TURNS);
 
   return (
-    <section className="panel state" aria-labelledby="state-title" aria-busy={state.loading}>
+    <section className="panel state" aria-labelledby="state-title" aria-busy={!s}>
       <div className="panel-head">
-        <h2 id="state-title">State at step {version}</h2>
+        <h2 id="state-title">{s ? `State at step ${s.head}` : `Loading step ${wanted}…`}</h2>
         <button type="button" className="link" aria-pressed={raw} onClick={() => setRaw((r) => !r)}>
           {raw ? 'Show as a page' : 'Raw JSON'}
         </button>
@@ -36,17 +47,22 @@ export function StatePanel({ sessionId, version, parentVersion }: { sessionId: s
         <>
           <div className="changes" aria-label="What changed in this step">
             <h3>What changed</h3>
-            {parentVersion ? (
-              diff.data && <ChangeSentences changes={diff.data.changes} empty="Nothing the agent knows changed in this step." />
+            {wantedParent ? (
+              changes && <ChangeSentences changes={changes} empty="Nothing the agent knows changed in this step." />
             ) : (
               <p className="muted">The session started here.</p>
             )}
           </div>
           <h3>Conversation</h3>
-          {s.conversation.turns.length === 0 && <p className="muted">No message yet.</p>}
-          <ol className="conversation">
-            {s.conversation.turns.map((turn, i) => (
-              <li key={turn.turnId} className={mark(`turns:${i}`)}>
+          {turns.length === 0 && <p className="muted">No message yet.</p>}
+          {firstShown > 0 && (
+            <button type="button" className="link" onClick={() => setAllTurns(true)}>
+              Show the {firstShown} earlier turns
+            </button>
+          )}
+          <ol className="conversation" start={firstShown + 1}>
+            {turns.slice(firstShown).map((turn, offset) => (
+              <li key={turn.turnId} className={mark(`turns:${firstShown + offset}`)}>
                 {turn.messages.map((m) => (
                   <p key={m.messageId} className={`message ${m.role}`}>
                     <strong>{m.role}</strong> {m.content}
