@@ -206,6 +206,26 @@ const suiteName = canRun
     await shot('saga-completed');
   });
 
+  it('says why a redo is refused: the hotel on the way back was compensated', async () => {
+    await page.getByRole('button', { name: 'Redo' }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByText('This move is refused').waitFor();
+    expect(await dialog.getByRole('alert').textContent()).toContain('book_hotels (h1');
+    expect(await dialog.getByRole('button', { name: 'Confirm' }).isDisabled()).toBe(true);
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    expect(await page.getByRole('dialog').count()).toBe(0);
+  });
+
+  it('moves along the branch with the keyboard', async () => {
+    await page.locator('.graph').focus();
+    await page.keyboard.press('Home');
+    await page.getByRole('heading', { name: 'State at step 1' }).waitFor();
+    await page.keyboard.press('ArrowRight');
+    await expect.poll(() => page.locator('.graph .node.selected').getAttribute('data-version')).toBe('2');
+    await page.keyboard.press('h');
+    await expect.poll(() => page.locator('.graph .node.selected').getAttribute('data-version')).toBe(String(v.checkpoint));
+  });
+
   it('refuses to roll back past an irreversible effect until the acknowledgement is ticked', async () => {
     await page.goto(`${t.baseUrl}/ui/#/sessions/${chargeId}`);
     await page.getByRole('button', { name: 'Undo' }).click();
@@ -221,6 +241,39 @@ const suiteName = canRun
     await expect.poll(() => page.locator('.saga li[data-call="pay1"]').textContent(), { timeout: 15_000 }).toContain('skipped');
     const rollback = (await http('GET', `/v1/sessions/${chargeId}/timeline`)).body.rollbacks[0];
     expect(rollback).toMatchObject({ kind: 'undo', acknowledgeIrreversible: true });
+  });
+
+  it('shows a failed compensation live, and lets the operator retry it and resolve it with a note', async () => {
+    const id = `stuck-${randomUUID().slice(0, 8)}`;
+    await step('POST', '/v1/sessions', { sessionId: id, title: 'A hotel that will not cancel' });
+    await step('POST', `/v1/sessions/${id}/messages`, { role: 'user', content: 'Book a hotel in Porto' });
+    const booking = await book(id, 'hotels', 'h2', { city: 'Porto' });
+    const cancelPath = `/hotels/${booking}/cancel`;
+    const cancels = () => travel.log.filter((line) => line === `POST ${cancelPath}`).length;
+    travel.failNext(cancelPath, { status: 503, times: 50 }); // the first run and the retry both fail
+
+    await page.goto(`${t.baseUrl}/ui/#/sessions/${id}`);
+    await page.getByRole('button', { name: 'Undo' }).click();
+    await page
+      .getByRole('dialog')
+      .getByRole('button', { name: /Confirm and undo 1 effect/ })
+      .click();
+    const effect = page.locator('.saga li[data-call="h2"]');
+    await expect.poll(() => page.locator('.saga h2').textContent(), { timeout: 15_000 }).toContain('needs attention');
+    expect(await effect.textContent()).toContain('failed');
+    expect(await effect.textContent()).toContain('3 attempts');
+    expect(cancels()).toBe(3);
+    await shot('needs-attention');
+
+    await effect.getByRole('button', { name: 'Retry compensation' }).click();
+    await expect.poll(cancels, { timeout: 15_000 }).toBeGreaterThan(3); // the retry really called the hotel again
+    await expect.poll(() => page.locator('.saga h2').textContent(), { timeout: 15_000 }).toContain('needs attention');
+
+    await effect.getByLabel('Undone by hand? Note').fill('Cancelled by phone, ref 4411');
+    await effect.getByRole('button', { name: 'Mark resolved' }).click();
+    await expect.poll(() => page.locator('.saga h2').textContent(), { timeout: 15_000 }).toContain('completed');
+    expect(await effect.textContent()).toContain('resolved');
+    expect(await effect.textContent()).toContain('Cancelled by phone, ref 4411');
   });
 
   it('shows the audit log filtered by event type, and the tool-call ledger', async () => {

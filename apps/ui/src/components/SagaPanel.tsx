@@ -46,9 +46,7 @@ export function SagaPanel({ rollbackId, onChanged }: { rollbackId: string; onCha
                   <strong>{e.tool}</strong> <span className="muted">({e.toolCallId})</span> · {e.effect}
                   {e.channel && <> · {e.channel}</>} · {e.attempts} attempt{e.attempts === 1 ? '' : 's'}
                 </div>
-                {e.detail !== null && e.detail !== undefined && (
-                  <div className="muted detail">{typeof e.detail === 'string' ? e.detail : JSON.stringify(e.detail)}</div>
-                )}
+                {e.detail !== null && e.detail !== undefined && <div className="muted detail">{describeDetail(e.detail)}</div>}
                 {e.status === 'failed' && <OperatorActions rollbackId={r.rollbackId} callId={e.toolCallId} onDone={() => setTick((t) => t + 1)} />}
               </li>
             ))}
@@ -96,4 +94,11 @@ function OperatorActions({ rollbackId, callId, onDone }: { rollbackId: string; c
       <ErrorMessage error={error} />
     </div>
   );
+}
+
+/** The compensator's answer, the last error, a skip's reason or the operator's note, as text. */
+function describeDetail(detail: unknown): string {
+  if (typeof detail === 'string') return detail;
+  const error = (detail as { error?: unknown } | null)?.error;
+  return typeof error === 'string' ? error : JSON.stringify(detail);
 }
