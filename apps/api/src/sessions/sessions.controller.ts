@@ -5,7 +5,7 @@ import type { FastifyReply } from 'fastify';
 import { SessionService, type Caller, type WriteOptions, type WriteResult } from '@rewind/engine';
 import { CurrentCaller } from '../auth/caller.decorator';
 import { WriteHeaders } from '../common/write-headers';
-import { ContextQueryDto, DiffQueryDto, EventsQueryDto, StartSessionDto, StateQueryDto } from '@rewind/contracts';
+import { ContextQueryDto, DiffQueryDto, EventsQueryDto, StartSessionDto, StateQueryDto, TimelineQueryDto } from '@rewind/contracts';
 import { IdParamPipe } from './path-params';
 import { presentState } from '@rewind/engine';
 import { StartSessionCommand } from './session-commands';
@@ -50,8 +50,9 @@ export class SessionsController {
 
   @Get(':id/timeline')
   @ApiOperation({ summary: 'The timeline DAG: nodes, head, branches, checkpoints, rollbacks' })
-  timeline(@CurrentCaller() caller: Caller, @Param('id', IdParamPipe) id: string) {
-    return this.sessions.timeline(caller, id);
+  timeline(@CurrentCaller() caller: Caller, @Param('id', IdParamPipe) id: string, @Query() query: TimelineQueryDto) {
+    if (query.from === undefined && query.limit === undefined) return this.sessions.timeline(caller, id);
+    return this.sessions.timeline(caller, id, { limit: query.limit ?? 1000, ...(query.from !== undefined ? { from: query.from } : {}) });
   }
 
   @Get(':id/events')
