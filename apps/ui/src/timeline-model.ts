@@ -1,33 +1,52 @@
 import type { Branch, Timeline, TimelineNode } from './api/types';
 
-/** Client-side indexes over a timeline answer: parents, paths, the branch of a node. */
+/** Nodes laid out and drawn at once, around the selected one: a 20 000-step session stays responsive. */
+export const GRAPH_WINDOW = 80;
+
+/**
+ * Client-side indexes over a (paged) timeline answer: the whole DAG comes as `parents`, the
+ * details (type, summary, time) of the nodes seen so far as `details`.
+ */
 export interface TimelineModel {
   timeline: Timeline;
-  byVersion: Map<number, TimelineNode>;
   /** Node versions in increasing order (the stream order). */
   versions: number[];
+  isNode(version: number): boolean;
+  parentOf(version: number): number | null;
+  detail(version: number): TimelineNode | undefined;
   pathTo(version: number): number[];
-  /** The branch to show for a node: the one with the head if the node is on it, else the newest leaf under the node. */
+  /** The branch to show for a node: the current one if the node is on it, else the head's, else the newest leaf under it. */
   branchOf(version: number, current?: Branch): Branch | undefined;
 }
 
-export function buildTimelineModel(timeline: Timeline): TimelineModel {
-  const byVersion = new Map(timeline.nodes.map((n) => [n.version, n]));
-  const versions = timeline.nodes.map((n) => n.version).sort((a, b) => a - b);
+/** `parents[v - 1]`: 0 for the root, -1 for versions that are not nodes (as the API's paged timeline sends it). */
+function parentsOf(timeline: Timeline): number[] {
+  if (timeline.parents) return timeline.parents;
+  const parents = new Array<number>(timeline.version).fill(-1);
+  for (const node of timeline.nodes) parents[node.version - 1] = node.parentVersion ?? 0;
+  return parents;
+}
+
+export function buildTimelineModel(timeline: Timeline, details: ReadonlyMap<number, TimelineNode>): TimelineModel {
+  const parents = parentsOf(timeline);
+  const isNode = (v: number) => v >= 1 && v <= parents.length && parents[v - 1]! >= 0;
+  const parentOf = (v: number) => (isNode(v) && parents[v - 1]! > 0 ? parents[v - 1]! : null);
+  const versions: number[] = [];
+  parents.forEach((parent, i) => parent >= 0 && versions.push(i + 1));
   const pathCache = new Map<number, number[]>();
   const pathTo = (version: number): number[] => {
     const cached = pathCache.get(version);
     if (cached) return cached;
     const path: number[] = [];
-    for (let v: number | null | undefined = version; v; v = byVersion.get(v)?.parentVersion) path.push(v);
+    for (let v: number | null = version; v; v = parentOf(v)) path.push(v);
     path.reverse();
     pathCache.set(version, path);
     return path;
   };
   const onBranch = (branch: Branch, version: number) => {
     // Versions grow along a path: walk up from the tip until at or below the version.
-    let v: number | null | undefined = branch.tip;
-    while (v && v > version) v = byVersion.get(v)?.parentVersion;
+    let v: number | null = branch.tip;
+    while (v && v > version) v = parentOf(v);
     return v === version;
   };
   const branchOf = (version: number, current?: Branch) => {
@@ -35,7 +54,16 @@ export function buildTimelineModel(timeline: Timeline): TimelineModel {
     const candidates = timeline.branches.filter((b) => onBranch(b, version));
     return candidates.find((b) => b.containsHead) ?? candidates.sort((a, b) => b.tip - a.tip)[0];
   };
-  return { timeline, byVersion, versions, pathTo, branchOf };
+  return { timeline, versions, isNode, parentOf, detail: (v) => details.get(v), pathTo, branchOf };
+}
+
+/** The node versions drawn around `selected`: GRAPH_WINDOW of them, in stream order. */
+export function windowVersions(model: TimelineModel, selected: number): number[] {
+  const { versions } = model;
+  let index = versions.indexOf(selected);
+  if (index < 0) index = versions.length - 1;
+  const start = Math.max(0, Math.min(index - GRAPH_WINDOW / 2, versions.length - GRAPH_WINDOW));
+  return versions.slice(start, start + GRAPH_WINDOW);
 }
 
 /** Short names for the event types, for node labels. */
@@ -57,6 +85,7 @@ export function shortType(type: string): string {
   return names[type] ?? type;
 }
 
-export function describeNode(node: TimelineNode): string {
-  return `Step ${node.version}: ${node.type}${node.summary ? ` — ${node.summary}` : ''}`;
+export function describeStep(version: number, node: TimelineNode | undefined): string {
+  if (!node) return `Step ${version}`;
+  return `Step ${version}: ${node.type}${node.summary ? ` — ${node.summary}` : ''}`;
 }

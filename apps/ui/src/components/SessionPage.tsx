@@ -1,8 +1,8 @@
-import { useCallback, useMemo, useState } from 'react';
-import { get, sessionPath } from '../api/client';
-import type { HeadMoveResult, SessionStateView, Timeline } from '../api/types';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { get, query, sessionPath } from '../api/client';
+import type { HeadMoveResult, SessionStateView, Timeline, TimelineNode } from '../api/types';
 import { useLoad } from '../hooks';
-import { buildTimelineModel, describeNode } from '../timeline-model';
+import { buildTimelineModel, describeStep, windowVersions } from '../timeline-model';
 import { ErrorMessage, StatusBadge } from './common';
 import { DiffPanel } from './DiffPanel';
 import { HeadMoveDialog, type HeadMove } from './HeadMoveDialog';
@@ -10,19 +10,50 @@ import { SagaPanel } from './SagaPanel';
 import { StatePanel } from './StatePanel';
 import { TimelineGraph } from './TimelineGraph';
 
+/** Versions detailed per timeline request: the rest of the DAG comes as its compact parents array. */
+const TIMELINE_PAGE = 200;
+
 /** One session: the timeline (graph, slider, branches), the state at the selected step, diff, head moves and the saga. */
 export function SessionPage({ sessionId }: { sessionId: string }) {
   const [refresh, setRefresh] = useState(0);
   const reload = useCallback(() => setRefresh((r) => r + 1), []);
-  const timeline = useLoad(() => get<Timeline>(`${sessionPath(sessionId)}/timeline`), [sessionId, refresh]);
+  // The newest page first (the head is usually there); other pages as the selection travels.
+  const timeline = useLoad(() => get<Timeline>(`${sessionPath(sessionId)}/timeline${query({ limit: TIMELINE_PAGE })}`), [sessionId, refresh]);
+  const [details, setDetails] = useState<ReadonlyMap<number, TimelineNode>>(new Map());
   const current = useLoad(() => get<SessionStateView>(sessionPath(sessionId)), [sessionId, refresh]);
-  const model = useMemo(() => (timeline.data ? buildTimelineModel(timeline.data) : null), [timeline.data]);
+  const model = useMemo(() => (timeline.data ? buildTimelineModel(timeline.data, details) : null), [timeline.data, details]);
   const [picked, setPicked] = useState<number | null>(null);
   const [pickedTip, setPickedTip] = useState<number | null>(null);
   const [tab, setTab] = useState<'state' | 'diff'>('state');
   const [move, setMove] = useState<HeadMove | null>(null);
   const [watching, setWatching] = useState<string | null>(null);
   const [checkpoint, setCheckpoint] = useState('');
+  const asking = useRef<string | null>(null);
+
+  useEffect(() => {
+    if (timeline.data) setDetails(new Map(timeline.data.nodes.map((n) => [n.version, n])));
+  }, [timeline.data]);
+
+  const selected = model && picked !== null && model.isNode(picked) ? picked : (timeline.data?.head ?? 0);
+  // Detail the nodes about to be drawn that no page brought yet.
+  useEffect(() => {
+    if (!model) return;
+    const missing = windowVersions(model, selected).filter((v) => !details.has(v));
+    if (missing.length === 0) return;
+    const from = missing[0]!;
+    const limit = Math.min(missing[missing.length - 1]! - from + 1, 5000);
+    const key = `${from}:${limit}`;
+    if (asking.current === key) return;
+    asking.current = key;
+    get<Timeline>(`${sessionPath(sessionId)}/timeline${query({ from, limit })}`)
+      .then(
+        (page) => setDetails((known) => new Map([...known, ...page.nodes.map((n) => [n.version, n] as const)])),
+        () => undefined, // the graph keeps its plain nodes; the next selection asks again
+      )
+      .finally(() => {
+        if (asking.current === key) asking.current = null;
+      });
+  }, [model, selected, details, sessionId]);
 
   if (!model) {
     return (
@@ -34,12 +65,11 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
   }
 
   const t = model.timeline;
-  const selected = picked !== null && model.byVersion.has(picked) ? picked : t.head;
   const chosenBranch = t.branches.find((b) => b.tip === pickedTip);
   const branch = model.branchOf(selected, chosenBranch) ?? t.branches[0];
   const branchPath = branch ? model.pathTo(branch.tip) : [];
   const position = branchPath.indexOf(selected);
-  const node = model.byVersion.get(selected);
+  const node = model.detail(selected);
   const latestRollback = [...t.rollbacks].sort((a, b) => b.requestedVersion - a.requestedVersion)[0];
   const shownRollback = watching ?? current.data?.activeRollbackId ?? latestRollback?.rollbackId ?? null;
   const checkpoints = t.checkpoints;
@@ -149,13 +179,13 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
             min={0}
             max={Math.max(branchPath.length - 1, 0)}
             value={Math.max(position, 0)}
-            aria-valuetext={node ? describeNode(node) : undefined}
+            aria-valuetext={describeStep(selected, node)}
             onChange={(e) => {
               const v = branchPath[Number(e.target.value)];
               if (v !== undefined) select(v);
             }}
           />
-          <output htmlFor="step-slider">{node ? describeNode(node) : ''}</output>
+          <output htmlFor="step-slider">{describeStep(selected, node)}</output>
         </div>
       </section>
 
@@ -169,8 +199,8 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
       </div>
       <div className="split">
         <div>
-          {tab === 'state' && <StatePanel sessionId={sessionId} version={selected} parentVersion={node?.parentVersion ?? null} />}
-          {tab === 'diff' && <DiffPanel key={selected} sessionId={sessionId} initialFrom={node?.parentVersion ?? selected} initialTo={selected} />}
+          {tab === 'state' && <StatePanel sessionId={sessionId} version={selected} parentVersion={model.parentOf(selected)} />}
+          {tab === 'diff' && <DiffPanel key={selected} sessionId={sessionId} initialFrom={model.parentOf(selected) ?? selected} initialTo={selected} />}
         </div>
         <div>{shownRollback && <SagaPanel key={shownRollback} rollbackId={shownRollback} onChanged={reload} />}</div>
       </div>

@@ -1,10 +1,8 @@
 import dagre from '@dagrejs/dagre';
 import { useEffect, useMemo, useRef, type KeyboardEvent } from 'react';
 import type { Timeline } from '../api/types';
-import { describeNode, shortType, type TimelineModel } from '../timeline-model';
+import { describeStep, shortType, windowVersions, type TimelineModel } from '../timeline-model';
 
-/** Nodes laid out and drawn at once, around the selected one: a 20 000-step session stays responsive. */
-export const GRAPH_WINDOW = 80;
 const NODE = 34;
 
 interface Props {
@@ -25,18 +23,14 @@ type Layout = {
 
 /** dagre lays out the window of the DAG left to right; versions outside the window are not drawn. */
 function layoutWindow(model: TimelineModel, selected: number): Layout {
-  const { versions, byVersion } = model;
-  let index = versions.indexOf(selected);
-  if (index < 0) index = versions.length - 1;
-  const start = Math.max(0, Math.min(index - GRAPH_WINDOW / 2, versions.length - GRAPH_WINDOW));
-  const shown = new Set(versions.slice(start, start + GRAPH_WINDOW));
+  const shown = new Set(windowVersions(model, selected));
   const graph = new dagre.graphlib.Graph();
   graph.setGraph({ rankdir: 'LR', nodesep: 18, ranksep: 22, marginx: 16, marginy: 28 });
   graph.setDefaultEdgeLabel(() => ({}));
   for (const v of shown) graph.setNode(String(v), { width: NODE, height: NODE });
   const cutParents: number[] = [];
   for (const v of shown) {
-    const parent = byVersion.get(v)?.parentVersion;
+    const parent = model.parentOf(v);
     if (parent && shown.has(parent)) graph.setEdge(String(parent), String(v));
     else if (parent) cutParents.push(v);
   }
@@ -113,8 +107,9 @@ export function TimelineGraph({ model, selected, branchPath, onSelect }: Props) 
           />
         ))}
         {layout.nodes.map(({ version, x, y }) => {
-          const node = model.byVersion.get(version)!;
-          const classes = ['node', `type-${shortType(node.type).replace(/[^a-z]/g, '')}`];
+          const node = model.detail(version);
+          const type = node ? shortType(node.type) : '…';
+          const classes = ['node', `type-${type.replace(/[^a-z]/g, '')}`];
           if (version === selected) classes.push('selected');
           if (version === head) classes.push('head');
           if (!onPath.has(version)) classes.push('off-path');
@@ -126,17 +121,17 @@ export function TimelineGraph({ model, selected, branchPath, onSelect }: Props) 
               role="button"
               tabIndex={-1}
               data-version={version}
-              aria-label={`${describeNode(node)}${version === head ? ' (head)' : ''}`}
+              aria-label={`${describeStep(version, node)}${version === head ? ' (head)' : ''}`}
               aria-pressed={version === selected}
               onClick={() => onSelect(version)}
             >
-              <title>{`${describeNode(node)}${node.occurredAt ? `\n${node.occurredAt}` : ''}`}</title>
+              <title>{`${describeStep(version, node)}${node?.occurredAt ? `\n${node.occurredAt}` : ''}`}</title>
               <circle r={NODE / 2 - 2} />
               <text className="version" dy="-1">
                 {version}
               </text>
               <text className="type" dy="10">
-                {shortType(node.type)}
+                {type}
               </text>
               {version === head && (
                 <text className="head-label" dy={-NODE / 2 - 6}>
