@@ -292,6 +292,37 @@ const suiteName = canRun
     await shot('audit');
   });
 
+  it('pages through a long session: a window of the graph is drawn, and the timeline is read a page at a time', async () => {
+    const id = `long-${randomUUID().slice(0, 8)}`;
+    const s = `/v1/sessions/${id}`;
+    await step('POST', '/v1/sessions', { sessionId: id, title: 'A long session' });
+    const turn = (n: number) =>
+      Array.from({ length: n }, (_, i) => (i % 2 ? { kind: 'memory', key: `k${i % 7}`, value: i } : { kind: 'message', role: 'user', content: `m${i}` }));
+    await step('POST', `${s}/steps`, { steps: turn(1000) });
+    await step('POST', `${s}/rollback`, { toVersion: 500 });
+    await step('POST', `${s}/steps`, { steps: turn(1000) });
+    await step('POST', `${s}/steps`, { steps: turn(1000) });
+    const timelineRequests: string[] = [];
+    page.on('request', (request) => request.url().includes('/timeline') && timelineRequests.push(request.url()));
+
+    await page.goto(`${t.baseUrl}/ui/#/sessions/${id}`);
+    await page.locator('.graph .node.head').waitFor();
+    expect(await page.locator('.graph .node').count()).toBe(80);
+    expect(timelineRequests.every((url) => /[?&]limit=\d+/.test(url))).toBe(true);
+    const other = (
+      await page
+        .getByLabel('Branch', { exact: true })
+        .locator('option')
+        .evaluateAll((os) => os.map((o) => (o as { value: string }).value))
+    ).find((tip) => Number(tip) < 1500)!;
+    await page.getByLabel('Branch', { exact: true }).selectOption(other);
+    // The far branch's steps arrive by a page of their own and are drawn with their type.
+    await expect.poll(() => page.locator(`.graph [data-version="${other}"] text.type`).textContent()).toBe('memory');
+    expect(timelineRequests.some((url) => url.includes('from='))).toBe(true);
+    await page.getByRole('heading', { name: `State at step ${other}` }).waitFor();
+    expect(await page.locator('.graph .node').count()).toBe(80);
+  });
+
   it('stays usable on a narrow screen', async () => {
     await page.setViewportSize({ width: 390, height: 844 });
     await page.goto(`${t.baseUrl}/ui/#/sessions/${tripId}`);
