@@ -30,7 +30,8 @@ const suiteName = canRun
   let chargeId: string;
   let hotelBooking: string;
 
-  const shot = (name: string) => page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+  /** A modal dialog's backdrop covers the viewport only: those are taken without fullPage. */
+  const shot = (name: string, fullPage = true) => page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage });
 
   async function book(sessionId: string, kind: 'flights' | 'hotels', callId: string, details: Record<string, unknown>) {
     expect((await http('POST', `/v1/sessions/${sessionId}/tool-calls`, { toolCallId: callId, tool: `book_${kind}`, input: details })).status).toBe(201);
@@ -194,7 +195,7 @@ const suiteName = canRun
     expect(text).toContain('http');
     expect(text).toContain(`/hotels/${hotelBooking}/cancel`);
     expect(travel.bookings.get(hotelBooking)?.status).toBe('booked'); // a preview changes nothing
-    await shot('rollback-preview');
+    await shot('rollback-preview', false);
 
     await dialog.getByRole('button', { name: /Confirm and undo 1 effect/ }).click();
     const saga = page.locator('.saga');
@@ -234,7 +235,7 @@ const suiteName = canRun
     expect(await dialog.locator('.plan-item[data-call="pay1"]').textContent()).toContain('Cannot undo');
     const confirm = dialog.getByRole('button', { name: 'Confirm' });
     expect(await confirm.isDisabled()).toBe(true);
-    await shot('irreversible-ack');
+    await shot('irreversible-ack', false);
     await dialog.getByRole('checkbox').check();
     expect(await confirm.isDisabled()).toBe(false);
     await confirm.click();
