@@ -25,8 +25,9 @@ export function StatePanel({ sessionId, version: wanted, parentVersion: wantedPa
     () => (parentVersion ? get<Diff>(`${sessionPath(sessionId)}/diff${query({ from: parentVersion, to: version })}`) : Promise.resolve(null)),
     [sessionId, version, parentVersion],
   );
-  // An answer for an earlier selection is never shown as this step's.
-  const s = state.data?.head === wanted ? state.data : null;
+  // An answer for an earlier selection is never shown as this step's: it stays, dimmed, until the new one comes.
+  const s = state.data;
+  const fresh = s?.head === wanted;
   const changes = diff.data?.to === wanted ? diff.data.changes : null;
   const changed = useMemo(() => new Set((changes ?? []).map((c) => changedItem(c.path))), [changes]);
   const mark = (item: string) => (changed.has(item) ? 'changed' : undefined);
@@ -34,9 +35,9 @@ export function StatePanel({ sessionId, version: wanted, parentVersion: wantedPa
   const firstShown = allTurns ? 0 : Math.max(0, turns.length - RECENT_TURNS);
 
   return (
-    <section className="panel state" aria-labelledby="state-title" aria-busy={!s}>
+    <section className={fresh ? 'panel state' : 'panel state stale'} aria-labelledby="state-title" aria-busy={!fresh}>
       <div className="panel-head">
-        <h2 id="state-title">{s ? `State at step ${s.head}` : `Loading step ${wanted}…`}</h2>
+        <h2 id="state-title">{fresh ? `State at step ${wanted}` : `Loading step ${wanted}…`}</h2>
         <button type="button" className="link" aria-pressed={raw} onClick={() => setRaw((r) => !r)}>
           {raw ? 'Show as a page' : 'Raw JSON'}
         </button>

@@ -25,7 +25,7 @@ type Layout = {
 function layoutWindow(model: TimelineModel, selected: number): Layout {
   const shown = new Set(windowVersions(model, selected));
   const graph = new dagre.graphlib.Graph();
-  graph.setGraph({ rankdir: 'LR', nodesep: 18, ranksep: 22, marginx: 16, marginy: 28 });
+  graph.setGraph({ rankdir: 'LR', nodesep: 18, ranksep: 22, marginx: 60, marginy: 30 });
   graph.setDefaultEdgeLabel(() => ({}));
   for (const v of shown) graph.setNode(String(v), { width: NODE, height: NODE });
   const cutParents: number[] = [];
@@ -144,7 +144,7 @@ export function TimelineGraph({ model, selected, branchPath, onSelect }: Props) 
                 </text>
               ))}
               {rollbacks.get(version)?.map((label, i) => (
-                <text key={i} className="rollback-label" dy={NODE / 2 + 12 + ((checkpoints.get(version)?.length ?? 0) + i) * 11}>
+                <text key={i} className="rollback-label" dx={NODE / 2} dy={-NODE / 2 - (version === head ? 17 : 6) - i * 11}>
                   ⟲ {label}
                 </text>
               ))}
