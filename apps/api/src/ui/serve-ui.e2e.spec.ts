@@ -1,8 +1,11 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../../../../test/support/test-app';
-import { uiAssetsDir } from './serve-ui';
+import { serveUi, uiAssetsDir } from './serve-ui';
 
 describe('the web UI is served at /ui by the API process', () => {
   let t: TestApp;
@@ -34,5 +37,26 @@ describe('the web UI is served at /ui by the API process', () => {
     const answer = await fetch(`${t.baseUrl}/v1/sessions`);
     expect(answer.status).toBe(401);
     expect(((await answer.json()) as { error: { code: string } }).error.code).toBe('unauthorized');
+  });
+});
+
+@Module({})
+class NothingModule {}
+
+describe('when the web UI has not been built', () => {
+  it('answers /ui with what to do, in the documented error shape', async () => {
+    const app = await NestFactory.create<NestFastifyApplication>(NothingModule, new FastifyAdapter(), { logger: false });
+    serveUi(app, join(__dirname, 'no-such-build'));
+    await app.init();
+    try {
+      for (const url of ['/ui', '/ui/', '/ui/assets/index.js']) {
+        const res = await app.getHttpAdapter().getInstance().inject({ method: 'GET', url });
+        expect(res.statusCode).toBe(503);
+        expect(res.json().error).toMatchObject({ code: 'ui_not_built', details: [] });
+        expect(res.json().error.message).toContain('npm run build');
+      }
+    } finally {
+      await app.close();
+    }
   });
 });
