@@ -45,8 +45,8 @@ export class SessionService {
     return this.queries.getState(caller, sessionId, at);
   }
 
-  timeline(caller: Caller, sessionId: string) {
-    return this.queries.timeline(caller, sessionId);
+  timeline(caller: Caller, sessionId: string, page?: { from?: number; limit: number }) {
+    return this.queries.timeline(caller, sessionId, page);
   }
 
   events(caller: Caller, sessionId: string, from?: number, limit?: number): Promise<StoredEvent[]> {

@@ -6,7 +6,7 @@ import { GetContextQuery, GetDiffQuery, GetEventsQuery, GetSessionStateQuery, Ge
 import { presentState, type Caller, type WriteOptions } from '@rewind/engine';
 import { CurrentCaller } from '../auth/caller.decorator';
 import { WriteHeaders } from '../common/write-headers';
-import { ContextQueryDto, DiffQueryDto, EventsQueryDto, StartSessionDto, StateQueryDto } from '@rewind/contracts';
+import { ContextQueryDto, DiffQueryDto, EventsQueryDto, StartSessionDto, StateQueryDto, TimelineQueryDto } from '@rewind/contracts';
 import { IdParamPipe } from './path-params';
 
 /** Sessions and their reads: current state, any past state, timeline, events, diff, context. */
@@ -49,8 +49,12 @@ export class SessionsController {
 
   @Get(':id/timeline')
   @ApiOperation({ summary: 'The timeline DAG: nodes, head, branches, checkpoints, rollbacks' })
-  timeline(@CurrentCaller() caller: Caller, @Param('id', IdParamPipe) id: string) {
-    return this.queries.execute(new GetTimelineQuery(caller, id));
+  timeline(@CurrentCaller() caller: Caller, @Param('id', IdParamPipe) id: string, @Query() query: TimelineQueryDto) {
+    const page =
+      query.from === undefined && query.limit === undefined
+        ? undefined
+        : { limit: query.limit ?? 1000, ...(query.from !== undefined ? { from: query.from } : {}) };
+    return this.queries.execute(new GetTimelineQuery(caller, id, page));
   }
 
   @Get(':id/events')

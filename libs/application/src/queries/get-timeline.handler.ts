@@ -6,7 +6,7 @@ import { GetTimelineQuery, type Timeline } from './get-timeline.query';
 export class GetTimelineHandler implements IQueryHandler<GetTimelineQuery, Timeline> {
   constructor(private readonly sessions: SessionQueries) {}
 
-  execute({ caller, sessionId }: GetTimelineQuery): Promise<Timeline> {
-    return this.sessions.timeline(caller, sessionId);
+  execute({ caller, sessionId, page }: GetTimelineQuery): Promise<Timeline> {
+    return this.sessions.timeline(caller, sessionId, page);
   }
 }

@@ -8,6 +8,8 @@ export class GetTimelineQuery extends Query<Timeline> {
   constructor(
     readonly caller: Caller,
     readonly sessionId: string,
+    /** Detail only these versions (without `from`: the newest `limit`); the DAG comes whole as `parents`. */
+    readonly page?: { from?: number; limit: number },
   ) {
     super();
   }

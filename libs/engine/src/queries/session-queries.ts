@@ -50,25 +50,36 @@ export class SessionQueries {
     return planHeadMove(state, target, await this.repository.pathAt(streamId, target.toVersion));
   }
 
-  async timeline(caller: Caller, sessionId: string) {
+  /**
+   * The timeline DAG. With `page`, only the nodes of versions `from`..`from+limit-1` (without
+   * `from`: the newest) are detailed, and the whole DAG comes as `parents` (index = version):
+   * how a client walks a session of many thousand events.
+   */
+  async timeline(caller: Caller, sessionId: string, page?: { from?: number; limit: number }) {
     const streamId = sessionStreamId(caller.tenantId, sessionId);
     const state = await this.existing(streamId);
     const view = timelineView(state.timeline, state.head);
-    const events = new Map((await this.store.readStream(streamId)).map((e) => [e.streamVersion, asSessionEvent(e)]));
+    const from = page ? (page.from ?? Math.max(1, state.version - page.limit + 1)) : 1;
+    const to = page ? from + page.limit - 1 : state.version;
+    const read = await this.store.readStream(streamId, page ? { fromVersion: from, limit: page.limit } : undefined);
+    const events = new Map(read.map((e) => [e.streamVersion, asSessionEvent(e)]));
     return {
       sessionId,
       version: state.version,
       head: state.head,
       status: state.status,
-      nodes: view.nodes.map((node) => {
-        const event = events.get(node.version);
-        return {
-          ...node,
-          type: event?.type ?? 'unknown',
-          occurredAt: event?.metadata.occurredAt ?? null,
-          summary: event ? summarizeEventData(event.data) : null,
-        };
-      }),
+      ...(page ? { parents: state.timeline, page: { from, to: Math.min(to, state.version) } } : {}),
+      nodes: view.nodes
+        .filter((node) => node.version >= from && node.version <= to)
+        .map((node) => {
+          const event = events.get(node.version);
+          return {
+            ...node,
+            type: event?.type ?? 'unknown',
+            occurredAt: event?.metadata.occurredAt ?? null,
+            summary: event ? summarizeEventData(event.data) : null,
+          };
+        }),
       branches: view.branches,
       checkpoints: Object.values(state.checkpoints),
       rollbacks: Object.values(state.rollbacks).map(({ plan, ...rest }) => ({ ...rest, effects: plan.length })),
