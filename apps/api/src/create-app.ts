@@ -8,6 +8,7 @@ import type { RewindConfig } from '@rewind/config';
 import { openStores } from './infrastructure/infrastructure.module';
 import { RewindMetrics } from './metrics/metrics';
 import { API_KEY_STORE } from './infrastructure/tokens';
+import { clientErrorHandler, frameworkErrors } from './common/framework-errors';
 
 const LEVELS: Record<RewindConfig['logLevel'], LogLevel[]> = {
   error: ['fatal', 'error'],
@@ -24,7 +25,7 @@ export interface CreatedApp {
 
 /** Builds the HTTP app (used by main.ts and by the end-to-end tests). */
 export async function createApp(config: RewindConfig): Promise<CreatedApp> {
-  const adapter = new FastifyAdapter({ bodyLimit: config.maxBodyBytes });
+  const adapter = new FastifyAdapter({ bodyLimit: config.maxBodyBytes, frameworkErrors, clientErrorHandler });
   const stores = await openStores(config);
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forConfig(config, stores), adapter, {
     logger: LEVELS[config.logLevel],

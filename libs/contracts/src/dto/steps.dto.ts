@@ -1,5 +1,5 @@
 import { ApiProperty, getSchemaPath } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
+import { plainToInstance, Transform } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsString, Matches, ValidateNested } from 'class-validator';
 import { ID_PATTERN, MAX_STEPS_PER_WRITE } from '@rewind/engine';
 import {
@@ -152,6 +152,21 @@ export const STEP_DTOS = {
 
 export type AnyStepDto = InstanceType<(typeof STEP_DTOS)[StepKind]>;
 
+/**
+ * Each object item becomes the DTO of its kind (StepDto when the kind is unknown, so the kind is
+ * refused by name). Anything else is left as it is and refused by its index: class-transformer's
+ * own discriminator would dereference a null item and fail with a 500.
+ */
+function toStepDtos(steps: unknown): unknown {
+  if (!Array.isArray(steps)) return steps;
+  return steps.map((item: unknown) => {
+    if (item === null || typeof item !== 'object' || Array.isArray(item)) return item;
+    const kind = (item as { kind?: unknown }).kind;
+    const dto = typeof kind === 'string' && Object.hasOwn(STEP_DTOS, kind) ? STEP_DTOS[kind as StepKind] : StepDto;
+    return plainToInstance<object, object>(dto, item, { enableImplicitConversion: false });
+  });
+}
+
 export class RecordStepsDto {
   @ApiProperty({
     description: `1 to ${MAX_STEPS_PER_WRITE} steps, recorded in order in one atomic write (all or none).`,
@@ -164,13 +179,11 @@ export class RecordStepsDto {
       { kind: 'message', role: 'agent', content: 'Alfama Inn is free.' },
     ],
   })
-  @IsArray()
-  @ArrayMinSize(1)
-  @ArrayMaxSize(MAX_STEPS_PER_WRITE)
+  // Checked bottom-up, and only the first failure is reported: "is it an array" comes first.
+  @ArrayMaxSize(MAX_STEPS_PER_WRITE, { message: `steps must hold at most ${MAX_STEPS_PER_WRITE} steps; split the batch` })
+  @ArrayMinSize(1, { message: 'steps must hold at least one step' })
+  @IsArray({ message: 'steps must be an array of steps, e.g. [{"kind": "message", "role": "user", "content": "hi"}]' })
   @ValidateNested({ each: true })
-  @Type(() => StepDto, {
-    keepDiscriminatorProperty: true,
-    discriminator: { property: 'kind', subTypes: Object.entries(STEP_DTOS).map(([name, value]) => ({ name, value })) },
-  })
+  @Transform(({ obj }: { obj: { steps?: unknown } }) => toStepDtos(obj.steps), { toClassOnly: true })
   steps!: AnyStepDto[];
 }
