@@ -83,7 +83,7 @@ describe.each(E2E_STORES)('hostile input on the %s store: a 4xx in the documente
 
   it('refuses a null (or non-object) item in a batch by its index', async () => {
     const valid = { kind: 'message', role: 'user', content: 'ok' };
-    for (const item of [null, 5, 'step', true]) {
+    for (const item of [null, 5, 'step', true, [], [valid]]) {
       const res = await http('POST', `/v1/sessions/${id}/steps`, { steps: [valid, item] });
       expectRefusal(res, 400, 'steps.1', /steps\[1\] must be an object/);
     }
@@ -139,6 +139,15 @@ describe.each(E2E_STORES)('hostile input on the %s store: a 4xx in the documente
     expectRefusal(await http('POST', `/v1/sessions/${id}/messages`, { role: 'user', content: 5 }), 400, 'content', /content must be text/);
     expectRefusal(await http('POST', `/v1/sessions/${id}/tool-calls/c1/fail`, {}), 400, 'error', /error is required/);
     expectRefusal(await http('POST', `/v1/sessions/${id}/undo`, { steps: 'two' }), 400, 'steps', /steps must be a whole number/);
+    // Found by the fuzz suite: an array where one object belongs used to pass validation and fail with a 500.
+    expectRefusal(
+      await http('PUT', '/v1/tools/array-compensation', { kind: 'reversible', compensation: [] }),
+      400,
+      'compensation',
+      /must be an object, not an array/,
+    );
+    const effect = { toolCallId: 'c-array', tool: 't', effect: { kind: 'none', retry: [] } };
+    expectRefusal(await http('POST', `/v1/sessions/${id}/tool-calls`, effect), 400, 'effect.retry');
   });
 
   it('answers framework-level refusals in the documented shape', async () => {

@@ -1,17 +1,13 @@
 import { ValidationPipe, type ArgumentMetadata, type ValidationError } from '@nestjs/common';
-import { findUnsafeInput } from '@rewind/contracts';
+import { findUnsafeInput, NOT_AN_OBJECT } from '@rewind/contracts';
 import { ApiError } from './api-error';
-
-const kindOf = (value: unknown): string => (value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value);
 
 function flatten(errors: ValidationError[], parent = ''): { field: string; message: string }[] {
   return errors.flatMap((e) => {
     const field = parent ? `${parent}.${e.property}` : e.property;
     const own = Object.entries(e.constraints ?? {}).map(([constraint, message]) =>
-      // class-validator's own wording names the list, not the item; say which item and what it was.
-      constraint === 'nestedValidation'
-        ? { field, message: `${field.replace(/\.(\d+)(?=\.|$)/g, '[$1]')} must be an object, not ${kindOf(e.value)}` }
-        : { field, message },
+      // The error is the item's own (`steps.1`), not its stand-in's property.
+      constraint === NOT_AN_OBJECT ? { field: parent, message: `${parent.replace(/\.(\d+)(?=\.|$)/g, '[$1]')} ${message}` } : { field, message },
     );
     return [...own, ...flatten(e.children ?? [], field)];
   });

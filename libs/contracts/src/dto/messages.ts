@@ -10,3 +10,6 @@ export const WHOLE_NUMBER = {
   message: (args: ValidationArguments) => (missing(args) ? `${args.property} is required` : `${args.property} must be a whole number`),
 };
 export const BOOLEAN = { message: (args: ValidationArguments) => `${args.property} must be true or false` };
+export const OBJECT = {
+  message: (args: ValidationArguments) => `${args.property} must be an object, not ${Array.isArray(args.value) ? 'an array' : typeof args.value}`,
+};

@@ -3,7 +3,7 @@ import { Type } from 'class-transformer';
 import { IsBoolean, IsDefined, IsIn, IsInt, IsObject, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength, ValidateNested } from 'class-validator';
 import { COMPENSATION_CHANNELS, EFFECT_KINDS, type CompensationChannel, type EffectKind, type JsonObject, type JsonValue } from '@rewind/domain';
 import { ID_PATTERN } from '@rewind/engine';
-import { TEXT, WHOLE_NUMBER, BOOLEAN } from './messages';
+import { BOOLEAN, OBJECT, TEXT, WHOLE_NUMBER } from './messages';
 
 const MAX_TEXT = 1_000_000;
 
@@ -88,12 +88,15 @@ export class RegisterToolDto {
 
   @ApiPropertyOptional({ type: CompensationDto, description: 'Required for reversible and compensable tools.' })
   @IsOptional()
+  // ValidateNested alone lets an array through (it validates each element: none in []).
+  @IsObject(OBJECT)
   @ValidateNested()
   @Type(() => CompensationDto)
   compensation?: CompensationDto;
 
   @ApiPropertyOptional({ type: RetryPolicyDto })
   @IsOptional()
+  @IsObject(OBJECT)
   @ValidateNested()
   @Type(() => RetryPolicyDto)
   retry?: RetryPolicyDto;
@@ -108,12 +111,14 @@ export class EffectDto {
 
   @ApiPropertyOptional({ type: CompensationDto })
   @IsOptional()
+  @IsObject(OBJECT)
   @ValidateNested()
   @Type(() => CompensationDto)
   compensation?: CompensationDto;
 
   @ApiPropertyOptional({ type: RetryPolicyDto })
   @IsOptional()
+  @IsObject(OBJECT)
   @ValidateNested()
   @Type(() => RetryPolicyDto)
   retry?: RetryPolicyDto;
@@ -144,6 +149,7 @@ export class StartToolCallDto {
 
   @ApiPropertyOptional({ type: EffectDto, description: 'Declared before the call runs. Defaults to the registered tool effect, else "none".' })
   @IsOptional()
+  @IsObject(OBJECT)
   @ValidateNested()
   @Type(() => EffectDto)
   effect?: EffectDto;
