@@ -113,6 +113,18 @@ describe.each(E2E_STORES)('hostile input on the %s store: a 4xx in the documente
     expect((await http('GET', `/v1/sessions?q=${encodeURIComponent('\ud83d\ude00')}`)).status).toBe(200);
   });
 
+  it('routes every id and name the API accepts, however long (Fastify stopped at 100 characters)', async () => {
+    const longId = `s${'x'.repeat(127)}`;
+    expect((await http('POST', '/v1/sessions', { sessionId: longId })).status).toBe(201);
+    expect((await http('GET', `/v1/sessions/${longId}`)).status).toBe(200);
+    const longKey = 'ключ-'.repeat(51).slice(0, 256);
+    expect((await http('PUT', `/v1/sessions/${longId}/memory/${encodeURIComponent(longKey)}`, { value: 1 })).status).toBe(200);
+    expect((await http('GET', `/v1/sessions/${longId}`)).body.memory).toEqual({ [longKey]: 1 });
+    expectRefusal(await http('GET', `/v1/sessions/${'x'.repeat(129)}`), 400, 'id');
+    expectRefusal(await http('PUT', `/v1/sessions/${longId}/memory/${'k'.repeat(257)}`, { value: 1 }), 400, 'name');
+    positionBefore = await store.lastPosition(); // the writes above were meant to happen
+  });
+
   it('parses numbers in query parameters strictly and says what is wrong', async () => {
     const cases: [string, string, RegExp][] = [
       ['from=99999999999999999999', 'from', /from must be at most 9007199254740991/],
