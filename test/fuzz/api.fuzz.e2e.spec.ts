@@ -1,10 +1,10 @@
-import { connect } from 'node:net';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EventStore } from '@rewind/event-store';
 import { EVENT_STORE } from '@rewind/api';
 import { E2E_STORES, storeEnv } from '../support/postgres';
 import { startTestApp, type TestApp } from '../support/test-app';
+import { sendRaw } from './raw-http';
 import { requestsFrom, type FuzzRequest, type KnownIds, type OpenApiDocument } from './openapi-requests';
 
 /** Requests per store per run (REWIND_FUZZ_RUNS raises it for a longer hunt). */
@@ -139,25 +139,3 @@ describe.each(E2E_STORES)('fuzzing every operation of the OpenAPI document on th
     );
   }, 300_000);
 });
-
-/** One request as raw bytes over a fresh connection (what fetch and inject would refuse to send); the status and body. */
-function sendRaw(port: number, head: string): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1');
-    const chunks: Buffer[] = [];
-    socket.on('data', (chunk) => chunks.push(chunk));
-    socket.on('error', reject);
-    socket.setTimeout(10_000, () => socket.destroy()); // no answer at all: reported as status 0
-    socket.on('close', () => {
-      const text = Buffer.concat(chunks).toString('utf8');
-      const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0);
-      const headEnd = text.indexOf('\r\n\r\n');
-      let body = headEnd < 0 ? '' : text.slice(headEnd + 4);
-      // Chunked bodies: keep the JSON between the chunk sizes.
-      if (/transfer-encoding: chunked/i.test(text.slice(0, headEnd))) body = body.replace(/^[0-9a-f]+\r\n/i, '').replace(/\r\n0\r\n\r\n$/, '');
-      resolve({ status, body });
-    });
-    // Not end(): a half-closed socket may make the server drop a slow answer. It closes after answering (Connection: close).
-    socket.write(Buffer.from(head, 'latin1'));
-  });
-}

@@ -1,4 +1,3 @@
-import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EventStore } from '@rewind/event-store';
 const MAX_JSON_DEPTH = 128;
@@ -6,26 +5,16 @@ import type { Http, HttpResponse } from '../../../../test/support/http-client';
 import { E2E_STORES, storeEnv } from '../../../../test/support/postgres';
 import { startTestApp, type TestApp } from '../../../../test/support/test-app';
 import { EVENT_STORE } from '../infrastructure/tokens';
+import { sendRaw } from '../../../../test/fuzz/raw-http';
 
 /** Sends bytes fetch() refuses to send (bad header bytes, huge headers) and reads the answer. */
-function rawRequest(port: number, head: string): Promise<{ status: number; body: any }> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1');
-    const chunks: Buffer[] = [];
-    socket.on('data', (chunk) => chunks.push(chunk));
-    socket.on('error', reject);
-    socket.on('close', () => {
-      const text = Buffer.concat(chunks).toString('utf8');
-      const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0);
-      const body = text.slice(text.indexOf('\r\n\r\n') + 4);
-      try {
-        resolve({ status, body: JSON.parse(body) });
-      } catch {
-        resolve({ status, body });
-      }
-    });
-    socket.end(Buffer.from(head, 'latin1'));
-  });
+async function rawRequest(port: number, head: string): Promise<{ status: number; body: any }> {
+  const { status, body } = await sendRaw(port, head.replace(/\r\n\r\n$/, '\r\nConnection: close\r\n\r\n'));
+  try {
+    return { status, body: JSON.parse(body) };
+  } catch {
+    return { status, body };
+  }
 }
 
 /** JSON text of an array nested `levels` deep (as text: JSON.stringify would overflow the stack itself). */
