@@ -1,0 +1,7 @@
+// The memory port and its core (no adapter): items, filter, chunking, ports, indexer, recall, rewriter, policy.
+// Adapters: @rewind/memory/sqlite-vec, /qdrant, /onnx, /openai; the contract suite: @rewind/memory/testing.
+export * from './low-information';
+export * from './chunking';
+export * from './memory-item';
+export * from './search-tokens';
+export * from './embedding-model';
