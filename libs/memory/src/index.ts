@@ -5,3 +5,4 @@ export * from './chunking';
 export * from './memory-item';
 export * from './search-tokens';
 export * from './embedding-model';
+export * from './vector-index';
