@@ -1,1 +1,2 @@
 export * from './openai-embedding-model';
+export * from './openai-rewriter';
