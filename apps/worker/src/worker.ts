@@ -15,6 +15,7 @@ import { PostgresKafkaSigningSecretStore } from '@rewind/messaging/postgres';
 import { SqliteKafkaSigningSecretStore } from '@rewind/messaging/sqlite';
 import { ProjectionSupervisor, ReadModelDatabase } from '@rewind/projections';
 import { createSessionRuntime } from '@rewind/sagas';
+import { startMemoryIndexing, type MemoryIndexing } from './memory-indexing';
 import type { WorkerConfig } from './worker-config';
 
 export interface Worker {
@@ -23,6 +24,8 @@ export interface Worker {
   readonly topics: RewindTopics;
   readonly commands: CommandConsumer | null;
   readonly relay: EventRelay | null;
+  /** Long-term memory indexing from `rewind.events` (Kafka mode only). */
+  readonly memory: MemoryIndexing | null;
   /** Graceful: finishes the command and the relay batch in flight, commits offsets, closes everything. */
   stop(): Promise<void>;
 }
@@ -98,6 +101,17 @@ export async function startWorker(
       relay = r;
     }
 
+    const memory = await startMemoryIndexing({
+      env: process.env,
+      dataDir: config.dataDir,
+      bus,
+      busKind: config.bus,
+      eventsTopic: topics.events,
+      sessions,
+      logger: logger('Memory'),
+    });
+    if (memory) closers.push(() => memory.stop());
+
     let commands: CommandConsumer | null = null;
     if (config.commands.enabled) {
       const consumer = new CommandConsumer({
@@ -135,7 +149,7 @@ export async function startWorker(
     log.log(
       `Worker is running (bus ${config.bus}${config.kafka ? ` on ${config.kafka.brokers.join(',')}` : ''}, store ${postgres ? 'postgres' : `sqlite in ${file}`}, saga ${config.saga.enabled ? 'on' : 'off'}): ` +
         `commands ${commands ? `on (group "${config.commands.groupId}")` : 'off'}, relay ${relay ? `on (to "${topics.events}")` : 'off'}, ` +
-        `projections ${projections ? 'on' : 'off'}.`,
+        `projections ${projections ? 'on' : 'off'}, memory indexing ${memory ? `on (from "${topics.events}")` : 'off'}.`,
     );
 
     let stopped: Promise<void> | undefined;
@@ -145,6 +159,7 @@ export async function startWorker(
       topics,
       commands,
       relay,
+      memory,
       stop: () => (stopped ??= closeAll()),
     };
   } catch (error) {

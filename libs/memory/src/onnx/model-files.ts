@@ -113,7 +113,13 @@ export async function ensureModelFiles(
   await writeFile(join(staging, 'rewind-model.json'), JSON.stringify({ id: spec.id, source: url, jarSha1: actual, fetchedAt: new Date().toISOString() }));
   await rm(folder, { recursive: true, force: true });
   await mkdir(cacheDir, { recursive: true });
-  await rename(staging, folder);
+  try {
+    await rename(staging, folder);
+  } catch (error) {
+    // Another process (a second worker) put the same verified model there first: use it.
+    await rm(staging, { recursive: true, force: true });
+    if (!existsSync(marker)) throw error;
+  }
   log(`Embedding model ${spec.id} ready in ${folder} (SHA-1 ${actual} verified).`);
   return { cacheDir, folder, downloaded: true };
 }
