@@ -236,6 +236,14 @@ export class SqliteVectorIndex implements VectorIndex {
     return this.s.countScope.get(scope.tenantId, scope.sessionId ?? null, scope.sessionId ?? null)!.n;
   }
 
+  /** Every item's id and text, in id order (to compare two indexes: `rewind memory rebuild --verify`). */
+  async listItems(): Promise<{ id: string; text: string; globalPosition: number }[]> {
+    return this.db
+      .prepare<[], { id: string; text: string; global_position: number }>(`SELECT id, text, global_position FROM ${this.prefix}_items ORDER BY id`)
+      .all()
+      .map((r) => ({ id: r.id, text: r.text, globalPosition: r.global_position }));
+  }
+
   async close(): Promise<void> {
     if (this.db.open) this.db.close();
   }
