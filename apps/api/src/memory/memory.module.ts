@@ -60,6 +60,12 @@ export class MemoryModule implements OnApplicationBootstrap, OnApplicationShutdo
     }
     const indexer = this.memory.indexer;
     this.metrics.registerLag('memory-indexer', async () => (await indexer.status()).lag);
+    // Load (on the very first start: download) the embedding model now, in the background:
+    // the service answers at once; a model that cannot be had is said here, not at the first recall.
+    indexer.open().then(
+      (model) => this.logger.log(`Memory ready: embedding model ${model.id} (${model.dimensions} dimensions).`),
+      (error: Error) => this.logger.error(`${error.message} Recall answers 503 until then; writes are not affected.`),
+    );
     if (this.config.relayTopic) {
       this.logger.log(`Memory is indexed by the worker from "${this.config.relayTopic}"; this process recalls.`);
       return;
