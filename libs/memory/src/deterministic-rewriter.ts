@@ -25,7 +25,9 @@ const ZH_BREAKS =
 export function salientEntities(messages: readonly RecentMessage[]): string[] {
   const scores = new Map<string, number>();
   messages.forEach((message, index) => {
-    const recency = 1 + index / Math.max(1, messages.length);
+    // Halves with each older message: what the newest turns talk about is what "it" means,
+    // even when an older topic was mentioned more often.
+    const recency = 0.5 ** (messages.length - 1 - index);
     const weight = (message.role === 'user' ? 1.2 : 1) * recency;
     for (const entity of entitiesOf(message.content)) scores.set(entity, (scores.get(entity) ?? 0) + weight);
   });
@@ -57,7 +59,7 @@ function lastUserQuestion(messages: readonly RecentMessage[]): string | undefine
 /**
  * The built-in rewriter: no model, no network, the same answer every time. It resolves
  * pronouns ("its price" → "Hotel Avenida's price", "它的价格" → "里斯本酒店的价格") to the
- * most salient entity of the recent turns, and ellipsis ("what about Porto?", "波尔图呢？")
+ * most salient entity of the recent turns ("go there" → "go to Hotel Avenida"), and ellipsis ("what about Porto?", "波尔图呢？")
  * by replaying the previous question about the new subject.
  */
 export class DeterministicRewriter implements QueryRewriter {
@@ -88,12 +90,15 @@ export function rewriteQuestion(question: string, recent: readonly RecentMessage
     if (!ZH_PRONOUN.test(question)) return question;
     return question.replace(ZH_PRONOUN, (pronoun) => (pronoun.endsWith('的') ? `${entity}的` : entity));
   }
-  if (!EN_PRONOUN.test(question)) return question;
-  return question.replace(new RegExp(EN_PRONOUN.source, 'gi'), (pronoun) => {
-    const lower = pronoun.toLowerCase();
-    if (['its', 'their', 'theirs', 'his', 'hers'].includes(lower)) return `${entity}'s`;
-    if (lower === 'her') return `${entity}'s`;
-    if (lower === "it's") return `${entity} is`;
-    return entity;
-  });
+  const motion = /\b(go|get|be|stay|arrive|going|getting|walk|drive)\s+there\b/gi;
+  if (!EN_PRONOUN.test(question) && !motion.test(question)) return question;
+  return question
+    .replace(motion, (_, verb: string) => `${verb} to ${entity}`)
+    .replace(new RegExp(EN_PRONOUN.source, 'gi'), (pronoun) => {
+      const lower = pronoun.toLowerCase();
+      if (['its', 'their', 'theirs', 'his', 'hers'].includes(lower)) return `${entity}'s`;
+      if (lower === 'her') return `${entity}'s`;
+      if (lower === "it's") return `${entity} is`;
+      return entity;
+    });
 }
