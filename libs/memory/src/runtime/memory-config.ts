@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { ConfigError } from '@rewind/config';
 
 /** Memory's settings, from the environment (see README, "Long-term memory"). */
 export interface MemoryConfig {
@@ -23,7 +24,8 @@ export interface MemoryConfig {
   recencyWeight: number;
 }
 
-export class MemoryConfigError extends Error {}
+/** A bad memory setting: the service stops at start with this one sentence, like any other ConfigError. */
+export class MemoryConfigError extends ConfigError {}
 
 function number(env: Record<string, string | undefined>, name: string, fallback: number, min: number, max: number): number {
   const raw = env[name];
