@@ -62,11 +62,16 @@ export class OnnxEmbeddingModel implements EmbeddingModel {
   async embed(texts: readonly string[]): Promise<Float32Array[]> {
     const { extractor, info } = await this.load();
     const batchSize = this.options.batchSize ?? 32;
-    const vectors: Float32Array[] = [];
-    for (let start = 0; start < texts.length; start += batchSize) {
-      const batch = texts.slice(start, start + batchSize);
-      const output = await extractor(batch, { pooling: this.spec.pooling, normalize: true });
-      for (let i = 0; i < batch.length; i++) vectors.push(output.data.slice(i * info.dimensions, (i + 1) * info.dimensions));
+    // Texts of similar length share a batch: a batch is padded to its longest text.
+    const order = texts.map((_, i) => i).sort((a, b) => texts[a]!.length - texts[b]!.length);
+    const vectors = new Array<Float32Array>(texts.length);
+    for (let start = 0; start < order.length; start += batchSize) {
+      const batch = order.slice(start, start + batchSize);
+      const output = await extractor(
+        batch.map((i) => texts[i]!),
+        { pooling: this.spec.pooling, normalize: true },
+      );
+      batch.forEach((textIndex, row) => (vectors[textIndex] = output.data.slice(row * info.dimensions, (row + 1) * info.dimensions)));
     }
     return vectors;
   }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { openSqliteFile } from '@rewind/event-store/sqlite';
 import type Database from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
@@ -15,8 +16,14 @@ export interface SqliteVectorIndexOptions {
    * full vectors. `float`: brute-force cosine over full vectors (exact, slower).
    */
   quantization?: 'binary' | 'float';
-  /** Candidates per wanted hit in binary mode (default 8). */
+  /** Candidates per wanted hit in binary mode (default 4). */
   oversample?: number;
+  /**
+   * A session with at most this many items is searched exactly (cosine over all its vectors,
+   * found by the (tenant, session) index) instead of by a scan of the tenant's partition
+   * (default 20 000).
+   */
+  exactScanLimit?: number;
 }
 
 interface ItemRow {
@@ -65,10 +72,19 @@ function dot(a: Float32Array, b: Buffer): number {
   return sum;
 }
 
-/** An FTS5 query matching any of the words (each quoted: no FTS syntax reaches the parser). */
-function ftsQuery(query: string): string | null {
-  const tokens = [...new Set(searchTokens(query, { dropStopWords: true }))];
-  return tokens.length === 0 ? null : tokens.map((t) => `"${t.replaceAll('"', '""')}"`).join(' OR ');
+/**
+ * A word naming a tenant or a session inside the FTS document, so that a scoped keyword
+ * search intersects posting lists instead of ranking every match of the whole file.
+ */
+function scopeToken(kind: 't' | 's', ...parts: string[]): string {
+  return `zz${kind}${createHash('sha1').update(parts.join('\u0000')).digest('hex').slice(0, 20)}`;
+}
+
+/** An FTS5 query matching any of the words within the scope (each word quoted: no FTS syntax reaches the parser). */
+function ftsQuery(tokens: readonly string[], scope: MemoryScope): string | null {
+  if (tokens.length === 0) return null;
+  const scopeWord = scope.sessionId === undefined ? scopeToken('t', scope.tenantId) : scopeToken('s', scope.tenantId, scope.sessionId);
+  return `(${tokens.map((t) => `"${t.replaceAll('"', '""')}"`).join(' OR ')}) AND ${scopeWord}`;
 }
 
 /**
@@ -113,7 +129,16 @@ export class SqliteVectorIndex implements VectorIndex {
         vector BLOB NOT NULL
       );
       CREATE INDEX IF NOT EXISTS ${p}_items_scope ON ${p}_items (tenant_id, session_id);
+      -- The full vectors again, clustered by session: an exact search of one session reads one range.
+      CREATE TABLE IF NOT EXISTS ${p}_session_vectors (
+        tenant_id TEXT NOT NULL,
+        session_id TEXT NOT NULL,
+        item_rowid INTEGER NOT NULL,
+        vector BLOB NOT NULL,
+        PRIMARY KEY (tenant_id, session_id, item_rowid)
+      ) WITHOUT ROWID;
       CREATE VIRTUAL TABLE IF NOT EXISTS ${p}_fts USING fts5(tokens, tokenize = 'unicode61 remove_diacritics 2');
+      CREATE VIRTUAL TABLE IF NOT EXISTS ${p}_fts_vocab USING fts5vocab(${p}_fts, 'row');
       CREATE VIRTUAL TABLE IF NOT EXISTS ${p}_vec USING vec0(
         tenant_id TEXT PARTITION KEY,
         session_id TEXT,
@@ -132,6 +157,13 @@ export class SqliteVectorIndex implements VectorIndex {
          VALUES (@id, @tenantId, @sessionId, @eventId, @version, @globalPosition, @role, @occurredAt, @chunk, @text, @memoryKey, @vector)`,
       ),
       deleteItem: this.db.prepare(`DELETE FROM ${p}_items WHERE rowid = ?`),
+      insertSessionVector: this.db.prepare(`INSERT INTO ${p}_session_vectors (tenant_id, session_id, item_rowid, vector) VALUES (?, ?, ?, ?)`),
+      deleteSessionVector: this.db.prepare(
+        `DELETE FROM ${p}_session_vectors WHERE (tenant_id, session_id) = (SELECT tenant_id, session_id FROM ${p}_items WHERE rowid = @rowid) AND item_rowid = @rowid`,
+      ),
+      sessionVectors: this.db.prepare<[string, string], { item_rowid: number; vector: Buffer }>(
+        `SELECT item_rowid, vector FROM ${p}_session_vectors WHERE tenant_id = ? AND session_id = ?`,
+      ),
       insertFts: this.db.prepare(`INSERT INTO ${p}_fts (rowid, tokens) VALUES (?, ?)`),
       deleteFts: this.db.prepare(`DELETE FROM ${p}_fts WHERE rowid = ?`),
       insertVec: this.db.prepare(`INSERT INTO ${p}_vec (rowid, tenant_id, session_id, embedding) VALUES (?, ?, ?, vec_quantize_binary(?))`),
@@ -156,6 +188,7 @@ export class SqliteVectorIndex implements VectorIndex {
         `SELECT rowid FROM ${p}_items WHERE tenant_id = ? AND (? IS NULL OR session_id = ?)`,
       ),
       rowsByRowid: this.db.prepare<[string], ItemRow>(`SELECT rowid, * FROM ${p}_items WHERE rowid IN (SELECT value FROM json_each(?))`),
+      documentFrequency: this.db.prepare<[string], { doc: number }>(`SELECT doc FROM ${p}_fts_vocab WHERE term = ?`),
       countAll: this.db.prepare<[], { n: number }>(`SELECT count(*) AS n FROM ${p}_items`),
       countScope: this.db.prepare<[string, string | null, string | null], { n: number }>(
         `SELECT count(*) AS n FROM ${p}_items WHERE tenant_id = ? AND (? IS NULL OR session_id = ?)`,
@@ -169,6 +202,7 @@ export class SqliteVectorIndex implements VectorIndex {
   }
 
   private removeRow(rowid: number): void {
+    this.s.deleteSessionVector.run({ rowid });
     this.s.deleteVec.run(BigInt(rowid));
     this.s.deleteFts.run(rowid);
     this.s.deleteItem.run(rowid);
@@ -185,8 +219,10 @@ export class SqliteVectorIndex implements VectorIndex {
         if (existing) this.removeRow(existing.rowid);
         const blob = blobOf(vector);
         const { lastInsertRowid } = s.insertItem.run({ ...item, memoryKey: item.memoryKey ?? null, vector: blob });
-        s.insertFts.run(lastInsertRowid, searchTokens(item.text).join(' '));
+        const scopeWords = `${scopeToken('t', item.tenantId)} ${scopeToken('s', item.tenantId, item.sessionId)}`;
+        s.insertFts.run(lastInsertRowid, `${searchTokens(item.text).join(' ')} ${scopeWords}`);
         s.insertVec.run(BigInt(lastInsertRowid), item.tenantId, item.sessionId, blob);
+        s.insertSessionVector.run(item.tenantId, item.sessionId, lastInsertRowid, blob);
       }
     })();
   }
@@ -195,10 +231,21 @@ export class SqliteVectorIndex implements VectorIndex {
     if (limit <= 0) return [];
     const s = this.s;
     let rows: ItemRow[];
-    if (this.quantization === 'float') {
-      rows = scope.sessionId === undefined ? s.scanTenant.all(scope.tenantId) : s.scanSession.all(scope.tenantId, scope.sessionId);
+    const exact =
+      this.quantization === 'float' ||
+      (scope.sessionId !== undefined && s.countScope.get(scope.tenantId, scope.sessionId, scope.sessionId)!.n <= (this.options.exactScanLimit ?? 20_000));
+    if (exact && scope.sessionId !== undefined) {
+      const best = s.sessionVectors
+        .all(scope.tenantId, scope.sessionId)
+        .map((v) => ({ rowid: v.item_rowid, score: dot(vector, v.vector) }))
+        .sort((a, b) => b.score - a.score)
+        .slice(0, limit);
+      rows = this.rowsByRowid(best.map((b) => b.rowid));
+    } else if (exact) {
+      rows = s.scanTenant.all(scope.tenantId);
     } else {
-      const k = Math.min(MAX_K, limit * (this.options.oversample ?? 8));
+      // vec0's top-k grows fast with k: few candidates, then the exact re-rank.
+      const k = Math.min(MAX_K, limit * (this.options.oversample ?? 4));
       const blob = blobOf(vector);
       const candidates = scope.sessionId === undefined ? s.knnTenant.all(blob, k, scope.tenantId) : s.knnSession.all(blob, k, scope.tenantId, scope.sessionId);
       rows = this.rowsByRowid(candidates.map((c) => c.rowid));
@@ -215,12 +262,27 @@ export class SqliteVectorIndex implements VectorIndex {
   }
 
   async searchText(query: string, scope: MemoryScope, limit: number): Promise<ScoredItem[]> {
-    const match = ftsQuery(query);
+    const match = ftsQuery(this.selectiveTerms(query), scope);
     if (match === null || limit <= 0) return [];
     const rows =
       scope.sessionId === undefined ? this.s.ftsTenant.all(match, scope.tenantId, limit) : this.s.ftsSession.all(match, scope.tenantId, scope.sessionId, limit);
     // FTS5's rank is bm25() negated (lower is better): flip it so that higher is better.
     return rows.map((row) => ({ item: toItem(row), score: -row.rank }));
+  }
+
+  /**
+   * The query's words minus those in more than a tenth of the documents (at least 1 000):
+   * they weigh almost nothing in BM25 but make FTS5 rank every document holding them. The
+   * rarest word is always kept.
+   */
+  private selectiveTerms(query: string): string[] {
+    const words = [...new Set(searchTokens(query, { dropStopWords: true }))];
+    const total = this.s.countAll.get()!.n;
+    const ceiling = Math.max(1_000, total / 10);
+    const frequency = words.map((word) => ({ word, doc: this.s.documentFrequency.get(word)?.doc ?? 0 })).filter((w) => w.doc > 0);
+    const selective = frequency.filter((w) => w.doc <= ceiling).map((w) => w.word);
+    if (selective.length > 0 || frequency.length === 0) return selective;
+    return [frequency.reduce((a, b) => (b.doc < a.doc ? b : a)).word];
   }
 
   async deleteScope(scope: MemoryScope): Promise<number> {
