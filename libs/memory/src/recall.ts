@@ -61,7 +61,7 @@ export interface MemoryRecallDeps {
 }
 
 /** How many candidates each search fetches at first, and at most (it grows when the path filter drops many). */
-const FIRST_FETCH = 20;
+const FIRST_FETCH = 50;
 const MAX_FETCH = 4096;
 
 /**

@@ -244,8 +244,8 @@ export class SqliteVectorIndex implements VectorIndex {
     } else if (exact) {
       rows = s.scanTenant.all(scope.tenantId);
     } else {
-      // vec0's top-k grows fast with k: few candidates, then the exact re-rank.
-      const k = Math.min(MAX_K, limit * (this.options.oversample ?? 4));
+      // vec0's top-k cost grows fast with k: oversample small limits, at most 128 candidates beyond them.
+      const k = Math.min(MAX_K, Math.max(limit, Math.min(limit * (this.options.oversample ?? 4), 128)));
       const blob = blobOf(vector);
       const candidates = scope.sessionId === undefined ? s.knnTenant.all(blob, k, scope.tenantId) : s.knnSession.all(blob, k, scope.tenantId, scope.sessionId);
       rows = this.rowsByRowid(candidates.map((c) => c.rowid));

@@ -201,8 +201,8 @@ async function searchLatency(dir: string, dimensions: number, items: number, que
       const text = words(3);
       const where = scope === 'tenant' ? { tenantId: 'bench' } : { tenantId: 'bench', sessionId: `s${q % 100}` };
       const start = performance.now();
-      // What one recall of 5 hits asks of the index first: 20 vector and 20 keyword candidates.
-      await Promise.all([index.searchVector(v, where, 20), index.searchText(text, where, 20)]);
+      // What one recall of 5 hits asks of the index first: 50 vector and 50 keyword candidates.
+      await Promise.all([index.searchVector(v, where, 50), index.searchText(text, where, 50)]);
       if (q >= 20) latency.record(performance.now() - start);
     }
     rows.push(
