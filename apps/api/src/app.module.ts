@@ -1,6 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { CqrsModule } from '@nestjs/cqrs';
+import { ApplicationModule } from '@rewind/application';
 import { ApiKeyGuard } from './auth/api-key.guard';
 import { ApiExceptionFilter } from './common/api-exception.filter';
 import { createValidationPipe } from './common/validation';
@@ -21,6 +22,7 @@ export class AppModule {
       imports: [
         CqrsModule.forRoot(),
         InfrastructureModule.forConfig(config, stores),
+        ApplicationModule,
         SessionsModule,
         RollbacksModule,
         MemoryModule,

@@ -8,6 +8,7 @@ import type { RewindConfig } from '@rewind/config';
 import { openStores } from './infrastructure/infrastructure.module';
 import { RewindMetrics } from './metrics/metrics';
 import { API_KEY_STORE } from './infrastructure/tokens';
+import { serveUi } from './ui/serve-ui';
 
 const LEVELS: Record<RewindConfig['logLevel'], LogLevel[]> = {
   error: ['fatal', 'error'],
@@ -58,6 +59,7 @@ export async function createApp(config: RewindConfig): Promise<CreatedApp> {
       metrics.httpDuration.observe({ method: request.method, route, status: String(reply.statusCode) }, reply.elapsedTime / 1000);
     });
   app.enableShutdownHooks();
+  serveUi(app);
 
   const document = SwaggerModule.createDocument(
     app,

@@ -16,6 +16,7 @@ import { SqliteKafkaSigningSecretStore } from '@rewind/messaging/sqlite';
 import { ProjectionSupervisor, ReadModelDatabase } from '@rewind/projections';
 import { createSessionRuntime } from '@rewind/sagas';
 import { startMemoryIndexing, type MemoryIndexing } from './memory-indexing';
+import { startWorkerApplication } from './worker-application';
 import type { WorkerConfig } from './worker-config';
 
 export interface Worker {
@@ -114,9 +115,12 @@ export async function startWorker(
 
     let commands: CommandConsumer | null = null;
     if (config.commands.enabled) {
+      // The application's handlers, as in the API: a command behaves the same over Kafka as over HTTP.
+      const application = await startWorkerApplication(runtime);
+      closers.push(() => application.context.close());
       const consumer = new CommandConsumer({
         bus,
-        sessions,
+        dispatch: application.dispatch,
         signingKeys,
         topics,
         groupId: config.commands.groupId,

@@ -30,6 +30,19 @@ function step<E extends SessionEvent>(state: SessionState, event: E): PendingEve
   return { ...event, parentVersion: isStepEvent(event.type) ? state.head || null : null };
 }
 
+/**
+ * The entry of a state record that a caller's id, label or key names: own keys only, so that a
+ * name Object.prototype has ("constructor", "toString", …) is not mistaken for an entry.
+ */
+function entry<T>(record: Record<string, T>, key: string): T | undefined {
+  return Object.hasOwn(record, key) ? record[key] : undefined;
+}
+
+/** A name that will key a state record. "__proto__" cannot: assigning it replaces the record's prototype, and evolve would lose the entry. */
+function assertStorableName(field: string, name: string): void {
+  if (name === '__proto__') throw invalid('validation_failed', `"__proto__" cannot be used as a ${field}.`, [{ field, message: 'reserved name' }]);
+}
+
 const ROLLBACK_COMMANDS = new Set(['RecordCompensationOutcome', 'CompleteRollback', 'RetryCompensation', 'ResolveCompensation']);
 const isRollbackCommand = (command: SessionCommand): command is RollbackCommand => ROLLBACK_COMMANDS.has(command.type);
 
@@ -74,7 +87,8 @@ export function decide(state: SessionState, command: SessionCommand, ctx: Decide
       return { events: [step(state, { type: 'AgentMessageProduced', data: { turnId, messageId: ctx.newId(), content: command.content } })] };
     }
     case 'StartToolCall': {
-      const existing = path.toolCalls[command.toolCallId];
+      assertStorableName('toolCallId', command.toolCallId);
+      const existing = entry(path.toolCalls, command.toolCallId);
       if (existing && existing.status !== 'failed') {
         throw conflict(
           'tool_call_exists',
@@ -112,7 +126,7 @@ export function decide(state: SessionState, command: SessionCommand, ctx: Decide
     }
     case 'CompleteToolCall':
     case 'FailToolCall': {
-      const call = path.toolCalls[command.toolCallId];
+      const call = entry(path.toolCalls, command.toolCallId);
       if (!call) throw notFound('tool_call_not_found', `Tool call "${command.toolCallId}" is not on the current timeline path.`);
       if (call.status !== 'started') {
         throw conflict('tool_call_not_in_progress', `Tool call "${command.toolCallId}" has already ${call.status}.`);
@@ -136,11 +150,13 @@ export function decide(state: SessionState, command: SessionCommand, ctx: Decide
       };
     }
     case 'WriteMemory':
+      assertStorableName('key', command.key);
       return { events: [step(state, { type: 'MemoryWritten', data: { key: command.key, value: command.value } })] };
     case 'EraseMemory':
-      if (!(command.key in path.memory)) throw notFound('memory_key_not_found', `Memory has no key "${command.key}" at the head.`);
+      if (!Object.hasOwn(path.memory, command.key)) throw notFound('memory_key_not_found', `Memory has no key "${command.key}" at the head.`);
       return { events: [step(state, { type: 'MemoryErased', data: { key: command.key } })] };
     case 'SetContextVariable':
+      assertStorableName('name', command.name);
       return { events: [step(state, { type: 'ContextVariableSet', data: { name: command.name, value: command.value } })] };
     case 'PushTask':
       return {
@@ -157,11 +173,12 @@ export function decide(state: SessionState, command: SessionCommand, ctx: Decide
       if (turn.status !== 'open') throw conflict('turn_not_open', `Turn "${command.turnId}" is already ${turn.status}; only an open turn can be interrupted.`);
       return { events: [step(state, { type: 'TurnInterrupted', data: { turnId: command.turnId, partialContent: command.partialContent } })] };
     }
-    case 'CreateCheckpoint':
-      if (state.checkpoints[command.label]) {
-        throw conflict('checkpoint_exists', `Checkpoint "${command.label}" already exists (version ${state.checkpoints[command.label]!.version}).`);
-      }
+    case 'CreateCheckpoint': {
+      assertStorableName('label', command.label);
+      const existing = entry(state.checkpoints, command.label);
+      if (existing) throw conflict('checkpoint_exists', `Checkpoint "${command.label}" already exists (version ${existing.version}).`);
       return { events: [step(state, { type: 'CheckpointCreated', data: { label: command.label, version: state.head } })] };
+    }
     case 'MoveHead':
       return decideHeadMove(state, command, ctx);
     case 'RecordCompensationOutcome':
@@ -187,7 +204,7 @@ function assertCompensable(tool: string, effect: EffectDescriptor, input: unknow
 }
 
 function rollbackOf(state: SessionState, rollbackId: string): RollbackRecord {
-  const rollback = state.rollbacks[rollbackId];
+  const rollback = entry(state.rollbacks, rollbackId);
   if (!rollback) throw notFound('rollback_not_found', `No rollback "${rollbackId}" in this session.`);
   return rollback;
 }

@@ -56,7 +56,7 @@ export function resolveHeadMoveTarget(state: SessionState, command: MoveHead): H
   }
   let toVersion = command.toVersion;
   if (command.toCheckpoint !== undefined) {
-    const checkpoint = state.checkpoints[command.toCheckpoint];
+    const checkpoint = Object.hasOwn(state.checkpoints, command.toCheckpoint) ? state.checkpoints[command.toCheckpoint] : undefined;
     if (!checkpoint) {
       throw notFound('checkpoint_not_found', `No checkpoint is labelled "${command.toCheckpoint}" in this session.`, [
         { field: 'toCheckpoint', message: `known labels: ${Object.keys(state.checkpoints).join(', ') || 'none'}` },

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import type { EffectKind, JsonValue, MoveHead, RetryPolicy, RollbackRecord, SessionState } from '@rewind/domain';
-import type { Caller, SessionService } from '@rewind/engine';
+import type { EffectKind, JsonValue, MoveHead, RetryPolicy, RollbackRecord } from '@rewind/domain';
+import { presentState, type Caller, type SessionService, type SessionView } from '@rewind/engine';
 import { type EventStore } from '@rewind/event-store';
 import { SqliteEventStore } from '@rewind/event-store/sqlite';
 import { InMemoryEventStore } from '@rewind/event-store/in-memory';
@@ -188,15 +188,15 @@ export class RewindSession {
   }
 
   /** Undoes every effect after the target (newest first), then makes the target current. */
-  async rollbackTo(target: number | string, options: { acknowledgeIrreversible?: boolean } = {}): Promise<SessionState> {
+  async rollbackTo(target: number | string, options: { acknowledgeIrreversible?: boolean } = {}): Promise<SessionView> {
     return this.move({ type: 'MoveHead', kind: 'rollback', ...(typeof target === 'number' ? { toVersion: target } : { toCheckpoint: target }), ...options });
   }
 
-  async undo(steps = 1, options: { acknowledgeIrreversible?: boolean } = {}): Promise<SessionState> {
+  async undo(steps = 1, options: { acknowledgeIrreversible?: boolean } = {}): Promise<SessionView> {
     return this.move({ type: 'MoveHead', kind: 'undo', steps, ...options });
   }
 
-  private async move(command: MoveHead): Promise<SessionState> {
+  private async move(command: MoveHead): Promise<SessionView> {
     const result = await this.rewind.sessions.execute(this.caller, this.id, command);
     if (result.rollbackId && result.status === 'rolling_back') {
       const rollback = await this.saga.run(this.caller.tenantId, this.id, result.rollbackId);
@@ -213,7 +213,10 @@ export class RewindSession {
     return this.rewind.recall({ sessionId: this.id, query, ...options });
   }
 
-  state(at?: number): Promise<SessionState> {
-    return this.rewind.sessions.getState(this.caller, this.id, at);
+  /** The session at its head (or at version `at`), in the shape `GET /v1/sessions/:id` answers. */
+  async state(at?: number): Promise<SessionView> {
+    return presentState(await this.rewind.sessions.getState(this.caller, this.id, at));
   }
 }
+
+export type { SessionView };

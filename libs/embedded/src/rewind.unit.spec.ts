@@ -29,7 +29,7 @@ describe('library mode: run a step, declare its undo, roll back', () => {
     const state = await session.rollbackTo('permission-checked');
     expect(world).toEqual(['address A-1 -> New St 9', 'mail sent', 'correction for m-1', 'address A-1 -> Old St 1']);
     expect(state.head).toBe(afterCheck);
-    expect(Object.keys(state.path.toolCalls)).toEqual([]);
+    expect(state.toolCalls).toEqual([]);
     await rewind.close();
   });
 
@@ -37,7 +37,7 @@ describe('library mode: run a step, declare its undo, roll back', () => {
     const rewind = Rewind.inMemory();
     const session = await rewind.startSession();
     await expect(session.step('flaky', { n: 1 }, () => Promise.reject(new Error('upstream down')), { undo: () => undefined })).rejects.toThrow('upstream down');
-    const call = Object.values((await session.state()).path.toolCalls)[0]!;
+    const call = (await session.state()).toolCalls[0]!;
     expect(call).toMatchObject({ status: 'failed', error: 'upstream down' });
     await session.undo();
     expect((await session.state()).status).toBe('active');
@@ -66,7 +66,7 @@ describe('library mode: run a step, declare its undo, roll back', () => {
     await session.remember('city', 'Lisbon');
     await first.close();
     const second = Rewind.open({ dataDir });
-    expect((await second.session('kept').state()).path.memory).toEqual({ city: 'Lisbon' });
+    expect((await second.session('kept').state()).memory).toEqual({ city: 'Lisbon' });
     await second.close();
     rmSync(dataDir, { recursive: true, force: true });
   });

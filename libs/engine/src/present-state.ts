@@ -1,5 +1,8 @@
 import type { SessionState } from '@rewind/domain';
 
+/** A session as clients see it: HTTP, Kafka results, the CLI and the library all answer this shape. */
+export type SessionView = ReturnType<typeof presentState>;
+
 /** The public shape of a session state (internal indexes such as the parent array stay inside). */
 export function presentState(state: SessionState) {
   return {

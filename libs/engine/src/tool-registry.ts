@@ -1,8 +1,9 @@
-import { randomUUID } from 'node:crypto';
-import { EVENT_SCHEMA_VERSION, validateEffectDeclaration, type EffectDescriptor, type ToolRegistered } from '@rewind/domain';
-import type { EventStore } from '@rewind/event-store';
+import { validateEffectDeclaration, type EffectDescriptor, type ToolRegistered } from '@rewind/domain';
+import type { EventStore, StoredEvent } from '@rewind/event-store';
+import { CommandPipeline, type CommandPipelineOptions, type CommandStream, type WrittenRange } from './commands/command-pipeline';
+import type { Caller, WriteOptions } from './commands/write-request';
+import { fingerprint } from './fingerprint';
 import { LruCache } from './lru-cache';
-import type { Caller, WriteOptions } from './session-service';
 
 export interface ToolDefinition {
   name: string;
@@ -16,43 +17,52 @@ const streamOf = (tenantId: string, name: string) => `tool:${tenantId}:${name}`;
 /** Other processes' registrations are seen after at most this long. */
 const CACHE_TTL_MS = 2_000;
 
-/** Tools' effect kinds, compensations and retry policies, per tenant; each change is an event. */
+/** A tool registration's decision: the effect declaration must hold together. */
+export function decideRegisterTool(name: string, effect: EffectDescriptor): ToolRegistered {
+  validateEffectDeclaration(name, effect);
+  return { type: 'ToolRegistered', data: { name, effect } };
+}
+
+function definitionOf(event: StoredEvent): ToolDefinition {
+  const { name, effect } = event.data as ToolRegistered['data'];
+  return { name, effect, version: event.streamVersion, registeredAt: event.metadata.occurredAt, registeredBy: event.metadata.actor };
+}
+
+/** Tools' effect kinds, compensations and retry policies, per tenant; each change is an event on the tool's own stream. */
 export class ToolRegistry {
   private readonly cache = new LruCache<string, { definition: ToolDefinition | null; at: number }>(5_000);
+  private readonly pipeline: CommandPipeline;
+  /** A tool stream's part in the pipeline: its state is its version; a commit refreshes the cache. */
+  private readonly stream: CommandStream<{ version: number }, undefined, ToolDefinition>;
 
-  constructor(private readonly store: EventStore) {}
+  constructor(
+    private readonly store: EventStore,
+    options: CommandPipelineOptions = {},
+  ) {
+    this.pipeline = new CommandPipeline(store, options);
+    this.stream = {
+      load: async (streamId) => ({ version: await store.streamVersion(streamId) }),
+      forget: (streamId) => this.cache.delete(streamId),
+      committed: async (streamId, _decidedOn, stored) => {
+        const definition = definitionOf(stored[stored.length - 1]!);
+        this.cache.set(streamId, { definition, at: Date.now() });
+        return definition;
+      },
+      replayed: async (written: WrittenRange) => {
+        const [event] = await store.readStream(written.streamId, { fromVersion: written.lastVersion, toVersion: written.lastVersion });
+        return definitionOf(event!);
+      },
+    };
+  }
 
-  async register(caller: Caller, name: string, effect: EffectDescriptor, options: WriteOptions = {}): Promise<ToolDefinition> {
-    validateEffectDeclaration(name, effect);
-    const event: ToolRegistered = { type: 'ToolRegistered', data: { name, effect } };
-    const streamId = streamOf(caller.tenantId, name);
-    const now = new Date().toISOString();
-    const commandId = options.commandId ?? randomUUID();
-    const result = await this.store.append(
-      streamId,
-      [
-        {
-          eventId: randomUUID(),
-          type: event.type,
-          data: event.data,
-          parentVersion: null,
-          metadata: {
-            tenantId: caller.tenantId,
-            sessionId: '',
-            commandId,
-            causationId: null,
-            correlationId: options.correlationId ?? commandId,
-            actor: caller.actor,
-            occurredAt: now,
-            schemaVersion: EVENT_SCHEMA_VERSION,
-          },
-        },
-      ],
-      { expectedVersion: options.expectedVersion ?? 'any' },
-    );
-    const definition = { name, effect, version: result.lastVersion, registeredAt: now, registeredBy: caller.actor };
-    this.cache.set(streamId, { definition, at: Date.now() });
-    return definition;
+  /** Registers or replaces a tool (through the command pipeline: If-Match and Idempotency-Key apply). */
+  register(caller: Caller, name: string, effect: EffectDescriptor, options: WriteOptions = {}): Promise<ToolDefinition> {
+    const print = options.idempotencyKey === undefined ? '' : fingerprint({ op: 'RegisterTool', name, effect });
+    const request = { caller, streamId: streamOf(caller.tenantId, name), sessionId: '', options, fingerprint: print };
+    return this.pipeline.handle(this.stream, request, (_state, stamp) => ({
+      events: stamp([{ ...decideRegisterTool(name, effect), parentVersion: null }]),
+      context: undefined,
+    }));
   }
 
   async get(tenantId: string, name: string): Promise<ToolDefinition | null> {
@@ -61,9 +71,7 @@ export class ToolRegistry {
     if (cached && Date.now() - cached.at < CACHE_TTL_MS) return cached.definition;
     const version = await this.store.streamVersion(streamId);
     const [last] = version === 0 ? [] : await this.store.readStream(streamId, { fromVersion: version });
-    const definition = last
-      ? { name, effect: (last.data as ToolRegistered['data']).effect, version, registeredAt: last.metadata.occurredAt, registeredBy: last.metadata.actor }
-      : null;
+    const definition = last ? definitionOf(last) : null;
     this.cache.set(streamId, { definition, at: Date.now() });
     return definition;
   }

@@ -7,7 +7,7 @@ import { PostgresWriterConnection, SqliteWriterConnection, type WriterConnection
 import { READ_MODEL_ENTITIES } from './entities';
 import { CreateReadModels1763769600000 } from './migrations/1763769600000-create-read-models';
 import { PROJECTION_NAMES } from './projections';
-import { Dialect } from './sql';
+import { Dialect, runAsync, type Step } from './sql';
 
 /** Where the read models live: the embedded SQLite file, or a PostgreSQL schema. */
 export type ReadModelConfig =
@@ -157,13 +157,15 @@ export class ReadModelDatabase {
   }
 
   private async ensureCheckpoints(): Promise<void> {
-    const d = this.dialect;
-    for (const name of PROJECTION_NAMES) {
-      await this.dataSource.query(
-        `INSERT INTO ${d.qualified('projection_checkpoints')} (name, position, updated_at) VALUES (${d.p(1)}, 0, ${d.p(2)}) ON CONFLICT (name) DO NOTHING`,
-        [name, new Date().toISOString()],
-      );
-    }
+    for (const name of PROJECTION_NAMES) await this.run(this.dialect.ensureCheckpoint(name));
+  }
+
+  /** Runs SQL operations (single queries and statements) on the DataSource's connections, outside a writer's. */
+  private run<T>(body: Step<T>): Promise<T> {
+    return runAsync(body, async (op) => {
+      if (op.kind === 'query' || op.kind === 'run') return this.dataSource.query(op.sql, [...op.params]);
+      throw new Error(`A "${op.kind}" operation needs a writer connection.`);
+    });
   }
 
   /** A dedicated connection for a writer; close it when done. */
@@ -182,16 +184,7 @@ export class ReadModelDatabase {
 
   /** Every checkpoint row (projections, and the shadows of rebuilds in progress). */
   async checkpoints(): Promise<{ name: string; position: number; updatedAt: string; pausedUntil: string | null }[]> {
-    const rows: { name: string; position: string | number; updated_at: string; paused_until: string | null }[] = await this.dataSource.query(
-      `SELECT name, position, updated_at, paused_until FROM ${this.dialect.qualified('projection_checkpoints')} ORDER BY name`,
-    );
-    const now = new Date().toISOString();
-    return rows.map((r) => ({
-      name: r.name,
-      position: Number(r.position),
-      updatedAt: r.updated_at,
-      pausedUntil: r.paused_until !== null && r.paused_until > now ? r.paused_until : null,
-    }));
+    return this.run(this.dialect.checkpoints());
   }
 
   async close(): Promise<void> {

@@ -1,14 +1,26 @@
 /**
- * The read-model tables as the projection writers see them: column order and kinds (for
- * batch inserts), primary keys (for upserts and comparisons). The tables themselves are
- * created by the TypeORM migrations in `migrations/`; a test proves that the two agree on
- * SQLite and on PostgreSQL.
+ * The read-model tables, defined once: columns (order, kinds, nullability), primary keys and
+ * secondary indexes. The rest is derived from or checked against these definitions: the
+ * TypeORM entities of the query side are built from them (`entities.ts`); the projection
+ * writers' SQL is generated from them (`sql.ts`); the TypeORM migrations in `migrations/` (frozen
+ * text) must create exactly these tables, which a test proves on SQLite and on PostgreSQL.
+ * A change to a table is a change here plus a new migration.
  *
  * Timestamps are ISO-8601 UTC text (`2026-11-22T10:00:00.000Z`) on both databases: they sort
  * as text, compare exactly in a verification, and are what the events carry.
  */
 
+/**
+ * `bigint` holds global positions (up to 2^53): `bigint` on PostgreSQL, `integer` on SQLite
+ * (64 bits there, and an `integer` primary key is the rowid).
+ */
 export type ColumnKind = 'text' | 'int' | 'bigint' | 'bool';
+
+/** How the migrations declare each kind of column, per database. */
+export const DECLARED_TYPES: Record<'sqlite' | 'postgres', Record<ColumnKind, string>> = {
+  postgres: { text: 'text', int: 'integer', bigint: 'bigint', bool: 'boolean' },
+  sqlite: { text: 'text', int: 'integer', bigint: 'integer', bool: 'boolean' },
+};
 
 export interface ColumnSpec {
   name: string;
@@ -16,41 +28,82 @@ export interface ColumnSpec {
   nullable?: boolean;
 }
 
+export interface IndexSpec {
+  name: string;
+  columns: readonly string[];
+}
+
 export interface TableSpec {
   name: string;
   columns: readonly ColumnSpec[];
   primaryKey: readonly string[];
+  /** Secondary indexes (not unique). */
+  indexes?: readonly IndexSpec[];
 }
 
-const text = (name: string, nullable = false): ColumnSpec => ({ name, kind: 'text', nullable });
-const int = (name: string, nullable = false): ColumnSpec => ({ name, kind: 'int', nullable });
-const bigint = (name: string, nullable = false): ColumnSpec => ({ name, kind: 'bigint', nullable });
-const bool = (name: string, nullable = false): ColumnSpec => ({ name, kind: 'bool', nullable });
+/** The name of a table's primary-key constraint. */
+export const primaryKeyName = (table: TableSpec): string => `pk_${table.name}`;
 
-export const CHECKPOINTS_TABLE = 'projection_checkpoints';
+const column =
+  <K extends ColumnKind>(kind: K) =>
+  <N extends string, O extends boolean = false>(name: N, nullable?: O): { name: N; kind: K; nullable: O } => ({
+    name,
+    kind,
+    nullable: (nullable ?? false) as O,
+  });
+const text = column('text');
+const int = column('int');
+const bigint = column('bigint');
+const bool = column('bool');
+/** Keeps the literal column names and kinds in the type (for the entities' row types). */
+const defineTable = <const T extends TableSpec>(spec: T): T => spec;
 
-export const SESSIONS: TableSpec = {
+/** Where each projection is in the log (and each rebuild's shadow tables, as `<name>__rebuild`). */
+export const CHECKPOINTS = defineTable({
+  name: 'projection_checkpoints',
+  columns: [
+    text('name'),
+    bigint('position'),
+    text('updated_at'),
+    /** Set by a verifying rebuild: the runner applies nothing until then (a lease). */
+    text('paused_until', true),
+  ],
+  primaryKey: ['name'],
+});
+
+export const CHECKPOINTS_TABLE = CHECKPOINTS.name;
+
+export const SESSIONS = defineTable({
   name: 'sessions',
   columns: [
     text('tenant_id'),
     text('session_id'),
     text('title', true),
+    /** `active`, `rolling_back` or `needs_attention`. */
     text('status'),
     int('head'),
     int('version'),
+    /** Messages recorded in the session, on every branch. */
     int('message_count'),
+    /** Tool calls started in the session, on every branch. */
     int('tool_call_count'),
+    /** Leaves of the timeline DAG. */
     int('branch_count'),
     bool('head_is_leaf'),
+    /** Effects whose compensation failed in the rollback in progress. */
     int('failed_effects'),
     text('created_at'),
     text('last_activity_at'),
     bigint('last_position'),
   ],
   primaryKey: ['tenant_id', 'session_id'],
-};
+  indexes: [
+    { name: 'idx_sessions_tenant_created', columns: ['tenant_id', 'created_at', 'session_id'] },
+    { name: 'idx_sessions_tenant_activity', columns: ['tenant_id', 'last_activity_at', 'session_id'] },
+  ],
+});
 
-export const TIMELINE_NODES: TableSpec = {
+export const TIMELINE_NODES = defineTable({
   name: 'timeline_nodes',
   columns: [
     text('tenant_id'),
@@ -68,9 +121,9 @@ export const TIMELINE_NODES: TableSpec = {
     bool('partial', true),
   ],
   primaryKey: ['tenant_id', 'session_id', 'version'],
-};
+});
 
-export const HEAD_MESSAGES: TableSpec = {
+export const HEAD_MESSAGES = defineTable({
   name: 'head_messages',
   columns: [
     text('tenant_id'),
@@ -84,9 +137,9 @@ export const HEAD_MESSAGES: TableSpec = {
     text('occurred_at'),
   ],
   primaryKey: ['tenant_id', 'session_id', 'version'],
-};
+});
 
-export const TOOL_CALL_LEDGER: TableSpec = {
+export const TOOL_CALL_LEDGER = defineTable({
   name: 'tool_call_ledger',
   columns: [
     text('tenant_id'),
@@ -95,23 +148,27 @@ export const TOOL_CALL_LEDGER: TableSpec = {
     text('tool_call_id'),
     text('tool'),
     text('turn_id', true),
+    /** `started`, `succeeded` or `failed`. */
     text('status'),
+    /** `none`, `reversible`, `compensable` or `irreversible`. */
     text('effect_kind'),
     bool('confirmed'),
     int('finished_version', true),
     text('error', true),
+    /** null (never part of a rollback), `pending`, `compensated`, `skipped`, `failed` or `resolved`. */
     text('compensation_status', true),
     int('compensation_attempts'),
     text('rollback_id', true),
+    /** The last error, the reason for a skip, or the note of a manual resolution. */
     text('compensation_detail', true),
     text('started_at'),
     text('updated_at'),
     bigint('last_position'),
   ],
   primaryKey: ['tenant_id', 'session_id', 'started_version'],
-};
+});
 
-export const ROLLBACKS: TableSpec = {
+export const ROLLBACKS = defineTable({
   name: 'rollbacks',
   columns: [
     text('tenant_id'),
@@ -120,6 +177,7 @@ export const ROLLBACKS: TableSpec = {
     text('kind'),
     int('from_version'),
     int('to_version'),
+    /** `in_progress`, `needs_attention` or `completed`. */
     text('status'),
     bool('acknowledge_irreversible'),
     text('requested_by'),
@@ -131,18 +189,21 @@ export const ROLLBACKS: TableSpec = {
     int('to_compensate'),
     int('compensated_count'),
     int('skipped_count'),
+    /** Effects whose compensation is failed right now (a retry or a resolution takes them out). */
     int('failed_count'),
     int('resolved_count'),
     bigint('last_position'),
   ],
   primaryKey: ['tenant_id', 'rollback_id'],
-};
+  indexes: [{ name: 'idx_rollbacks_tenant_session', columns: ['tenant_id', 'session_id'] }],
+});
 
-export const AUDIT_LOG: TableSpec = {
+export const AUDIT_LOG = defineTable({
   name: 'audit_log',
   columns: [
     bigint('global_position'),
     text('tenant_id'),
+    /** null for streams that are not sessions (e.g. the tool registry). */
     text('session_id', true),
     text('stream_id'),
     int('stream_version'),
@@ -155,8 +216,13 @@ export const AUDIT_LOG: TableSpec = {
     text('causation_id', true),
   ],
   primaryKey: ['global_position'],
-};
+  indexes: [
+    { name: 'idx_audit_log_tenant_position', columns: ['tenant_id', 'global_position'] },
+    { name: 'idx_audit_log_tenant_session', columns: ['tenant_id', 'session_id', 'global_position'] },
+  ],
+});
 
+/** The tables the projections write (not the checkpoints). */
 export const READ_MODEL_TABLES: readonly TableSpec[] = [SESSIONS, TIMELINE_NODES, HEAD_MESSAGES, TOOL_CALL_LEDGER, ROLLBACKS, AUDIT_LOG];
 
 export type Row = Record<string, unknown>;

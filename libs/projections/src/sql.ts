@@ -1,4 +1,4 @@
-import { CHECKPOINTS_TABLE, type ColumnKind, type Row, type TableSpec } from './schema';
+import { CHECKPOINTS_TABLE, DECLARED_TYPES, type ColumnKind, type Row, type TableSpec } from './schema';
 
 /**
  * Database work is written once, as generators that yield SQL operations, and run by either
@@ -76,7 +76,13 @@ export type TableVariant = 'live' | 'shadow';
 
 export const SHADOW_SUFFIX = '__rebuild';
 
-const PG_TYPES: Record<ColumnKind, string> = { text: 'text', int: 'integer', bigint: 'bigint', bool: 'boolean' };
+const PG_TYPES = DECLARED_TYPES.postgres;
+
+function kindOf(table: TableSpec, column: string): ColumnKind {
+  const spec = table.columns.find((c) => c.name === column);
+  if (!spec) throw new Error(`The read-model table ${table.name} has no column ${column}.`);
+  return spec.kind;
+}
 
 export function quoteIdent(name: string): string {
   return `"${name.replace(/"/g, '""')}"`;
@@ -119,9 +125,11 @@ export class Dialect {
     return value;
   }
 
-  decodeRow(table: TableSpec, row: Row): Row {
+  /** A row as the writers use it: booleans and numbers decoded (only `columns` when given). */
+  decodeRow(table: TableSpec, row: Row, columns?: readonly string[]): Row {
     const out: Row = {};
     for (const column of table.columns) {
+      if (columns && !columns.includes(column.name)) continue;
       const value = row[column.name];
       if (value === null || value === undefined) out[column.name] = null;
       else if (column.kind === 'bool') out[column.name] = Boolean(value);
@@ -129,6 +137,24 @@ export class Dialect {
       else out[column.name] = value;
     }
     return out;
+  }
+
+  /**
+   * The batch statements' shared parts: on PostgreSQL, `unnest` of one typed array per column
+   * (`$1::text[], ...` as `alias(c0, c1, ...)`) and the condition joining it to the table
+   * aliased `x`; on SQLite, `"column" = ?` per column for a statement run once per row.
+   */
+  private unnest(table: TableSpec, columns: readonly string[], alias: string): string {
+    const types = columns.map((name, i) => `$${i + 1}::${PG_TYPES[kindOf(table, name)]}[]`).join(', ');
+    return `unnest(${types}) AS ${alias}(${columns.map((_, i) => `c${i}`).join(', ')})`;
+  }
+
+  private matchUnnested(columns: readonly string[], alias: string): string {
+    return columns.map((name, i) => `x.${quoteIdent(name)} = ${alias}.c${i}`).join(' AND ');
+  }
+
+  private matchEach(columns: readonly string[]): string {
+    return columns.map((name) => `${quoteIdent(name)} = ?`).join(' AND ');
   }
 
   /** Inserts rows; with `upsert`, a row whose primary key exists replaces it. */
@@ -166,25 +192,103 @@ export class Dialect {
 
   /** Rows by primary key (keys in primary-key column order). */
   *selectByKeys(table: TableSpec, keys: readonly (readonly unknown[])[], variant: TableVariant = 'live'): Step<Row[]> {
+    return yield* this.select(table, table.primaryKey, keys, { variant });
+  }
+
+  /**
+   * The rows whose `match` columns equal one of `keys` (each in `match` order), decoded: all
+   * of them, or with `limit` the first ones per key in `orderBy` order; only `columns` when given.
+   */
+  *select(
+    table: TableSpec,
+    match: readonly string[],
+    keys: readonly (readonly unknown[])[],
+    options: { variant?: TableVariant; columns?: readonly string[]; orderBy?: { column: string; descending?: boolean }; limit?: number } = {},
+  ): Step<Row[]> {
     if (keys.length === 0) return [];
-    const target = this.qualified(table.name, variant);
-    const pk = table.primaryKey;
+    const target = this.qualified(table.name, options.variant);
+    const x = this.postgres ? 'x.' : '';
+    const columns = options.columns ? options.columns.map((c) => x + quoteIdent(c)).join(', ') : '*';
+    const order = options.orderBy ? ` ORDER BY ${x}${quoteIdent(options.orderBy.column)}${options.orderBy.descending ? ' DESC' : ''}` : '';
+    const limit = options.limit === undefined ? '' : ` LIMIT ${Math.trunc(options.limit)}`;
     let rows: Row[];
     if (this.postgres) {
-      const kinds = pk.map((name) => table.columns.find((c) => c.name === name)!.kind);
-      const unnest = pk.map((_, i) => `$${i + 1}::${PG_TYPES[kinds[i]!]}[]`).join(', ');
-      const match = pk.map((name, i) => `x.${quoteIdent(name)} = k.c${i}`).join(' AND ');
-      const aliases = pk.map((_, i) => `c${i}`).join(', ');
       // LATERAL: one index probe per key, whatever the statistics of a fresh shadow table say.
       rows = yield* query(
-        `SELECT t.* FROM unnest(${unnest}) AS k(${aliases}) CROSS JOIN LATERAL (SELECT * FROM ${target} x WHERE ${match}) t`,
-        pk.map((_, i) => keys.map((k) => k[i])),
+        `SELECT t.* FROM ${this.unnest(table, match, 'k')} CROSS JOIN LATERAL (SELECT ${columns} FROM ${target} x WHERE ${this.matchUnnested(match, 'k')}${order}${limit}) t`,
+        match.map((_, i) => keys.map((k) => k[i])),
       );
     } else {
-      const where = pk.map((name) => `${quoteIdent(name)} = ?`).join(' AND ');
-      rows = yield* queryEach(`SELECT * FROM ${target} WHERE ${where}`, keys);
+      rows = yield* queryEach(`SELECT ${columns} FROM ${target} WHERE ${this.matchEach(match)}${order}${limit}`, keys);
     }
-    return rows.map((row) => this.decodeRow(table, row));
+    return rows.map((row) => this.decodeRow(table, row, options.columns));
+  }
+
+  /** Sets the `set` columns of the rows with the primary keys of `rows` to their values in `rows`. */
+  *update(table: TableSpec, set: readonly string[], rows: readonly Row[], variant: TableVariant = 'live'): Step<void> {
+    if (rows.length === 0) return;
+    const target = this.qualified(table.name, variant);
+    const pk = table.primaryKey;
+    const encoded = (name: string, row: Row) => this.encode(kindOf(table, name), row[name]);
+    if (this.postgres) {
+      const columns = [...pk, ...set];
+      const assignments = set.map((name, i) => `${quoteIdent(name)} = u.c${pk.length + i}`).join(', ');
+      yield* run(
+        `UPDATE ${target} x SET ${assignments} FROM ${this.unnest(table, columns, 'u')} WHERE ${this.matchUnnested(pk, 'u')}`,
+        columns.map((name) => rows.map((row) => encoded(name, row))),
+      );
+    } else {
+      const assignments = set.map((name) => `${quoteIdent(name)} = ?`).join(', ');
+      yield* runEach(
+        `UPDATE ${target} SET ${assignments} WHERE ${this.matchEach(pk)}`,
+        rows.map((row) => [...set, ...pk].map((name) => encoded(name, row))),
+      );
+    }
+  }
+
+  /** Deletes the rows whose `match` columns equal one of `keys`; every row when `match` is omitted. */
+  *delete(table: TableSpec, variant: TableVariant = 'live', match?: { columns: readonly string[]; keys: readonly (readonly unknown[])[] }): Step<void> {
+    const target = this.qualified(table.name, variant);
+    if (!match) {
+      yield* run(`DELETE FROM ${target}`);
+    } else if (this.postgres) {
+      if (match.keys.length === 0) return;
+      yield* run(
+        `DELETE FROM ${target} x USING ${this.unnest(table, match.columns, 'k')} WHERE ${this.matchUnnested(match.columns, 'k')}`,
+        match.columns.map((_, i) => match.keys.map((k) => k[i])),
+      );
+    } else {
+      yield* runEach(`DELETE FROM ${target} WHERE ${this.matchEach(match.columns)}`, match.keys);
+    }
+  }
+
+  /**
+   * Copies into `table` (every column) the rows of `source` (which has those columns too) that
+   * satisfy `where`, a condition on the source's columns in SQL both databases accept; with
+   * `match`, only the rows whose `match` columns equal one of its keys.
+   */
+  *insertFrom(
+    table: TableSpec,
+    source: TableSpec,
+    where: string,
+    variant: TableVariant = 'live',
+    match?: { columns: readonly string[]; keys: readonly (readonly unknown[])[] },
+  ): Step<void> {
+    const target = this.qualified(table.name, variant);
+    const from = this.qualified(source.name, variant);
+    const names = table.columns.map((c) => quoteIdent(c.name));
+    const insert = `INSERT INTO ${target} (${names.join(', ')})`;
+    if (!match) {
+      yield* run(`${insert} SELECT ${names.join(', ')} FROM ${from} WHERE ${where}`);
+    } else if (this.postgres) {
+      if (match.keys.length === 0) return;
+      yield* run(
+        `${insert} SELECT ${names.map((n) => `t.${n}`).join(', ')} FROM ${this.unnest(source, match.columns, 'k')} CROSS JOIN LATERAL (SELECT * FROM ${from} x WHERE ${this.matchUnnested(match.columns, 'k')} AND (${where})) t`,
+        match.columns.map((_, i) => match.keys.map((k) => k[i])),
+      );
+    } else {
+      yield* runEach(`${insert} SELECT ${names.join(', ')} FROM ${from} WHERE ${this.matchEach(match.columns)} AND (${where})`, match.keys);
+    }
   }
 
   // ---- checkpoints -----------------------------------------------------------------
@@ -217,6 +321,28 @@ export class Dialect {
        ON CONFLICT (name) DO UPDATE SET position = excluded.position, updated_at = excluded.updated_at`,
       [name, position, new Date().toISOString()],
     );
+  }
+
+  /** Creates a projection's checkpoint at 0 unless it exists. */
+  *ensureCheckpoint(name: string): Step<void> {
+    yield* run(
+      `INSERT INTO ${this.qualified(CHECKPOINTS_TABLE)} (name, position, updated_at) VALUES (${this.p(1)}, 0, ${this.p(2)}) ON CONFLICT (name) DO NOTHING`,
+      [name, new Date().toISOString()],
+    );
+  }
+
+  /** Every checkpoint row (projections, and the shadows of rebuilds in progress), by name. */
+  *checkpoints(): Step<{ name: string; position: number; updatedAt: string; pausedUntil: string | null }[]> {
+    const rows = yield* query<{ name: string; position: string | number; updated_at: string; paused_until: string | null }>(
+      `SELECT name, position, updated_at, paused_until FROM ${this.qualified(CHECKPOINTS_TABLE)} ORDER BY name`,
+    );
+    const now = new Date().toISOString();
+    return rows.map((r) => ({
+      name: r.name,
+      position: Number(r.position),
+      updatedAt: r.updated_at,
+      pausedUntil: r.paused_until !== null && r.paused_until > now ? r.paused_until : null,
+    }));
   }
 
   *deleteCheckpoint(name: string): Step<void> {

@@ -1,6 +1,6 @@
 import { Global, Inject, Logger, Module, type DynamicModule, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { join } from 'node:path';
-import { SessionService, ToolRegistry } from '@rewind/engine';
+import { SessionCommands, SessionQueries, SessionService, ToolRegistry } from '@rewind/engine';
 import { type EventStore } from '@rewind/event-store';
 import { SqliteEventStore } from '@rewind/event-store/sqlite';
 import { PostgresEventStore } from '@rewind/event-store/postgres';
@@ -78,11 +78,25 @@ export class InfrastructureModule implements OnApplicationBootstrap, OnApplicati
           },
         },
         { provide: SessionService, inject: [SESSION_RUNTIME], useFactory: (r: SessionRuntime) => r.sessions },
+        { provide: SessionCommands, inject: [SESSION_RUNTIME], useFactory: (r: SessionRuntime) => r.sessions.commands },
+        { provide: SessionQueries, inject: [SESSION_RUNTIME], useFactory: (r: SessionRuntime) => r.sessions.queries },
         { provide: ToolRegistry, inject: [SESSION_RUNTIME], useFactory: (r: SessionRuntime) => r.tools },
         { provide: RollbackSaga, inject: [SESSION_RUNTIME], useFactory: (r: SessionRuntime) => r.saga },
         { provide: InlineCompensationChannel, inject: [SESSION_RUNTIME], useFactory: (r: SessionRuntime) => r.inline },
       ],
-      exports: [REWIND_CONFIG, EVENT_STORE, API_KEY_STORE, MESSAGE_BUS, RewindMetrics, SessionService, ToolRegistry, InlineCompensationChannel, RollbackSaga],
+      exports: [
+        REWIND_CONFIG,
+        EVENT_STORE,
+        API_KEY_STORE,
+        MESSAGE_BUS,
+        RewindMetrics,
+        SessionService,
+        SessionCommands,
+        SessionQueries,
+        ToolRegistry,
+        InlineCompensationChannel,
+        RollbackSaga,
+      ],
     };
   }
 

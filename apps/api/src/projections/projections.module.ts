@@ -2,6 +2,10 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { ReadModelDatabase } from '@rewind/projections';
 import type { RewindConfig } from '@rewind/config';
 import { REWIND_CONFIG } from '../infrastructure/tokens';
+import { AuditLogHandler } from './queries/audit-log.handler';
+import { ListSessionSummariesHandler } from './queries/list-session-summaries.handler';
+import { ProjectionStatusHandler } from './queries/projection-status.handler';
+import { ToolCallLedgerHandler } from './queries/tool-call-ledger.handler';
 import { ReadModelsController } from './read-models.controller';
 import { readModelConfigFrom, ReadModelsService, type ProjectionsModuleOptions } from './read-models.service';
 import { PROJECTIONS_OPTIONS, READ_MODEL_DATABASE } from './tokens';
@@ -26,6 +30,10 @@ export class ProjectionsModule {
           useFactory: (config: RewindConfig) => ReadModelDatabase.open(options.readModels ?? readModelConfigFrom(config)),
         },
         ReadModelsService,
+        ListSessionSummariesHandler,
+        AuditLogHandler,
+        ToolCallLedgerHandler,
+        ProjectionStatusHandler,
       ],
       exports: [READ_MODEL_DATABASE, ReadModelsService],
     };

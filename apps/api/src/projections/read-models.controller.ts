@@ -1,25 +1,28 @@
 import { Controller, Get, Query } from '@nestjs/common';
+import { QueryBus } from '@nestjs/cqrs';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Caller } from '@rewind/engine';
 import { CurrentCaller } from '../auth/caller.decorator';
 import { AuditQueryDto, SessionListQueryDto, ToolCallsQueryDto } from './dto/queries.dto';
 import { AuditPageDto, ProjectionsDto, SessionPageDto, ToolCallPageDto } from './dto/responses.dto';
-import { ReadModelsService } from './read-models.service';
+import { AuditLogQuery } from './queries/audit-log.query';
+import { ListSessionSummariesQuery } from './queries/list-session-summaries.query';
+import { ProjectionStatusQuery } from './queries/projection-status.query';
+import { ToolCallLedgerQuery } from './queries/tool-call-ledger.query';
 
 /** Queries served from the projections (TypeORM read models), always within the caller's tenant. */
 @ApiTags('queries')
 @ApiBearerAuth()
 @Controller('v1')
 export class ReadModelsController {
-  constructor(private readonly readModels: ReadModelsService) {}
+  constructor(private readonly queries: QueryBus) {}
 
   @Get('sessions')
   @ApiOperation({ summary: "List the tenant's sessions (from the sessions projection): filters, sort, cursor paging" })
   @ApiOkResponse({ type: SessionPageDto })
   async sessions(@CurrentCaller() caller: Caller, @Query() query: SessionListQueryDto): Promise<SessionPageDto> {
-    await this.readModels.fresh('sessions');
-    return this.readModels.query(() =>
-      this.readModels.queries.listSessions({
+    return this.queries.execute(
+      new ListSessionSummariesQuery({
         tenantId: caller.tenantId,
         limit: query.limit ?? 50,
         ...(query.status ? { status: query.status } : {}),
@@ -36,9 +39,8 @@ export class ReadModelsController {
   @ApiOperation({ summary: 'The audit log: every event of the tenant in log order, who did what and when (from the audit projection)' })
   @ApiOkResponse({ type: AuditPageDto })
   async audit(@CurrentCaller() caller: Caller, @Query() query: AuditQueryDto): Promise<AuditPageDto> {
-    await this.readModels.fresh('audit');
-    return this.readModels.query(() =>
-      this.readModels.queries.auditLog({
+    return this.queries.execute(
+      new AuditLogQuery({
         tenantId: caller.tenantId,
         limit: query.limit ?? 100,
         ...(query.sessionId ? { sessionId: query.sessionId } : {}),
@@ -55,9 +57,8 @@ export class ReadModelsController {
   @ApiOperation({ summary: 'The tool-call ledger: every call, its declared effect, its outcome and what rollbacks did about it' })
   @ApiOkResponse({ type: ToolCallPageDto })
   async toolCalls(@CurrentCaller() caller: Caller, @Query() query: ToolCallsQueryDto): Promise<ToolCallPageDto> {
-    await this.readModels.fresh('ledger');
-    return this.readModels.query(() =>
-      this.readModels.queries.toolCalls({
+    return this.queries.execute(
+      new ToolCallLedgerQuery({
         tenantId: caller.tenantId,
         limit: query.limit ?? 100,
         ...(query.sessionId ? { sessionId: query.sessionId } : {}),
@@ -73,6 +74,6 @@ export class ReadModelsController {
   @ApiOperation({ summary: "Each projection's position, the head of the event log and the lag (operational, not tenant data)" })
   @ApiOkResponse({ type: ProjectionsDto })
   async projections(): Promise<ProjectionsDto> {
-    return { projections: await this.readModels.status() };
+    return { projections: await this.queries.execute(new ProjectionStatusQuery()) };
   }
 }

@@ -1,15 +1,14 @@
 import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
-import { CommandBus } from '@nestjs/cqrs';
+import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ResolveEffectDto } from '@rewind/contracts';
-import { SessionService, type Caller, type WriteOptions } from '@rewind/engine';
-import { sessionOfRollback } from '@rewind/sagas';
+import { ResolveCompensationCommand, RetryCompensationCommand } from '@rewind/application';
+import type { Caller, WriteOptions } from '@rewind/engine';
 import { CurrentCaller } from '../auth/caller.decorator';
 import { ApiError } from '../common/api-error';
 import { WriteHeaders } from '../common/write-headers';
 import { IdParamPipe } from '../sessions/path-params';
-import { ExecuteSessionCommand } from '../sessions/session-commands';
-import { presentRollback } from './rollback.presenter';
+import { GetRollbackQuery } from './queries/get-rollback.query';
 
 /** A rollback's plan and live per-effect outcomes; an operator's retry and resolve. */
 @ApiTags('rollbacks')
@@ -17,20 +16,14 @@ import { presentRollback } from './rollback.presenter';
 @Controller('v1/rollbacks/:rollbackId')
 export class RollbacksController {
   constructor(
-    private readonly sessions: SessionService,
     private readonly commands: CommandBus,
+    private readonly queries: QueryBus,
   ) {}
 
   private async locate(caller: Caller, rollbackId: string) {
-    const sessionId = sessionOfRollback(rollbackId);
-    const notFound = new ApiError(404, 'rollback_not_found', `No rollback "${rollbackId}" for this tenant.`);
-    if (!sessionId) throw notFound;
-    const state = await this.sessions.getState(caller, sessionId).catch(() => {
-      throw notFound;
-    });
-    const view = presentRollback(state, rollbackId);
-    if (!view) throw notFound;
-    return { sessionId, view };
+    const located = await this.queries.execute(new GetRollbackQuery(caller, rollbackId));
+    if (!located) throw new ApiError(404, 'rollback_not_found', `No rollback "${rollbackId}" for this tenant.`);
+    return located;
   }
 
   @Get()
@@ -49,7 +42,7 @@ export class RollbacksController {
     @WriteHeaders() options: WriteOptions,
   ) {
     const { sessionId } = await this.locate(caller, rollbackId);
-    await this.commands.execute(new ExecuteSessionCommand(caller, sessionId, { type: 'RetryCompensation', rollbackId, toolCallId: callId }, options));
+    await this.commands.execute(new RetryCompensationCommand(caller, sessionId, rollbackId, callId, options));
     return (await this.locate(caller, rollbackId)).view;
   }
 
@@ -64,9 +57,7 @@ export class RollbacksController {
     @WriteHeaders() options: WriteOptions,
   ) {
     const { sessionId } = await this.locate(caller, rollbackId);
-    await this.commands.execute(
-      new ExecuteSessionCommand(caller, sessionId, { type: 'ResolveCompensation', rollbackId, toolCallId: callId, note: body.note }, options),
-    );
+    await this.commands.execute(new ResolveCompensationCommand(caller, sessionId, rollbackId, callId, body.note, options));
     return (await this.locate(caller, rollbackId)).view;
   }
 }

@@ -1,8 +1,10 @@
 import { Body, Controller, Get, Param, Put } from '@nestjs/common';
+import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { GetToolQuery, ListToolsQuery, RegisterToolCommand } from '@rewind/application';
 import { effectOf, RegisterToolDto } from '@rewind/contracts';
 import { mergeEffect } from '@rewind/domain';
-import { ToolRegistry, type Caller, type WriteOptions } from '@rewind/engine';
+import type { Caller, WriteOptions } from '@rewind/engine';
 import { CurrentCaller } from '../auth/caller.decorator';
 import { ApiError } from '../common/api-error';
 import { WriteHeaders } from '../common/write-headers';
@@ -13,24 +15,27 @@ import { IdParamPipe } from '../sessions/path-params';
 @ApiBearerAuth()
 @Controller('v1/tools')
 export class ToolsController {
-  constructor(private readonly tools: ToolRegistry) {}
+  constructor(
+    private readonly commands: CommandBus,
+    private readonly queries: QueryBus,
+  ) {}
 
   @Put(':name')
   @ApiOperation({ summary: "Register or replace a tool's effect, compensation and retry policy" })
   register(@CurrentCaller() caller: Caller, @Param('name', IdParamPipe) name: string, @Body() body: RegisterToolDto, @WriteHeaders() options: WriteOptions) {
-    return this.tools.register(caller, name, mergeEffect(undefined, effectOf(body)), options);
+    return this.commands.execute(new RegisterToolCommand(caller, name, mergeEffect(undefined, effectOf(body)), options));
   }
 
   @Get()
   @ApiOperation({ summary: "The tenant's registered tools" })
   async list(@CurrentCaller() caller: Caller) {
-    return { items: await this.tools.list(caller.tenantId) };
+    return { items: await this.queries.execute(new ListToolsQuery(caller.tenantId)) };
   }
 
   @Get(':name')
   @ApiOperation({ summary: 'One registered tool' })
   async get(@CurrentCaller() caller: Caller, @Param('name', IdParamPipe) name: string) {
-    const tool = await this.tools.get(caller.tenantId, name);
+    const tool = await this.queries.execute(new GetToolQuery(caller.tenantId, name));
     if (!tool) throw new ApiError(404, 'tool_not_found', `No tool "${name}" is registered for this tenant: PUT /v1/tools/${name} registers it.`);
     return tool;
   }

@@ -1,16 +1,15 @@
 import { Body, Controller, HttpCode, Param, Post, Res } from '@nestjs/common';
-import { CommandBus } from '@nestjs/cqrs';
+import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import type { MoveHead } from '@rewind/domain';
-import { SessionService, type Caller, type WriteOptions, type WriteResult } from '@rewind/engine';
+import { MoveHeadCommand, PlanHeadMoveQuery } from '@rewind/application';
+import type { Caller, WriteOptions } from '@rewind/engine';
 import { CurrentCaller } from '../auth/caller.decorator';
 import { WriteHeaders } from '../common/write-headers';
 import { RedoDto, RollbackDto, toCommand, UndoDto } from '@rewind/contracts';
 import { IdParamPipe } from './path-params';
-import { RollbackSaga } from '@rewind/sagas';
-import { presentRollback } from '../rollbacks/rollback.presenter';
-import { ExecuteSessionCommand } from './session-commands';
+import { FollowRollbackQuery } from '../rollbacks/queries/follow-rollback.query';
 
 /** Time travel that changes the present: rollback, undo, redo. */
 @ApiTags('time travel')
@@ -19,8 +18,7 @@ import { ExecuteSessionCommand } from './session-commands';
 export class HeadMovesController {
   constructor(
     private readonly commands: CommandBus,
-    private readonly sessions: SessionService,
-    private readonly saga: RollbackSaga,
+    private readonly queries: QueryBus,
   ) {}
 
   /**
@@ -35,24 +33,14 @@ export class HeadMovesController {
     options: WriteOptions,
     reply: FastifyReply,
   ) {
-    if (body?.dryRun) return { dryRun: true, plan: await this.sessions.planHeadMove(caller, id, command) };
-    const result: WriteResult = await this.commands.execute(new ExecuteSessionCommand(caller, id, command, options));
+    if (body?.dryRun) return { dryRun: true, plan: await this.queries.execute(new PlanHeadMoveQuery(caller, id, command)) };
+    const result = await this.commands.execute(new MoveHeadCommand(caller, id, command, options));
     if (result.rollbackId === undefined || result.status !== 'rolling_back') {
       reply.header('ETag', `"${result.version}"`);
       return result;
     }
     const rollbackId = result.rollbackId;
-    if (body?.waitMs) {
-      // Joins the run the commit started; stops waiting (not the run) at the deadline.
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([
-        this.saga.run(caller.tenantId, id, rollbackId).catch(() => null),
-        new Promise((resolve) => (timer = setTimeout(resolve, body.waitMs))),
-      ]);
-      clearTimeout(timer);
-    }
-    const state = await this.sessions.getState(caller, id);
-    const rollback = presentRollback(state, rollbackId);
+    const { state, rollback } = await this.queries.execute(new FollowRollbackQuery(caller, id, rollbackId, body?.waitMs ?? 0));
     reply.header('Location', `/v1/rollbacks/${rollbackId}`).header('ETag', `"${state.version}"`);
     // Not finished (still running, or needing attention): accepted, follow Location.
     if (rollback?.status !== 'completed') reply.status(202);

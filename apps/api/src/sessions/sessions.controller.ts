@@ -1,14 +1,13 @@
 import { Body, Controller, Get, Param, Post, Query, Res } from '@nestjs/common';
-import { CommandBus } from '@nestjs/cqrs';
+import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
-import { SessionService, type Caller, type WriteOptions, type WriteResult } from '@rewind/engine';
+import { GetContextQuery, GetDiffQuery, GetEventsQuery, GetSessionStateQuery, GetTimelineQuery, StartSessionCommand } from '@rewind/application';
+import { presentState, type Caller, type WriteOptions } from '@rewind/engine';
 import { CurrentCaller } from '../auth/caller.decorator';
 import { WriteHeaders } from '../common/write-headers';
-import { ContextQueryDto, DiffQueryDto, EventsQueryDto, StartSessionDto, StateQueryDto } from '@rewind/contracts';
+import { ContextQueryDto, DiffQueryDto, EventsQueryDto, StartSessionDto, StateQueryDto, TimelineQueryDto } from '@rewind/contracts';
 import { IdParamPipe } from './path-params';
-import { presentState } from '@rewind/engine';
-import { StartSessionCommand } from './session-commands';
 
 /** Sessions and their reads: current state, any past state, timeline, events, diff, context. */
 @ApiTags('sessions')
@@ -17,7 +16,7 @@ import { StartSessionCommand } from './session-commands';
 export class SessionsController {
   constructor(
     private readonly commands: CommandBus,
-    private readonly sessions: SessionService,
+    private readonly queries: QueryBus,
   ) {}
 
   @Post()
@@ -29,7 +28,7 @@ export class SessionsController {
     @WriteHeaders() options: WriteOptions,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
-    const result: WriteResult = await this.commands.execute(new StartSessionCommand(caller, body, options));
+    const result = await this.commands.execute(new StartSessionCommand(caller, body, options));
     reply.header('Location', `/v1/sessions/${result.sessionId}`).header('ETag', `"${result.version}"`);
     return result;
   }
@@ -37,7 +36,7 @@ export class SessionsController {
   @Get(':id')
   @ApiOperation({ summary: 'Current state (the head)' })
   async get(@CurrentCaller() caller: Caller, @Param('id', IdParamPipe) id: string, @Res({ passthrough: true }) reply: FastifyReply) {
-    const state = await this.sessions.getState(caller, id);
+    const state = await this.queries.execute(new GetSessionStateQuery(caller, id));
     reply.header('ETag', `"${state.version}"`);
     return presentState(state);
   }
@@ -45,20 +44,24 @@ export class SessionsController {
   @Get(':id/state')
   @ApiOperation({ summary: 'State at any version, on any branch (time travel)' })
   async stateAt(@CurrentCaller() caller: Caller, @Param('id', IdParamPipe) id: string, @Query() query: StateQueryDto) {
-    return presentState(await this.sessions.getState(caller, id, query.at));
+    return presentState(await this.queries.execute(new GetSessionStateQuery(caller, id, query.at)));
   }
 
   @Get(':id/timeline')
   @ApiOperation({ summary: 'The timeline DAG: nodes, head, branches, checkpoints, rollbacks' })
-  timeline(@CurrentCaller() caller: Caller, @Param('id', IdParamPipe) id: string) {
-    return this.sessions.timeline(caller, id);
+  timeline(@CurrentCaller() caller: Caller, @Param('id', IdParamPipe) id: string, @Query() query: TimelineQueryDto) {
+    const page =
+      query.from === undefined && query.limit === undefined
+        ? undefined
+        : { limit: query.limit ?? 1000, ...(query.from !== undefined ? { from: query.from } : {}) };
+    return this.queries.execute(new GetTimelineQuery(caller, id, page));
   }
 
   @Get(':id/events')
   @ApiOperation({ summary: 'Raw events, in stream order (audit)' })
   async events(@CurrentCaller() caller: Caller, @Param('id', IdParamPipe) id: string, @Query() query: EventsQueryDto) {
     const limit = query.limit ?? 100;
-    const events = await this.sessions.events(caller, id, query.from ?? 1, limit);
+    const events = await this.queries.execute(new GetEventsQuery(caller, id, query.from ?? 1, limit));
     const last = events[events.length - 1];
     return { sessionId: id, events, nextFrom: events.length === limit && last ? last.streamVersion + 1 : null };
   }
@@ -66,17 +69,19 @@ export class SessionsController {
   @Get(':id/diff')
   @ApiOperation({ summary: 'What changed between two versions' })
   diff(@CurrentCaller() caller: Caller, @Param('id', IdParamPipe) id: string, @Query() query: DiffQueryDto) {
-    return this.sessions.diff(caller, id, query.from, query.to);
+    return this.queries.execute(new GetDiffQuery(caller, id, query.from, query.to));
   }
 
   @Get(':id/context')
   @ApiOperation({ summary: 'Sanitized LLM context: head path only, interrupted turns as seen, unfinished tool calls stripped' })
   context(@CurrentCaller() caller: Caller, @Param('id', IdParamPipe) id: string, @Query() query: ContextQueryDto) {
-    if (query.maxTurns === undefined && query.maxChars === undefined && query.at === undefined) return this.sessions.context(caller, id, {});
-    return this.sessions.context(caller, id, {
-      ...(query.maxTurns !== undefined ? { maxTurns: query.maxTurns } : {}),
-      ...(query.maxChars !== undefined ? { maxChars: query.maxChars } : {}),
-      ...(query.at !== undefined ? { at: query.at } : {}),
-    });
+    if (query.maxTurns === undefined && query.maxChars === undefined && query.at === undefined) return this.queries.execute(new GetContextQuery(caller, id));
+    return this.queries.execute(
+      new GetContextQuery(caller, id, {
+        ...(query.maxTurns !== undefined ? { maxTurns: query.maxTurns } : {}),
+        ...(query.maxChars !== undefined ? { maxChars: query.maxChars } : {}),
+        ...(query.at !== undefined ? { at: query.at } : {}),
+      }),
+    );
   }
 }

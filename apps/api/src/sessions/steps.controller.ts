@@ -4,6 +4,7 @@ import { ApiBearerAuth, ApiExtraModels, ApiOperation, ApiTags } from '@nestjs/sw
 import type { FastifyReply } from 'fastify';
 import type { SessionCommand } from '@rewind/domain';
 import type { Caller, WriteOptions, WriteResult } from '@rewind/engine';
+import { CreateCheckpointCommand, RecordStepCommand, RecordStepsCommand } from '@rewind/application';
 import { CurrentCaller } from '../auth/caller.decorator';
 import { WriteHeaders } from '../common/write-headers';
 import {
@@ -20,7 +21,6 @@ import {
   ValueDto,
 } from '@rewind/contracts';
 import { IdParamPipe, NameParamPipe } from './path-params';
-import { ExecuteSessionCommand, ExecuteSessionStepsCommand } from './session-commands';
 
 /** Recording an agent's steps. Every write takes Idempotency-Key and If-Match. */
 @ApiTags('steps')
@@ -30,12 +30,12 @@ import { ExecuteSessionCommand, ExecuteSessionStepsCommand } from './session-com
 export class StepsController {
   constructor(private readonly commands: CommandBus) {}
 
-  private run(caller: Caller, id: string, command: SessionCommand, options: WriteOptions, reply: FastifyReply): Promise<WriteResult> {
-    return this.answer(new ExecuteSessionCommand(caller, id, command, options), reply);
+  private run(caller: Caller, id: string, step: SessionCommand, options: WriteOptions, reply: FastifyReply): Promise<WriteResult> {
+    return this.answer(new RecordStepCommand(caller, id, step, options), reply);
   }
 
-  private async answer(command: ExecuteSessionCommand | ExecuteSessionStepsCommand, reply: FastifyReply): Promise<WriteResult> {
-    const result: WriteResult = await this.commands.execute(command);
+  private async answer(command: RecordStepCommand | RecordStepsCommand | CreateCheckpointCommand, reply: FastifyReply): Promise<WriteResult> {
+    const result = await this.commands.execute(command);
     reply.header('ETag', `"${result.version}"`);
     return result;
   }
@@ -53,7 +53,7 @@ export class StepsController {
     @WriteHeaders() o: WriteOptions,
     @Res({ passthrough: true }) r: FastifyReply,
   ) {
-    return this.answer(new ExecuteSessionStepsCommand(c, id, toCommand.steps(b), o), r);
+    return this.answer(new RecordStepsCommand(c, id, toCommand.steps(b), o), r);
   }
 
   @Post('messages')
@@ -187,6 +187,6 @@ export class StepsController {
     @WriteHeaders() o: WriteOptions,
     @Res({ passthrough: true }) r: FastifyReply,
   ) {
-    return this.run(c, id, toCommand.createCheckpoint(b), o, r);
+    return this.answer(new CreateCheckpointCommand(c, id, b.label, o), r);
   }
 }

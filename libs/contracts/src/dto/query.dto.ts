@@ -12,6 +12,26 @@ export class StateQueryDto {
   at?: number;
 }
 
+export class TimelineQueryDto {
+  @ApiPropertyOptional({
+    description: 'Page the nodes: only those with versions from here (with `limit`). Paged answers also carry `parents`, the whole DAG in one array.',
+    minimum: 1,
+  })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt({ message: 'from must be a whole number' })
+  @Min(1)
+  from?: number;
+
+  @ApiPropertyOptional({ description: 'How many versions the page spans; without `from`, the newest ones.', minimum: 1, maximum: 5000 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt({ message: 'limit must be a whole number' })
+  @Min(1)
+  @Max(5000)
+  limit?: number;
+}
+
 export class EventsQueryDto {
   @ApiPropertyOptional({ default: 1, minimum: 1 })
   @IsOptional()

@@ -56,7 +56,7 @@ describeWithKafka('Kafka command consumer end to end (real broker, SQLite store,
     globex = await signingKeys.create({ tenantId: 'globex', name: 'e2e' });
     bus = new KafkaMessageBus({ brokers: KAFKA_TEST_BROKERS, clientId: 'rewind-command-e2e', logger: testLogger, clientLogLevel: 'error' });
     await createTopics(bus, Object.values(topics));
-    consumer = new CommandConsumer({ bus, sessions, signingKeys, topics, groupId: uniqueName('commands'), maxAttempts: 3 });
+    consumer = new CommandConsumer({ bus, dispatch: sessions, signingKeys, topics, groupId: uniqueName('commands'), maxAttempts: 3 });
     await consumer.start();
     const r = await collect(bus, topics.commandResults);
     const d = await collect(bus, topics.commandsDlq);
@@ -218,7 +218,7 @@ describeWithKafka('Kafka command consumer end to end (real broker, SQLite store,
     await createTopics(bus, Object.values(own), 1);
     const failing = new CommandConsumer({
       bus,
-      sessions: new SessionService(new SessionRepository(broken, { snapshotEvery: 0 })),
+      dispatch: new SessionService(new SessionRepository(broken, { snapshotEvery: 0 })),
       signingKeys,
       topics: own,
       groupId: uniqueName('t'),

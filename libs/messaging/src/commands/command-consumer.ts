@@ -1,16 +1,17 @@
-import type { Caller, SessionService, WriteOptions } from '@rewind/engine';
+import type { Caller, WriteOptions } from '@rewind/engine';
 import { DEFAULT_TOPICS, type RewindTopics } from '../kafka/kafka-config';
 import { silentLogger, type MessagingLogger } from '../kafka/logger';
 import type { BusMessage, DeliveredMessage, MessageBus, Subscription } from '../message-bus';
 import type { KafkaSigningSecretStore } from '../signing/signing-secret-store';
+import type { SessionCommandDispatch } from './command-dispatch';
 import { classifyCommandError, CommandRejection } from './command-errors';
 import { deadLetterMessage, resultMessage, type CommandResultMessage, type CommandStatus } from './command-outcome';
 import { decodeCommand, peekCommandId, type DecodedCommand } from './decode-command';
 
 export interface CommandConsumerOptions {
   bus: MessageBus;
-  /** The same application service the HTTP API uses. */
-  sessions: SessionService;
+  /** The same command and query handlers the HTTP API uses. */
+  dispatch: SessionCommandDispatch;
   signingKeys: KafkaSigningSecretStore;
   topics?: Partial<Pick<RewindTopics, 'commands' | 'commandResults' | 'commandsDlq'>>;
   /** Consumer group: every worker in the group shares the command partitions (default `rewind-commands`). */
@@ -34,8 +35,8 @@ export interface CommandConsumerStats {
 }
 
 /**
- * Reads command envelopes from `rewind.commands` and runs them through the SessionService,
- * exactly as HTTP does.
+ * Reads command envelopes from `rewind.commands` and dispatches them to the application's
+ * command handlers, exactly as HTTP does.
  *
  * - At least once in, applied once: the idempotency key `cmd:<commandId>` is claimed
  *   atomically with the append, so a redelivered command answers `duplicate`.
@@ -159,17 +160,17 @@ export class CommandConsumer {
     };
     switch (action.kind) {
       case 'plan':
-        return { status: 'applied', result: { dryRun: true, plan: await this.options.sessions.planHeadMove(caller, envelope.sessionId, action.command) } };
+        return { status: 'applied', result: { dryRun: true, plan: await this.options.dispatch.planHeadMove(caller, envelope.sessionId, action.command) } };
       case 'start': {
-        const result = await this.options.sessions.startSession(caller, action.input, options);
+        const result = await this.options.dispatch.startSession(caller, action.input, options);
         return { status: result.duplicate ? 'duplicate' : 'applied', result };
       }
       case 'execute': {
-        const result = await this.options.sessions.execute(caller, envelope.sessionId, action.command, options);
+        const result = await this.options.dispatch.execute(caller, envelope.sessionId, action.command, options);
         return { status: result.duplicate ? 'duplicate' : 'applied', result };
       }
       case 'steps': {
-        const result = await this.options.sessions.executeSteps(caller, envelope.sessionId, action.commands, options);
+        const result = await this.options.dispatch.executeSteps(caller, envelope.sessionId, action.commands, options);
         return { status: result.duplicate ? 'duplicate' : 'applied', result };
       }
     }

@@ -1,6 +1,6 @@
 import { arrayField, boolField, intField, objectField, optionalTextField, textField, type ProjectedEvent } from '../projected-event';
 import { keyOf, ROLLBACKS, TOOL_CALL_LEDGER, type Row, type TableSpec } from '../schema';
-import { query, queryEach, type Dialect, type Step, type TableVariant } from '../sql';
+import type { Dialect, Step, TableVariant } from '../sql';
 import { sessionKey, type Projection } from './projection';
 
 interface LedgerRow {
@@ -62,18 +62,11 @@ const detail = (text: string | null) => (text === null ? null : text.length > DE
 
 /** The newest start of each (tenant, session, toolCallId): the call a result refers to. */
 function* latestCalls(d: Dialect, variant: TableVariant, keys: readonly [string, string, string][]): Step<Row[]> {
-  if (keys.length === 0) return [];
-  const ledger = d.qualified(TOOL_CALL_LEDGER.name, variant);
-  const rows = d.postgres
-    ? yield* query(
-        // LATERAL: one index probe per key, whatever the statistics of a fresh shadow table say.
-        `SELECT l.* FROM unnest($1::text[], $2::text[], $3::text[]) AS k(t, s, c)
-           CROSS JOIN LATERAL (SELECT * FROM ${ledger} x WHERE x.tenant_id = k.t AND x.session_id = k.s AND x.tool_call_id = k.c
-                                ORDER BY x.started_version DESC LIMIT 1) l`,
-        [keys.map((k) => k[0]), keys.map((k) => k[1]), keys.map((k) => k[2])],
-      )
-    : yield* queryEach(`SELECT * FROM ${ledger} WHERE tenant_id = ? AND session_id = ? AND tool_call_id = ? ORDER BY started_version DESC LIMIT 1`, keys);
-  return rows.map((row) => d.decodeRow(TOOL_CALL_LEDGER, row));
+  return yield* d.select(TOOL_CALL_LEDGER, ['tenant_id', 'session_id', 'tool_call_id'], keys, {
+    variant,
+    orderBy: { column: 'started_version', descending: true },
+    limit: 1,
+  });
 }
 
 /**

@@ -1,7 +1,7 @@
 import { isStepEvent } from '@rewind/domain';
 import { intField, optionalTextField, textField, type ProjectedEvent } from '../projected-event';
 import { HEAD_MESSAGES, SESSIONS, TIMELINE_NODES, type Row } from '../schema';
-import { query, queryEach, run, runEach, type Dialect, type Step, type TableVariant } from '../sql';
+import type { Dialect, Step, TableVariant } from '../sql';
 import { sessionKey, type Projection } from './projection';
 
 interface SessionRow {
@@ -55,21 +55,16 @@ export function messageOf(event: ProjectedEvent): MessageFields | null {
 
 /** Which of the (tenant, session, version) nodes have at least one child, as `tenant\0session\0version` keys. */
 function* nodesWithChildren(d: Dialect, variant: TableVariant, keys: readonly [string, string, number][]): Step<Set<string>> {
-  if (keys.length === 0) return new Set();
-  const nodes = d.qualified(TIMELINE_NODES.name, variant);
-  const rows = d.postgres
-    ? yield* query<{ tenant_id: string; session_id: string; parent_version: number }>(
-        `SELECT n.tenant_id, n.session_id, n.parent_version FROM unnest($1::text[], $2::text[], $3::integer[]) AS k(t, s, v)
-           CROSS JOIN LATERAL (SELECT x.tenant_id, x.session_id, x.parent_version FROM ${nodes} x
-                                WHERE x.tenant_id = k.t AND x.session_id = k.s AND x.parent_version = k.v LIMIT 1) n`,
-        [keys.map((k) => k[0]), keys.map((k) => k[1]), keys.map((k) => k[2])],
-      )
-    : yield* queryEach<{ tenant_id: string; session_id: string; parent_version: number }>(
-        `SELECT tenant_id, session_id, parent_version FROM ${nodes} WHERE tenant_id = ? AND session_id = ? AND parent_version = ? LIMIT 1`,
-        keys,
-      );
-  return new Set(rows.map((r) => `${sessionKey(r.tenant_id, r.session_id)}\u0000${Number(r.parent_version)}`));
+  const rows = yield* d.select(TIMELINE_NODES, ['tenant_id', 'session_id', 'parent_version'], keys, {
+    variant,
+    columns: ['tenant_id', 'session_id', 'parent_version'],
+    limit: 1,
+  });
+  return new Set(rows.map((r) => `${sessionKey(r.tenant_id as string, r.session_id as string)}\u0000${r.parent_version as number}`));
 }
+
+/** The timeline nodes that are the head messages: the message nodes on the head's path (a condition both databases accept). */
+const HEAD_MESSAGE_NODES = 'on_head_path AND role IS NOT NULL';
 
 /**
  * After the head moved to another path: flags the nodes of the new head's ancestry and
@@ -79,21 +74,13 @@ function* nodesWithChildren(d: Dialect, variant: TableVariant, keys: readonly [s
  */
 function* recomputeHeadPaths(d: Dialect, variant: TableVariant, sessions: readonly [string, string, number][], withMessages = true): Step<void> {
   if (sessions.length === 0) return;
-  const nodes = d.qualified(TIMELINE_NODES.name, variant);
-  const messages = d.qualified(HEAD_MESSAGES.name, variant);
-  const columns = 'tenant_id, session_id, version, turn_id, message_id, role, content, partial, occurred_at';
   const keys = sessions.map(([t, s]) => [t, s] as const);
-  type NodeFlag = { tenant_id: string; session_id: string; version: number; parent_version: number | null; on_head_path: boolean | number };
-  const rows = d.postgres
-    ? yield* query<NodeFlag>(
-        `SELECT n.tenant_id, n.session_id, n.version, n.parent_version, n.on_head_path FROM unnest($1::text[], $2::text[]) AS k(t, s)
-           CROSS JOIN LATERAL (SELECT * FROM ${nodes} x WHERE x.tenant_id = k.t AND x.session_id = k.s) n`,
-        [keys.map((k) => k[0]), keys.map((k) => k[1])],
-      )
-    : yield* queryEach<NodeFlag>(
-        `SELECT tenant_id, session_id, version, parent_version, on_head_path FROM ${nodes} WHERE tenant_id = ? AND session_id = ?`,
-        keys,
-      );
+  const sessionColumns = ['tenant_id', 'session_id'];
+  type NodeFlag = { tenant_id: string; session_id: string; version: number; parent_version: number | null; on_head_path: boolean };
+  const rows = (yield* d.select(TIMELINE_NODES, sessionColumns, keys, {
+    variant,
+    columns: ['tenant_id', 'session_id', 'version', 'parent_version', 'on_head_path'],
+  })) as unknown as NodeFlag[];
   const bySession = new Map<string, NodeFlag[]>();
   for (const row of rows) {
     const key = sessionKey(row.tenant_id, row.session_id);
@@ -101,47 +88,21 @@ function* recomputeHeadPaths(d: Dialect, variant: TableVariant, sessions: readon
     if (!list) bySession.set(key, (list = []));
     list.push(row);
   }
-  const changes: [string, string, number, boolean][] = [];
+  const changes: Row[] = [];
   for (const [tenantId, sessionId, head] of sessions) {
     const list = bySession.get(sessionKey(tenantId, sessionId)) ?? [];
-    const parents = new Map(list.map((n) => [Number(n.version), n.parent_version === null ? null : Number(n.parent_version)]));
+    const parents = new Map(list.map((n) => [n.version, n.parent_version]));
     const path = new Set<number>();
     for (let v: number | null | undefined = head; v && !path.has(v); v = parents.get(v)) path.add(v);
     for (const n of list) {
-      const flag = path.has(Number(n.version));
-      if (flag !== Boolean(n.on_head_path)) changes.push([tenantId, sessionId, Number(n.version), flag]);
+      const flag = path.has(n.version);
+      if (flag !== n.on_head_path) changes.push({ tenant_id: tenantId, session_id: sessionId, version: n.version, on_head_path: flag });
     }
   }
-  if (d.postgres) {
-    if (changes.length > 0) {
-      yield* run(
-        `UPDATE ${nodes} n SET on_head_path = u.f FROM unnest($1::text[], $2::text[], $3::integer[], $4::boolean[]) AS u(t, s, v, f)
-          WHERE n.tenant_id = u.t AND n.session_id = u.s AND n.version = u.v`,
-        [changes.map((c) => c[0]), changes.map((c) => c[1]), changes.map((c) => c[2]), changes.map((c) => c[3])],
-      );
-    }
-    if (!withMessages) return;
-    const params = [keys.map((k) => k[0]), keys.map((k) => k[1])];
-    yield* run(`DELETE FROM ${messages} m USING unnest($1::text[], $2::text[]) AS k(t, s) WHERE m.tenant_id = k.t AND m.session_id = k.s`, params);
-    yield* run(
-      `INSERT INTO ${messages} (${columns})
-       SELECT n.tenant_id, n.session_id, n.version, n.turn_id, n.message_id, n.role, n.content, n.partial, n.occurred_at
-         FROM unnest($1::text[], $2::text[]) AS k(t, s)
-         CROSS JOIN LATERAL (SELECT * FROM ${nodes} x WHERE x.tenant_id = k.t AND x.session_id = k.s AND x.on_head_path AND x.role IS NOT NULL) n`,
-      params,
-    );
-    return;
-  }
-  yield* runEach(
-    `UPDATE ${nodes} SET on_head_path = ? WHERE tenant_id = ? AND session_id = ? AND version = ?`,
-    changes.map(([t, s, v, flag]) => [flag ? 1 : 0, t, s, v]),
-  );
+  yield* d.update(TIMELINE_NODES, ['on_head_path'], changes, variant);
   if (!withMessages) return;
-  yield* runEach(`DELETE FROM ${messages} WHERE tenant_id = ? AND session_id = ?`, keys);
-  yield* runEach(
-    `INSERT INTO ${messages} (${columns}) SELECT ${columns} FROM ${nodes} WHERE tenant_id = ? AND session_id = ? AND on_head_path AND role IS NOT NULL`,
-    keys,
-  );
+  yield* d.delete(HEAD_MESSAGES, variant, { columns: sessionColumns, keys });
+  yield* d.insertFrom(HEAD_MESSAGES, TIMELINE_NODES, HEAD_MESSAGE_NODES, variant, { columns: sessionColumns, keys });
 }
 
 /**
@@ -316,12 +277,7 @@ export const sessionsProjection: Projection = {
 
   /** head_messages is exactly the flagged message nodes: after a bulk fill, one statement makes it. */
   *finishBulk(d: Dialect, variant: TableVariant): Step<void> {
-    const messages = d.qualified(HEAD_MESSAGES.name, variant);
-    yield* run(`DELETE FROM ${messages}`);
-    yield* run(
-      `INSERT INTO ${messages} (tenant_id, session_id, version, turn_id, message_id, role, content, partial, occurred_at)
-       SELECT tenant_id, session_id, version, turn_id, message_id, role, content, partial, occurred_at
-         FROM ${d.qualified(TIMELINE_NODES.name, variant)} WHERE on_head_path AND role IS NOT NULL`,
-    );
+    yield* d.delete(HEAD_MESSAGES, variant);
+    yield* d.insertFrom(HEAD_MESSAGES, TIMELINE_NODES, HEAD_MESSAGE_NODES, variant);
   },
 };

@@ -1,0 +1,350 @@
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TravelService } from '@rewind/demo';
+import type { Http } from '../../../test/support/http-client';
+import { startTestApp, type TestApp } from '../../../test/support/test-app';
+
+/**
+ * The time-travel UI in a real browser (Debian's Chromium, headless), against the real API
+ * serving the built UI at /ui and a real local travel service as the compensation server.
+ */
+const CHROMIUM = process.env.REWIND_CHROMIUM ?? '/usr/bin/chromium';
+const SCREENSHOTS = join(process.cwd(), 'test-results', 'ui');
+const UI_INDEX = join(__dirname, '..', 'dist', 'index.html');
+/** Polls wait this long: the suite shares two cores with the others under `npm test`. */
+const EVENTUALLY = { timeout: 15_000 };
+const inCi = process.env.CI === 'true' || process.env.CI === '1';
+const canRun = existsSync(CHROMIUM) || inCi;
+const suiteName = canRun
+  ? 'the time-travel UI in Chromium'
+  : `the time-travel UI (skipped: no Chromium at ${CHROMIUM} — apt-get install -y chromium; CI fails instead of skipping)`;
+
+(canRun ? describe : describe.skip)(suiteName, () => {
+  let t: TestApp;
+  let http: Http;
+  let travel: TravelService;
+  let browser: Browser;
+  let page: Page;
+  let tripId: string;
+  let chargeId: string;
+  let hotelBooking: string;
+
+  /** A modal dialog's backdrop covers the viewport only: those are taken without fullPage. */
+  const shot = (name: string, fullPage = true) => page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage });
+
+  async function book(sessionId: string, kind: 'flights' | 'hotels', callId: string, details: Record<string, unknown>) {
+    expect((await http('POST', `/v1/sessions/${sessionId}/tool-calls`, { toolCallId: callId, tool: `book_${kind}`, input: details })).status).toBe(201);
+    const res = await fetch(`${travel.url}/${kind}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(details) });
+    const output = (await res.json()) as { bookingId: string };
+    expect((await http('POST', `/v1/sessions/${sessionId}/tool-calls/${callId}/succeed`, { output })).status).toBe(200);
+    return output.bookingId;
+  }
+
+  async function step(method: string, path: string, body?: unknown) {
+    const res = await http(method, path, body);
+    expect(res.status, JSON.stringify(res.body)).toBeLessThan(300);
+    return res.body;
+  }
+
+  /** Versions of the trip's notable steps, as the API answered them. */
+  const v = { vegan: 0, vegetarian: 0, checkpoint: 0, last: 0 };
+
+  /** Seed 002's travel planning, recorded through the API, with a second branch forked at the first message. */
+  async function recordTrip(): Promise<string> {
+    const id = `trip-${randomUUID().slice(0, 8)}`;
+    const s = `/v1/sessions/${id}`;
+    await step('POST', '/v1/sessions', { sessionId: id, title: 'Weekend in Lisbon' });
+    const asked = (await step('POST', `${s}/messages`, { role: 'user', content: 'Plan a weekend in Lisbon for me' })).version;
+    v.vegan = (await step('PUT', `${s}/memory/diet`, { value: 'vegan' })).version; // the branch that gets abandoned
+    await step('POST', `${s}/rollback`, { toVersion: asked });
+    v.vegetarian = (await step('PUT', `${s}/memory/diet`, { value: 'vegetarian' })).version; // forks at the message
+    await step('POST', `${s}/tasks`, { title: 'find flight' });
+    await book(id, 'flights', 'f1', { to: 'LIS' });
+    v.checkpoint = (await step('POST', `${s}/checkpoints`, { label: 'flight-booked' })).head;
+    await step('DELETE', `${s}/tasks/top`);
+    await step('POST', `${s}/tasks`, { title: 'book hotel' });
+    hotelBooking = await book(id, 'hotels', 'h1', { city: 'Lisbon', nights: 2 });
+    v.last = (await step('POST', `${s}/messages`, { role: 'agent', content: 'Booked your flight and a hotel in Alfama.' })).version;
+    return id;
+  }
+
+  async function recordCharge(): Promise<string> {
+    const id = `pay-${randomUUID().slice(0, 8)}`;
+    const s = `/v1/sessions/${id}`;
+    await step('POST', '/v1/sessions', { sessionId: id, title: 'Pay the deposit' });
+    await step('POST', `${s}/messages`, { role: 'user', content: 'Pay the 50 EUR deposit' });
+    await step('POST', `${s}/tool-calls`, { toolCallId: 'pay1', tool: 'charge_card', input: { amount: 50 }, confirmed: true });
+    await step('POST', `${s}/tool-calls/pay1/succeed`, { output: { chargeId: 'CH-1' } });
+    return id;
+  }
+
+  beforeAll(async () => {
+    if (!existsSync(CHROMIUM)) {
+      throw new Error(`Chromium is not installed at ${CHROMIUM}, so the browser suite cannot run: apt-get install -y chromium (.ci/run does).`);
+    }
+    if (!existsSync(UI_INDEX)) throw new Error(`The UI is not built (${UI_INDEX} is missing): run \`npm run build\` first.`);
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    travel = new TravelService();
+    await travel.start();
+    t = await startTestApp();
+    http = t.http;
+    const retry = { maxAttempts: 3, baseDelayMs: 5, maxDelayMs: 20, timeoutMs: 2000 };
+    for (const kind of ['flights', 'hotels']) {
+      await step('PUT', `/v1/tools/book_${kind}`, {
+        kind: 'reversible',
+        compensation: { channel: 'http', target: `${travel.url}/${kind}/{{output.bookingId}}/cancel`, payload: { reason: 'rolled back in the UI' } },
+        retry,
+      });
+    }
+    await step('PUT', '/v1/tools/charge_card', { kind: 'irreversible' });
+    tripId = await recordTrip();
+    chargeId = await recordCharge();
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ['--no-sandbox', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
+    });
+    page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+    await travel?.stop();
+  });
+
+  it('signs in with an API key and lists the sessions', async () => {
+    await page.goto(`${t.baseUrl}/ui/`);
+    await page.getByLabel('API key').fill('not-a-key');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect.poll(() => page.getByRole('alert').textContent(), EVENTUALLY).toContain('not valid');
+    await page.getByLabel('API key').fill(t.adminKey);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('link', { name: 'Weekend in Lisbon' }).waitFor();
+    expect(await page.evaluate('sessionStorage.getItem("rewind.apiKey")')).toBe(t.adminKey);
+    expect(await page.evaluate('localStorage.length')).toBe(0);
+    await page.getByLabel('Search titles').fill('deposit');
+    await page.getByRole('link', { name: 'Pay the deposit' }).waitFor();
+    await expect.poll(() => page.locator('tbody tr').count(), EVENTUALLY).toBe(1);
+    await page.getByLabel('Search titles').fill('');
+    await shot('sessions');
+  });
+
+  it('draws both branches of the timeline, and clicking a step shows its state with the change said in words', async () => {
+    await page.goto(`${t.baseUrl}/ui/#/sessions/${tripId}`);
+    await page.locator(`.graph [data-version="${v.last}"]`).waitFor();
+    const branches = page.getByLabel('Branch', { exact: true }).locator('option');
+    expect(await branches.count()).toBe(2);
+    expect(await branches.allTextContents()).toEqual(
+      expect.arrayContaining([expect.stringContaining(`ends at step ${v.vegan}`), expect.stringContaining('head')]),
+    );
+    // Both the abandoned step and the new branch's step are drawn, each with an edge from the message.
+    expect(await page.locator(`.graph [data-version="${v.vegan}"]`).count()).toBe(1);
+    expect(await page.locator(`.graph [data-version="${v.vegetarian}"]`).count()).toBe(1);
+    expect(await page.locator('.graph .node').count()).toBe((await page.locator('.graph .edge').count()) + 1);
+
+    await page.locator(`.graph [data-version="${v.vegetarian}"]`).click();
+    await page.getByRole('heading', { name: `State at step ${v.vegetarian}` }).waitFor();
+    await expect.poll(() => page.locator('.changes').textContent(), EVENTUALLY).toContain("memory 'diet' set to 'vegetarian'");
+    const diet = page.locator('.kv [data-key="diet"]');
+    await expect.poll(() => diet.getAttribute('class'), EVENTUALLY).toContain('changed');
+    expect(await diet.textContent()).toContain('vegetarian');
+
+    await page.locator(`.graph [data-version="${v.vegan}"]`).click();
+    await page.getByRole('heading', { name: `State at step ${v.vegan}` }).waitFor();
+    await expect.poll(() => page.locator('.kv [data-key="diet"]').textContent(), EVENTUALLY).toContain('vegan');
+    expect(await page.getByLabel('Branch', { exact: true }).inputValue()).toBe(String(v.vegan));
+
+    await page.getByRole('button', { name: 'Raw JSON' }).click();
+    expect(JSON.parse((await page.locator('pre.json').textContent()) ?? '{}')).toMatchObject({ head: v.vegan, memory: { diet: 'vegan' } });
+    await page.getByRole('button', { name: 'Show as a page' }).click();
+
+    // The slider follows the branch: its first position is the session's start.
+    await page.getByLabel('Branch', { exact: true }).selectOption(String(v.last));
+    await page.locator('#step-slider').focus();
+    await page.keyboard.press('Home');
+    await page.getByRole('heading', { name: 'State at step 1' }).waitFor();
+    await page.keyboard.press('End');
+    await page.getByRole('heading', { name: `State at step ${v.last}` }).waitFor();
+    await shot('timeline-state');
+  });
+
+  it('diffs two steps across branches and highlights the changed memory key', async () => {
+    await page.getByRole('tab', { name: 'Diff' }).click();
+    await page.getByLabel('From step').fill(String(v.vegan));
+    await page.getByLabel('To step').fill(String(v.vegetarian));
+    await page.getByRole('button', { name: 'Compare' }).click();
+    const row = page.locator('tr[data-path="memory.diet"]');
+    await row.waitFor();
+    expect(await row.getAttribute('class')).toBe('op-changed');
+    expect(await page.locator('.diff .sentences').textContent()).toContain("memory 'diet' changed from 'vegan' to 'vegetarian'");
+    await shot('diff');
+    await page.getByRole('tab', { name: 'State' }).click();
+  });
+
+  it('previews the hotel cancellation before rolling back to the checkpoint, then shows the saga complete', async () => {
+    await page.getByLabel('Checkpoint').selectOption('flight-booked');
+    await page.getByRole('button', { name: 'Roll back', exact: true }).click();
+    const dialog = page.getByRole('dialog');
+    const hotel = dialog.locator('.plan-item[data-call="h1"]');
+    await hotel.waitFor();
+    expect(await dialog.locator('.plan-item').count()).toBe(1); // the flight came before the checkpoint
+    const text = await hotel.textContent();
+    expect(text).toContain('book_hotels');
+    expect(text).toContain('http');
+    expect(text).toContain(`/hotels/${hotelBooking}/cancel`);
+    expect(travel.bookings.get(hotelBooking)?.status).toBe('booked'); // a preview changes nothing
+    await shot('rollback-preview', false);
+
+    await dialog.getByRole('button', { name: /Confirm and undo 1 effect/ }).click();
+    const saga = page.locator('.saga');
+    // The h1 line exists only in this rollback's panel (the earlier rollback had no effect).
+    await expect.poll(() => saga.locator('li[data-call="h1"]').textContent(), EVENTUALLY).toContain('compensated');
+    await expect.poll(() => saga.locator('h2').textContent(), EVENTUALLY).toContain('completed');
+    expect(travel.bookings.get(hotelBooking)?.status).toBe('cancelled');
+    expect(travel.cancellations.get(hotelBooking)).toBe(1);
+    await expect.poll(() => page.locator('.graph .node.head').getAttribute('data-version'), EVENTUALLY).toBe(String(v.checkpoint));
+    await shot('saga-completed');
+  });
+
+  it('says why a redo is refused: the hotel on the way back was compensated', async () => {
+    await page.getByRole('button', { name: 'Redo' }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByText('This move is refused').waitFor();
+    expect(await dialog.getByRole('alert').textContent()).toContain('book_hotels (h1');
+    expect(await dialog.getByRole('button', { name: 'Confirm' }).isDisabled()).toBe(true);
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    expect(await page.getByRole('dialog').count()).toBe(0);
+  });
+
+  it('moves along the branch with the keyboard', async () => {
+    await page.locator('.graph').focus();
+    await page.keyboard.press('Home');
+    await page.getByRole('heading', { name: 'State at step 1' }).waitFor();
+    await page.keyboard.press('ArrowRight');
+    await expect.poll(() => page.locator('.graph .node.selected').getAttribute('data-version'), EVENTUALLY).toBe('2');
+    await page.keyboard.press('h');
+    await expect.poll(() => page.locator('.graph .node.selected').getAttribute('data-version'), EVENTUALLY).toBe(String(v.checkpoint));
+  });
+
+  it('refuses to roll back past an irreversible effect until the acknowledgement is ticked', async () => {
+    await page.goto(`${t.baseUrl}/ui/#/sessions/${chargeId}`);
+    await page.getByRole('button', { name: 'Undo' }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.locator('.plan-item[data-call="pay1"]').waitFor();
+    expect(await dialog.locator('.plan-item[data-call="pay1"]').textContent()).toContain('Cannot undo');
+    const confirm = dialog.getByRole('button', { name: 'Confirm' });
+    expect(await confirm.isDisabled()).toBe(true);
+    await shot('irreversible-ack', false);
+    await dialog.getByRole('checkbox').check();
+    expect(await confirm.isDisabled()).toBe(false);
+    await confirm.click();
+    await expect.poll(() => page.locator('.saga li[data-call="pay1"]').textContent(), EVENTUALLY).toContain('skipped');
+    const rollback = (await http('GET', `/v1/sessions/${chargeId}/timeline`)).body.rollbacks[0];
+    expect(rollback).toMatchObject({ kind: 'undo', acknowledgeIrreversible: true });
+  });
+
+  it('shows a failed compensation live, and lets the operator retry it and resolve it with a note', async () => {
+    const id = `stuck-${randomUUID().slice(0, 8)}`;
+    await step('POST', '/v1/sessions', { sessionId: id, title: 'A hotel that will not cancel' });
+    await step('POST', `/v1/sessions/${id}/messages`, { role: 'user', content: 'Book a hotel in Porto' });
+    const booking = await book(id, 'hotels', 'h2', { city: 'Porto' });
+    const cancelPath = `/hotels/${booking}/cancel`;
+    const cancels = () => travel.log.filter((line) => line === `POST ${cancelPath}`).length;
+    travel.failNext(cancelPath, { status: 503, times: 50 }); // the first run and the retry both fail
+
+    await page.goto(`${t.baseUrl}/ui/#/sessions/${id}`);
+    await page.getByRole('button', { name: 'Undo' }).click();
+    await page
+      .getByRole('dialog')
+      .getByRole('button', { name: /Confirm and undo 1 effect/ })
+      .click();
+    const effect = page.locator('.saga li[data-call="h2"]');
+    await expect.poll(() => page.locator('.saga h2').textContent(), EVENTUALLY).toContain('needs attention');
+    expect(await effect.textContent()).toContain('failed');
+    expect(await effect.textContent()).toContain('3 attempts');
+    expect(cancels()).toBe(3);
+    await shot('needs-attention');
+
+    await effect.getByRole('button', { name: 'Retry compensation' }).click();
+    await expect.poll(cancels, EVENTUALLY).toBeGreaterThan(3); // the retry really called the hotel again
+    // The retry has failed again on the server before the operator resolves (a pending compensation cannot be resolved).
+    const rollbackId = (await http('GET', `/v1/sessions/${id}/timeline`)).body.rollbacks[0].rollbackId;
+    await expect.poll(async () => (await http('GET', `/v1/rollbacks/${encodeURIComponent(rollbackId)}`)).body.effects[0].status, EVENTUALLY).toBe('failed');
+    await expect.poll(() => page.locator('.saga h2').textContent(), EVENTUALLY).toContain('needs attention');
+
+    await effect.getByLabel('Undone by hand? Note').fill('Cancelled by phone, ref 4411');
+    await effect.getByRole('button', { name: 'Mark resolved' }).click();
+    await expect.poll(() => page.locator('.saga h2').textContent(), EVENTUALLY).toContain('completed');
+    expect(await effect.textContent()).toContain('resolved');
+    expect(await effect.textContent()).toContain('Cancelled by phone, ref 4411');
+  });
+
+  it('shows the audit log filtered by event type, and the tool-call ledger', async () => {
+    await page.goto(`${t.baseUrl}/ui/#/audit/${tripId}`);
+    // Who asked for each rollback (the API key), and who compensated (the saga).
+    const rows = page.locator('tbody tr[data-type]');
+    const shown = async (column: number) => [...new Set(await rows.locator(`td:nth-child(${column})`).allTextContents())].sort();
+    await page.getByLabel('Event type').fill('RollbackRequested');
+    await expect.poll(() => shown(4), EVENTUALLY).toEqual(['RollbackRequested']);
+    expect(await rows.count()).toBe(2);
+    expect((await shown(3)).every((who) => who.startsWith('key:'))).toBe(true);
+    await page.getByLabel('Event type').fill('');
+    await page.getByLabel('Actor').fill('saga');
+    await expect.poll(() => shown(3), EVENTUALLY).toEqual(['saga']);
+    expect(await shown(4)).toEqual(expect.arrayContaining(['CompensationApplied', 'RollbackCompleted']));
+    await expect.poll(() => page.locator('.ledger tr[data-call="h1"]').textContent(), EVENTUALLY).toContain('compensated');
+    await shot('audit');
+  });
+
+  it('pages through a long session: a window of the graph is drawn, and the timeline is read a page at a time', async () => {
+    const id = `long-${randomUUID().slice(0, 8)}`;
+    const s = `/v1/sessions/${id}`;
+    await step('POST', '/v1/sessions', { sessionId: id, title: 'A long session' });
+    const turn = (n: number) =>
+      Array.from({ length: n }, (_, i) => (i % 2 ? { kind: 'memory', key: `k${i % 7}`, value: i } : { kind: 'message', role: 'user', content: `m${i}` }));
+    await step('POST', `${s}/steps`, { steps: turn(1000) });
+    await step('POST', `${s}/rollback`, { toVersion: 500 });
+    await step('POST', `${s}/steps`, { steps: turn(1000) });
+    await step('POST', `${s}/steps`, { steps: turn(1000) });
+    const timelineRequests: string[] = [];
+    page.on('request', (request) => request.url().includes('/timeline') && timelineRequests.push(request.url()));
+
+    await page.goto(`${t.baseUrl}/ui/#/sessions/${id}`);
+    await page.locator('.graph .node.head').waitFor();
+    expect(await page.locator('.graph .node').count()).toBe(80);
+    expect(timelineRequests.every((url) => /[?&]limit=\d+/.test(url))).toBe(true);
+    const other = (
+      await page
+        .getByLabel('Branch', { exact: true })
+        .locator('option')
+        .evaluateAll((os) => os.map((o) => (o as { value: string }).value))
+    ).find((tip) => Number(tip) < 1500)!;
+    await page.getByLabel('Branch', { exact: true }).selectOption(other);
+    // The far branch's steps arrive by a page of their own and are drawn with their type.
+    await expect.poll(() => page.locator(`.graph [data-version="${other}"] text.type`).textContent(), EVENTUALLY).toBe('memory');
+    expect(timelineRequests.some((url) => url.includes('from='))).toBe(true);
+    await page.getByRole('heading', { name: `State at step ${other}` }).waitFor();
+    expect(await page.locator('.graph .node').count()).toBe(80);
+  });
+
+  it('stays usable on a narrow screen', async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(`${t.baseUrl}/ui/#/sessions/${tripId}`);
+    await page.locator(`.graph [data-version="${v.checkpoint}"]`).waitFor();
+    const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
+    expect(overflow).toBeLessThanOrEqual(0);
+    await shot('narrow');
+  });
+
+  it('goes back to sign-in, saying why, when the server refuses the key', async () => {
+    await page.evaluate('sessionStorage.setItem("rewind.apiKey", "revoked-key")');
+    await page.reload();
+    await page.getByRole('status').filter({ hasText: 'refused the API key' }).waitFor();
+    expect(await page.getByLabel('API key').isVisible()).toBe(true);
+    expect(await page.evaluate('sessionStorage.getItem("rewind.apiKey")')).toBeNull();
+  });
+});

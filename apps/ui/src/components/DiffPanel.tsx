@@ -1,0 +1,79 @@
+import { useState, type FormEvent } from 'react';
+import { get, query, sessionPath } from '../api/client';
+import type { Diff } from '../api/types';
+import { useLoad } from '../hooks';
+import { ChangeSentences } from './ChangeList';
+import { ErrorMessage } from './common';
+
+function show(value: unknown): string {
+  return value === undefined ? '' : JSON.stringify(value);
+}
+
+/** What changed between any two steps, on the same branch or across branches. */
+export function DiffPanel({ sessionId, initialFrom, initialTo }: { sessionId: string; initialFrom: number; initialTo: number }) {
+  const [from, setFrom] = useState(String(initialFrom));
+  const [to, setTo] = useState(String(initialTo));
+  const [asked, setAsked] = useState({ from: initialFrom, to: initialTo });
+  const diff = useLoad(() => get<Diff>(`${sessionPath(sessionId)}/diff${query(asked)}`), [sessionId, asked.from, asked.to]);
+
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    setAsked({ from: Number(from), to: Number(to) });
+  };
+
+  return (
+    <section className="panel diff" aria-labelledby="diff-title">
+      <h2 id="diff-title">Diff</h2>
+      <form className="filters" onSubmit={submit}>
+        <label>
+          From step
+          <input type="number" min={1} required value={from} onChange={(e) => setFrom(e.target.value)} />
+        </label>
+        <label>
+          To step
+          <input type="number" min={1} required value={to} onChange={(e) => setTo(e.target.value)} />
+        </label>
+        <button type="submit">Compare</button>
+      </form>
+      <ErrorMessage error={diff.error} />
+      {diff.data && (
+        <>
+          <h3>
+            From step {diff.data.from} to step {diff.data.to}
+          </h3>
+          <ChangeSentences changes={diff.data.changes} empty="The two steps hold the same state." />
+          {diff.data.changes.length > 0 && (
+            <div className="table-wrap">
+              <table className="changes-table">
+                <thead>
+                  <tr>
+                    <th scope="col">Where</th>
+                    <th scope="col">Change</th>
+                    <th scope="col">Before</th>
+                    <th scope="col">After</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {diff.data.changes.map((c) => (
+                    <tr key={c.path} className={`op-${c.op}`} data-path={c.path}>
+                      <td>
+                        <code>{c.path}</code>
+                      </td>
+                      <td>{c.op}</td>
+                      <td>
+                        <code>{show(c.from)}</code>
+                      </td>
+                      <td>
+                        <code>{show(c.to)}</code>
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )}
+        </>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,210 @@
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { get, query, sessionPath } from '../api/client';
+import type { HeadMoveResult, SessionStateView, Timeline, TimelineNode } from '../api/types';
+import { useLoad } from '../hooks';
+import { buildTimelineModel, describeStep, windowVersions } from '../timeline-model';
+import { ErrorMessage, StatusBadge } from './common';
+import { DiffPanel } from './DiffPanel';
+import { HeadMoveDialog, type HeadMove } from './HeadMoveDialog';
+import { SagaPanel } from './SagaPanel';
+import { StatePanel } from './StatePanel';
+import { TimelineGraph } from './TimelineGraph';
+
+/** Versions detailed per timeline request: the rest of the DAG comes as its compact parents array. */
+const TIMELINE_PAGE = 200;
+
+/** One session: the timeline (graph, slider, branches), the state at the selected step, diff, head moves and the saga. */
+export function SessionPage({ sessionId }: { sessionId: string }) {
+  const [refresh, setRefresh] = useState(0);
+  const reload = useCallback(() => setRefresh((r) => r + 1), []);
+  // The newest page first (the head is usually there); other pages as the selection travels.
+  const timeline = useLoad(() => get<Timeline>(`${sessionPath(sessionId)}/timeline${query({ limit: TIMELINE_PAGE })}`), [sessionId, refresh]);
+  const [details, setDetails] = useState<ReadonlyMap<number, TimelineNode>>(new Map());
+  const current = useLoad(() => get<SessionStateView>(sessionPath(sessionId)), [sessionId, refresh]);
+  const model = useMemo(() => (timeline.data ? buildTimelineModel(timeline.data, details) : null), [timeline.data, details]);
+  const [picked, setPicked] = useState<number | null>(null);
+  const [pickedTip, setPickedTip] = useState<number | null>(null);
+  const [tab, setTab] = useState<'state' | 'diff'>('state');
+  const [move, setMove] = useState<HeadMove | null>(null);
+  const [watching, setWatching] = useState<string | null>(null);
+  const [checkpoint, setCheckpoint] = useState('');
+  const asking = useRef<string | null>(null);
+
+  useEffect(() => {
+    if (timeline.data) setDetails(new Map(timeline.data.nodes.map((n) => [n.version, n])));
+  }, [timeline.data]);
+
+  const selected = model && picked !== null && model.isNode(picked) ? picked : (timeline.data?.head ?? 0);
+  // Detail the nodes about to be drawn that no page brought yet.
+  useEffect(() => {
+    if (!model) return;
+    const missing = windowVersions(model, selected).filter((v) => !details.has(v));
+    if (missing.length === 0) return;
+    const from = missing[0]!;
+    const limit = Math.min(missing[missing.length - 1]! - from + 1, 5000);
+    const key = `${from}:${limit}`;
+    if (asking.current === key) return;
+    asking.current = key;
+    get<Timeline>(`${sessionPath(sessionId)}/timeline${query({ from, limit })}`)
+      .then(
+        (page) => setDetails((known) => new Map([...known, ...page.nodes.map((n) => [n.version, n] as const)])),
+        () => undefined, // the graph keeps its plain nodes; the next selection asks again
+      )
+      .finally(() => {
+        if (asking.current === key) asking.current = null;
+      });
+  }, [model, selected, details, sessionId]);
+
+  if (!model) {
+    return (
+      <div>
+        <ErrorMessage error={timeline.error} />
+        {!timeline.error && <p aria-live="polite">Loading the timeline…</p>}
+      </div>
+    );
+  }
+
+  const t = model.timeline;
+  const chosenBranch = t.branches.find((b) => b.tip === pickedTip);
+  const branch = model.branchOf(selected, chosenBranch) ?? t.branches[0];
+  const branchPath = branch ? model.pathTo(branch.tip) : [];
+  const position = branchPath.indexOf(selected);
+  const node = model.detail(selected);
+  const latestRollback = [...t.rollbacks].sort((a, b) => b.requestedVersion - a.requestedVersion)[0];
+  const shownRollback = watching ?? current.data?.activeRollbackId ?? latestRollback?.rollbackId ?? null;
+  const checkpoints = t.checkpoints;
+
+  const select = (version: number) => setPicked(version);
+  const done = (result: HeadMoveResult) => {
+    setMove(null);
+    if (result.rollbackId) setWatching(result.rollbackId);
+    setPicked(null);
+    setPickedTip(null);
+    reload();
+  };
+
+  return (
+    <div className="session">
+      <div className="session-head">
+        <div>
+          <h1>{current.data?.title ?? sessionId}</h1>
+          <p className="muted">
+            {sessionId} · <StatusBadge status={t.status} /> · head at step {t.head} · {t.version} events · {t.branches.length} branch
+            {t.branches.length === 1 ? '' : 'es'} · <a href={`#/audit/${encodeURIComponent(sessionId)}`}>audit</a>
+          </p>
+        </div>
+        <div className="actions" role="toolbar" aria-label="Time travel">
+          <button type="button" onClick={() => setMove({ action: 'undo', body: {}, title: 'Undo the last step' })}>
+            ↶ Undo
+          </button>
+          <button
+            type="button"
+            disabled={current.data ? !current.data.canRedo : false}
+            title={current.data && !current.data.canRedo ? 'Nothing to redo: no undo or rollback since the last step.' : undefined}
+            onClick={() => setMove({ action: 'redo', body: {}, title: 'Redo' })}
+          >
+            ↷ Redo
+          </button>
+          <button
+            type="button"
+            disabled={selected === t.head}
+            onClick={() => setMove({ action: 'rollback', body: { toVersion: selected }, title: `Make step ${selected} current` })}
+          >
+            Go to step {selected}
+          </button>
+          {checkpoints.length > 0 && (
+            <span className="checkpoint-move">
+              <label>
+                Checkpoint
+                <select aria-label="Checkpoint" value={checkpoint} onChange={(e) => setCheckpoint(e.target.value)}>
+                  <option value="">choose…</option>
+                  {checkpoints.map((c) => (
+                    <option key={c.label} value={c.label}>
+                      {c.label} (step {c.version})
+                    </option>
+                  ))}
+                </select>
+              </label>
+              <button
+                type="button"
+                disabled={!checkpoint}
+                onClick={() => setMove({ action: 'rollback', body: { toCheckpoint: checkpoint }, title: `Roll back to checkpoint “${checkpoint}”` })}
+              >
+                Roll back
+              </button>
+            </span>
+          )}
+        </div>
+      </div>
+      <ErrorMessage error={timeline.error ?? current.error} />
+
+      <section className="panel timeline" aria-labelledby="timeline-title">
+        <div className="panel-head">
+          <h2 id="timeline-title">Timeline</h2>
+          <label>
+            Branch
+            <select
+              aria-label="Branch"
+              value={branch?.tip ?? ''}
+              onChange={(e) => {
+                const tip = Number(e.target.value);
+                setPickedTip(tip);
+                setPicked(tip);
+              }}
+            >
+              {t.branches.map((b) => (
+                <option key={b.tip} value={b.tip}>
+                  ends at step {b.tip}
+                  {b.forkedFrom ? `, forked at ${b.forkedFrom}` : ''} · {b.length} steps{b.containsHead ? ' · head' : ''}
+                </option>
+              ))}
+            </select>
+          </label>
+        </div>
+        <TimelineGraph
+          model={model}
+          selected={selected}
+          branchPath={branchPath}
+          onSelect={(v) => {
+            setPicked(v);
+            const b = model.branchOf(v, chosenBranch);
+            if (b) setPickedTip(b.tip);
+          }}
+        />
+        <div className="slider">
+          <label htmlFor="step-slider">Step</label>
+          <input
+            id="step-slider"
+            type="range"
+            min={0}
+            max={Math.max(branchPath.length - 1, 0)}
+            value={Math.max(position, 0)}
+            aria-valuetext={describeStep(selected, node)}
+            onChange={(e) => {
+              const v = branchPath[Number(e.target.value)];
+              if (v !== undefined) select(v);
+            }}
+          />
+          <output htmlFor="step-slider">{describeStep(selected, node)}</output>
+        </div>
+      </section>
+
+      <div className="tabs" role="tablist" aria-label="Selected step">
+        <button type="button" role="tab" aria-selected={tab === 'state'} onClick={() => setTab('state')}>
+          State
+        </button>
+        <button type="button" role="tab" aria-selected={tab === 'diff'} onClick={() => setTab('diff')}>
+          Diff
+        </button>
+      </div>
+      <div className="split">
+        <div>
+          {tab === 'state' && <StatePanel sessionId={sessionId} version={selected} parentVersion={model.parentOf(selected)} />}
+          {tab === 'diff' && <DiffPanel key={selected} sessionId={sessionId} initialFrom={model.parentOf(selected) ?? selected} initialTo={selected} />}
+        </div>
+        <div>{shownRollback && <SagaPanel key={shownRollback} rollbackId={shownRollback} onChanged={reload} />}</div>
+      </div>
+      {move && <HeadMoveDialog sessionId={sessionId} move={move} current={current.data} onClose={() => setMove(null)} onDone={done} />}
+    </div>
+  );
+}

@@ -1,0 +1,130 @@
+import { useState } from 'react';
+import { get, query } from '../api/client';
+import type { Page, SessionSummary } from '../api/types';
+import { useLoad } from '../hooks';
+import { ErrorMessage, StatusBadge, timeAgo } from './common';
+
+const STATUSES = ['active', 'rolling_back', 'needs_attention'] as const;
+const PAGE_SIZE = 20;
+
+/** The tenant's sessions from the sessions projection: search, status filter, cursor paging. */
+export function SessionsList() {
+  const [search, setSearch] = useState('');
+  const [status, setStatus] = useState('');
+  const [sort, setSort] = useState<'updatedAt' | 'createdAt' | 'sessionId'>('updatedAt');
+  // The cursors of the pages before this one, so "Previous" can go back.
+  const [cursors, setCursors] = useState<(string | null)[]>([null]);
+  const cursor = cursors[cursors.length - 1] ?? null;
+
+  const page = useLoad(
+    () => get<Page<SessionSummary>>(`/v1/sessions${query({ q: search.trim(), status, sort, cursor, limit: PAGE_SIZE })}`),
+    [search, status, sort, cursor],
+  );
+  const restart = () => setCursors([null]);
+
+  return (
+    <section className="panel sessions" aria-labelledby="sessions-title">
+      <h1 id="sessions-title">Sessions</h1>
+      <div className="filters" role="search">
+        <label>
+          Search titles
+          <input
+            type="search"
+            value={search}
+            placeholder="e.g. Lisbon"
+            onChange={(e) => {
+              setSearch(e.target.value);
+              restart();
+            }}
+          />
+        </label>
+        <label>
+          Status
+          <select
+            aria-label="Status"
+            value={status}
+            onChange={(e) => {
+              setStatus(e.target.value);
+              restart();
+            }}
+          >
+            <option value="">any</option>
+            {STATUSES.map((s) => (
+              <option key={s} value={s}>
+                {s.replace(/_/g, ' ')}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Order
+          <select
+            aria-label="Order"
+            value={sort}
+            onChange={(e) => {
+              setSort(e.target.value as typeof sort);
+              restart();
+            }}
+          >
+            <option value="updatedAt">last activity</option>
+            <option value="createdAt">newest</option>
+            <option value="sessionId">id</option>
+          </select>
+        </label>
+      </div>
+      <ErrorMessage error={page.error} />
+      <div className="table-wrap">
+        <table aria-busy={page.loading}>
+          <thead>
+            <tr>
+              <th scope="col">Session</th>
+              <th scope="col">Status</th>
+              <th scope="col">Head / events</th>
+              <th scope="col">Branches</th>
+              <th scope="col">Messages</th>
+              <th scope="col">Tool calls</th>
+              <th scope="col">Last activity</th>
+            </tr>
+          </thead>
+          <tbody>
+            {page.data?.items.map((s) => (
+              <tr key={s.sessionId} data-session={s.sessionId}>
+                <td>
+                  <a href={`#/sessions/${encodeURIComponent(s.sessionId)}`}>{s.title ?? s.sessionId}</a>
+                  {s.title && <div className="muted">{s.sessionId}</div>}
+                </td>
+                <td>
+                  <StatusBadge status={s.status} />
+                  {s.failedEffects > 0 && <div className="muted">{s.failedEffects} failed effect(s)</div>}
+                </td>
+                <td>
+                  v{s.head} / {s.version}
+                </td>
+                <td>{s.branchCount}</td>
+                <td>{s.messageCount}</td>
+                <td>{s.toolCallCount}</td>
+                <td title={s.updatedAt}>{timeAgo(s.updatedAt)}</td>
+              </tr>
+            ))}
+            {page.data && page.data.items.length === 0 && (
+              <tr>
+                <td colSpan={7} className="muted">
+                  No session matches. Agents create sessions with POST /v1/sessions.
+                </td>
+              </tr>
+            )}
+          </tbody>
+        </table>
+      </div>
+      <div className="pager">
+        <button type="button" disabled={cursors.length < 2} onClick={() => setCursors((c) => c.slice(0, -1))}>
+          ← Previous
+        </button>
+        <span>Page {cursors.length}</span>
+        <button type="button" disabled={!page.data?.nextCursor} onClick={() => page.data?.nextCursor && setCursors((c) => [...c, page.data!.nextCursor])}>
+          Next →
+        </button>
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,162 @@
+import { useMemo, useState } from 'react';
+import { get, query, sessionPath } from '../api/client';
+import { changedItem } from '../api/sentences';
+import type { Diff, SessionStateView } from '../api/types';
+import { useDebounced, useLoad } from '../hooks';
+import { ChangeSentences } from './ChangeList';
+import { ErrorMessage, Json, StatusBadge } from './common';
+
+function display(value: unknown): string {
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
+/** The state at one step: what changed since its parent (highlighted and said in words), and everything else. */
+const RECENT_TURNS = 30;
+
+export function StatePanel({ sessionId, version: wanted, parentVersion: wantedParent }: { sessionId: string; version: number; parentVersion: number | null }) {
+  const [raw, setRaw] = useState(false);
+  const [allTurns, setAllTurns] = useState(false);
+  // Both settle together, so a diff is never asked between a step and another step's parent.
+  const [version, parentVersion] = useDebounced(`${wanted}:${wantedParent ?? 0}`, 120)
+    .split(':')
+    .map(Number) as [number, number];
+  const state = useLoad(() => get<SessionStateView>(`${sessionPath(sessionId)}/state${query({ at: version })}`), [sessionId, version]);
+  const diff = useLoad(
+    () => (parentVersion ? get<Diff>(`${sessionPath(sessionId)}/diff${query({ from: parentVersion, to: version })}`) : Promise.resolve(null)),
+    [sessionId, version, parentVersion],
+  );
+  // An answer for an earlier selection is never shown as this step's: it stays, dimmed, until the new one comes.
+  const s = state.data;
+  const fresh = s?.head === wanted;
+  const changes = diff.data?.to === wanted ? diff.data.changes : null;
+  const changed = useMemo(() => new Set((changes ?? []).map((c) => changedItem(c.path))), [changes]);
+  const mark = (item: string) => (changed.has(item) ? 'changed' : undefined);
+  const turns = s?.conversation.turns ?? [];
+  const firstShown = allTurns ? 0 : Math.max(0, turns.length - RECENT_TURNS);
+
+  return (
+    <section className={fresh ? 'panel state' : 'panel state stale'} aria-labelledby="state-title" aria-busy={!fresh}>
+      <div className="panel-head">
+        <h2 id="state-title">{fresh ? `State at step ${wanted}` : `Loading step ${wanted}…`}</h2>
+        <button type="button" className="link" aria-pressed={raw} onClick={() => setRaw((r) => !r)}>
+          {raw ? 'Show as a page' : 'Raw JSON'}
+        </button>
+      </div>
+      <ErrorMessage error={state.error ?? diff.error} />
+      {s && raw && <Json value={s} />}
+      {s && !raw && (
+        <>
+          <div className="changes" aria-label="What changed in this step">
+            <h3>What changed</h3>
+            {wantedParent ? (
+              changes && <ChangeSentences changes={changes} empty="Nothing the agent knows changed in this step." />
+            ) : (
+              <p className="muted">The session started here.</p>
+            )}
+          </div>
+          <h3>Conversation</h3>
+          {turns.length === 0 && <p className="muted">No message yet.</p>}
+          {firstShown > 0 && (
+            <button type="button" className="link" onClick={() => setAllTurns(true)}>
+              Show the {firstShown} earlier turns
+            </button>
+          )}
+          <ol className="conversation" start={firstShown + 1}>
+            {turns.slice(firstShown).map((turn, offset) => (
+              <li key={turn.turnId} className={mark(`turns:${firstShown + offset}`)}>
+                {turn.messages.map((m) => (
+                  <p key={m.messageId} className={`message ${m.role}`}>
+                    <strong>{m.role}</strong> {m.content}
+                    {turn.status === 'interrupted' && m.partial && <em className="muted"> (interrupted)</em>}
+                  </p>
+                ))}
+              </li>
+            ))}
+          </ol>
+          <div className="columns">
+            <div>
+              <h3>Memory</h3>
+              <KeyValues values={s.memory} section="memory" mark={mark} empty="Nothing remembered." />
+            </div>
+            <div>
+              <h3>Context variables</h3>
+              <KeyValues values={s.contextVars} section="contextVars" mark={mark} empty="No variable set." />
+            </div>
+          </div>
+          <h3>Task stack</h3>
+          {s.tasks.length === 0 ? (
+            <p className="muted">No task.</p>
+          ) : (
+            <ol className="tasks">
+              {s.tasks.map((t, i) => (
+                <li key={t.taskId} className={mark(`tasks:${i}`)}>
+                  {t.title}
+                  {i === s.tasks.length - 1 && <span className="muted"> (top)</span>}
+                </li>
+              ))}
+            </ol>
+          )}
+          <h3>Tool calls</h3>
+          {s.toolCalls.length === 0 ? (
+            <p className="muted">No tool call.</p>
+          ) : (
+            <div className="table-wrap">
+              <table className="tool-calls">
+                <thead>
+                  <tr>
+                    <th scope="col">Call</th>
+                    <th scope="col">Effect</th>
+                    <th scope="col">Status</th>
+                    <th scope="col">Compensation</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {s.toolCalls.map((c) => (
+                    <tr key={c.toolCallId} className={mark(`toolCalls:${c.toolCallId}`)}>
+                      <td>
+                        <strong>{c.tool}</strong> <span className="muted">{c.toolCallId}</span>
+                      </td>
+                      <td>
+                        <span className={`badge effect-${c.effect.kind}`}>{c.effect.kind}</span>
+                      </td>
+                      <td>{c.status}</td>
+                      <td>{c.compensation ? <StatusBadge status={c.compensation} /> : <span className="muted">—</span>}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )}
+          <p className="muted">
+            Session <StatusBadge status={s.status} /> · head at step {s.head} · {s.version} events recorded
+          </p>
+        </>
+      )}
+    </section>
+  );
+}
+
+function KeyValues({
+  values,
+  section,
+  mark,
+  empty,
+}: {
+  values: Record<string, unknown>;
+  section: string;
+  mark: (item: string) => string | undefined;
+  empty: string;
+}) {
+  const entries = Object.entries(values);
+  if (entries.length === 0) return <p className="muted">{empty}</p>;
+  return (
+    <dl className="kv">
+      {entries.map(([key, value]) => (
+        <div key={key} className={mark(`${section}:${key}`)} data-key={key}>
+          <dt>{key}</dt>
+          <dd>{display(value)}</dd>
+        </div>
+      ))}
+    </dl>
+  );
+}

@@ -1,0 +1,44 @@
+import type { ReactNode } from 'react';
+import type { ApiProblem } from '../api/client';
+
+export function ErrorMessage({ error }: { error: ApiProblem | null }) {
+  if (!error) return null;
+  return (
+    <div className="error" role="alert">
+      <p>{error.message}</p>
+      {error.details.length > 0 && (
+        <ul>
+          {error.details.map((d, i) => (
+            <li key={i}>{d.field ? `${d.field}: ${d.message}` : d.message}</li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}
+
+export function StatusBadge({ status }: { status: string }) {
+  return <span className={`badge status-${status}`}>{status.replace(/_/g, ' ')}</span>;
+}
+
+export function Section({ title, children, id }: { title: string; children: ReactNode; id?: string }) {
+  return (
+    <section className="panel" aria-labelledby={id ? `${id}-title` : undefined}>
+      <h2 id={id ? `${id}-title` : undefined}>{title}</h2>
+      {children}
+    </section>
+  );
+}
+
+export function timeAgo(iso: string | null | undefined): string {
+  if (!iso) return '—';
+  const seconds = Math.round((Date.now() - new Date(iso).getTime()) / 1000);
+  if (seconds < 60) return `${Math.max(seconds, 0)} s ago`;
+  if (seconds < 3600) return `${Math.round(seconds / 60)} min ago`;
+  if (seconds < 86400) return `${Math.round(seconds / 3600)} h ago`;
+  return new Date(iso).toLocaleDateString();
+}
+
+export function Json({ value }: { value: unknown }) {
+  return <pre className="json">{JSON.stringify(value, null, 2)}</pre>;
+}

@@ -1,0 +1,91 @@
+import type { Branch, Timeline, TimelineNode } from './api/types';
+
+/** Nodes laid out and drawn at once, around the selected one: a 20 000-step session stays responsive. */
+export const GRAPH_WINDOW = 80;
+
+/**
+ * Client-side indexes over a (paged) timeline answer: the whole DAG comes as `parents`, the
+ * details (type, summary, time) of the nodes seen so far as `details`.
+ */
+export interface TimelineModel {
+  timeline: Timeline;
+  /** Node versions in increasing order (the stream order). */
+  versions: number[];
+  isNode(version: number): boolean;
+  parentOf(version: number): number | null;
+  detail(version: number): TimelineNode | undefined;
+  pathTo(version: number): number[];
+  /** The branch to show for a node: the current one if the node is on it, else the head's, else the newest leaf under it. */
+  branchOf(version: number, current?: Branch): Branch | undefined;
+}
+
+/** `parents[v - 1]`: 0 for the root, -1 for versions that are not nodes (as the API's paged timeline sends it). */
+function parentsOf(timeline: Timeline): number[] {
+  if (timeline.parents) return timeline.parents;
+  const parents = new Array<number>(timeline.version).fill(-1);
+  for (const node of timeline.nodes) parents[node.version - 1] = node.parentVersion ?? 0;
+  return parents;
+}
+
+export function buildTimelineModel(timeline: Timeline, details: ReadonlyMap<number, TimelineNode>): TimelineModel {
+  const parents = parentsOf(timeline);
+  const isNode = (v: number) => v >= 1 && v <= parents.length && parents[v - 1]! >= 0;
+  const parentOf = (v: number) => (isNode(v) && parents[v - 1]! > 0 ? parents[v - 1]! : null);
+  const versions: number[] = [];
+  parents.forEach((parent, i) => parent >= 0 && versions.push(i + 1));
+  const pathCache = new Map<number, number[]>();
+  const pathTo = (version: number): number[] => {
+    const cached = pathCache.get(version);
+    if (cached) return cached;
+    const path: number[] = [];
+    for (let v: number | null = version; v; v = parentOf(v)) path.push(v);
+    path.reverse();
+    pathCache.set(version, path);
+    return path;
+  };
+  const onBranch = (branch: Branch, version: number) => {
+    // Versions grow along a path: walk up from the tip until at or below the version.
+    let v: number | null = branch.tip;
+    while (v && v > version) v = parentOf(v);
+    return v === version;
+  };
+  const branchOf = (version: number, current?: Branch) => {
+    if (current && onBranch(current, version)) return current;
+    const candidates = timeline.branches.filter((b) => onBranch(b, version));
+    return candidates.find((b) => b.containsHead) ?? candidates.sort((a, b) => b.tip - a.tip)[0];
+  };
+  return { timeline, versions, isNode, parentOf, detail: (v) => details.get(v), pathTo, branchOf };
+}
+
+/** The node versions drawn around `selected`: GRAPH_WINDOW of them, in stream order. */
+export function windowVersions(model: TimelineModel, selected: number): number[] {
+  const { versions } = model;
+  let index = versions.indexOf(selected);
+  if (index < 0) index = versions.length - 1;
+  const start = Math.max(0, Math.min(index - GRAPH_WINDOW / 2, versions.length - GRAPH_WINDOW));
+  return versions.slice(start, start + GRAPH_WINDOW);
+}
+
+/** Short names for the event types, for node labels. */
+export function shortType(type: string): string {
+  const names: Record<string, string> = {
+    SessionStarted: 'start',
+    UserMessageReceived: 'user',
+    AgentMessageProduced: 'agent',
+    ToolCallStarted: 'call',
+    ToolCallSucceeded: 'result',
+    ToolCallFailed: 'failed',
+    MemoryWritten: 'memory',
+    MemoryErased: 'forget',
+    ContextVariableSet: 'var',
+    TaskPushed: 'task+',
+    TaskPopped: 'task−',
+    TurnInterrupted: 'stop',
+  };
+  return names[type] ?? type;
+}
+
+export function describeStep(version: number, node: TimelineNode | undefined): string {
+  if (!node) return `Step ${version}`;
+  return `Step ${version}: ${node.type}${node.summary ? ` — ${node.summary}` : ''}`;
+}

@@ -1,0 +1,51 @@
+import { Module } from '@nestjs/common';
+import { CommandBusDispatch } from './command-bus-dispatch';
+import { CreateCheckpointHandler } from './commands/create-checkpoint.handler';
+import { MoveHeadHandler } from './commands/move-head.handler';
+import { RecordStepHandler } from './commands/record-step.handler';
+import { RecordStepsHandler } from './commands/record-steps.handler';
+import { RegisterToolHandler } from './commands/register-tool.handler';
+import { ResolveCompensationHandler } from './commands/resolve-compensation.handler';
+import { RetryCompensationHandler } from './commands/retry-compensation.handler';
+import { StartSessionHandler } from './commands/start-session.handler';
+import { GetContextHandler } from './queries/get-context.handler';
+import { GetDiffHandler } from './queries/get-diff.handler';
+import { GetEventsHandler } from './queries/get-events.handler';
+import { GetSessionStateHandler } from './queries/get-session-state.handler';
+import { GetTimelineHandler } from './queries/get-timeline.handler';
+import { GetToolHandler } from './queries/get-tool.handler';
+import { ListToolsHandler } from './queries/list-tools.handler';
+import { PlanHeadMoveHandler } from './queries/plan-head-move.handler';
+
+export const COMMAND_HANDLERS = [
+  StartSessionHandler,
+  RecordStepHandler,
+  RecordStepsHandler,
+  CreateCheckpointHandler,
+  MoveHeadHandler,
+  RetryCompensationHandler,
+  ResolveCompensationHandler,
+  RegisterToolHandler,
+];
+
+export const QUERY_HANDLERS = [
+  GetSessionStateHandler,
+  GetTimelineHandler,
+  GetEventsHandler,
+  GetDiffHandler,
+  GetContextHandler,
+  PlanHeadMoveHandler,
+  ListToolsHandler,
+  GetToolHandler,
+];
+
+/**
+ * The application layer: every command and query handler, shared by the API and the worker.
+ * Needs CqrsModule.forRoot() and, from a global module, the engine's SessionCommands,
+ * SessionQueries and ToolRegistry.
+ */
+@Module({
+  providers: [...COMMAND_HANDLERS, ...QUERY_HANDLERS, CommandBusDispatch],
+  exports: [CommandBusDispatch],
+})
+export class ApplicationModule {}

@@ -1,0 +1,170 @@
+import { randomUUID } from 'node:crypto';
+import { EVENT_SCHEMA_VERSION } from '@rewind/domain';
+import { ConcurrencyError, IdempotencyKeyReusedError, type EventStore, type IdempotencyRecord, type NewEvent, type StoredEvent } from '@rewind/event-store';
+import { KeyedMutex } from '../keyed-mutex';
+import type { Caller, WriteOptions } from './write-request';
+
+const MAX_CONFLICT_RETRIES = 5;
+
+/** Where an idempotent write landed: enough to answer its retry. */
+export type WrittenRange = Pick<IdempotencyRecord, 'streamId' | 'firstVersion' | 'lastVersion'>;
+
+/**
+ * How one kind of stream (a session, a tool) takes part in the pipeline: how its state is
+ * loaded, how appended events are folded in, and what the caller is answered.
+ */
+export interface CommandStream<State extends { readonly version: number }, Context, Result> {
+  /** `trustCache`: false under If-Match, where the comparison must be against the store. */
+  load(streamId: string, trustCache: boolean): Promise<State>;
+  /** Another process wrote first: whatever is cached for the stream is stale. */
+  forget(streamId: string): void;
+  /** The events were appended: fold them into the state decided on and answer. */
+  committed(streamId: string, decidedOn: State, stored: StoredEvent[], context: Context): Promise<Result>;
+  /** The answer to a retried idempotent request: nothing new is written. */
+  replayed(written: WrittenRange): Promise<Result>;
+  /** Subscribers told after each commit (not after a replay), e.g. the rollback saga. */
+  onCommitted?(request: CommandRequest, stored: StoredEvent[]): void;
+}
+
+export interface CommandRequest {
+  caller: Caller;
+  streamId: string;
+  /** Recorded in every event's metadata ('' for streams that are not a session's). */
+  sessionId: string;
+  options: WriteOptions;
+  /** Canonical hash of the command: recognises a retried idempotent request ('' without a key). */
+  fingerprint: string;
+}
+
+/** An event as a decider returns it, before ids and metadata. */
+export interface DecidedEvent {
+  type: string;
+  data: unknown;
+  parentVersion: number | null;
+}
+
+/** Turns decided events into events to append: ids and metadata stamped. */
+export type StampEvents = (decided: readonly DecidedEvent[]) => NewEvent[];
+
+export interface Decision<Context> {
+  events: NewEvent[];
+  /** Whatever `committed` needs besides the events (e.g. the path a head move lands on). */
+  context: Context;
+}
+
+/** Decides on the loaded state (a promise only when it needs I/O); throws a DomainError to refuse (nothing is written). */
+export type Decide<State, Context> = (state: State, stamp: StampEvents) => Decision<Context> | Promise<Decision<Context>>;
+
+export interface CommandPipelineOptions {
+  newId?: () => string;
+  now?: () => Date;
+}
+
+/**
+ * The one write path (after Emmett's `handleCommand`): idempotency replay, one writer per
+ * stream with conflict retries, load, If-Match, decide, stamp metadata, one idempotent
+ * append, commit, notify. Everything stream-specific comes from the `CommandStream` and
+ * the `Decide` function; the I/O happens here and nowhere else.
+ */
+export class CommandPipeline {
+  private readonly mutex = new KeyedMutex();
+  readonly newId: () => string;
+  private readonly now: () => Date;
+
+  constructor(
+    readonly store: EventStore,
+    options: CommandPipelineOptions = {},
+  ) {
+    this.newId = options.newId ?? randomUUID;
+    this.now = options.now ?? (() => new Date());
+  }
+
+  handle<State extends { readonly version: number }, Context, Result>(
+    stream: CommandStream<State, Context, Result>,
+    request: CommandRequest,
+    decide: Decide<State, Context>,
+  ): Promise<Result> {
+    // Not async: without an Idempotency-Key the hot path goes straight to the writer queue.
+    if (request.options.idempotencyKey !== undefined) return this.replayOrWrite(stream, request, decide, request.options.idempotencyKey);
+    return this.write(stream, request, decide);
+  }
+
+  private async replayOrWrite<State extends { readonly version: number }, Context, Result>(
+    stream: CommandStream<State, Context, Result>,
+    request: CommandRequest,
+    decide: Decide<State, Context>,
+    key: string,
+  ): Promise<Result> {
+    const record = await this.store.findIdempotency(request.caller.tenantId, key);
+    if (!record) return this.write(stream, request, decide);
+    if (record.fingerprint !== request.fingerprint) throw new IdempotencyKeyReusedError(key);
+    return stream.replayed(record);
+  }
+
+  /** One writer per stream in this process; a conflict with another process decides again. */
+  private write<State extends { readonly version: number }, Context, Result>(
+    stream: CommandStream<State, Context, Result>,
+    request: CommandRequest,
+    decide: Decide<State, Context>,
+  ): Promise<Result> {
+    return this.mutex.run(request.streamId, async () => {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await this.writeOnce(stream, request, decide);
+        } catch (error) {
+          // Another process wrote first: decide again on fresh state, unless the caller pinned a version.
+          if (!(error instanceof ConcurrencyError) || request.options.expectedVersion !== undefined || attempt >= MAX_CONFLICT_RETRIES) throw error;
+          stream.forget(request.streamId);
+        }
+      }
+    });
+  }
+
+  private async writeOnce<State extends { readonly version: number }, Context, Result>(
+    stream: CommandStream<State, Context, Result>,
+    request: CommandRequest,
+    decide: Decide<State, Context>,
+  ): Promise<Result> {
+    const { caller, streamId, options } = request;
+    const state = await stream.load(streamId, options.expectedVersion === undefined);
+    if (options.expectedVersion !== undefined && options.expectedVersion !== state.version) {
+      throw new ConcurrencyError(streamId, options.expectedVersion, state.version);
+    }
+    const commandId = options.commandId ?? this.newId();
+    const occurredAt = this.now().toISOString();
+    const decided = decide(state, (events) => this.stamp(events, request, commandId, occurredAt));
+    // Most decisions need no I/O: no await (and no extra turn of the event loop) for those.
+    const decision = decided instanceof Promise ? await decided : decided;
+    const appended = await this.store.append(streamId, decision.events, {
+      expectedVersion: state.version === 0 ? 'no_stream' : state.version,
+      ...(options.idempotencyKey !== undefined
+        ? { idempotency: { scope: caller.tenantId, key: options.idempotencyKey, fingerprint: request.fingerprint } }
+        : {}),
+    });
+    if (appended.duplicate) return stream.replayed(appended);
+    const stored: StoredEvent[] = decision.events.map((event, i) => ({ ...event, streamId, streamVersion: appended.firstVersion + i, globalPosition: 0 }));
+    const result = await stream.committed(streamId, state, stored, decision.context);
+    stream.onCommitted?.(request, stored);
+    return result;
+  }
+
+  private stamp(decided: readonly DecidedEvent[], request: CommandRequest, commandId: string, occurredAt: string): NewEvent[] {
+    const { caller, options, sessionId } = request;
+    return decided.map((event) => ({
+      eventId: this.newId(),
+      type: event.type,
+      data: event.data,
+      parentVersion: event.parentVersion,
+      metadata: {
+        tenantId: caller.tenantId,
+        sessionId,
+        commandId,
+        causationId: options.causationId ?? null,
+        correlationId: options.correlationId ?? commandId,
+        actor: caller.actor,
+        occurredAt,
+        schemaVersion: EVENT_SCHEMA_VERSION,
+      },
+    }));
+  }
+}

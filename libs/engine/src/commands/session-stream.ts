@@ -1,0 +1,61 @@
+import type { PathState, SessionState } from '@rewind/domain';
+import type { StoredEvent } from '@rewind/event-store';
+import type { SessionRepository } from '../session-repository';
+import { sessionIdFromStream } from '../stream-id';
+import type { CommandRequest, CommandStream, WrittenRange } from './command-pipeline';
+import type { WriteResult } from './write-request';
+
+/** Told after each commit (not for idempotent replays), e.g. to start the saga. */
+export type SessionCommitListener = (tenantId: string, sessionId: string, events: StoredEvent[]) => void;
+
+/**
+ * A session's part in the pipeline: state from the repository (cached, snapshotted), the
+ * appended events folded into the cache, and the write result as HTTP and Kafka answer it.
+ * The context of a decision is the path a head move lands on, when it switches paths.
+ */
+export class SessionStream implements CommandStream<SessionState, PathState | undefined, WriteResult> {
+  constructor(
+    private readonly repository: SessionRepository,
+    private readonly listener?: SessionCommitListener,
+  ) {}
+
+  load(streamId: string, trustCache: boolean): Promise<SessionState> {
+    return this.repository.load(streamId, undefined, { trustCache });
+  }
+
+  forget(streamId: string): void {
+    this.repository.forget(streamId);
+  }
+
+  async committed(streamId: string, decidedOn: SessionState, stored: StoredEvent[], targetPath: PathState | undefined): Promise<WriteResult> {
+    const next = await this.repository.committed(streamId, decidedOn, stored, targetPath);
+    return writeSummary(streamId, next, stored);
+  }
+
+  async replayed(written: WrittenRange): Promise<WriteResult> {
+    const events = await this.repository.store.readStream(written.streamId, { fromVersion: written.firstVersion, toVersion: written.lastVersion });
+    const state = await this.repository.restore(written.streamId, written.lastVersion);
+    return { ...writeSummary(written.streamId, state, events), duplicate: true };
+  }
+
+  onCommitted(request: CommandRequest, stored: StoredEvent[]): void {
+    this.listener?.(request.caller.tenantId, request.sessionId, stored);
+  }
+}
+
+function writeSummary(streamId: string, state: SessionState, events: StoredEvent[]): WriteResult {
+  return {
+    sessionId: sessionIdFromStream(streamId),
+    version: events[events.length - 1]?.streamVersion ?? state.version,
+    head: state.head,
+    status: state.status,
+    duplicate: false,
+    events: events.map((e) => ({ eventId: e.eventId, type: e.type, streamVersion: e.streamVersion, parentVersion: e.parentVersion })),
+    ...rollbackIdOf(events),
+  };
+}
+
+function rollbackIdOf(events: StoredEvent[]): { rollbackId?: string } {
+  const requested = events.find((e) => e.type === 'RollbackRequested');
+  return requested ? { rollbackId: (requested.data as { rollbackId: string }).rollbackId } : {};
+}

@@ -1,0 +1,117 @@
+import { POSITION_SHIFT } from '../format';
+
+/**
+ * append_events for the compact events layout (migration 2); `withOffset` (migration 3) places
+ * an append's positions after the ordinals other appends of the same transaction used.
+ * Frozen with the two migrations that use it.
+ */
+export function compactAppendEvents(s: string, withOffset: boolean): string {
+  return `CREATE FUNCTION ${s}.append_events(
+  p_stream_id   text,
+  p_expected    bigint,  -- NULL: any version; 0: the stream must not exist; n: must be at n
+  p_event_uuids uuid[],
+  p_event_texts text[],
+  p_types       text[],
+  p_parents     bigint[],
+  p_data        json[],  -- json[], not one json document: json field operators reject escaped NUL characters
+  p_metadata    json[],
+  p_origin      bigint,  -- store_info.xid_origin
+  p_scope       text,
+  p_key         text,    -- NULL: no idempotency claim
+  p_fingerprint text,${
+    withOffset
+      ? `
+  p_offset      integer, -- ordinals already used in this transaction (group commit)`
+      : ''
+  }
+  OUT o_outcome       text,
+  OUT o_stream_id     text,
+  OUT o_first_version bigint,
+  OUT o_last_version  bigint
+) LANGUAGE plpgsql AS $fn$
+DECLARE
+  v_count       integer := coalesce(cardinality(p_types), 0);
+  v_current     bigint;
+  v_key         bigint;
+  v_conflict    boolean := false;
+  v_fingerprint text;
+  v_base        bigint;
+BEGIN
+  IF p_key IS NOT NULL THEN
+    SELECT k.fingerprint, k.stream_id, k.first_version, k.last_version
+      INTO v_fingerprint, o_stream_id, o_first_version, o_last_version
+      FROM ${s}.idempotency_keys k WHERE k.scope = p_scope AND k.key = p_key;
+    IF FOUND THEN
+      o_outcome := CASE WHEN v_fingerprint = p_fingerprint THEN 'duplicate' ELSE 'key_reused' END;
+      RETURN;
+    END IF;
+  END IF;
+
+  -- The streams row is the per-stream lock: the UPDATE waits for a concurrent append to the
+  -- same stream and re-checks the expected version against the version it committed.
+  LOOP
+    UPDATE ${s}.streams st SET version = st.version + v_count, updated_at = now()
+     WHERE st.stream_id = p_stream_id AND (p_expected IS NULL OR st.version = p_expected)
+    RETURNING st.version - v_count, st.id INTO v_current, v_key;
+    EXIT WHEN FOUND;
+    SELECT st.version INTO v_current FROM ${s}.streams st WHERE st.stream_id = p_stream_id;
+    IF FOUND THEN
+      -- Created or moved by a concurrent append since the UPDATE's snapshot: look again.
+      CONTINUE WHEN p_expected IS NULL OR v_current = p_expected;
+      v_conflict := true;
+      EXIT;
+    END IF;
+    v_current := 0;
+    IF p_expected IS NOT NULL AND p_expected <> 0 THEN
+      v_conflict := true;
+      EXIT;
+    END IF;
+    INSERT INTO ${s}.streams (stream_id, version, created_at, updated_at)
+    VALUES (p_stream_id, v_count, now(), now())
+    ON CONFLICT (stream_id) DO NOTHING
+    RETURNING id INTO v_key;
+    EXIT WHEN FOUND;
+    -- A concurrent append created the stream and committed: look again.
+  END LOOP;
+
+  IF v_conflict THEN
+    -- An identical keyed request may have won the race for this stream: answer as it did.
+    IF p_key IS NOT NULL THEN
+      SELECT k.fingerprint, k.stream_id, k.first_version, k.last_version
+        INTO v_fingerprint, o_stream_id, o_first_version, o_last_version
+        FROM ${s}.idempotency_keys k WHERE k.scope = p_scope AND k.key = p_key;
+      IF FOUND THEN
+        o_outcome := CASE WHEN v_fingerprint = p_fingerprint THEN 'duplicate' ELSE 'key_reused' END;
+        RETURN;
+      END IF;
+    END IF;
+    o_outcome := 'conflict';
+    o_stream_id := p_stream_id;
+    o_last_version := v_current;
+    RETURN;
+  END IF;
+
+  IF v_count > 0 THEN
+    -- The position is derived from this transaction's id (assigned by the write above).
+    v_base := (pg_current_xact_id()::text::bigint - p_origin) * ${POSITION_SHIFT};
+    INSERT INTO ${s}.events (global_position, stream_key, stream_version, parent_version, event_uuid, type, event_text, data, metadata)
+    SELECT v_base + ${withOffset ? 'p_offset + ' : ''}e.ordinal, v_key, v_current + e.ordinal, e.parent_version, e.event_uuid, e.type, e.event_text, e.data, e.metadata
+      FROM unnest(p_event_uuids, p_event_texts, p_types, p_parents, p_data, p_metadata)
+           WITH ORDINALITY AS e(event_uuid, event_text, type, parent_version, data, metadata, ordinal);
+  END IF;
+
+  IF p_key IS NOT NULL THEN
+    -- The primary key settles a race with an identical request on another stream (or with
+    -- expected version "any"): the loser fails here, is rolled back and answers from the winner.
+    INSERT INTO ${s}.idempotency_keys (scope, key, fingerprint, stream_id, first_version, last_version, created_at)
+    VALUES (p_scope, p_key, p_fingerprint, p_stream_id, v_current + 1, v_current + v_count, now());
+  END IF;
+
+  o_outcome := 'appended';
+  o_stream_id := p_stream_id;
+  o_first_version := v_current + 1;
+  o_last_version := v_current + v_count;
+END;
+$fn$;
+`;
+}

@@ -1,0 +1,96 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { newEvent } from '../../testing/event-store.contract';
+import { PostgresEventStore } from '../postgres-event-store';
+import { useTestDatabase } from '../test-database';
+
+const db = useTestDatabase();
+const openStore = db.openStore;
+
+describe('PostgresEventStore schema upgrades', () => {
+  it('migration 2 keeps every event of a version-1 schema readable as it was, and appends continue after it', async () => {
+    const schema = `up_${randomBytes(3).toString('hex')}`;
+    const old = await PostgresEventStore.open({ connectionString: db.url, schema, migrateTo: 1 });
+    const s = `"${schema}"`;
+    const { xid_origin: origin } = (await old.pool.query<{ xid_origin: number }>(`SELECT xid_origin FROM ${s}.store_info`)).rows[0]!;
+    // Rows as version 1 wrote them, through its own function: text event ids (UUIDs and others),
+    // metadata in the long form and in the first short form, parents, several streams.
+    const longForm = {
+      tenantId: 't1',
+      sessionId: 'a',
+      commandId: 'cmd-1',
+      causationId: null,
+      correlationId: 'cmd-1',
+      actor: 'x',
+      occurredAt: '2025-01-01T00:00:00.000Z',
+      schemaVersion: 1,
+    };
+    const shortForm = { t: 't1', s: 'a', c: randomUUID(), a: 'y', o: '2025-01-02T00:00:00.000Z', r: 'corr' };
+    const legacyId = 'legacy-id-1';
+    const uuidId = randomUUID();
+    const upperId = randomUUID().toUpperCase();
+    const v1Append = (streamId: string, ids: string[], metadata: object[], parents: (number | null)[]) =>
+      old.pool.query(
+        `SELECT o_outcome FROM ${s}.append_events($1::text, NULL, $2::text[], $3::text[], $4::bigint[], $5::json[], $6::json[], $7::bigint, NULL, NULL, NULL)`,
+        [streamId, ids, ids.map(() => 'MemoryWritten'), parents, ids.map((id) => JSON.stringify({ id })), metadata.map((m) => JSON.stringify(m)), origin],
+      );
+    await v1Append('session:t1:a', [legacyId, uuidId], [longForm, shortForm], [null, 1]);
+    await v1Append('tool:t1:search', [upperId], [shortForm], [null]);
+    await v1Append('session:t1:a', [randomUUID()], [shortForm], [2]);
+    const before = {
+      a: await old.pool.query(`SELECT * FROM ${s}.events ORDER BY global_position`),
+      streams: await old.pool.query(`SELECT stream_id, version FROM ${s}.streams ORDER BY stream_id`),
+    };
+    await old.close();
+
+    const store = await PostgresEventStore.open({ connectionString: db.url, schema });
+    try {
+      const all = await store.readAll({ after: 0, limit: 100 });
+      expect(all.map((e) => [e.globalPosition, e.streamId, e.streamVersion, e.eventId, e.type, e.parentVersion, e.data])).toEqual(
+        before.a.rows.map((r: Record<string, unknown>) => [r.global_position, r.stream_id, r.stream_version, r.event_id, r.type, r.parent_version, r.data]),
+      );
+      expect(all[0]!.metadata).toEqual(longForm);
+      expect(all[1]!.metadata).toEqual({ ...longForm, commandId: shortForm.c, correlationId: 'corr', actor: 'y', occurredAt: shortForm.o });
+      expect(all.map((e) => e.eventId).slice(0, 3)).toEqual([legacyId, uuidId, upperId]);
+      expect((await store.readStream('session:t1:a')).map((e) => e.streamVersion)).toEqual([1, 2, 3]);
+      expect((await store.pool.query(`SELECT stream_id, version FROM ${s}.streams ORDER BY stream_id`)).rows).toEqual(before.streams.rows);
+      // Event ids stay unique across the old rows, whichever column they went to.
+      for (const id of [legacyId, uuidId, upperId]) {
+        await expect(store.append('session:t1:b', [{ ...newEvent(), eventId: id }], { expectedVersion: 'any' })).rejects.toThrow(/Duplicate event id/);
+      }
+      const next = await store.append('session:t1:a', [newEvent()], { expectedVersion: 3 });
+      expect(next).toMatchObject({ firstVersion: 4, lastVersion: 4 });
+      const after = await store.readAll({ after: all[all.length - 1]!.globalPosition, limit: 10 });
+      expect(after.map((e) => [e.streamId, e.streamVersion])).toEqual([['session:t1:a', 4]]);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('stores UUID event ids as uuid and other ids as text, and rejects a duplicate of either kind', async () => {
+    const store = await openStore();
+    try {
+      const ids = [randomUUID(), 'not-a-uuid', randomUUID().toUpperCase()];
+      await store.append(
+        'session:t:ids',
+        ids.map((eventId) => ({ ...newEvent(), eventId })),
+        { expectedVersion: 'no_stream' },
+      );
+      const rows = await store.pool.query<{ u: string | null; t: string | null }>(
+        `SELECT event_uuid::text AS u, event_text AS t FROM "${store.schema}".events ORDER BY stream_version`,
+      );
+      expect(rows.rows).toEqual([
+        { u: ids[0], t: null },
+        { u: null, t: 'not-a-uuid' },
+        { u: null, t: ids[2] },
+      ]);
+      expect((await store.readStream('session:t:ids')).map((e) => e.eventId)).toEqual(ids);
+      for (const id of ids) {
+        await expect(store.append('session:t:other', [{ ...newEvent(), eventId: id }], { expectedVersion: 'any' })).rejects.toThrow(/Duplicate event id/);
+      }
+      expect(await store.streamVersion('session:t:other')).toBe(0);
+    } finally {
+      await store.close();
+    }
+  });
+});

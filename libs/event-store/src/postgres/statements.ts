@@ -1,0 +1,113 @@
+import { POSITION_SHIFT } from './format';
+
+/** Named (prepared once per connection) statements over the quoted schema `s`. */
+export function statements(s: string) {
+  // The safe bound: positions of transactions older than the snapshot's xmin ($origin is store_info.xid_origin).
+  const bound = (origin: string) => `(SELECT (pg_snapshot_xmin(pg_current_snapshot())::text::bigint - ${origin}::bigint) * ${POSITION_SHIFT})`;
+  const named = (name: string, text: string) => ({ name: `rewind:${s}:${name}`, text });
+  const eventId = `coalesce(e.event_text, e.event_uuid::text) AS event_id`;
+  return {
+    append: named(
+      'append',
+      `SELECT o_outcome, o_stream_id, o_first_version, o_last_version FROM ${s}.append_events($1::text, $2::bigint, $3::uuid[], $4::text[], $5::text[], $6::bigint[], $7::json[], $8::json[], $9::bigint, $10::text, $11::text, $12::text, 0)`,
+    ),
+    appendBatch: named(
+      'appendBatch',
+      `SELECT b.o_outcome, b.o_stream_id, b.o_first_version, b.o_last_version
+         FROM ${s}.append_batch($1::text[], $2::bigint[], $3::integer[], $4::uuid[], $5::text[], $6::text[], $7::bigint[], $8::json[], $9::json[], $10::bigint, $11::text[], $12::text[], $13::text[])
+              WITH ORDINALITY AS b(o_outcome, o_stream_id, o_first_version, o_last_version, n)
+        ORDER BY b.n`,
+    ),
+    readStream: named(
+      'readStream',
+      `SELECT e.global_position, $1::text AS stream_id, e.stream_version, ${eventId}, e.type, e.parent_version, e.data, e.metadata
+         FROM ${s}.events e
+        WHERE e.stream_key = (SELECT st.id FROM ${s}.streams st WHERE st.stream_id = $1::text)
+          AND e.stream_version >= $2::bigint AND e.stream_version <= $3::bigint
+        ORDER BY e.stream_version
+        LIMIT $4::bigint`,
+    ),
+    streamVersion: named('streamVersion', `SELECT version FROM ${s}.streams WHERE stream_id = $1::text`),
+    // One row per event (or one row of NULLs when the page is empty), each led by the safe bound
+    // and the highest committed position, visible or held back. The page is cut (index order,
+    // LIMIT) before each row's stream id is looked up: a join inside the LIMIT could be planned
+    // as a hash join that sorts the whole rest of the log for every page.
+    readAll: named(
+      'readAll',
+      `SELECT h.bound, h.tail, e.global_position, (SELECT st.stream_id FROM ${s}.streams st WHERE st.id = e.stream_key) AS stream_id,
+              e.stream_version, ${eventId}, e.type, e.parent_version, e.data, e.metadata
+         FROM (SELECT ${bound('$3')} AS bound, (SELECT max(global_position) FROM ${s}.events) AS tail) h
+         LEFT JOIN LATERAL (
+           SELECT global_position, stream_key, stream_version, event_uuid, event_text, type, parent_version, data, metadata
+             FROM ${s}.events
+            WHERE global_position > $1::bigint AND global_position < h.bound
+            ORDER BY global_position
+            LIMIT $2::bigint) e ON true
+        ORDER BY e.global_position`,
+    ),
+    lastPosition: named(
+      'lastPosition',
+      `SELECT h.bound,
+              (SELECT max(global_position) FROM ${s}.events WHERE global_position < h.bound) AS safe,
+              (SELECT max(global_position) FROM ${s}.events) AS tail
+         FROM (SELECT ${bound('$1')} AS bound) h`,
+    ),
+    listStreams: named(
+      'listStreams',
+      `SELECT stream_id, version, created_at, updated_at
+         FROM ${s}.streams
+        WHERE stream_id >= $1::text AND stream_id < $2::text AND stream_id > $3::text
+        ORDER BY stream_id
+        LIMIT $4::bigint`,
+    ),
+    findIdempotency: named(
+      'findIdempotency',
+      `SELECT scope, key, fingerprint, stream_id, first_version, last_version FROM ${s}.idempotency_keys WHERE scope = $1::text AND key = $2::text`,
+    ),
+    saveSnapshot: named(
+      'saveSnapshot',
+      `INSERT INTO ${s}.snapshots (stream_id, reducer_version, version, state, created_at)
+       VALUES ($1::text, $2::integer, $3::bigint, $4::json, now())
+       ON CONFLICT (stream_id, reducer_version, version) DO UPDATE SET state = excluded.state, created_at = excluded.created_at`,
+    ),
+    saveSnapshotWithSegments: named(
+      'saveSnapshotWithSegments',
+      `WITH segments AS (
+         INSERT INTO ${s}.snapshot_segments (stream_id, segment_id, data, created_at)
+         SELECT $1::text, u.id, u.data, now() FROM unnest($5::text[], $6::bytea[]) AS u(id, data)
+         ON CONFLICT (stream_id, segment_id) DO NOTHING)
+       INSERT INTO ${s}.snapshots (stream_id, reducer_version, version, state, created_at)
+       VALUES ($1::text, $2::integer, $3::bigint, $4::json, now())
+       ON CONFLICT (stream_id, reducer_version, version) DO UPDATE SET state = excluded.state, created_at = excluded.created_at`,
+    ),
+    loadSnapshotSegments: named(
+      'loadSnapshotSegments',
+      `SELECT segment_id, data FROM ${s}.snapshot_segments WHERE stream_id = $1::text AND segment_id = ANY($2::text[])`,
+    ),
+    // Kind 0: the snapshot (version, state); kind 1: the events after it, up to $3.
+    loadSnapshotAndTail: named(
+      'loadSnapshotAndTail',
+      `WITH snap AS MATERIALIZED (
+         SELECT version, state FROM ${s}.snapshots
+          WHERE stream_id = $1::text AND reducer_version = $2::integer AND version <= $3::bigint
+          ORDER BY version DESC
+          LIMIT 1)
+       SELECT 0 AS kind, version, state, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL FROM snap
+       UNION ALL
+       SELECT 1, e.stream_version, NULL, e.global_position, $1::text, e.stream_version, ${eventId}, e.type, e.parent_version, e.data, e.metadata
+         FROM ${s}.events e
+        WHERE e.stream_key = (SELECT st.id FROM ${s}.streams st WHERE st.stream_id = $1::text)
+          AND e.stream_version > coalesce((SELECT version FROM snap), 0) AND e.stream_version <= $3::bigint
+       ORDER BY 1, 2`,
+    ),
+    loadSnapshot: named(
+      'loadSnapshot',
+      `SELECT version, state FROM ${s}.snapshots
+        WHERE stream_id = $1::text AND reducer_version = $2::integer AND version <= $3::bigint
+        ORDER BY version DESC
+        LIMIT 1`,
+    ),
+  };
+}
+
+export type Statements = ReturnType<typeof statements>;
