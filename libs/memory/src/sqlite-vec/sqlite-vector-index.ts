@@ -84,7 +84,7 @@ function scopeToken(kind: 't' | 's', ...parts: string[]): string {
 function ftsQuery(tokens: readonly string[], scope: MemoryScope): string | null {
   if (tokens.length === 0) return null;
   const scopeWord = scope.sessionId === undefined ? scopeToken('t', scope.tenantId) : scopeToken('s', scope.tenantId, scope.sessionId);
-  return `(${tokens.map((t) => `"${t.replaceAll('"', '""')}"`).join(' OR ')}) AND ${scopeWord}`;
+  return `tokens : (${tokens.map((t) => `"${t.replaceAll('"', '""')}"`).join(' OR ')}) AND scope : ${scopeWord}`;
 }
 
 /**
@@ -137,7 +137,7 @@ export class SqliteVectorIndex implements VectorIndex {
         vector BLOB NOT NULL,
         PRIMARY KEY (tenant_id, session_id, item_rowid)
       ) WITHOUT ROWID;
-      CREATE VIRTUAL TABLE IF NOT EXISTS ${p}_fts USING fts5(tokens, tokenize = 'unicode61 remove_diacritics 2');
+      CREATE VIRTUAL TABLE IF NOT EXISTS ${p}_fts USING fts5(tokens, scope, tokenize = 'unicode61 remove_diacritics 2');
       CREATE VIRTUAL TABLE IF NOT EXISTS ${p}_fts_vocab USING fts5vocab(${p}_fts, 'row');
       CREATE VIRTUAL TABLE IF NOT EXISTS ${p}_vec USING vec0(
         tenant_id TEXT PARTITION KEY,
@@ -145,6 +145,8 @@ export class SqliteVectorIndex implements VectorIndex {
         embedding bit[${model.dimensions}]
       );
     `);
+    // The scope column only filters: it must not weigh in BM25 (it would favour short texts).
+    this.db.prepare(`INSERT INTO ${p}_fts (${p}_fts, rank) VALUES ('rank', 'bm25(1.0, 0.0)')`).run();
     this.statements = this.prepare();
   }
 
@@ -164,7 +166,7 @@ export class SqliteVectorIndex implements VectorIndex {
       sessionVectors: this.db.prepare<[string, string], { item_rowid: number; vector: Buffer }>(
         `SELECT item_rowid, vector FROM ${p}_session_vectors WHERE tenant_id = ? AND session_id = ?`,
       ),
-      insertFts: this.db.prepare(`INSERT INTO ${p}_fts (rowid, tokens) VALUES (?, ?)`),
+      insertFts: this.db.prepare(`INSERT INTO ${p}_fts (rowid, tokens, scope) VALUES (?, ?, ?)`),
       deleteFts: this.db.prepare(`DELETE FROM ${p}_fts WHERE rowid = ?`),
       insertVec: this.db.prepare(`INSERT INTO ${p}_vec (rowid, tenant_id, session_id, embedding) VALUES (?, ?, ?, vec_quantize_binary(?))`),
       deleteVec: this.db.prepare(`DELETE FROM ${p}_vec WHERE rowid = ?`),
@@ -220,7 +222,7 @@ export class SqliteVectorIndex implements VectorIndex {
         const blob = blobOf(vector);
         const { lastInsertRowid } = s.insertItem.run({ ...item, memoryKey: item.memoryKey ?? null, vector: blob });
         const scopeWords = `${scopeToken('t', item.tenantId)} ${scopeToken('s', item.tenantId, item.sessionId)}`;
-        s.insertFts.run(lastInsertRowid, `${searchTokens(item.text).join(' ')} ${scopeWords}`);
+        s.insertFts.run(lastInsertRowid, searchTokens(item.text).join(' '), scopeWords);
         s.insertVec.run(BigInt(lastInsertRowid), item.tenantId, item.sessionId, blob);
         s.insertSessionVector.run(item.tenantId, item.sessionId, lastInsertRowid, blob);
       }
