@@ -71,7 +71,7 @@ export class MemoryModule implements OnApplicationBootstrap, OnApplicationShutdo
       return;
     }
     indexer.start();
-    this.logger.log(`Indexing long-term memory in the background (${this.memory.options.config.index} index); the first message loads the embedding model.`);
+    this.logger.log(`Indexing long-term memory in the background (${this.memory.options.config.index} index).`);
   }
 
   async onApplicationShutdown(): Promise<void> {
