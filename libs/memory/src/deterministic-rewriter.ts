@@ -37,8 +37,8 @@ export function salientEntities(messages: readonly RecentMessage[]): string[] {
 function entitiesOf(text: string): string[] {
   const found: string[] = [];
   for (const match of text.matchAll(/["“「『]([^"”」』]{2,40})["”」』]/gu)) found.push(match[1]!.trim());
-  // Runs of capitalised words ("Hotel Avenida", "Lisbon"), skipping sentence-initial function words.
-  for (const match of text.matchAll(/\b[A-Z][\p{L}\d'-]*(?:\s+(?:de|da|do|of|la|le|van|von)?\s*[A-Z][\p{L}\d'-]*)*/gu)) {
+  // Runs of capitalised words ("Hotel Avenida", "Lisbon"), a trailing number included ("Terminal 2").
+  for (const match of text.matchAll(/\b[A-Z][\p{L}\d'-]*(?:\s+(?:de|da|do|of|la|le|van|von)?\s*[A-Z][\p{L}\d'-]*)*(?:\s+\d+\b)?/gu)) {
     const words = match[0].split(/\s+/).filter((w) => !NOT_ENTITIES.has(w));
     if (words.length > 0) found.push(words.join(' '));
   }

@@ -45,6 +45,12 @@ export interface MemoryRecallOptions {
   /** Extra weight for recent items, 0 (default) to 1; halves every `recencyHalfLifeHours`. */
   recencyWeight?: number;
   recencyHalfLifeHours?: number;
+  /**
+   * Weight of each role's items in the fused score (default: user 0.95, others 1). Recall looks
+   * for what was answered, found or remembered; the user's own turns (often the question asked
+   * before) weigh a little less, enough to reorder near ties, never to hide a user's fact.
+   */
+  roleWeights?: Partial<Record<MemoryItem['role'], number>>;
   /** Use keyword search beside vectors (default true); false gives plain vector search. */
   hybrid?: boolean;
   /** Drop items off the session's timeline path (default true); false is what a store without the timeline does. */
@@ -133,6 +139,8 @@ export class MemoryRecall {
         fused.set(hit.item.id, entry);
       });
     }
+    const roleWeights = { user: 0.95, ...this.options.roleWeights };
+    for (const entry of fused.values()) entry.score *= roleWeights[entry.item.role] ?? 1;
     const weight = this.options.recencyWeight ?? 0;
     if (weight > 0) {
       const now = (this.options.now?.() ?? new Date()).getTime();
