@@ -42,7 +42,13 @@ describe('PostgresEventStore global order without holes', () => {
 
       release();
       await a;
-      const all = await store.readAll({ after: 0, limit: 10 });
+      // Both are visible once no older transaction anywhere on the server is open; other suites'
+      // transactions on the same server may delay that, never reorder it.
+      let all = await store.readAll({ after: 0, limit: 10 });
+      for (const deadline = Date.now() + 20_000; all.length < 2 && Date.now() < deadline; ) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        all = await store.readAll({ after: 0, limit: 10 });
+      }
       expect(all.map((e) => e.streamId)).toEqual(['A', 'B']);
       expect(all[0]!.globalPosition).toBeLessThan(all[1]!.globalPosition);
       expect(await store.lastPosition()).toBe(all[1]!.globalPosition);
