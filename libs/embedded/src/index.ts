@@ -1,1 +1,2 @@
 export * from './rewind';
+export * from './tools';

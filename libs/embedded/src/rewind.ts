@@ -1,14 +1,21 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type { EffectKind, JsonValue, MoveHead, RetryPolicy, RollbackRecord } from '@rewind/domain';
-import { presentState, type Caller, type SessionService, type SessionView } from '@rewind/engine';
-import { type EventStore } from '@rewind/event-store';
+import { presentState, sessionStreamId, type Caller, type SessionService, type SessionView } from '@rewind/engine';
+import { type EventStore, type StoredEvent } from '@rewind/event-store';
 import { SqliteEventStore } from '@rewind/event-store/sqlite';
 import { InMemoryEventStore } from '@rewind/event-store/in-memory';
 import { InProcessMessageBus } from '@rewind/messaging/in-process';
 import { CompensationError, createSessionRuntime, type InlineCompensationChannel, type RollbackSaga } from '@rewind/sagas';
+import { describeFailure, finalFailureMessage, ToolCallError, waitBeforeNextAttempt, type ToolDefinition } from './tools';
 
 export { CompensationError };
+
+/** How the library waits between attempts; replaceable so that tests need not wait. */
+export interface RewindTiming {
+  sleep?: (ms: number) => Promise<void>;
+  random?: () => number;
+}
 
 /** How to undo a step, given what it was called with and what it returned. */
 export type Undo<I, O> = (call: { input: I; output: O | null }) => Promise<unknown> | unknown;
@@ -38,27 +45,66 @@ export class RollbackNeedsAttention extends Error {
  * newest first, before making the earlier state current.
  */
 export class Rewind {
+  /** Tools registered by name (see `tool`). */
+  readonly tools = new Map<string, ToolDefinition<never, never>>();
+  readonly sleep: (ms: number) => Promise<void>;
+  readonly random: () => number;
+
   private constructor(
     readonly store: EventStore,
     readonly sessions: SessionService,
     private readonly saga: RollbackSaga,
     readonly compensators: InlineCompensationChannel,
     private readonly tenantId: string,
-  ) {}
+    timing: RewindTiming,
+  ) {
+    this.sleep = timing.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+    this.random = timing.random ?? Math.random;
+  }
 
   /** Nothing persisted: for tests and short-lived agents. */
-  static inMemory(options: { tenantId?: string } = {}): Rewind {
-    return Rewind.over(new InMemoryEventStore(), options.tenantId ?? 'local');
+  static inMemory(options: { tenantId?: string } & RewindTiming = {}): Rewind {
+    return Rewind.over(new InMemoryEventStore(), options.tenantId ?? 'local', undefined, options);
   }
 
   /** Persisted in `<dataDir>/rewind.db` (the embedded store the service uses). */
-  static open(options: { dataDir: string; tenantId?: string; snapshotEvery?: number }): Rewind {
-    return Rewind.over(new SqliteEventStore({ filename: join(options.dataDir, 'rewind.db') }), options.tenantId ?? 'default', options.snapshotEvery);
+  static open(options: { dataDir: string; tenantId?: string; snapshotEvery?: number } & RewindTiming): Rewind {
+    return Rewind.over(new SqliteEventStore({ filename: join(options.dataDir, 'rewind.db') }), options.tenantId ?? 'default', options.snapshotEvery, options);
   }
 
-  private static over(store: EventStore, tenantId: string, snapshotEvery = 100): Rewind {
+  private static over(store: EventStore, tenantId: string, snapshotEvery = 100, timing: RewindTiming = {}): Rewind {
     const runtime = createSessionRuntime(store, { snapshotEvery, bus: new InProcessMessageBus() });
-    return new Rewind(store, runtime.sessions, runtime.saga, runtime.inline, tenantId);
+    return new Rewind(store, runtime.sessions, runtime.saga, runtime.inline, tenantId, timing);
+  }
+
+  /**
+   * Registers a tool by name: `session.call(name, input)` runs it, and a rollback finds its
+   * undo by this name, in this process or in the next one once the tool is registered again.
+   */
+  tool<I extends JsonValue, O extends JsonValue | void>(name: string, definition: ToolDefinition<I, O>): this {
+    this.tools.set(name, definition as unknown as ToolDefinition<never, never>);
+    const undo = definition.undo;
+    if (undo) {
+      this.compensators.register(toolUndoHandler(name), async (request) => {
+        const call = request.payload as { input: I; output: O | null };
+        try {
+          return ((await undo({ ...call, idempotencyKey: request.idempotencyKey, toolCallId: request.toolCallId })) ?? null) as JsonValue;
+        } catch (error) {
+          throw error instanceof ToolCallError ? new CompensationError(error.message, error.retryable) : error;
+        }
+      });
+    }
+    return this;
+  }
+
+  /**
+   * Finishes rollbacks that a stopped process left in progress (call it after registering
+   * the tools again); resolves when they have stopped, with how many there were.
+   */
+  async resumeRollbacks(): Promise<number> {
+    const resumed = await this.saga.resumeAll(this.store);
+    await this.saga.drain();
+    return resumed;
   }
 
   async startSession(sessionId: string = randomUUID(), title?: string): Promise<RewindSession> {
@@ -77,6 +123,11 @@ export class Rewind {
     await this.sessions.repository.flushSnapshots();
     await this.store.close();
   }
+}
+
+/** The in-process compensation handler that undoes calls of a registered tool. */
+export function toolUndoHandler(tool: string): string {
+  return `tool:${tool}`;
 }
 
 export class RewindSession {
@@ -134,6 +185,55 @@ export class RewindSession {
     return output;
   }
 
+  /**
+   * Calls a tool registered with `rewind.tool(name, …)`. Each attempt is recorded (started,
+   * then failed or succeeded); a failed attempt is retried with the tool's policy unless its
+   * error is permanent, and the last error is rethrown.
+   */
+  async call<I extends JsonValue, O extends JsonValue | void>(name: string, input: I, options: { toolCallId?: string; confirmed?: boolean } = {}): Promise<O> {
+    const tool = this.rewind.tools.get(name) as ToolDefinition<I, O> | undefined;
+    if (!tool) {
+      throw new Error(`No tool is registered as "${name}" in this process: register it with rewind.tool("${name}", { run, undo }) before calling it.`);
+    }
+    const toolCallId = options.toolCallId ?? randomUUID();
+    const kind = tool.kind ?? (tool.undo ? 'reversible' : 'none');
+    const effect = {
+      kind,
+      ...(tool.undo
+        ? { compensation: { channel: 'inline' as const, target: toolUndoHandler(name), payload: { input: '{{input}}', output: '{{output}}' } } }
+        : {}),
+      ...(tool.retry ? { retry: { timeoutMs: 10_000, ...tool.retry } } : {}),
+    };
+    for (let attempt = 1; ; attempt++) {
+      await this.rewind.sessions.execute(this.caller, this.id, {
+        type: 'StartToolCall',
+        toolCallId,
+        tool: name,
+        input,
+        effect,
+        ...(options.confirmed !== undefined ? { confirmed: options.confirmed } : {}),
+      });
+      let output: O;
+      try {
+        output = await tool.run(input, { attempt, toolCallId });
+      } catch (error) {
+        const failure = describeFailure(error);
+        const wait = waitBeforeNextAttempt(tool.retry, attempt, failure, this.rewind.random);
+        await this.rewind.sessions.execute(this.caller, this.id, {
+          type: 'FailToolCall',
+          toolCallId,
+          error: wait === null ? finalFailureMessage(name, attempt, failure) : `attempt ${attempt} failed, retrying in ${wait} ms: ${failure.error}`,
+          retryable: wait !== null,
+        });
+        if (wait === null) throw error;
+        await this.rewind.sleep(wait);
+        continue;
+      }
+      await this.rewind.sessions.execute(this.caller, this.id, { type: 'CompleteToolCall', toolCallId, output: (output ?? null) as JsonValue });
+      return output;
+    }
+  }
+
   async say(role: 'user' | 'agent', content: string): Promise<number> {
     return (await this.rewind.sessions.execute(this.caller, this.id, { type: 'RecordMessage', role, content })).version;
   }
@@ -164,6 +264,11 @@ export class RewindSession {
       if (rollback?.status !== 'completed') throw new RollbackNeedsAttention(rollback);
     }
     return this.state();
+  }
+
+  /** Every event of the session, oldest first: its audit trail (every attempt, compensation and head move). */
+  async events(): Promise<StoredEvent[]> {
+    return this.rewind.store.readStream(sessionStreamId(this.caller.tenantId, this.id));
   }
 
   /** The session at its head (or at version `at`), in the shape `GET /v1/sessions/:id` answers. */
