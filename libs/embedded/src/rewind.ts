@@ -55,7 +55,7 @@ export class Rewind {
     readonly sessions: SessionService,
     private readonly saga: RollbackSaga,
     readonly compensators: InlineCompensationChannel,
-    private readonly tenantId: string,
+    readonly tenantId: string,
     timing: RewindTiming,
   ) {
     this.sleep = timing.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
@@ -242,6 +242,11 @@ export class RewindSession {
     return (await this.rewind.sessions.execute(this.caller, this.id, { type: 'WriteMemory', key, value })).version;
   }
 
+  /** Sets a context variable (a step of the timeline, so time travel and rollback restore it); returns its version. */
+  async setVariable(name: string, value: JsonValue): Promise<number> {
+    return (await this.rewind.sessions.execute(this.caller, this.id, { type: 'SetContextVariable', name, value })).version;
+  }
+
   /** Labels the current step; returns its version. */
   async checkpoint(label: string): Promise<number> {
     await this.rewind.sessions.execute(this.caller, this.id, { type: 'CreateCheckpoint', label });
@@ -267,8 +272,8 @@ export class RewindSession {
   }
 
   /** Every event of the session, oldest first: its audit trail (every attempt, compensation and head move). */
-  async events(): Promise<StoredEvent[]> {
-    return this.rewind.store.readStream(sessionStreamId(this.caller.tenantId, this.id));
+  async events(fromVersion?: number): Promise<StoredEvent[]> {
+    return this.rewind.store.readStream(sessionStreamId(this.caller.tenantId, this.id), fromVersion ? { fromVersion } : {});
   }
 
   /** The session at its head (or at version `at`), in the shape `GET /v1/sessions/:id` answers. */
