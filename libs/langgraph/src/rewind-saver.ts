@@ -17,7 +17,7 @@ import {
 import type { JsonValue } from '@rewind/domain';
 import { sessionStreamPrefix } from '@rewind/engine';
 import type { Rewind, RewindSession, SessionView } from '@rewind/embedded';
-import { decodeValue, encodeChannel, encodeValue, EncodingMemo, type EncodedChannel, type MaterializedList } from './channel-encoding';
+import { decodeValue, encodeChannel, encodeValue, EncodingMemo, type EncodedChannel, type EncodedValue, type MaterializedList } from './channel-encoding';
 import {
   CHECKPOINT_VARIABLE,
   DELETED_VARIABLE,
@@ -61,6 +61,8 @@ function threadOf(config: RunnableConfig, action: string): string {
 export class RewindCheckpointSaver extends BaseCheckpointSaver {
   private readonly threads = new Map<string, ThreadIndex>();
   private readonly memo = new EncodingMemo();
+  /** List items already deserialized, by their stored form (shared by every version that kept them). */
+  private readonly decoded = new WeakMap<EncodedValue, unknown>();
 
   constructor(
     readonly rewind: Rewind,
@@ -253,9 +255,13 @@ export class RewindCheckpointSaver extends BaseCheckpointSaver {
     if (!stored) return undefined;
     if ('whole' in stored) return decodeValue(this.serde, stored.whole);
     const list = (await this.listAt(index, ns, source, channel))!;
+    // Items unchanged since an earlier read are not deserialized again: reviving LangChain
+    // messages is what a long thread's reads would otherwise spend their time on.
     return Promise.all(
       list.items.map(async (item, i) => {
+        if (this.decoded.has(item)) return this.decoded.get(item);
         const value = await decodeValue(this.serde, item);
+        this.decoded.set(item, value);
         this.memo.remember(value, item, list.keys[i]);
         return value;
       }),
