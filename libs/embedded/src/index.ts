@@ -1,2 +1,3 @@
 export * from './rewind';
 export * from './tools';
+export * from './components';

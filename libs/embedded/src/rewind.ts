@@ -1,12 +1,22 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import type { EffectKind, JsonValue, MoveHead, RetryPolicy, RollbackRecord } from '@rewind/domain';
+import {
+  assertComponentName,
+  componentStates,
+  saveComponentState,
+  type EffectKind,
+  type JsonValue,
+  type MoveHead,
+  type RetryPolicy,
+  type RollbackRecord,
+} from '@rewind/domain';
 import { presentState, sessionStreamId, type Caller, type SessionService, type SessionView } from '@rewind/engine';
 import { type EventStore, type StoredEvent } from '@rewind/event-store';
 import { SqliteEventStore } from '@rewind/event-store/sqlite';
 import { InMemoryEventStore } from '@rewind/event-store/in-memory';
 import { InProcessMessageBus } from '@rewind/messaging/in-process';
 import { CompensationError, createSessionRuntime, type InlineCompensationChannel, type RollbackSaga } from '@rewind/sagas';
+import { persists, type ComponentDefinition } from './components';
 import { describeFailure, finalFailureMessage, ToolCallError, waitBeforeNextAttempt, type ToolDefinition } from './tools';
 
 export { CompensationError };
@@ -45,6 +55,8 @@ export class RollbackNeedsAttention extends Error {
  * newest first, before making the earlier state current.
  */
 export class Rewind {
+  /** Components registered by name (see `registerComponent`). */
+  readonly components = new Map<string, ComponentDefinition<never>>();
   /** Tools registered by name (see `tool`). */
   readonly tools = new Map<string, ToolDefinition<never, never>>();
   readonly sleep: (ms: number) => Promise<void>;
@@ -72,6 +84,11 @@ export class Rewind {
     return Rewind.over(new SqliteEventStore({ filename: join(options.dataDir, 'rewind.db') }), options.tenantId ?? 'default', options.snapshotEvery, options);
   }
 
+  /** Over a store you opened (e.g. `PostgresEventStore` from `@rewind/event-store/postgres`); `close()` closes it. */
+  static on(store: EventStore, options: { tenantId?: string; snapshotEvery?: number } & RewindTiming = {}): Rewind {
+    return Rewind.over(store, options.tenantId ?? 'default', options.snapshotEvery, options);
+  }
+
   private static over(store: EventStore, tenantId: string, snapshotEvery = 100, timing: RewindTiming = {}): Rewind {
     const runtime = createSessionRuntime(store, { snapshotEvery, bus: new InProcessMessageBus() });
     return new Rewind(store, runtime.sessions, runtime.saga, runtime.inline, tenantId, timing);
@@ -94,6 +111,13 @@ export class Rewind {
         }
       });
     }
+    return this;
+  }
+
+  /** Registers a component whose own state the session keeps (see ComponentDefinition). */
+  registerComponent<S extends JsonValue>(component: ComponentDefinition<S>): this {
+    assertComponentName(component.name);
+    this.components.set(component.name, component as unknown as ComponentDefinition<never>);
     return this;
   }
 
@@ -247,8 +271,30 @@ export class RewindSession {
     return (await this.rewind.sessions.execute(this.caller, this.id, { type: 'SetContextVariable', name, value })).version;
   }
 
-  /** Labels the current step; returns its version. */
+  /** Saves the state of every persisting component whose state changed; returns the head version. */
+  async saveComponents(): Promise<number> {
+    const saved = componentStates((await this.rewind.sessions.getState(this.caller, this.id)).path.contextVars);
+    let head: number | undefined;
+    for (const component of this.rewind.components.values()) {
+      if (!persists(component)) continue;
+      const state = (await component.getState()) as JsonValue;
+      if (JSON.stringify(state) === JSON.stringify(saved[component.name])) continue;
+      head = (await this.rewind.sessions.execute(this.caller, this.id, saveComponentState(component.name, state))).version;
+    }
+    return head ?? (await this.rewind.sessions.getState(this.caller, this.id)).head;
+  }
+
+  /** Hands every persisting component the state it had at version `at` (default: the head). */
+  async restoreComponents(at?: number): Promise<void> {
+    const saved = componentStates((await this.rewind.sessions.getState(this.caller, this.id, at)).path.contextVars);
+    for (const component of this.rewind.components.values()) {
+      if (persists(component)) await component.restoreState(saved[component.name] as never);
+    }
+  }
+
+  /** Saves the components' state, then labels the current step; returns its version. */
   async checkpoint(label: string): Promise<number> {
+    await this.saveComponents();
     await this.rewind.sessions.execute(this.caller, this.id, { type: 'CreateCheckpoint', label });
     return (await this.state()).head;
   }
@@ -268,6 +314,7 @@ export class RewindSession {
       const rollback = await this.saga.run(this.caller.tenantId, this.id, result.rollbackId);
       if (rollback?.status !== 'completed') throw new RollbackNeedsAttention(rollback);
     }
+    await this.restoreComponents();
     return this.state();
   }
 
