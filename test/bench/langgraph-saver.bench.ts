@@ -4,9 +4,10 @@
  * LangGraph's PostgresSaver, and @rewind/langgraph's saver on Rewind's PostgreSQL and SQLite
  * stores. Reports the thread's storage after turn 20 and turn 300, and the time of one turn
  * (graph.invoke) around turn 20 and turn 300 (median of turns n-2..n+2).
- * Usage: npm run bench:langgraph [-- --turns 300]
+ * Usage: npm run bench:langgraph [-- --turns 300] [-- --only postgres-saver,rewind-postgres,rewind-sqlite]
  */
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
+import Database from 'better-sqlite3';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -96,17 +97,21 @@ async function rewindOnPostgres(): Promise<System> {
 async function rewindOnSqlite(): Promise<System> {
   const dir = mkdtempSync(join(tmpdir(), 'rwb-langgraph-'));
   const rewind = Rewind.open({ dataDir: dir });
-  const file = (name: string) => {
+  /** Pages in use once the WAL is checkpointed into the file (the WAL itself is preallocated). */
+  const usedBytes = () => {
+    const db = new Database(join(dir, 'rewind.db'));
     try {
-      return statSync(join(dir, name)).size;
-    } catch {
-      return 0;
+      db.pragma('wal_checkpoint(TRUNCATE)');
+      const pages = (db.pragma('page_count', { simple: true }) as number) - (db.pragma('freelist_count', { simple: true }) as number);
+      return pages * (db.pragma('page_size', { simple: true }) as number);
+    } finally {
+      db.close();
     }
   };
   return {
-    name: '@rewind/langgraph on Rewind (embedded SQLite store; file + WAL)',
+    name: '@rewind/langgraph on Rewind (embedded SQLite store; pages in use)',
     saver: new RewindCheckpointSaver(rewind),
-    bytes: async () => (await rewind.sessions.repository.flushSnapshots(), file('rewind.db') + file('rewind.db-wal')),
+    bytes: async () => (await rewind.sessions.repository.flushSnapshots(), usedBytes()),
     close: async () => (await rewind.close(), rmSync(dir, { recursive: true, force: true })),
   };
 }
@@ -138,7 +143,10 @@ async function main(): Promise<void> {
   const turnsArg = process.argv.indexOf('--turns');
   const turns = turnsArg > 0 ? Number(process.argv[turnsArg + 1]) : 300;
   const rows = [];
-  for (const open of [postgresSaver, rewindOnPostgres, rewindOnSqlite]) {
+  const only = process.argv.indexOf('--only');
+  const systems = { 'postgres-saver': postgresSaver, 'rewind-postgres': rewindOnPostgres, 'rewind-sqlite': rewindOnSqlite };
+  const chosen = only > 0 ? process.argv[only + 1]!.split(',') : Object.keys(systems);
+  for (const open of chosen.map((name) => systems[name as keyof typeof systems])) {
     const system = await open();
     try {
       rows.push(await run(system, turns));
