@@ -1,4 +1,4 @@
-import { invalid, notFound } from './errors';
+import { invalid } from './errors';
 import type { JsonValue } from './json';
 import type { SessionCommand } from './commands';
 
@@ -34,14 +34,4 @@ export function componentStates(contextVars: Record<string, JsonValue>): Record<
     if (name.startsWith(COMPONENT_VARIABLE_PREFIX)) states[name.slice(COMPONENT_VARIABLE_PREFIX.length)] = value;
   }
   return states;
-}
-
-/** One component's state, or a not-found error that says so. */
-export function componentState(contextVars: Record<string, JsonValue>, name: string, at: number): JsonValue {
-  assertComponentName(name);
-  const key = COMPONENT_VARIABLE_PREFIX + name;
-  if (!Object.hasOwn(contextVars, key)) {
-    throw notFound('component_not_found', `Component "${name}" has no saved state at version ${at}: save it with PUT …/components/${name} first.`);
-  }
-  return contextVars[key]!;
 }

@@ -1,5 +1,5 @@
 import { QueryHandler, type IQueryHandler } from '@nestjs/cqrs';
-import { assertComponentName, componentState } from '@rewind/domain';
+import { assertComponentName, COMPONENT_VARIABLE_PREFIX, notFound } from '@rewind/domain';
 import { SessionQueries } from '@rewind/engine';
 import { GetComponentStateQuery, type ComponentStateView } from './get-component-state.query';
 
@@ -11,6 +11,10 @@ export class GetComponentStateHandler implements IQueryHandler<GetComponentState
     assertComponentName(name);
     const state = await this.sessions.getState(caller, sessionId, at);
     const version = at ?? state.head;
-    return { name, value: componentState(state.path.contextVars, name, version), version };
+    const key = COMPONENT_VARIABLE_PREFIX + name;
+    if (!Object.hasOwn(state.path.contextVars, key)) {
+      throw notFound('component_not_found', `Component "${name}" has no saved state at version ${version}: save it with PUT …/components/${name} first.`);
+    }
+    return { name, value: state.path.contextVars[key]!, version };
   }
 }
