@@ -7,7 +7,9 @@ import { RecordStepsHandler } from './commands/record-steps.handler';
 import { RegisterToolHandler } from './commands/register-tool.handler';
 import { ResolveCompensationHandler } from './commands/resolve-compensation.handler';
 import { RetryCompensationHandler } from './commands/retry-compensation.handler';
+import { SaveComponentStateHandler } from './commands/save-component-state.handler';
 import { StartSessionHandler } from './commands/start-session.handler';
+import { GetComponentStateHandler } from './queries/get-component-state.handler';
 import { GetContextHandler } from './queries/get-context.handler';
 import { GetDiffHandler } from './queries/get-diff.handler';
 import { GetEventsHandler } from './queries/get-events.handler';
@@ -26,6 +28,7 @@ export const COMMAND_HANDLERS = [
   RetryCompensationHandler,
   ResolveCompensationHandler,
   RegisterToolHandler,
+  SaveComponentStateHandler,
 ];
 
 export const QUERY_HANDLERS = [
@@ -37,6 +40,7 @@ export const QUERY_HANDLERS = [
   PlanHeadMoveHandler,
   ListToolsHandler,
   GetToolHandler,
+  GetComponentStateHandler,
 ];
 
 /**

@@ -13,3 +13,4 @@ export * from './context-window';
 export * from './diff';
 export * from './templates';
 export * from './tool-registration';
+export * from './components';

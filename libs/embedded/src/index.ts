@@ -1,1 +1,4 @@
 export * from './rewind';
+export * from './tools';
+export * from './components';
+export * from './workspace';

@@ -1,8 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import type { EffectKind, JsonValue, MoveHead, RetryPolicy, RollbackRecord } from '@rewind/domain';
-import { presentState, type Caller, type SessionService, type SessionView } from '@rewind/engine';
-import { type EventStore } from '@rewind/event-store';
+import {
+  assertComponentName,
+  componentStates,
+  saveComponentState,
+  type EffectKind,
+  type JsonValue,
+  type MoveHead,
+  type RetryPolicy,
+  type RollbackRecord,
+} from '@rewind/domain';
+import { presentState, sessionStreamId, type Caller, type SessionService, type SessionView } from '@rewind/engine';
+import { type EventStore, type StoredEvent } from '@rewind/event-store';
 import { SqliteEventStore } from '@rewind/event-store/sqlite';
 import { InMemoryEventStore } from '@rewind/event-store/in-memory';
 import { InProcessMessageBus } from '@rewind/messaging/in-process';
@@ -11,8 +20,16 @@ import { SqliteCheckpointStore } from '@rewind/messaging/sqlite';
 import { EngineSessionPaths, type RecallRequest, type RecallResult } from '@rewind/memory';
 import { MemoryRuntime, memoryConfigFromEnv } from '@rewind/memory/runtime';
 import { CompensationError, createSessionRuntime, type InlineCompensationChannel, type RollbackSaga } from '@rewind/sagas';
+import { persists, type ComponentDefinition } from './components';
+import { describeFailure, finalFailureMessage, ToolCallError, waitBeforeNextAttempt, type ToolDefinition } from './tools';
 
 export { CompensationError };
+
+/** How the library waits between attempts; replaceable so that tests need not wait. */
+export interface RewindTiming {
+  sleep?: (ms: number) => Promise<void>;
+  random?: () => number;
+}
 
 /** How to undo a step, given what it was called with and what it returned. */
 export type Undo<I, O> = (call: { input: I; output: O | null }) => Promise<unknown> | unknown;
@@ -43,15 +60,25 @@ export class RollbackNeedsAttention extends Error {
  */
 export class Rewind {
   private memoryRuntime: { runtime: MemoryRuntime; checkpoints: CheckpointStore } | undefined;
+  /** Components registered by name (see `registerComponent`). */
+  readonly components = new Map<string, ComponentDefinition<never>>();
+  /** Tools registered by name (see `tool`). */
+  readonly tools = new Map<string, ToolDefinition<never, never>>();
+  readonly sleep: (ms: number) => Promise<void>;
+  readonly random: () => number;
 
   private constructor(
     readonly store: EventStore,
     readonly sessions: SessionService,
     private readonly saga: RollbackSaga,
     readonly compensators: InlineCompensationChannel,
-    private readonly tenantId: string,
+    readonly tenantId: string,
+    timing: RewindTiming,
     private readonly dataDir: string | null = null,
-  ) {}
+  ) {
+    this.sleep = timing.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+    this.random = timing.random ?? Math.random;
+  }
 
   /**
    * Long-term memory (loaded on first use: the first call may download the embedding model).
@@ -77,23 +104,66 @@ export class Rewind {
   }
 
   /** Nothing persisted: for tests and short-lived agents. */
-  static inMemory(options: { tenantId?: string } = {}): Rewind {
-    return Rewind.over(new InMemoryEventStore(), options.tenantId ?? 'local');
+  static inMemory(options: { tenantId?: string } & RewindTiming = {}): Rewind {
+    return Rewind.over(new InMemoryEventStore(), options.tenantId ?? 'local', undefined, options);
   }
 
   /** Persisted in `<dataDir>/rewind.db` (the embedded store the service uses). */
-  static open(options: { dataDir: string; tenantId?: string; snapshotEvery?: number }): Rewind {
+  static open(options: { dataDir: string; tenantId?: string; snapshotEvery?: number } & RewindTiming): Rewind {
     return Rewind.over(
       new SqliteEventStore({ filename: join(options.dataDir, 'rewind.db') }),
       options.tenantId ?? 'default',
       options.snapshotEvery,
+      options,
       options.dataDir,
     );
   }
 
-  private static over(store: EventStore, tenantId: string, snapshotEvery = 100, dataDir: string | null = null): Rewind {
+  /** Over a store you opened (e.g. `PostgresEventStore` from `@rewind/event-store/postgres`); `close()` closes it. */
+  static on(store: EventStore, options: { tenantId?: string; snapshotEvery?: number } & RewindTiming = {}): Rewind {
+    return Rewind.over(store, options.tenantId ?? 'default', options.snapshotEvery, options);
+  }
+
+  private static over(store: EventStore, tenantId: string, snapshotEvery = 100, timing: RewindTiming = {}, dataDir: string | null = null): Rewind {
     const runtime = createSessionRuntime(store, { snapshotEvery, bus: new InProcessMessageBus() });
-    return new Rewind(store, runtime.sessions, runtime.saga, runtime.inline, tenantId, dataDir);
+    return new Rewind(store, runtime.sessions, runtime.saga, runtime.inline, tenantId, timing, dataDir);
+  }
+
+  /**
+   * Registers a tool by name: `session.call(name, input)` runs it, and a rollback finds its
+   * undo by this name, in this process or in the next one once the tool is registered again.
+   */
+  tool<I extends JsonValue, O extends JsonValue | void>(name: string, definition: ToolDefinition<I, O>): this {
+    this.tools.set(name, definition as unknown as ToolDefinition<never, never>);
+    const undo = definition.undo;
+    if (undo) {
+      this.compensators.register(toolUndoHandler(name), async (request) => {
+        const call = request.payload as { input: I; output: O | null };
+        try {
+          return ((await undo({ ...call, idempotencyKey: request.idempotencyKey, toolCallId: request.toolCallId })) ?? null) as JsonValue;
+        } catch (error) {
+          throw error instanceof ToolCallError ? new CompensationError(error.message, error.retryable) : error;
+        }
+      });
+    }
+    return this;
+  }
+
+  /** Registers a component whose own state the session keeps (see ComponentDefinition). */
+  registerComponent<S extends JsonValue>(component: ComponentDefinition<S>): this {
+    assertComponentName(component.name);
+    this.components.set(component.name, component as unknown as ComponentDefinition<never>);
+    return this;
+  }
+
+  /**
+   * Finishes rollbacks that a stopped process left in progress (call it after registering
+   * the tools again); resolves when they have stopped, with how many there were.
+   */
+  async resumeRollbacks(): Promise<number> {
+    const resumed = await this.saga.resumeAll(this.store);
+    await this.saga.drain();
+    return resumed;
   }
 
   async startSession(sessionId: string = randomUUID(), title?: string): Promise<RewindSession> {
@@ -116,6 +186,11 @@ export class Rewind {
     await this.sessions.repository.flushSnapshots();
     await this.store.close();
   }
+}
+
+/** The in-process compensation handler that undoes calls of a registered tool. */
+export function toolUndoHandler(tool: string): string {
+  return `tool:${tool}`;
 }
 
 export class RewindSession {
@@ -173,6 +248,55 @@ export class RewindSession {
     return output;
   }
 
+  /**
+   * Calls a tool registered with `rewind.tool(name, …)`. Each attempt is recorded (started,
+   * then failed or succeeded); a failed attempt is retried with the tool's policy unless its
+   * error is permanent, and the last error is rethrown.
+   */
+  async call<I extends JsonValue, O extends JsonValue | void>(name: string, input: I, options: { toolCallId?: string; confirmed?: boolean } = {}): Promise<O> {
+    const tool = this.rewind.tools.get(name) as ToolDefinition<I, O> | undefined;
+    if (!tool) {
+      throw new Error(`No tool is registered as "${name}" in this process: register it with rewind.tool("${name}", { run, undo }) before calling it.`);
+    }
+    const toolCallId = options.toolCallId ?? randomUUID();
+    const kind = tool.kind ?? (tool.undo ? 'reversible' : 'none');
+    const effect = {
+      kind,
+      ...(tool.undo
+        ? { compensation: { channel: 'inline' as const, target: toolUndoHandler(name), payload: { input: '{{input}}', output: '{{output}}' } } }
+        : {}),
+      ...(tool.retry ? { retry: { timeoutMs: 10_000, ...tool.retry } } : {}),
+    };
+    for (let attempt = 1; ; attempt++) {
+      await this.rewind.sessions.execute(this.caller, this.id, {
+        type: 'StartToolCall',
+        toolCallId,
+        tool: name,
+        input,
+        effect,
+        ...(options.confirmed !== undefined ? { confirmed: options.confirmed } : {}),
+      });
+      let output: O;
+      try {
+        output = await tool.run(input, { attempt, toolCallId });
+      } catch (error) {
+        const failure = describeFailure(error);
+        const wait = waitBeforeNextAttempt(tool.retry, attempt, failure, this.rewind.random);
+        await this.rewind.sessions.execute(this.caller, this.id, {
+          type: 'FailToolCall',
+          toolCallId,
+          error: wait === null ? finalFailureMessage(name, attempt, failure) : `attempt ${attempt} failed, retrying in ${wait} ms: ${failure.error}`,
+          retryable: wait !== null,
+        });
+        if (wait === null) throw error;
+        await this.rewind.sleep(wait);
+        continue;
+      }
+      await this.rewind.sessions.execute(this.caller, this.id, { type: 'CompleteToolCall', toolCallId, output: (output ?? null) as JsonValue });
+      return output;
+    }
+  }
+
   async say(role: 'user' | 'agent', content: string): Promise<number> {
     return (await this.rewind.sessions.execute(this.caller, this.id, { type: 'RecordMessage', role, content })).version;
   }
@@ -181,8 +305,35 @@ export class RewindSession {
     return (await this.rewind.sessions.execute(this.caller, this.id, { type: 'WriteMemory', key, value })).version;
   }
 
-  /** Labels the current step; returns its version. */
+  /** Sets a context variable (a step of the timeline, so time travel and rollback restore it); returns its version. */
+  async setVariable(name: string, value: JsonValue): Promise<number> {
+    return (await this.rewind.sessions.execute(this.caller, this.id, { type: 'SetContextVariable', name, value })).version;
+  }
+
+  /** Saves the state of every persisting component whose state changed; returns the head version. */
+  async saveComponents(): Promise<number> {
+    const saved = componentStates((await this.rewind.sessions.getState(this.caller, this.id)).path.contextVars);
+    let head: number | undefined;
+    for (const component of this.rewind.components.values()) {
+      if (!persists(component)) continue;
+      const state = (await component.getState()) as JsonValue;
+      if (JSON.stringify(state) === JSON.stringify(saved[component.name])) continue;
+      head = (await this.rewind.sessions.execute(this.caller, this.id, saveComponentState(component.name, state))).version;
+    }
+    return head ?? (await this.rewind.sessions.getState(this.caller, this.id)).head;
+  }
+
+  /** Hands every persisting component the state it had at version `at` (default: the head). */
+  async restoreComponents(at?: number): Promise<void> {
+    const saved = componentStates((await this.rewind.sessions.getState(this.caller, this.id, at)).path.contextVars);
+    for (const component of this.rewind.components.values()) {
+      if (persists(component)) await component.restoreState(saved[component.name] as never);
+    }
+  }
+
+  /** Saves the components' state, then labels the current step; returns its version. */
   async checkpoint(label: string): Promise<number> {
+    await this.saveComponents();
     await this.rewind.sessions.execute(this.caller, this.id, { type: 'CreateCheckpoint', label });
     return (await this.state()).head;
   }
@@ -202,6 +353,7 @@ export class RewindSession {
       const rollback = await this.saga.run(this.caller.tenantId, this.id, result.rollbackId);
       if (rollback?.status !== 'completed') throw new RollbackNeedsAttention(rollback);
     }
+    await this.restoreComponents();
     return this.state();
   }
 
@@ -211,6 +363,11 @@ export class RewindSession {
    */
   recall(query: string, options: Omit<RecallRequest, 'tenantId' | 'sessionId' | 'query'> = {}): Promise<RecallResult> {
     return this.rewind.recall({ sessionId: this.id, query, ...options });
+  }
+
+  /** Every event of the session, oldest first: its audit trail (every attempt, compensation and head move). */
+  async events(fromVersion?: number): Promise<StoredEvent[]> {
+    return this.rewind.store.readStream(sessionStreamId(this.caller.tenantId, this.id), fromVersion ? { fromVersion } : {});
   }
 
   /** The session at its head (or at version `at`), in the shape `GET /v1/sessions/:id` answers. */

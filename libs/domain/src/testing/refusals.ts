@@ -12,7 +12,7 @@ export const REFUSALS = {
   rollback_in_progress: { kind: 'conflict', when: 'any command but the rollback commands while a rollback is active' },
   validation_failed: {
     kind: 'validation',
-    when: 'a head move with no target; a retry policy with baseDelayMs > maxDelayMs; "__proto__" as a tool call id, checkpoint label, memory key or variable name',
+    when: 'a head move with no target; a retry policy with baseDelayMs > maxDelayMs; "__proto__" as a tool call id, checkpoint label, memory key or variable name; a component name outside [A-Za-z0-9_.-]',
   },
   // Steps.
   turn_not_found: { kind: 'not_found', when: 'an agent message, a tool call or an interrupt naming a turn not on the head path' },

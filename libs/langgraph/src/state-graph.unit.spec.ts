@@ -1,0 +1,112 @@
+import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from '@langchain/core/messages';
+import type { RunnableConfig } from '@langchain/core/runnables';
+import { tool } from '@langchain/core/tools';
+import { END, MessagesAnnotation, START, StateGraph, type StateSnapshot } from '@langchain/langgraph';
+import { ToolNode } from '@langchain/langgraph/prebuilt';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { Rewind } from '@rewind/embedded';
+import { RewindCheckpointSaver } from './rewind-saver';
+
+/**
+ * A deterministic agent (no model needed): "book X" makes it call the booking tool; the
+ * tool's answer makes it confirm. The graph, its tool node and the checkpointer are LangGraph's own.
+ */
+function agent(state: typeof MessagesAnnotation.State): { messages: BaseMessage[] } {
+  const last = state.messages[state.messages.length - 1]!;
+  if (last instanceof ToolMessage) return { messages: [new AIMessage(`Done: ${String(last.content)}`)] };
+  const hotel = /book (\w+)/.exec(String(last.content))?.[1];
+  if (!hotel) return { messages: [new AIMessage('How can I help?')] };
+  return { messages: [new AIMessage({ content: '', tool_calls: [{ id: `call-${hotel}`, name: 'book_hotel', args: { hotel }, type: 'tool_call' }] })] };
+}
+
+describe('a LangGraph StateGraph with a tool node, checkpointed on Rewind', () => {
+  let rewind: Rewind;
+  let saver: RewindCheckpointSaver;
+  let world: string[];
+  let graph: ReturnType<typeof build>;
+
+  function build() {
+    const bookHotel = tool(
+      async ({ hotel }: { hotel: string }, config: RunnableConfig) => {
+        // The booking is a Rewind tool call in the thread's session: rolling the thread back undoes it.
+        const session = await saver.session(config);
+        const booking = await session.call<{ hotel: string }, { bookingId: string }>('book_hotel', { hotel });
+        return booking.bookingId;
+      },
+      { name: 'book_hotel', description: 'Books a hotel room', schema: z.object({ hotel: z.string() }) },
+    );
+    return new StateGraph(MessagesAnnotation)
+      .addNode('agent', agent)
+      .addNode('tools', new ToolNode([bookHotel]))
+      .addEdge(START, 'agent')
+      .addConditionalEdges('agent', (s) => ((s.messages[s.messages.length - 1] as AIMessage).tool_calls?.length ? 'tools' : END))
+      .addEdge('tools', 'agent')
+      .compile({ checkpointer: saver });
+  }
+
+  beforeEach(() => {
+    rewind = Rewind.inMemory();
+    world = [];
+    rewind.tool<{ hotel: string }, { bookingId: string }>('book_hotel', {
+      run: ({ hotel }) => (world.push(`booked ${hotel}`), { bookingId: `bk-${hotel}` }),
+      undo: ({ output }) => void world.push(`cancelled ${output!.bookingId}`),
+    });
+    saver = new RewindCheckpointSaver(rewind);
+    graph = build();
+  });
+  afterEach(() => rewind.close());
+
+  const thread = { configurable: { thread_id: 'trip' } };
+  const texts = (snapshot: StateSnapshot) => (snapshot.values as { messages: BaseMessage[] }).messages.map((m) => String(m.content));
+
+  it('runs turns, keeps their history, and continues a thread from a fresh saver', async () => {
+    await graph.invoke({ messages: [new HumanMessage('book Ritz')] }, thread);
+    await graph.invoke({ messages: [new HumanMessage('book Hilton')] }, thread);
+    expect(world).toEqual(['booked Ritz', 'booked Hilton']);
+    expect(texts(await graph.getState(thread))).toEqual(['book Ritz', '', 'bk-Ritz', 'Done: bk-Ritz', 'book Hilton', '', 'bk-Hilton', 'Done: bk-Hilton']);
+
+    const history: StateSnapshot[] = [];
+    for await (const snapshot of graph.getStateHistory(thread)) history.push(snapshot);
+    expect(history.length).toBeGreaterThanOrEqual(10); // input + agent + tools + agent per turn, and more
+    expect(texts(history[history.length - 1]!)).toEqual([]);
+
+    saver = new RewindCheckpointSaver(rewind);
+    graph = build();
+    await graph.invoke({ messages: [new HumanMessage('thanks')] }, thread);
+    expect(texts(await graph.getState(thread)).slice(-2)).toEqual(['thanks', 'How can I help?']);
+  });
+
+  it('rolling the thread back through Rewind undoes the bookings made after the target and makes it the latest state', async () => {
+    await graph.invoke({ messages: [new HumanMessage('book Ritz')] }, thread);
+    const afterFirstTurn = (await graph.getState(thread)).config;
+    await graph.invoke({ messages: [new HumanMessage('book Hilton')] }, thread);
+
+    await saver.rollbackTo(afterFirstTurn);
+    expect(world).toEqual(['booked Ritz', 'booked Hilton', 'cancelled bk-Hilton']);
+    expect(texts(await graph.getState(thread))).toEqual(['book Ritz', '', 'bk-Ritz', 'Done: bk-Ritz']);
+    const session = await saver.session(thread);
+    expect((await session.state()).toolCalls.map((c) => c.tool)).toEqual(['book_hotel']);
+
+    await graph.invoke({ messages: [new HumanMessage('book Savoy')] }, thread);
+    expect(texts(await graph.getState(thread)).slice(-1)).toEqual(['Done: bk-Savoy']);
+    expect(world.slice(-1)).toEqual(['booked Savoy']);
+  });
+
+  it('forks with updateState from a past checkpoint without touching the original branch', async () => {
+    await graph.invoke({ messages: [new HumanMessage('book Ritz')] }, thread);
+    const history: StateSnapshot[] = [];
+    for await (const snapshot of graph.getStateHistory(thread)) history.push(snapshot);
+    const beforeTool = history.find((s) => s.next.includes('tools'))!;
+    const forked = await graph.updateState(beforeTool.config, {
+      messages: [new AIMessage({ id: (beforeTool.values as { messages: BaseMessage[] }).messages[1]!.id!, content: 'Changed my mind' })],
+    });
+    const fork = await graph.getState(forked);
+    expect(texts(fork)).toEqual(['book Ritz', 'Changed my mind']);
+    expect(texts(await graph.getState(beforeTool.config))).toEqual(['book Ritz', '']);
+    expect(texts(await graph.getState(thread))).toEqual(['book Ritz', 'Changed my mind']);
+    const all: StateSnapshot[] = [];
+    for await (const snapshot of graph.getStateHistory(thread)) all.push(snapshot);
+    expect(all.some((s) => texts(s).includes('Done: bk-Ritz'))).toBe(true);
+  });
+});
