@@ -35,6 +35,9 @@ cd "$scratch/app"
 cat > package.json <<'JSON'
 { "name": "rewind-embedded-check", "private": true, "type": "module" }
 JSON
+# onnxruntime-node (the local embedding model of long-term memory) downloads CUDA binaries at
+# install where it finds nvcc; Rewind runs it on the CPU. README tells users the same line.
+echo 'onnxruntime-node-install-cuda=skip' > .npmrc
 # better-sqlite3 compiles from source here (no prebuilt download): reuse the copy the repository
 # built, same version and machine, so that this check costs the packaging, not the compiler.
 mkdir -p node_modules && cp -r "$root/node_modules/better-sqlite3" "$root/node_modules/bindings" "$root/node_modules/file-uri-to-path" node_modules/
