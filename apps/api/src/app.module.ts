@@ -9,6 +9,7 @@ import type { RewindConfig } from '@rewind/config';
 import { HealthController } from './health/health.controller';
 import { MetricsController } from './metrics/metrics.controller';
 import { InfrastructureModule, type OpenedStores } from './infrastructure/infrastructure.module';
+import { KeysModule } from './keys/keys.module';
 import { ProjectionsModule } from './projections/projections.module';
 import { RollbacksModule } from './rollbacks/rollbacks.module';
 import { SessionsModule } from './sessions/sessions.module';
@@ -25,6 +26,7 @@ export class AppModule {
         SessionsModule,
         RollbacksModule,
         ProjectionsModule.forRoot({ runRunners: config.runProjections }),
+        KeysModule,
       ],
       controllers: [HealthController, MetricsController],
       providers: [

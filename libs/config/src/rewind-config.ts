@@ -21,6 +21,10 @@ export interface RewindConfig {
   relayTopic: string | null;
   /** Run the projection runners in this process (false: a worker runs them; queries still read the tables). */
   runProjections: boolean;
+  /** Requests per second each API key may make, refilling its token bucket (0: no limit). */
+  rateLimitPerSecond: number;
+  /** The bucket's size: requests a key may make at once after a quiet spell. */
+  rateLimitBurst: number;
 }
 
 export class ConfigError extends Error {
@@ -73,5 +77,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RewindConfig {
     logLevel: oneOf(env, 'REWIND_LOG_LEVEL', ['error', 'warn', 'log', 'debug'] as const, 'log'),
     relayTopic: env.KAFKA_BROKERS ? env.KAFKA_TOPIC_EVENTS || 'rewind.events' : null,
     runProjections: oneOf(env, 'REWIND_RUN_PROJECTIONS', ['true', 'false'] as const, 'true') === 'true',
+    rateLimitPerSecond: integer(env, 'REWIND_RATE_LIMIT_PER_SECOND', 1000, 0, 1_000_000),
+    rateLimitBurst: integer(env, 'REWIND_RATE_LIMIT_BURST', 2000, 1, 10_000_000),
   };
 }
