@@ -1,2 +1,3 @@
 export * from './event-store';
 export * from './metadata-codec';
+export * from './idempotency-key';
