@@ -2,13 +2,21 @@ import { projectionsCommands } from './commands/projections';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type RewindConfig } from '@rewind/config';
 import { CliError, commandUsage, databaseFileOf, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, UsageError, type CliIo, type CommandSpec, type Flags } from './command';
+import { auditCommands } from './commands/audit';
 import { eventsCommands } from './commands/events';
 import { keysCommands } from './commands/keys';
 import { signingKeysCommands } from './commands/signing-keys';
 import { stateCommands } from './commands/state';
 
 /** Every command, in the order usage lists them. A new group is one more spread here. */
-export const COMMANDS: readonly CommandSpec[] = [...keysCommands, ...signingKeysCommands, ...stateCommands, ...eventsCommands, ...projectionsCommands];
+export const COMMANDS: readonly CommandSpec[] = [
+  ...keysCommands,
+  ...signingKeysCommands,
+  ...stateCommands,
+  ...eventsCommands,
+  ...projectionsCommands,
+  ...auditCommands,
+];
 
 /** Environment variables the CLI reads (the API's, so both see the same data). */
 const ENV_VARS: [string, string][] = [

@@ -5,7 +5,9 @@ import { join } from 'node:path';
 import { Pool } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SessionRepository, SessionService } from '@rewind/engine';
+import type { EventStore } from '@rewind/event-store';
 import { PostgresEventStore } from '@rewind/event-store/postgres';
+import { SqliteEventStore } from '@rewind/event-store/sqlite';
 import { verifySignature } from '@rewind/messaging';
 import { PostgresKafkaSigningSecretStore } from '@rewind/messaging/postgres';
 import { SqliteKafkaSigningSecretStore } from '@rewind/messaging/sqlite';
@@ -118,5 +120,57 @@ describe.each(E2E_STORES)('rewind CLI on the %s store', (storeName) => {
     }
     const missing = await rewind('state-at', '--session', 'nope', '--version', '1');
     expect(missing.code).toBe(1);
+  });
+
+  it('audit digest seals and prints a digest; audit verify proves the log untouched, then names the first broken link', async () => {
+    const store: EventStore =
+      storeName === 'postgres'
+        ? await PostgresEventStore.open({ connectionString: env.DATABASE_URL!, poolSize: 2 })
+        : new SqliteEventStore({ filename: join(dataDir, 'rewind.db') });
+    try {
+      const sessions = new SessionService(new SessionRepository(store, { snapshotEvery: 0 }));
+      await sessions.startSession({ tenantId: 'audited', actor: 't' }, { sessionId: 'ledger' });
+      await sessions.execute({ tenantId: 'audited', actor: 't' }, 'ledger', { type: 'WriteMemory', key: 'iban', value: 'DE89370400440532013000' });
+      await sessions.execute({ tenantId: 'audited', actor: 't' }, 'ledger', { type: 'WriteMemory', key: 'amount', value: 100 });
+    } finally {
+      await store.close();
+    }
+    // On PostgreSQL the log is read only up to positions no open transaction (of any test running
+    // beside this one) may still commit below: seal until the session's three events are covered.
+    const sealedOfTenant = async () =>
+      /Checked 3 sealed event\(s\) of tenant "audited" \(1 sessions\)/.test((await rewind('audit', 'verify', '--tenant', 'audited')).stdout);
+    let digest = await rewind('audit', 'digest');
+    for (let i = 0; i < 100 && !(await sealedOfTenant()); i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      digest = await rewind('audit', 'digest');
+    }
+    expect(digest.code).toBe(0);
+    const recorded = digest.stdout.trim();
+    expect(recorded).toMatch(/^rwd-digest-v1:\d+:\d+:[0-9a-f]{64}$/);
+    expect(digest.stderr).toContain('Record this line');
+    const clean = await rewind('audit', 'verify', '--digest', recorded);
+    expect(clean.code).toBe(0);
+    expect(clean.stdout).toContain('Verified: every link holds');
+    expect(clean.stdout).toContain('The recorded digest still matches the log.');
+    expect(await sealedOfTenant()).toBe(true);
+
+    // One byte of the stored IBAN, changed behind the store's back.
+    if (pool) {
+      await pool.query(
+        `UPDATE rewind.events SET data = replace(data::text, '0532013000', '0532013001')::json WHERE stream_key = (SELECT id FROM rewind.streams WHERE stream_id = 'session:audited:ledger')`,
+      );
+    } else {
+      const raw = new SqliteEventStore({ filename: join(dataDir, 'rewind.db') });
+      raw.db.prepare(`UPDATE events SET data = replace(data, '0532013000', '0532013001') WHERE stream_id = 'session:audited:ledger'`).run();
+      await raw.close();
+    }
+    const broken = await rewind('audit', 'verify', '--session', 'ledger', '--tenant', 'audited');
+    expect(broken.code).toBe(1);
+    expect(broken.stderr).toMatch(
+      /first broken link at session:audited:ledger version 2 \(global position \d+\): the stored event is not the one that was sealed/,
+    );
+    expect((await rewind('audit', 'verify')).code).toBe(1);
+    expect((await rewind('audit', 'verify', '--tenant', 'nobody')).code).toBe(0);
+    expect((await rewind('audit', 'verify', '--digest', 'not-a-digest')).code).toBe(2);
   });
 });

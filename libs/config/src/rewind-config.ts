@@ -25,6 +25,8 @@ export interface RewindConfig {
   rateLimitPerSecond: number;
   /** The bucket's size: requests a key may make at once after a quiet spell. */
   rateLimitBurst: number;
+  /** How often new events are sealed into the audit hash chains, in ms (0: only by `rewind audit digest`). */
+  auditSealIntervalMs: number;
 }
 
 export class ConfigError extends Error {
@@ -79,5 +81,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RewindConfig {
     runProjections: oneOf(env, 'REWIND_RUN_PROJECTIONS', ['true', 'false'] as const, 'true') === 'true',
     rateLimitPerSecond: integer(env, 'REWIND_RATE_LIMIT_PER_SECOND', 1000, 0, 1_000_000),
     rateLimitBurst: integer(env, 'REWIND_RATE_LIMIT_BURST', 2000, 1, 10_000_000),
+    auditSealIntervalMs: integer(env, 'REWIND_AUDIT_SEAL_INTERVAL_MS', 1000, 0, 3_600_000),
   };
 }

@@ -1,3 +1,4 @@
 export * from './event-store';
 export * from './metadata-codec';
 export * from './idempotency-key';
+export * from './audit';

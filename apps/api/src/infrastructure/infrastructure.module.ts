@@ -1,9 +1,9 @@
 import { Global, Inject, Logger, Module, type DynamicModule, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { join } from 'node:path';
 import { SessionCommands, SessionQueries, SessionService, ToolRegistry } from '@rewind/engine';
-import { type EventStore } from '@rewind/event-store';
-import { SqliteEventStore } from '@rewind/event-store/sqlite';
-import { PostgresEventStore } from '@rewind/event-store/postgres';
+import { AuditSealer, type EventStore } from '@rewind/event-store';
+import { SqliteEventStore, SqliteSealStore } from '@rewind/event-store/sqlite';
+import { PostgresEventStore, PostgresSealStore } from '@rewind/event-store/postgres';
 import { type CheckpointStore, type MessageBus } from '@rewind/messaging';
 import { SqliteCheckpointStore } from '@rewind/messaging/sqlite';
 import { PostgresCheckpointStore } from '@rewind/messaging/postgres';
@@ -105,6 +105,9 @@ export class InfrastructureModule implements OnApplicationBootstrap, OnApplicati
 
   /** Subscriber checkpoints in the shared store (the saga's restart scan; the relay's, read for its lag). */
   private checkpoints!: CheckpointStore;
+  /** Seals new events into the audit hash chains every second (`rewind audit verify`). */
+  private sealer: AuditSealer | null = null;
+  private sealStore: SqliteSealStore | PostgresSealStore | null = null;
 
   async onApplicationBootstrap(): Promise<void> {
     this.checkpoints =
@@ -114,6 +117,12 @@ export class InfrastructureModule implements OnApplicationBootstrap, OnApplicati
     this.metrics.gauge('rewind_store_last_position', 'The global log position readers may see', () => this.store.lastPosition());
     this.metrics.gauge('rewind_rollbacks_running', 'Rollbacks this process is carrying out now', () => this.saga.runningCount);
     this.registerRelayLag();
+    this.sealStore =
+      this.store instanceof PostgresEventStore
+        ? new PostgresSealStore(this.store.pool, this.store.schema)
+        : new SqliteSealStore(join(this.config.dataDir, 'rewind.db'));
+    this.sealer = new AuditSealer(this.store, this.sealStore, this.config.auditSealIntervalMs, (m) => new Logger('Audit').warn(m));
+    this.sealer.start();
     const resumed = await this.saga.resumeAll(this.store, this.checkpoints);
     if (resumed > 0) this.logger.log(`Resuming ${resumed} rollback(s) that were in progress when the service last stopped.`);
   }
@@ -131,6 +140,8 @@ export class InfrastructureModule implements OnApplicationBootstrap, OnApplicati
   }
 
   async onApplicationShutdown(): Promise<void> {
+    await this.sealer?.stop();
+    await this.sealStore?.close();
     await this.checkpoints?.close();
     await this.saga.stop();
     await this.sessions.repository.flushSnapshots();

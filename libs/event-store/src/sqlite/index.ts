@@ -1,2 +1,3 @@
 export * from './sqlite-event-store';
 export * from './open-sqlite-file';
+export * from './sqlite-seal-store';
