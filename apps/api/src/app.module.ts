@@ -10,6 +10,7 @@ import { HealthController } from './health/health.controller';
 import { MetricsController } from './metrics/metrics.controller';
 import { InfrastructureModule, type OpenedStores } from './infrastructure/infrastructure.module';
 import { KeysModule } from './keys/keys.module';
+import { EncryptionModule } from './encryption/encryption.module';
 import { ProjectionsModule } from './projections/projections.module';
 import { RollbacksModule } from './rollbacks/rollbacks.module';
 import { SessionsModule } from './sessions/sessions.module';
@@ -27,6 +28,7 @@ export class AppModule {
         RollbacksModule,
         ProjectionsModule.forRoot({ runRunners: config.runProjections }),
         KeysModule,
+        EncryptionModule,
       ],
       controllers: [HealthController, MetricsController],
       providers: [

@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type RewindConfig } from '@rewind/config';
 import { CliError, commandUsage, databaseFileOf, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, UsageError, type CliIo, type CommandSpec, type Flags } from './command';
 import { auditCommands } from './commands/audit';
+import { tenantsCommands } from './commands/tenants';
 import { eventsCommands } from './commands/events';
 import { keysCommands } from './commands/keys';
 import { signingKeysCommands } from './commands/signing-keys';
@@ -16,6 +17,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   ...eventsCommands,
   ...projectionsCommands,
   ...auditCommands,
+  ...tenantsCommands,
 ];
 
 /** Environment variables the CLI reads (the API's, so both see the same data). */

@@ -13,8 +13,10 @@ import { PostgresKafkaSigningSecretStore } from '@rewind/messaging/postgres';
 import { SqliteKafkaSigningSecretStore } from '@rewind/messaging/sqlite';
 import type { KafkaSigningSecretStore } from '@rewind/messaging';
 import { type ApiKeyStore } from '@rewind/tenancy';
-import { SqliteApiKeyStore } from '@rewind/tenancy/sqlite';
-import { PostgresApiKeyStore } from '@rewind/tenancy/postgres';
+import { FieldEncryption, MasterKeyProvider, type DataKeyStore } from '@rewind/tenancy';
+import { SqliteApiKeyStore, SqliteDataKeyStore } from '@rewind/tenancy/sqlite';
+import { PostgresApiKeyStore, PostgresDataKeyStore } from '@rewind/tenancy/postgres';
+import { randomBytes } from 'node:crypto';
 import { E2E_STORES, storeEnv } from '../../../test/support/postgres';
 import { runCli } from './cli';
 
@@ -172,5 +174,29 @@ describe.each(E2E_STORES)('rewind CLI on the %s store', (storeName) => {
     expect((await rewind('audit', 'verify')).code).toBe(1);
     expect((await rewind('audit', 'verify', '--tenant', 'nobody')).code).toBe(0);
     expect((await rewind('audit', 'verify', '--digest', 'not-a-digest')).code).toBe(2);
+  });
+
+  it('tenants shred destroys the data keys of every session of one tenant, and no other', async () => {
+    const keys: DataKeyStore = pool ? await PostgresDataKeyStore.open(pool) : new SqliteDataKeyStore(join(dataDir, 'rewind.db'));
+    try {
+      const encryption = new FieldEncryption(keys, new MasterKeyProvider(randomBytes(32)), 0);
+      const gone1 = await encryption.encryptPaths('gone', 'a', { value: 'secret a' }, ['value']);
+      const gone2 = await encryption.encryptPaths('gone', 'b', { value: 'secret b' }, ['value']);
+      const kept = await encryption.encryptPaths('kept', 'a', { value: 'secret k' }, ['value']);
+      expect(await encryption.decryptDeep('gone', gone1)).toEqual({ value: 'secret a' });
+
+      const run = await rewind('tenants', 'shred', '--tenant', 'gone');
+      expect(run.stderr).toBe('');
+      expect(run.code).toBe(0);
+      expect(run.stdout).toContain('Destroyed 2 data key(s) of tenant "gone"');
+      expect(await encryption.decryptDeep('gone', [gone1, gone2])).toEqual([{ value: '[shredded]' }, { value: '[shredded]' }]);
+      expect(await encryption.decryptDeep('kept', kept)).toEqual({ value: 'secret k' });
+      expect((await keys.forSession('gone', 'a'))?.wrapped).toBeNull();
+      expect((await keys.forSession('kept', 'a'))?.wrapped).toMatch(/^mk1:/);
+      expect((await rewind('tenants', 'shred', '--tenant', 'gone')).stdout).toContain('no live data keys');
+      expect((await rewind('tenants', 'shred')).code).toBe(2);
+    } finally {
+      await keys.close();
+    }
   });
 });

@@ -1,4 +1,4 @@
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 
 export interface RewindConfig {
   /** Where events live: the embedded SQLite file, or PostgreSQL. */
@@ -27,6 +27,10 @@ export interface RewindConfig {
   rateLimitBurst: number;
   /** How often new events are sealed into the audit hash chains, in ms (0: only by `rewind audit digest`). */
   auditSealIntervalMs: number;
+  /** Wraps the data keys of encrypted fields: REWIND_MASTER_KEY (64 hex digits or base64 of 32 bytes)... */
+  masterKey: string | undefined;
+  /** ...or this file (REWIND_MASTER_KEY_FILE; default <data dir>/master.key, created on first use). */
+  masterKeyFile: string;
 }
 
 export class ConfigError extends Error {
@@ -82,5 +86,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RewindConfig {
     rateLimitPerSecond: integer(env, 'REWIND_RATE_LIMIT_PER_SECOND', 1000, 0, 1_000_000),
     rateLimitBurst: integer(env, 'REWIND_RATE_LIMIT_BURST', 2000, 1, 10_000_000),
     auditSealIntervalMs: integer(env, 'REWIND_AUDIT_SEAL_INTERVAL_MS', 1000, 0, 3_600_000),
+    masterKey: env.REWIND_MASTER_KEY || undefined,
+    masterKeyFile: resolve(env.REWIND_MASTER_KEY_FILE || join(env.REWIND_DATA_DIR || './data', 'master.key')),
   };
 }

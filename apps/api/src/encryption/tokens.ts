@@ -1,0 +1,1 @@
+export const FIELD_ENCRYPTION = Symbol('FIELD_ENCRYPTION');

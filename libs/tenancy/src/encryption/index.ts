@@ -1,0 +1,3 @@
+export * from './key-provider';
+export * from './data-key-store';
+export * from './field-encryption';

@@ -1,0 +1,84 @@
+import type { Pool } from 'pg';
+import type { DataKeyStore, StoredDataKey } from './data-key-store';
+
+interface Row {
+  key_id: string;
+  tenant_id: string;
+  session_id: string;
+  wrapped: string | null;
+  created_at: Date;
+  shredded_at: Date | null;
+  shredded_by: string | null;
+}
+const toKey = (r: Row): StoredDataKey => ({
+  keyId: r.key_id,
+  tenantId: r.tenant_id,
+  sessionId: r.session_id,
+  wrapped: r.wrapped,
+  createdAt: r.created_at.toISOString(),
+  shreddedAt: r.shredded_at ? r.shredded_at.toISOString() : null,
+  shreddedBy: r.shredded_by,
+});
+
+/**
+ * Data keys in PostgreSQL (the event store's schema). A shred sets the wrapped key to NULL; the
+ * old row version stays on disk until VACUUM reclaims it, and in WAL archives and backups (see
+ * the README's Security section) — the wrapped key is useless without the master key.
+ */
+export class PostgresDataKeyStore implements DataKeyStore {
+  private constructor(
+    private readonly pool: Pool,
+    private readonly table: string,
+  ) {}
+
+  static async open(pool: Pool, schema = 'rewind'): Promise<PostgresDataKeyStore> {
+    const table = `"${schema}".data_keys`;
+    await pool.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+    await pool.query(`CREATE TABLE IF NOT EXISTS ${table} (
+      key_id      text PRIMARY KEY,
+      tenant_id   text NOT NULL,
+      session_id  text NOT NULL,
+      wrapped     text,
+      created_at  timestamptz NOT NULL DEFAULT now(),
+      shredded_at timestamptz,
+      shredded_by text,
+      UNIQUE (tenant_id, session_id)
+    )`);
+    return new PostgresDataKeyStore(pool, table);
+  }
+
+  async byId(keyId: string) {
+    const { rows } = await this.pool.query<Row>(`SELECT * FROM ${this.table} WHERE key_id = $1`, [keyId]);
+    return rows[0] ? toKey(rows[0]) : null;
+  }
+
+  async forSession(tenantId: string, sessionId: string) {
+    const { rows } = await this.pool.query<Row>(`SELECT * FROM ${this.table} WHERE tenant_id = $1 AND session_id = $2`, [tenantId, sessionId]);
+    return rows[0] ? toKey(rows[0]) : null;
+  }
+
+  async create(key: Omit<StoredDataKey, 'shreddedAt' | 'shreddedBy' | 'createdAt'>) {
+    await this.pool.query(
+      `INSERT INTO ${this.table} (key_id, tenant_id, session_id, wrapped) VALUES ($1, $2, $3, $4) ON CONFLICT (tenant_id, session_id) DO NOTHING`,
+      [key.keyId, key.tenantId, key.sessionId, key.wrapped],
+    );
+    return (await this.forSession(key.tenantId, key.sessionId))!;
+  }
+
+  async shred(tenantId: string, sessionId: string | null, actor: string) {
+    const { rowCount } =
+      sessionId === null
+        ? await this.pool.query(`UPDATE ${this.table} SET wrapped = NULL, shredded_at = now(), shredded_by = $2 WHERE tenant_id = $1 AND wrapped IS NOT NULL`, [
+            tenantId,
+            actor,
+          ])
+        : await this.pool.query(
+            `UPDATE ${this.table} SET wrapped = NULL, shredded_at = now(), shredded_by = $3 WHERE tenant_id = $1 AND session_id = $2 AND wrapped IS NOT NULL`,
+            [tenantId, sessionId, actor],
+          );
+    return rowCount ?? 0;
+  }
+
+  /** The pool belongs to the event store. */
+  async close() {}
+}

@@ -1,0 +1,80 @@
+import { openSqliteFile } from '@rewind/event-store/sqlite';
+import type Database from 'better-sqlite3';
+import type { DataKeyStore, StoredDataKey } from './data-key-store';
+
+interface Row {
+  key_id: string;
+  tenant_id: string;
+  session_id: string;
+  wrapped: string | null;
+  created_at: string;
+  shredded_at: string | null;
+  shredded_by: string | null;
+}
+const toKey = (r: Row): StoredDataKey => ({
+  keyId: r.key_id,
+  tenantId: r.tenant_id,
+  sessionId: r.session_id,
+  wrapped: r.wrapped,
+  createdAt: r.created_at,
+  shreddedAt: r.shredded_at,
+  shreddedBy: r.shredded_by,
+});
+
+/** Data keys in the embedded file. Deleted bytes are overwritten (secure_delete) and the WAL is truncated after a shred. */
+export class SqliteDataKeyStore implements DataKeyStore {
+  private readonly db: Database.Database;
+
+  constructor(filename: string) {
+    this.db = openSqliteFile(filename, 'FULL');
+    this.db.pragma('secure_delete = ON');
+    this.db.exec(`CREATE TABLE IF NOT EXISTS data_keys (
+      key_id      TEXT PRIMARY KEY,
+      tenant_id   TEXT NOT NULL,
+      session_id  TEXT NOT NULL,
+      wrapped     TEXT,
+      created_at  TEXT NOT NULL,
+      shredded_at TEXT,
+      shredded_by TEXT,
+      UNIQUE (tenant_id, session_id)
+    )`);
+  }
+
+  async byId(keyId: string) {
+    const row = this.db.prepare<[string], Row>('SELECT * FROM data_keys WHERE key_id = ?').get(keyId);
+    return row ? toKey(row) : null;
+  }
+
+  async forSession(tenantId: string, sessionId: string) {
+    const row = this.db.prepare<[string, string], Row>('SELECT * FROM data_keys WHERE tenant_id = ? AND session_id = ?').get(tenantId, sessionId);
+    return row ? toKey(row) : null;
+  }
+
+  async create(key: Omit<StoredDataKey, 'shreddedAt' | 'shreddedBy' | 'createdAt'>) {
+    this.db
+      .prepare(
+        'INSERT INTO data_keys (key_id, tenant_id, session_id, wrapped, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (tenant_id, session_id) DO NOTHING',
+      )
+      .run(key.keyId, key.tenantId, key.sessionId, key.wrapped, new Date().toISOString());
+    return (await this.forSession(key.tenantId, key.sessionId))!;
+  }
+
+  async shred(tenantId: string, sessionId: string | null, actor: string) {
+    const now = new Date().toISOString();
+    const { changes } =
+      sessionId === null
+        ? this.db
+            .prepare('UPDATE data_keys SET wrapped = NULL, shredded_at = ?, shredded_by = ? WHERE tenant_id = ? AND wrapped IS NOT NULL')
+            .run(now, actor, tenantId)
+        : this.db
+            .prepare('UPDATE data_keys SET wrapped = NULL, shredded_at = ?, shredded_by = ? WHERE tenant_id = ? AND session_id = ? AND wrapped IS NOT NULL')
+            .run(now, actor, tenantId, sessionId);
+    // The old page images of the key rows may still sit in the WAL: fold it back and empty it.
+    this.db.pragma('wal_checkpoint(TRUNCATE)');
+    return changes;
+  }
+
+  async close() {
+    if (this.db.open) this.db.close();
+  }
+}
