@@ -4,6 +4,7 @@ import { ConfigError, loadConfig, type RewindConfig } from '@rewind/config';
 import { CliError, commandUsage, databaseFileOf, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, UsageError, type CliIo, type CommandSpec, type Flags } from './command';
 import { auditCommands } from './commands/audit';
 import { tenantsCommands } from './commands/tenants';
+import { retentionCommands } from './commands/retention';
 import { eventsCommands } from './commands/events';
 import { keysCommands } from './commands/keys';
 import { signingKeysCommands } from './commands/signing-keys';
@@ -18,6 +19,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   ...projectionsCommands,
   ...auditCommands,
   ...tenantsCommands,
+  ...retentionCommands,
 ];
 
 /** Environment variables the CLI reads (the API's, so both see the same data). */

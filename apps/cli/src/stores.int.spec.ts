@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Pool } from 'pg';
@@ -13,7 +13,7 @@ import { PostgresKafkaSigningSecretStore } from '@rewind/messaging/postgres';
 import { SqliteKafkaSigningSecretStore } from '@rewind/messaging/sqlite';
 import type { KafkaSigningSecretStore } from '@rewind/messaging';
 import { type ApiKeyStore } from '@rewind/tenancy';
-import { FieldEncryption, MasterKeyProvider, type DataKeyStore } from '@rewind/tenancy';
+import { FieldEncryption, loadMasterKey, MasterKeyProvider, type DataKeyStore } from '@rewind/tenancy';
 import { SqliteApiKeyStore, SqliteDataKeyStore } from '@rewind/tenancy/sqlite';
 import { PostgresApiKeyStore, PostgresDataKeyStore } from '@rewind/tenancy/postgres';
 import { randomBytes } from 'node:crypto';
@@ -197,6 +197,60 @@ describe.each(E2E_STORES)('rewind CLI on the %s store', (storeName) => {
       expect((await rewind('tenants', 'shred')).code).toBe(2);
     } finally {
       await keys.close();
+    }
+  });
+
+  it('retention run exports inactive sessions to NDJSON (decrypted), then shreds them; --dry-run changes nothing; events stay', async () => {
+    const store: EventStore =
+      storeName === 'postgres'
+        ? await PostgresEventStore.open({ connectionString: env.DATABASE_URL!, poolSize: 2 })
+        : new SqliteEventStore({ filename: join(dataDir, 'rewind.db') });
+    const keys: DataKeyStore = pool ? await PostgresDataKeyStore.open(pool) : new SqliteDataKeyStore(join(dataDir, 'rewind.db'));
+    // The master key the CLI will load (REWIND_DATA_DIR/master.key), as the API would have.
+    const encryption = new FieldEncryption(keys, new MasterKeyProvider(loadMasterKey({ file: join(dataDir, 'master.key') })), 0);
+    const caller = { tenantId: 'retained', actor: 't' };
+    try {
+      const sessions = new SessionService(new SessionRepository(store, { snapshotEvery: 0 }));
+      for (const id of ['old-secret', 'old-plain', 'fresh']) await sessions.startSession(caller, { sessionId: id });
+      const body = (await encryption.encryptPaths('retained', 'old-secret', { value: 'SSN 078-05-1120' }, ['value'])) as { value: string };
+      await sessions.execute(caller, 'old-secret', { type: 'WriteMemory', key: 'ssn', value: body.value });
+      await sessions.execute(caller, 'old-plain', { type: 'WriteMemory', key: 'city', value: 'Lisbon' });
+      const backdate = `UPDATE ${pool ? 'rewind.' : ''}streams SET updated_at = '2020-01-01T00:00:00.000Z' WHERE stream_id IN ('session:retained:old-secret', 'session:retained:old-plain')`;
+      if (pool) await pool.query(backdate);
+      else (store as SqliteEventStore).db.prepare(backdate).run();
+
+      const dry = await rewind('retention', 'run', '--tenant', 'retained', '--inactive-days', '30', '--dry-run');
+      expect(dry.code).toBe(0);
+      expect(dry.stdout).toContain('would export 2 event(s) of session "old-secret"');
+      expect(dry.stdout).toContain('session "old-plain"');
+      expect(dry.stdout).not.toContain('"fresh"');
+      expect(dry.stdout).toContain('nothing was changed');
+      expect((await keys.forSession('retained', 'old-secret'))?.wrapped).toMatch(/^mk1:/);
+
+      const exportDir = mkdtempSync(join(tmpdir(), 'rewind-retention-'));
+      const run = await rewind('retention', 'run', '--tenant', 'retained', '--inactive-days', '30', '--export-dir', exportDir);
+      expect(run.stderr).toBe('');
+      expect(run.code).toBe(0);
+      expect(run.stdout).toMatch(/Exported 2 session\(s\) \(\d+ bytes of NDJSON\) and destroyed 1 data key\(s\)/);
+      const archive = readFileSync(join(exportDir, 'retained', 'old-secret.ndjson'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
+      expect(archive.map((e: { type: string }) => e.type)).toEqual(['SessionStarted', 'MemoryWritten']);
+      expect(archive[1].data.value).toBe('SSN 078-05-1120');
+      expect(existsSync(join(exportDir, 'retained', 'fresh.ndjson'))).toBe(false);
+      expect(await encryption.decryptDeep('retained', body)).toEqual({ value: '[shredded]' });
+      expect((await keys.forSession('retained', 'old-plain'))?.wrapped).toBeNull();
+      expect(await keys.forSession('retained', 'fresh')).toBeNull();
+      expect(await store.streamVersion('session:retained:old-secret')).toBe(2);
+
+      const again = await rewind('retention', 'run', '--tenant', 'retained', '--inactive-days', '30', '--export-dir', exportDir);
+      expect(again.stdout).toContain('2 session(s) were already shredded');
+      expect((await rewind('retention', 'run', '--tenant', 'retained', '--inactive-days', '30')).code).toBe(2);
+      rmSync(exportDir, { recursive: true, force: true });
+    } finally {
+      await keys.close();
+      await store.close();
     }
   });
 });

@@ -88,6 +88,14 @@ export class FieldEncryption {
     return count;
   }
 
+  /** Shreds a session whether or not it ever had a key (a destroyed key then marks it retired). */
+  async retire(tenantId: string, sessionId: string, actor: string): Promise<number> {
+    const existing = await this.store.forSession(tenantId, sessionId);
+    if (existing?.wrapped === null) return 0;
+    if (!existing) await this.sessionKey(tenantId, sessionId);
+    return this.shred(tenantId, sessionId, actor);
+  }
+
   private async sessionKey(tenantId: string, sessionId: string): Promise<{ keyId: string; key: Buffer }> {
     let stored = await this.store.forSession(tenantId, sessionId);
     if (!stored) {

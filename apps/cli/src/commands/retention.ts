@@ -1,0 +1,121 @@
+import { closeSync, fsyncSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { sessionIdFromStream, sessionStreamPrefix } from '@rewind/engine';
+import type { EventStore, StreamSummary } from '@rewind/event-store';
+import { PostgresEventStore } from '@rewind/event-store/postgres';
+import { FieldEncryption, loadMasterKey, MasterKeyProvider, type DataKeyStore } from '@rewind/tenancy';
+import { SqliteDataKeyStore } from '@rewind/tenancy/sqlite';
+import { PostgresDataKeyStore } from '@rewind/tenancy/postgres';
+import { EXIT_OK, idFlag, positiveIntFlag, stringFlag, UsageError, type CommandContext, type CommandSpec } from '../command';
+import { withEventStore } from './state';
+
+const PAGE = 1000;
+
+async function inactiveSessions(store: EventStore, tenantId: string, before: number): Promise<StreamSummary[]> {
+  const out: StreamSummary[] = [];
+  for (let after: string | undefined; ; ) {
+    const page = await store.listStreams({ prefix: sessionStreamPrefix(tenantId), limit: PAGE, ...(after ? { after } : {}) });
+    out.push(...page.filter((s) => Date.parse(s.updatedAt) < before));
+    if (page.length < PAGE) return out;
+    after = page[page.length - 1]!.streamId;
+  }
+}
+
+/** Writes a session's events as NDJSON, decrypted (the archive is the readable copy), and syncs the file. */
+async function exportSession(
+  store: EventStore,
+  encryption: FieldEncryption,
+  tenantId: string,
+  streamId: string,
+  file: string,
+): Promise<{ events: number; bytes: number }> {
+  const fd = openSync(file, 'wx', 0o600);
+  let events = 0;
+  let bytes = 0;
+  try {
+    for (let from = 1; ; from += PAGE) {
+      const page = await store.readStream(streamId, { fromVersion: from, limit: PAGE });
+      const text = (await encryption.decryptDeep(tenantId, page)).map((e) => JSON.stringify(e) + '\n').join('');
+      if (text) bytes += writeSync(fd, text);
+      events += page.length;
+      if (page.length < PAGE) break;
+    }
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  return { events, bytes };
+}
+
+const run: CommandSpec = {
+  name: 'retention run',
+  summary: "Apply a tenant's retention: sessions inactive for N days are exported to NDJSON, then crypto-shredded (events are never deleted)",
+  flags: {
+    tenant: { type: 'string', placeholder: '<id>', required: true, description: 'the tenant whose policy to apply' },
+    'inactive-days': { type: 'string', placeholder: '<n>', required: true, description: 'sessions with no event for this many days' },
+    'export-dir': { type: 'string', placeholder: '<dir>', description: 'where the NDJSON archives go, one file per session (required unless --dry-run)' },
+    'dry-run': { type: 'boolean', description: 'only say what would be exported and shredded' },
+  },
+  async run(context, flags) {
+    const tenantId = idFlag(flags, 'tenant');
+    const days = positiveIntFlag(flags, 'inactive-days');
+    const dryRun = flags['dry-run'] === true;
+    const exportDir = stringFlag(flags, 'export-dir');
+    if (!dryRun && !exportDir) throw new UsageError('--export-dir is required (the sessions are exported before their keys are destroyed), or give --dry-run');
+    const before = Date.now() - days * 86_400_000;
+    const out = context.io.stdout;
+    return withEventStore(context, async (store) => {
+      const keys: DataKeyStore =
+        store instanceof PostgresEventStore ? await PostgresDataKeyStore.open(store.pool, store.schema) : new SqliteDataKeyStore(context.databaseFile);
+      try {
+        const encryption = new FieldEncryption(
+          keys,
+          new MasterKeyProvider(loadMasterKey({ key: context.config.masterKey, file: context.config.masterKeyFile })),
+          0,
+        );
+        const sessions = await inactiveSessions(store, tenantId, before);
+        let exported = 0;
+        let shredded = 0;
+        let bytes = 0;
+        let skipped = 0;
+        const dir = exportDir ? resolve(exportDir, tenantId) : '';
+        if (!dryRun) mkdirSync(dir, { recursive: true });
+        for (const session of sessions) {
+          const sessionId = sessionIdFromStream(session.streamId);
+          const key = await keys.forSession(tenantId, sessionId);
+          if (key && key.wrapped === null) {
+            skipped++;
+            continue;
+          }
+          if (dryRun) {
+            out.write(
+              `would export ${session.version} event(s) of session "${sessionId}" (last active ${session.updatedAt})${key ? ' and shred its data key' : ''}\n`,
+            );
+            continue;
+          }
+          const file = join(dir, `${sessionId}.ndjson`);
+          const written = await exportSession(store, encryption, tenantId, session.streamId, file);
+          bytes += written.bytes;
+          exported++;
+          // A session that never had a key gets a destroyed one: it is marked retired, and refuses encrypted writes.
+          shredded += key
+            ? await encryption.shred(tenantId, sessionId, `retention:${days}d`)
+            : (await encryption.retire(tenantId, sessionId, `retention:${days}d`), 0);
+          out.write(
+            `exported ${written.events} event(s) of session "${sessionId}" to ${file}${key ? ', then shredded its data key' : ' (nothing was encrypted; marked retired)'}\n`,
+          );
+        }
+        out.write(
+          dryRun
+            ? `Dry run: ${sessions.length - skipped} of tenant "${tenantId}"'s sessions are inactive for ${days}+ days (${skipped} already shredded); nothing was changed.\n`
+            : `Exported ${exported} session(s) (${bytes} bytes of NDJSON) and destroyed ${shredded} data key(s); ${skipped} session(s) were already shredded. The events stay in the log as ciphertext.\n`,
+        );
+        return EXIT_OK;
+      } finally {
+        await keys.close();
+      }
+    });
+  },
+};
+
+export const retentionCommands: CommandSpec[] = [run];
