@@ -6,7 +6,7 @@ import { PostgresEventStore } from '@rewind/event-store/postgres';
 import { FieldEncryption, loadMasterKey, MasterKeyProvider, type DataKeyStore } from '@rewind/tenancy';
 import { SqliteDataKeyStore } from '@rewind/tenancy/sqlite';
 import { PostgresDataKeyStore } from '@rewind/tenancy/postgres';
-import { EXIT_OK, idFlag, positiveIntFlag, stringFlag, UsageError, type CommandContext, type CommandSpec } from '../command';
+import { EXIT_OK, idFlag, positiveIntFlag, stringFlag, UsageError, type CommandSpec } from '../command';
 import { withEventStore } from './state';
 
 const PAGE = 1000;
