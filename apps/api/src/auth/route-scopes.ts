@@ -14,6 +14,8 @@ const EXCEPTIONS: [method: string | '*', pattern: RegExp, scope: ApiKeyScope][] 
   ['*', /^\/v1\/keys(\/|$)/, 'admin'],
   ['*', /^\/v1\/admin(\/|$)/, 'admin'],
   ['GET', /^\/v1\/projections$/, 'admin'],
+  // Which fields are encrypted is a security decision.
+  ['PUT', /^\/v1\/encryption\//, 'admin'],
   // Crypto-shredding destroys data for good.
   ['POST', /^\/v1\/sessions\/:[^/]+\/shred$/, 'admin'],
   // Who did what: the audit log.

@@ -137,4 +137,42 @@ describe.each(E2E_STORES)('field encryption and crypto-shredding on the %s store
       await seals.close();
     }
   });
+
+  it("policies encrypt a tool's declared input and output paths and a memory key's values, on single and batched writes", async () => {
+    const { http } = t;
+    const agent = httpClient(t.baseUrl, (await http('POST', '/v1/keys', { name: 'agent', scopes: ['write', 'read'] })).body.key);
+    expect((await agent('PUT', '/v1/encryption/tools/kyc', { input: ['ssn'] })).status).toBe(403);
+    expect((await http('PUT', '/v1/encryption/tools/kyc', { input: ['ssn', 'bank.iban'], output: ['card.number'] })).status).toBe(200);
+    expect((await http('PUT', '/v1/encryption/memory-keys/passport', { encrypted: true })).status).toBe(200);
+    const bad = await http('PUT', '/v1/encryption/tools/kyc', { input: ['a..b'] });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.code).toBe('validation_failed');
+    expect((await agent('GET', '/v1/encryption')).body).toEqual({
+      tools: { kyc: { input: ['ssn', 'bank.iban'], output: ['card.number'] } },
+      memoryKeys: ['passport'],
+    });
+
+    expect((await agent('POST', '/v1/sessions', { sessionId: 'kyc' })).status).toBe(201);
+    expect((await agent('POST', '/v1/sessions/kyc/tool-calls', { toolCallId: 'c1', tool: 'kyc', input: { ssn: SSN, name: 'Ann Example' } })).status).toBe(201);
+    expect((await agent('POST', '/v1/sessions/kyc/tool-calls/c1/succeed', { output: { card: { number: CARD }, approved: true } })).status).toBe(200);
+    expect((await agent('PUT', '/v1/sessions/kyc/memory/passport', { value: 'P-X1234567' })).status).toBe(200);
+    const batch = await agent('POST', '/v1/sessions/kyc/steps', {
+      steps: [
+        { kind: 'tool-call', toolCallId: 'c2', tool: 'kyc', input: { ssn: '219-09-9999', bank: { iban: 'DE89370400440532013000' } } },
+        { kind: 'tool-result', toolCallId: 'c2', output: { card: { number: '5500 0000 0000 0004' } } },
+        { kind: 'memory', key: 'passport', value: 'P-Y7654321' },
+      ],
+    });
+    expect(batch.status).toBe(201);
+
+    const state = (await agent('GET', '/v1/sessions/kyc')).body;
+    expect(state.memory.passport).toBe('P-Y7654321');
+    const text = JSON.stringify(state);
+    for (const secret of [SSN, CARD, '219-09-9999', 'DE89370400440532013000', '5500 0000 0000 0004']) expect(text).toContain(secret);
+    expect((await agent('GET', '/v1/sessions')).status).toBe(200);
+    const raw = await rawBytes();
+    for (const secret of [SSN, CARD, 'P-X1234567', 'P-Y7654321', '219-09-9999', 'DE89370400440532013000', '5500 0000 0000 0004'])
+      expect(raw).not.toContain(secret);
+    expect(raw).toContain('Ann Example'); // not declared, not encrypted
+  });
 });

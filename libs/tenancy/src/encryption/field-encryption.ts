@@ -36,22 +36,28 @@ export class FieldEncryption {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** Replaces the values at `paths` (dotted, e.g. `input.ssn`) of `body` by ciphertext under the session's key. */
-  async encryptPaths(tenantId: string, sessionId: string, body: unknown, paths: readonly string[]): Promise<unknown> {
+  /**
+   * Replaces the values at `paths` (dotted, e.g. `input.ssn`) of `body` by ciphertext under the
+   * session's key. A path in `paths` that the body lacks is an error (the caller named it); one in
+   * `ifPresent` (declared by a policy, e.g. an optional tool input) is skipped.
+   */
+  async encryptPaths(tenantId: string, sessionId: string, body: unknown, paths: readonly string[], ifPresent: readonly string[] = []): Promise<unknown> {
     const copy = structuredClone(body) as Record<string, unknown>;
-    const targets = paths.map((path) => {
+    const targets: { parent: Record<string, unknown>; last: string }[] = [];
+    for (const [path, required] of [...paths.map((p) => [p, true] as const), ...ifPresent.map((p) => [p, false] as const)]) {
       const parts = path.split('.');
       let parent: unknown = copy;
       for (const part of parts.slice(0, -1)) parent = parent && typeof parent === 'object' ? (parent as Record<string, unknown>)[part] : undefined;
       const last = parts[parts.length - 1]!;
-      if (!parent || typeof parent !== 'object' || !(last in parent) || parts.some((p) => p === '' || p === '__proto__')) {
+      if (!parent || typeof parent !== 'object' || !Object.hasOwn(parent, last) || parts.some((p) => p === '' || p === '__proto__')) {
+        if (!required) continue;
         throw new FieldEncryptionError(
           'invalid',
           `Rewind-Encrypt names "${path}", which the request body does not have: name fields as dotted paths, e.g. input.ssn.`,
         );
       }
-      return { parent: parent as Record<string, unknown>, last };
-    });
+      targets.push({ parent: parent as Record<string, unknown>, last });
+    }
     if (targets.length === 0) return body;
     const { keyId, key } = await this.sessionKey(tenantId, sessionId);
     for (const { parent, last } of targets) {

@@ -1,5 +1,6 @@
 import type { Pool } from 'pg';
 import type { DataKeyStore, StoredDataKey } from './data-key-store';
+import { policiesFrom, type EncryptionPolicies, type EncryptionPolicyStore } from './encryption-policy';
 
 interface Row {
   key_id: string;
@@ -25,10 +26,11 @@ const toKey = (r: Row): StoredDataKey => ({
  * old row version stays on disk until VACUUM reclaims it, and in WAL archives and backups (see
  * the README's Security section) — the wrapped key is useless without the master key.
  */
-export class PostgresDataKeyStore implements DataKeyStore {
+export class PostgresDataKeyStore implements DataKeyStore, EncryptionPolicyStore {
   private constructor(
     private readonly pool: Pool,
     private readonly table: string,
+    private readonly policyTable: string,
   ) {}
 
   static async open(pool: Pool, schema = 'rewind'): Promise<PostgresDataKeyStore> {
@@ -44,7 +46,43 @@ export class PostgresDataKeyStore implements DataKeyStore {
       shredded_by text,
       UNIQUE (tenant_id, session_id)
     )`);
-    return new PostgresDataKeyStore(pool, table);
+    const policyTable = `"${schema}".encryption_policies`;
+    await pool.query(`CREATE TABLE IF NOT EXISTS ${policyTable} (
+      tenant_id text NOT NULL,
+      kind      text NOT NULL,
+      name      text NOT NULL,
+      paths     text NOT NULL,
+      PRIMARY KEY (tenant_id, kind, name)
+    )`);
+    return new PostgresDataKeyStore(pool, table, policyTable);
+  }
+
+  async policies(tenantId: string): Promise<EncryptionPolicies> {
+    const { rows } = await this.pool.query<{ kind: 'tool' | 'memory'; name: string; paths: string }>(
+      `SELECT kind, name, paths FROM ${this.policyTable} WHERE tenant_id = $1`,
+      [tenantId],
+    );
+    return policiesFrom(rows);
+  }
+
+  async setTool(tenantId: string, tool: string, paths: { input: string[]; output: string[] }) {
+    if (paths.input.length + paths.output.length === 0) {
+      await this.pool.query(`DELETE FROM ${this.policyTable} WHERE tenant_id = $1 AND kind = 'tool' AND name = $2`, [tenantId, tool]);
+      return;
+    }
+    await this.pool.query(
+      `INSERT INTO ${this.policyTable} (tenant_id, kind, name, paths) VALUES ($1, 'tool', $2, $3) ON CONFLICT (tenant_id, kind, name) DO UPDATE SET paths = excluded.paths`,
+      [tenantId, tool, JSON.stringify(paths)],
+    );
+  }
+
+  async setMemoryKey(tenantId: string, key: string, encrypted: boolean) {
+    await this.pool.query(
+      encrypted
+        ? `INSERT INTO ${this.policyTable} (tenant_id, kind, name, paths) VALUES ($1, 'memory', $2, '[]') ON CONFLICT DO NOTHING`
+        : `DELETE FROM ${this.policyTable} WHERE tenant_id = $1 AND kind = 'memory' AND name = $2`,
+      [tenantId, key],
+    );
   }
 
   async byId(keyId: string) {

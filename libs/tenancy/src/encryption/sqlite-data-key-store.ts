@@ -1,6 +1,7 @@
 import { openSqliteFile } from '@rewind/event-store/sqlite';
 import type Database from 'better-sqlite3';
 import type { DataKeyStore, StoredDataKey } from './data-key-store';
+import { policiesFrom, type EncryptionPolicies, type EncryptionPolicyStore } from './encryption-policy';
 
 interface Row {
   key_id: string;
@@ -22,7 +23,7 @@ const toKey = (r: Row): StoredDataKey => ({
 });
 
 /** Data keys in the embedded file. Deleted bytes are overwritten (secure_delete) and the WAL is truncated after a shred. */
-export class SqliteDataKeyStore implements DataKeyStore {
+export class SqliteDataKeyStore implements DataKeyStore, EncryptionPolicyStore {
   private readonly db: Database.Database;
 
   constructor(filename: string) {
@@ -37,7 +38,37 @@ export class SqliteDataKeyStore implements DataKeyStore {
       shredded_at TEXT,
       shredded_by TEXT,
       UNIQUE (tenant_id, session_id)
+    );
+    CREATE TABLE IF NOT EXISTS encryption_policies (
+      tenant_id TEXT NOT NULL,
+      kind      TEXT NOT NULL,
+      name      TEXT NOT NULL,
+      paths     TEXT NOT NULL,
+      PRIMARY KEY (tenant_id, kind, name)
     )`);
+  }
+
+  async policies(tenantId: string): Promise<EncryptionPolicies> {
+    return policiesFrom(
+      this.db
+        .prepare<[string], { kind: 'tool' | 'memory'; name: string; paths: string }>('SELECT kind, name, paths FROM encryption_policies WHERE tenant_id = ?')
+        .all(tenantId),
+    );
+  }
+
+  async setTool(tenantId: string, tool: string, paths: { input: string[]; output: string[] }) {
+    if (paths.input.length + paths.output.length === 0) {
+      this.db.prepare(`DELETE FROM encryption_policies WHERE tenant_id = ? AND kind = 'tool' AND name = ?`).run(tenantId, tool);
+      return;
+    }
+    this.db
+      .prepare(`INSERT INTO encryption_policies (tenant_id, kind, name, paths) VALUES (?, 'tool', ?, ?) ON CONFLICT DO UPDATE SET paths = excluded.paths`)
+      .run(tenantId, tool, JSON.stringify(paths));
+  }
+
+  async setMemoryKey(tenantId: string, key: string, encrypted: boolean) {
+    if (encrypted) this.db.prepare(`INSERT OR IGNORE INTO encryption_policies (tenant_id, kind, name, paths) VALUES (?, 'memory', ?, '[]')`).run(tenantId, key);
+    else this.db.prepare(`DELETE FROM encryption_policies WHERE tenant_id = ? AND kind = 'memory' AND name = ?`).run(tenantId, key);
   }
 
   async byId(keyId: string) {
