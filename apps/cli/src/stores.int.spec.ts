@@ -253,4 +253,60 @@ describe.each(E2E_STORES)('rewind CLI on the %s store', (storeName) => {
       await store.close();
     }
   });
+
+  it('retention snapshots keeps the newest K snapshots per stream and collects unreferenced segments; states read the same after', async () => {
+    const open = async (): Promise<EventStore> =>
+      storeName === 'postgres'
+        ? await PostgresEventStore.open({ connectionString: env.DATABASE_URL!, poolSize: 2 })
+        : new SqliteEventStore({ filename: join(dataDir, 'rewind.db') });
+    const caller = { tenantId: 'pruned', actor: 't' };
+    const options = { snapshotEvery: 5, segmentSizes: { turns: 2, toolCalls: 2, timeline: 4 } };
+    const count = async (store: EventStore) => {
+      const q = (table: string) => `SELECT count(*) AS n FROM ${pool ? 'rewind.' : ''}${table} WHERE stream_id = 'session:pruned:long'`;
+      if (pool) return Promise.all(['snapshots', 'snapshot_segments'].map(async (t) => Number((await pool!.query<{ n: string }>(q(t))).rows[0]!.n)));
+      return ['snapshots', 'snapshot_segments'].map((t) => ((store as SqliteEventStore).db.prepare(q(t)).get() as { n: number }).n);
+    };
+    let store = await open();
+    let before: { head: unknown; old: unknown };
+    try {
+      const sessions = new SessionService(new SessionRepository(store, options));
+      await sessions.startSession(caller, { sessionId: 'long' });
+      for (let i = 0; i < 40; i++)
+        await sessions.execute(caller, 'long', {
+          type: 'RecordMessage',
+          role: i % 2 ? 'agent' : 'user',
+          content: `message ${i}`,
+          turnId: `t${Math.floor(i / 2)}`,
+        });
+      await sessions.repository.flushSnapshots();
+      before = { head: await sessions.getState(caller, 'long'), old: await sessions.getState(caller, 'long', 17) };
+      const [snapshots, segments] = await count(store);
+      expect(snapshots).toBeGreaterThan(3);
+      expect(segments).toBeGreaterThan(3);
+    } finally {
+      await store.close();
+    }
+
+    const dry = await rewind('retention', 'snapshots', '--keep', '1', '--dry-run');
+    expect(dry.code).toBe(0);
+    expect(dry.stdout).toMatch(/^Dry run: would delete [1-9]\d* snapshot\(s\) and [1-9]\d* unreferenced segment\(s\) in \d+ stream\(s\), [1-9]\d* bytes\.$/m);
+    const run = await rewind('retention', 'snapshots', '--keep', '1');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/^Deleted [1-9]\d* snapshot\(s\) and [1-9]\d* unreferenced segment\(s\) in \d+ stream\(s\), [1-9]\d* bytes reclaimed/m);
+    expect((await rewind('retention', 'snapshots', '--keep', '1')).stdout).toMatch(/^Deleted 0 snapshot\(s\) and 0 unreferenced segment/m);
+
+    store = await open();
+    try {
+      const [snapshots, segments] = await count(store);
+      expect(snapshots).toBe(1);
+      expect(segments).toBeGreaterThan(0);
+      // A fresh repository (no cache): the kept snapshot's segments are all there, and old states replay.
+      const sessions = new SessionService(new SessionRepository(store, options));
+      expect(await sessions.getState(caller, 'long')).toEqual(before.head);
+      expect(await sessions.getState(caller, 'long', 17)).toEqual(before.old);
+    } finally {
+      await store.close();
+    }
+    expect((await rewind('retention', 'snapshots', '--keep', '0')).code).toBe(2);
+  });
 });
