@@ -89,7 +89,14 @@ describe.each(E2E_STORES)('rewind CLI on the %s store', (storeName) => {
     expect(list.stdout).toContain('orders producer');
     expect(list.stdout).not.toContain(secret);
 
+    const rotated = await rewind('signing-keys', 'rotate', '--key', keyId, '--grace', '60');
+    expect(rotated.code).toBe(0);
+    const [sameId, newSecret] = rotated.stdout.trim().split(' ') as [string, string];
+    expect(sameId).toBe(keyId);
+    expect(await signingKeys((s) => s.find(keyId))).toMatchObject({ secret: newSecret, previousSecret: secret });
+    expect((await rewind('signing-keys', 'rotate', '--key', keyId, '--grace', 'x')).code).toBe(2);
     expect((await rewind('signing-keys', 'revoke', '--key', keyId)).code).toBe(0);
+    expect((await rewind('signing-keys', 'rotate', '--key', keyId)).code).toBe(1);
     expect(await signingKeys((s) => s.find(keyId))).toBeNull();
     const unknown = await rewind('signing-keys', 'revoke', '--key', 'sk_nope');
     expect(unknown.code).toBe(1);
