@@ -187,6 +187,12 @@ describe.each(E2E_STORES)('rewind CLI on the %s store', (storeName) => {
     const keys: DataKeyStore = pool ? await PostgresDataKeyStore.open(pool) : new SqliteDataKeyStore(join(dataDir, 'rewind.db'));
     try {
       const encryption = new FieldEncryption(keys, new MasterKeyProvider(randomBytes(32)), 0);
+      const events: EventStore =
+        storeName === 'postgres'
+          ? await PostgresEventStore.open({ connectionString: env.DATABASE_URL!, poolSize: 2 })
+          : new SqliteEventStore({ filename: join(dataDir, 'rewind.db') });
+      const sessions = new SessionService(new SessionRepository(events, { snapshotEvery: 0 }));
+      await sessions.startSession({ tenantId: 'gone', actor: 't' }, { sessionId: 'a' });
       const gone1 = await encryption.encryptPaths('gone', 'a', { value: 'secret a' }, ['value']);
       const gone2 = await encryption.encryptPaths('gone', 'b', { value: 'secret b' }, ['value']);
       const kept = await encryption.encryptPaths('kept', 'a', { value: 'secret k' }, ['value']);
@@ -200,6 +206,11 @@ describe.each(E2E_STORES)('rewind CLI on the %s store', (storeName) => {
       expect(await encryption.decryptDeep('kept', kept)).toEqual({ value: 'secret k' });
       expect((await keys.forSession('gone', 'a'))?.wrapped).toBeNull();
       expect((await keys.forSession('kept', 'a'))?.wrapped).toMatch(/^mk1:/);
+      // Recorded in the session's stream (session b has a key but no stream: nothing to record in).
+      const recorded = (await events.readStream('session:gone:a')).at(-1)!;
+      expect(recorded).toMatchObject({ type: 'DataShredded', data: { keyIds: [(await keys.forSession('gone', 'a'))!.keyId], reason: 'rewind tenants shred' } });
+      expect(recorded.metadata.actor).toBe('cli');
+      await events.close();
       expect((await rewind('tenants', 'shred', '--tenant', 'gone')).stdout).toContain('no live data keys');
       expect((await rewind('tenants', 'shred')).code).toBe(2);
     } finally {
@@ -249,10 +260,14 @@ describe.each(E2E_STORES)('rewind CLI on the %s store', (storeName) => {
       expect(await encryption.decryptDeep('retained', body)).toEqual({ value: '[shredded]' });
       expect((await keys.forSession('retained', 'old-plain'))?.wrapped).toBeNull();
       expect(await keys.forSession('retained', 'fresh')).toBeNull();
-      expect(await store.streamVersion('session:retained:old-secret')).toBe(2);
+      // Nothing deleted: the two events stay, and the shredding is recorded after them.
+      const kept = await store.readStream('session:retained:old-secret');
+      expect(kept.map((e) => e.type)).toEqual(['SessionStarted', 'MemoryWritten', 'DataShredded']);
+      expect(kept[2]!.metadata.actor).toBe('cli:retention');
 
       const again = await rewind('retention', 'run', '--tenant', 'retained', '--inactive-days', '30', '--export-dir', exportDir);
-      expect(again.stdout).toContain('2 session(s) were already shredded');
+      // Shredded and recorded just now: nothing is exported or shredded twice.
+      expect(again.stdout).toContain('Exported 0 session(s) (0 bytes of NDJSON) and destroyed 0 data key(s)');
       expect((await rewind('retention', 'run', '--tenant', 'retained', '--inactive-days', '30')).code).toBe(2);
       rmSync(exportDir, { recursive: true, force: true });
     } finally {

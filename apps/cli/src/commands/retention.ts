@@ -1,6 +1,6 @@
 import { closeSync, fsyncSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { SEGMENTED_FORMAT, sessionIdFromStream, sessionStreamPrefix, type SegmentedHead } from '@rewind/engine';
+import { SEGMENTED_FORMAT, SessionRepository, SessionService, sessionIdFromStream, sessionStreamPrefix, type SegmentedHead } from '@rewind/engine';
 import type { EventStore, StreamSummary } from '@rewind/event-store';
 import { PostgresEventStore, prunePostgresSnapshots } from '@rewind/event-store/postgres';
 import { pruneSqliteSnapshots, SqliteEventStore } from '@rewind/event-store/sqlite';
@@ -75,6 +75,7 @@ const run: CommandSpec = {
           0,
         );
         const sessions = await inactiveSessions(store, tenantId, before);
+        const recorder = new SessionService(new SessionRepository(store, { snapshotEvery: 0 }));
         let exported = 0;
         let shredded = 0;
         let bytes = 0;
@@ -99,9 +100,15 @@ const run: CommandSpec = {
           bytes += written.bytes;
           exported++;
           // A session that never had a key gets a destroyed one: it is marked retired, and refuses encrypted writes.
-          shredded += key
-            ? await encryption.shred(tenantId, sessionId, `retention:${days}d`)
-            : (await encryption.retire(tenantId, sessionId, `retention:${days}d`), 0);
+          const destroyed = await encryption.retire(tenantId, sessionId, `retention:${days}d`);
+          if (key) shredded += destroyed.length;
+          if (destroyed.length > 0) {
+            await recorder.execute({ tenantId, actor: 'cli:retention' }, sessionId, {
+              type: 'RecordShredding',
+              keyIds: destroyed.map((k) => k.keyId),
+              reason: `retention: inactive for ${days}+ days, exported first`,
+            });
+          }
           out.write(
             `exported ${written.events} event(s) of session "${sessionId}" to ${file}${key ? ', then shredded its data key' : ' (nothing was encrypted; marked retired)'}\n`,
           );

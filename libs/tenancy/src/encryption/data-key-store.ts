@@ -10,6 +10,11 @@ export interface StoredDataKey {
   shreddedBy: string | null;
 }
 
+export interface ShreddedKey {
+  keyId: string;
+  sessionId: string;
+}
+
 /**
  * Per-session data keys (a tenant's data is the union of its sessions'). Shredding overwrites
  * the wrapped key: every value encrypted with it is unreadable from then on, everywhere.
@@ -19,7 +24,7 @@ export interface DataKeyStore {
   forSession(tenantId: string, sessionId: string): Promise<StoredDataKey | null>;
   /** Stores a new key unless the session has one (then returns that one). */
   create(key: Omit<StoredDataKey, 'shreddedAt' | 'shreddedBy' | 'createdAt'>): Promise<StoredDataKey>;
-  /** Destroys the keys of a session (or, without one, of the whole tenant); returns how many were live. */
-  shred(tenantId: string, sessionId: string | null, actor: string): Promise<number>;
+  /** Destroys the keys of a session (or, without one, of the whole tenant); returns the ones that were live. */
+  shred(tenantId: string, sessionId: string | null, actor: string): Promise<ShreddedKey[]>;
   close(): Promise<void>;
 }

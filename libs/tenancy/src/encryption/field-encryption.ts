@@ -1,5 +1,5 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import type { DataKeyStore } from './data-key-store';
+import type { DataKeyStore, ShreddedKey } from './data-key-store';
 import type { KeyProvider } from './key-provider';
 
 /** An encrypted value, wherever it sits in a payload: a string, so any field can hold it. */
@@ -88,16 +88,16 @@ export class FieldEncryption {
   }
 
   /** Destroys the data keys of a session, or of every session of a tenant. */
-  async shred(tenantId: string, sessionId: string | null, actor: string): Promise<number> {
-    const count = await this.store.shred(tenantId, sessionId, actor);
+  async shred(tenantId: string, sessionId: string | null, actor: string): Promise<ShreddedKey[]> {
+    const shredded = await this.store.shred(tenantId, sessionId, actor);
     for (const [keyId, entry] of this.cache) if (entry.tenantId === tenantId) this.cache.delete(keyId);
-    return count;
+    return shredded;
   }
 
-  /** Shreds a session whether or not it ever had a key (a destroyed key then marks it retired). */
-  async retire(tenantId: string, sessionId: string, actor: string): Promise<number> {
+  /** Shreds a session whether or not it ever had a key (a destroyed key then marks it retired); [] when it already was. */
+  async retire(tenantId: string, sessionId: string, actor: string): Promise<ShreddedKey[]> {
     const existing = await this.store.forSession(tenantId, sessionId);
-    if (existing?.wrapped === null) return 0;
+    if (existing?.wrapped === null) return [];
     if (!existing) await this.sessionKey(tenantId, sessionId);
     return this.shred(tenantId, sessionId, actor);
   }

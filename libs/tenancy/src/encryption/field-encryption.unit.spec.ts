@@ -24,7 +24,7 @@ class MemoryDataKeys implements DataKeyStore {
   async shred(tenantId: string, sessionId: string | null, actor: string) {
     const hit = this.keys.filter((k) => k.tenantId === tenantId && (sessionId === null || k.sessionId === sessionId) && k.wrapped !== null);
     for (const k of hit) Object.assign(k, { wrapped: null, shreddedAt: new Date().toISOString(), shreddedBy: actor });
-    return hit.length;
+    return hit.map((k) => ({ keyId: k.keyId, sessionId: k.sessionId }));
   }
   async close() {}
 }

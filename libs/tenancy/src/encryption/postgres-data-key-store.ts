@@ -1,5 +1,5 @@
 import type { Pool } from 'pg';
-import type { DataKeyStore, StoredDataKey } from './data-key-store';
+import type { DataKeyStore, ShreddedKey, StoredDataKey } from './data-key-store';
 import { policiesFrom, type EncryptionPolicies, type EncryptionPolicyStore } from './encryption-policy';
 
 interface Row {
@@ -103,18 +103,13 @@ export class PostgresDataKeyStore implements DataKeyStore, EncryptionPolicyStore
     return (await this.forSession(key.tenantId, key.sessionId))!;
   }
 
-  async shred(tenantId: string, sessionId: string | null, actor: string) {
-    const { rowCount } =
-      sessionId === null
-        ? await this.pool.query(`UPDATE ${this.table} SET wrapped = NULL, shredded_at = now(), shredded_by = $2 WHERE tenant_id = $1 AND wrapped IS NOT NULL`, [
-            tenantId,
-            actor,
-          ])
-        : await this.pool.query(
-            `UPDATE ${this.table} SET wrapped = NULL, shredded_at = now(), shredded_by = $3 WHERE tenant_id = $1 AND session_id = $2 AND wrapped IS NOT NULL`,
-            [tenantId, sessionId, actor],
-          );
-    return rowCount ?? 0;
+  async shred(tenantId: string, sessionId: string | null, actor: string): Promise<ShreddedKey[]> {
+    const { rows } = await this.pool.query<{ key_id: string; session_id: string }>(
+      `UPDATE ${this.table} SET wrapped = NULL, shredded_at = now(), shredded_by = $3
+       WHERE tenant_id = $1 AND ($2::text IS NULL OR session_id = $2) AND wrapped IS NOT NULL RETURNING key_id, session_id`,
+      [tenantId, sessionId, actor],
+    );
+    return rows.map((r) => ({ keyId: r.key_id, sessionId: r.session_id }));
   }
 
   /** The pool belongs to the event store. */

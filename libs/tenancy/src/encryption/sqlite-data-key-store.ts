@@ -1,6 +1,6 @@
 import { openSqliteFile } from '@rewind/event-store/sqlite';
 import type Database from 'better-sqlite3';
-import type { DataKeyStore, StoredDataKey } from './data-key-store';
+import type { DataKeyStore, ShreddedKey, StoredDataKey } from './data-key-store';
 import { policiesFrom, type EncryptionPolicies, type EncryptionPolicyStore } from './encryption-policy';
 
 interface Row {
@@ -90,19 +90,24 @@ export class SqliteDataKeyStore implements DataKeyStore, EncryptionPolicyStore {
     return (await this.forSession(key.tenantId, key.sessionId))!;
   }
 
-  async shred(tenantId: string, sessionId: string | null, actor: string) {
+  async shred(tenantId: string, sessionId: string | null, actor: string): Promise<ShreddedKey[]> {
     const now = new Date().toISOString();
-    const { changes } =
-      sessionId === null
-        ? this.db
-            .prepare('UPDATE data_keys SET wrapped = NULL, shredded_at = ?, shredded_by = ? WHERE tenant_id = ? AND wrapped IS NOT NULL')
-            .run(now, actor, tenantId)
-        : this.db
-            .prepare('UPDATE data_keys SET wrapped = NULL, shredded_at = ?, shredded_by = ? WHERE tenant_id = ? AND session_id = ? AND wrapped IS NOT NULL')
-            .run(now, actor, tenantId, sessionId);
+    const live = this.db
+      .transaction(() => {
+        const keys = this.db
+          .prepare<
+            [string, string | null, string | null],
+            { key_id: string; session_id: string }
+          >('SELECT key_id, session_id FROM data_keys WHERE tenant_id = ? AND (? IS NULL OR session_id = ?) AND wrapped IS NOT NULL')
+          .all(tenantId, sessionId, sessionId);
+        const update = this.db.prepare('UPDATE data_keys SET wrapped = NULL, shredded_at = ?, shredded_by = ? WHERE key_id = ?');
+        for (const key of keys) update.run(now, actor, key.key_id);
+        return keys;
+      })
+      .immediate();
     // The old page images of the key rows may still sit in the WAL: fold it back and empty it.
     this.db.pragma('wal_checkpoint(TRUNCATE)');
-    return changes;
+    return live.map((k) => ({ keyId: k.key_id, sessionId: k.session_id }));
   }
 
   async close() {
