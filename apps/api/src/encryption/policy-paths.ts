@@ -25,6 +25,8 @@ export async function policyPaths(
   policies: EncryptionPolicies,
   toolOfCall: (callId: string) => Promise<string | null>,
 ): Promise<string[]> {
+  // Most tenants declare nothing: no state is read for them.
+  if (policies.memoryKeys.length === 0 && Object.keys(policies.tools).length === 0) return [];
   const b = (body ?? {}) as Record<string, unknown>;
   const inputOf = (tool: unknown, prefix: string) => (typeof tool === 'string' ? (policies.tools[tool]?.input ?? []).map((p) => `${prefix}input.${p}`) : []);
   const outputOf = (tool: string | null, prefix: string) => (tool ? (policies.tools[tool]?.output ?? []).map((p) => `${prefix}output.${p}`) : []);
@@ -32,7 +34,7 @@ export async function policyPaths(
     case TOOL_CALL:
       return inputOf(b.tool, '');
     case TOOL_RESULT:
-      return outputOf(await toolOfCall(params.callId ?? ''), '');
+      return Object.keys(policies.tools).length === 0 ? [] : outputOf(await toolOfCall(params.callId ?? ''), '');
     case MEMORY:
       return policies.memoryKeys.includes(params.key ?? '') ? ['value'] : [];
     case STEPS: {
