@@ -249,7 +249,7 @@ describe.each(E2E_STORES)('rewind CLI on the %s store', (storeName) => {
       const run = await rewind('retention', 'run', '--tenant', 'retained', '--inactive-days', '30', '--export-dir', exportDir);
       expect(run.stderr).toBe('');
       expect(run.code).toBe(0);
-      expect(run.stdout).toMatch(/Exported 2 session\(s\) \(\d+ bytes of NDJSON\) and destroyed 1 data key\(s\)/);
+      expect(run.stdout).toMatch(/Tenant "retained": exported 2 session\(s\) \(\d+ bytes of NDJSON\) and destroyed 1 data key\(s\)/);
       const archive = readFileSync(join(exportDir, 'retained', 'old-secret.ndjson'), 'utf8')
         .trim()
         .split('\n')
@@ -267,7 +267,7 @@ describe.each(E2E_STORES)('rewind CLI on the %s store', (storeName) => {
 
       const again = await rewind('retention', 'run', '--tenant', 'retained', '--inactive-days', '30', '--export-dir', exportDir);
       // Shredded and recorded just now: nothing is exported or shredded twice.
-      expect(again.stdout).toContain('Exported 0 session(s) (0 bytes of NDJSON) and destroyed 0 data key(s)');
+      expect(again.stdout).toContain('exported 0 session(s) (0 bytes of NDJSON) and destroyed 0 data key(s)');
       expect((await rewind('retention', 'run', '--tenant', 'retained', '--inactive-days', '30')).code).toBe(2);
       rmSync(exportDir, { recursive: true, force: true });
     } finally {
@@ -330,5 +330,32 @@ describe.each(E2E_STORES)('rewind CLI on the %s store', (storeName) => {
       await store.close();
     }
     expect((await rewind('retention', 'snapshots', '--keep', '0')).code).toBe(2);
+  });
+
+  it('retention set stores a per-tenant policy that retention run applies to every tenant that has one', async () => {
+    const store: EventStore =
+      storeName === 'postgres'
+        ? await PostgresEventStore.open({ connectionString: env.DATABASE_URL!, poolSize: 2 })
+        : new SqliteEventStore({ filename: join(dataDir, 'rewind.db') });
+    try {
+      await new SessionService(new SessionRepository(store, { snapshotEvery: 0 })).startSession({ tenantId: 'policied', actor: 't' }, { sessionId: 'idle' });
+      const backdate = `UPDATE ${pool ? 'rewind.' : ''}streams SET updated_at = '2020-01-01T00:00:00.000Z' WHERE stream_id = 'session:policied:idle'`;
+      if (pool) await pool.query(backdate);
+      else (store as SqliteEventStore).db.prepare(backdate).run();
+    } finally {
+      await store.close();
+    }
+    expect((await rewind('retention', 'set', '--tenant', 'policied', '--inactive-days', '30')).code).toBe(0);
+    expect((await rewind('retention', 'run', '--tenant', 'policied', '--dry-run')).code).toBe(2);
+    const dry = await rewind('retention', 'run', '--dry-run');
+    expect(dry.stdout).toContain('session "idle"');
+    const exportDir = mkdtempSync(join(tmpdir(), 'rewind-retention-policy-'));
+    const run = await rewind('retention', 'run', '--export-dir', exportDir);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('Tenant "policied": exported 1 session(s)');
+    expect(existsSync(join(exportDir, 'policied', 'idle.ndjson'))).toBe(true);
+    expect((await rewind('retention', 'set', '--tenant', 'policied', '--off')).code).toBe(0);
+    expect((await rewind('retention', 'set', '--tenant', 'policied')).code).toBe(2);
+    rmSync(exportDir, { recursive: true, force: true });
   });
 });

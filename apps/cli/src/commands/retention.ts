@@ -4,10 +4,10 @@ import { SEGMENTED_FORMAT, SessionRepository, SessionService, sessionIdFromStrea
 import type { EventStore, StreamSummary } from '@rewind/event-store';
 import { PostgresEventStore, prunePostgresSnapshots } from '@rewind/event-store/postgres';
 import { pruneSqliteSnapshots, SqliteEventStore } from '@rewind/event-store/sqlite';
-import { FieldEncryption, loadMasterKey, MasterKeyProvider, type DataKeyStore } from '@rewind/tenancy';
+import { FieldEncryption, loadMasterKey, MasterKeyProvider, type DataKeyStore, type RetentionPolicy } from '@rewind/tenancy';
 import { SqliteDataKeyStore } from '@rewind/tenancy/sqlite';
 import { PostgresDataKeyStore } from '@rewind/tenancy/postgres';
-import { EXIT_OK, idFlag, positiveIntFlag, stringFlag, UsageError, type CommandSpec } from '../command';
+import { EXIT_OK, idFlag, positiveIntFlag, stringFlag, UsageError, type CommandContext, type CommandSpec } from '../command';
 import { withEventStore } from './state';
 
 const PAGE = 1000;
@@ -50,74 +50,37 @@ async function exportSession(
 
 const run: CommandSpec = {
   name: 'retention run',
-  summary: "Apply a tenant's retention: sessions inactive for N days are exported to NDJSON, then crypto-shredded (events are never deleted)",
+  summary:
+    "Apply retention: each tenant's sessions inactive for N days (its policy, or --tenant with --inactive-days) are exported to NDJSON, then crypto-shredded; events are never deleted",
   flags: {
-    tenant: { type: 'string', placeholder: '<id>', required: true, description: 'the tenant whose policy to apply' },
-    'inactive-days': { type: 'string', placeholder: '<n>', required: true, description: 'sessions with no event for this many days' },
+    tenant: { type: 'string', placeholder: '<id>', description: 'only this tenant, with --inactive-days (default: every tenant with a policy)' },
+    'inactive-days': { type: 'string', placeholder: '<n>', description: 'sessions with no event for this many days (with --tenant)' },
     'export-dir': { type: 'string', placeholder: '<dir>', description: 'where the NDJSON archives go, one file per session (required unless --dry-run)' },
     'dry-run': { type: 'boolean', description: 'only say what would be exported and shredded' },
   },
   async run(context, flags) {
-    const tenantId = idFlag(flags, 'tenant');
-    const days = positiveIntFlag(flags, 'inactive-days');
+    const given = flags.tenant !== undefined || flags['inactive-days'] !== undefined;
+    if (given && (flags.tenant === undefined || flags['inactive-days'] === undefined)) {
+      throw new UsageError('give --tenant and --inactive-days together, or neither to apply every stored policy (`rewind retention set`)');
+    }
     const dryRun = flags['dry-run'] === true;
     const exportDir = stringFlag(flags, 'export-dir');
     if (!dryRun && !exportDir) throw new UsageError('--export-dir is required (the sessions are exported before their keys are destroyed), or give --dry-run');
-    const before = Date.now() - days * 86_400_000;
     const out = context.io.stdout;
     return withEventStore(context, async (store) => {
-      const keys: DataKeyStore =
+      const keys =
         store instanceof PostgresEventStore ? await PostgresDataKeyStore.open(store.pool, store.schema) : new SqliteDataKeyStore(context.databaseFile);
       try {
+        const policies = given
+          ? [{ tenantId: idFlag(flags, 'tenant'), inactiveDays: positiveIntFlag(flags, 'inactive-days') }]
+          : await keys.retentionPolicies();
+        if (policies.length === 0) out.write('No retention policy is set: `rewind retention set --tenant <id> --inactive-days <n>` sets one.\n');
         const encryption = new FieldEncryption(
           keys,
           new MasterKeyProvider(loadMasterKey({ key: context.config.masterKey, file: context.config.masterKeyFile })),
           0,
         );
-        const sessions = await inactiveSessions(store, tenantId, before);
-        const recorder = new SessionService(new SessionRepository(store, { snapshotEvery: 0 }));
-        let exported = 0;
-        let shredded = 0;
-        let bytes = 0;
-        let skipped = 0;
-        const dir = exportDir ? resolve(exportDir, tenantId) : '';
-        if (!dryRun) mkdirSync(dir, { recursive: true });
-        for (const session of sessions) {
-          const sessionId = sessionIdFromStream(session.streamId);
-          const key = await keys.forSession(tenantId, sessionId);
-          if (key && key.wrapped === null) {
-            skipped++;
-            continue;
-          }
-          if (dryRun) {
-            out.write(
-              `would export ${session.version} event(s) of session "${sessionId}" (last active ${session.updatedAt})${key ? ' and shred its data key' : ''}\n`,
-            );
-            continue;
-          }
-          const file = join(dir, `${sessionId}.ndjson`);
-          const written = await exportSession(store, encryption, tenantId, session.streamId, file);
-          bytes += written.bytes;
-          exported++;
-          // A session that never had a key gets a destroyed one: it is marked retired, and refuses encrypted writes.
-          const destroyed = await encryption.retire(tenantId, sessionId, `retention:${days}d`);
-          if (key) shredded += destroyed.length;
-          if (destroyed.length > 0) {
-            await recorder.execute({ tenantId, actor: 'cli:retention' }, sessionId, {
-              type: 'RecordShredding',
-              keyIds: destroyed.map((k) => k.keyId),
-              reason: `retention: inactive for ${days}+ days, exported first`,
-            });
-          }
-          out.write(
-            `exported ${written.events} event(s) of session "${sessionId}" to ${file}${key ? ', then shredded its data key' : ' (nothing was encrypted; marked retired)'}\n`,
-          );
-        }
-        out.write(
-          dryRun
-            ? `Dry run: ${sessions.length - skipped} of tenant "${tenantId}"'s sessions are inactive for ${days}+ days (${skipped} already shredded); nothing was changed.\n`
-            : `Exported ${exported} session(s) (${bytes} bytes of NDJSON) and destroyed ${shredded} data key(s); ${skipped} session(s) were already shredded. The events stay in the log as ciphertext.\n`,
-        );
+        for (const policy of policies) await applyPolicy(context, store, keys, encryption, policy, { dryRun, exportDir });
         return EXIT_OK;
       } finally {
         await keys.close();
@@ -125,6 +88,62 @@ const run: CommandSpec = {
     });
   },
 };
+
+async function applyPolicy(
+  context: CommandContext,
+  store: EventStore,
+  keys: DataKeyStore,
+  encryption: FieldEncryption,
+  { tenantId, inactiveDays: days }: RetentionPolicy,
+  { dryRun, exportDir }: { dryRun: boolean; exportDir: string | undefined },
+): Promise<void> {
+  const out = context.io.stdout;
+  const before = Date.now() - days * 86_400_000;
+  const sessions = await inactiveSessions(store, tenantId, before);
+  const recorder = new SessionService(new SessionRepository(store, { snapshotEvery: 0 }));
+  let exported = 0;
+  let shredded = 0;
+  let bytes = 0;
+  let skipped = 0;
+  const dir = exportDir ? resolve(exportDir, tenantId) : '';
+  if (!dryRun) mkdirSync(dir, { recursive: true });
+  for (const session of sessions) {
+    const sessionId = sessionIdFromStream(session.streamId);
+    const key = await keys.forSession(tenantId, sessionId);
+    if (key && key.wrapped === null) {
+      skipped++;
+      continue;
+    }
+    if (dryRun) {
+      out.write(
+        `would export ${session.version} event(s) of session "${sessionId}" (last active ${session.updatedAt})${key ? ' and shred its data key' : ''}\n`,
+      );
+      continue;
+    }
+    const file = join(dir, `${sessionId}.ndjson`);
+    const written = await exportSession(store, encryption, tenantId, session.streamId, file);
+    bytes += written.bytes;
+    exported++;
+    // A session that never had a key gets a destroyed one: it is marked retired, and refuses encrypted writes.
+    const destroyed = await encryption.retire(tenantId, sessionId, `retention:${days}d`);
+    if (key) shredded += destroyed.length;
+    if (destroyed.length > 0) {
+      await recorder.execute({ tenantId, actor: 'cli:retention' }, sessionId, {
+        type: 'RecordShredding',
+        keyIds: destroyed.map((k) => k.keyId),
+        reason: `retention: inactive for ${days}+ days, exported first`,
+      });
+    }
+    out.write(
+      `exported ${written.events} event(s) of session "${sessionId}" to ${file}${key ? ', then shredded its data key' : ' (nothing was encrypted; marked retired)'}\n`,
+    );
+  }
+  out.write(
+    dryRun
+      ? `Dry run: ${sessions.length - skipped} of tenant "${tenantId}"'s sessions are inactive for ${days}+ days (${skipped} already shredded); nothing was changed.\n`
+      : `Tenant "${tenantId}": exported ${exported} session(s) (${bytes} bytes of NDJSON) and destroyed ${shredded} data key(s); ${skipped} session(s) were already shredded. The events stay in the log as ciphertext.\n`,
+  );
+}
 
 /** The segment ids a stored snapshot refers to (the engine's segmented format). */
 const referencedSegments = (state: unknown): string[] =>
@@ -155,4 +174,34 @@ const snapshots: CommandSpec = {
   },
 };
 
-export const retentionCommands: CommandSpec[] = [run, snapshots];
+const set: CommandSpec = {
+  name: 'retention set',
+  summary: "Set a tenant's retention policy (sessions inactive for N days are exported, then shredded, by `retention run`)",
+  flags: {
+    tenant: { type: 'string', placeholder: '<id>', required: true, description: 'the tenant' },
+    'inactive-days': { type: 'string', placeholder: '<n>', description: 'sessions with no event for this many days' },
+    off: { type: 'boolean', description: "remove the tenant's policy" },
+  },
+  async run(context, flags) {
+    const tenantId = idFlag(flags, 'tenant');
+    if ((flags.off === true) === (flags['inactive-days'] !== undefined)) throw new UsageError('give either --inactive-days <n> or --off');
+    const days = flags.off === true ? null : positiveIntFlag(flags, 'inactive-days');
+    await withEventStore(context, async (store) => {
+      const keys =
+        store instanceof PostgresEventStore ? await PostgresDataKeyStore.open(store.pool, store.schema) : new SqliteDataKeyStore(context.databaseFile);
+      try {
+        await keys.setRetention(tenantId, days);
+      } finally {
+        await keys.close();
+      }
+    });
+    context.io.stdout.write(
+      days === null
+        ? `Tenant "${tenantId}" has no retention policy any more.\n`
+        : `Tenant "${tenantId}": sessions inactive for ${days} days are exported, then shredded, by \`rewind retention run\`.\n`,
+    );
+    return EXIT_OK;
+  },
+};
+
+export const retentionCommands: CommandSpec[] = [set, run, snapshots];

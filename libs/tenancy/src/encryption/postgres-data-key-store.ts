@@ -1,6 +1,7 @@
 import type { Pool } from 'pg';
 import type { DataKeyStore, ShreddedKey, StoredDataKey } from './data-key-store';
 import { policiesFrom, type EncryptionPolicies, type EncryptionPolicyStore } from './encryption-policy';
+import type { RetentionPolicy, RetentionPolicyStore } from './retention-policy';
 
 interface Row {
   key_id: string;
@@ -26,11 +27,12 @@ const toKey = (r: Row): StoredDataKey => ({
  * old row version stays on disk until VACUUM reclaims it, and in WAL archives and backups (see
  * the README's Security section) — the wrapped key is useless without the master key.
  */
-export class PostgresDataKeyStore implements DataKeyStore, EncryptionPolicyStore {
+export class PostgresDataKeyStore implements DataKeyStore, EncryptionPolicyStore, RetentionPolicyStore {
   private constructor(
     private readonly pool: Pool,
     private readonly table: string,
     private readonly policyTable: string,
+    private readonly retentionTable: string,
   ) {}
 
   static async open(pool: Pool, schema = 'rewind'): Promise<PostgresDataKeyStore> {
@@ -54,7 +56,25 @@ export class PostgresDataKeyStore implements DataKeyStore, EncryptionPolicyStore
       paths     text NOT NULL,
       PRIMARY KEY (tenant_id, kind, name)
     )`);
-    return new PostgresDataKeyStore(pool, table, policyTable);
+    const retentionTable = `"${schema}".retention_policies`;
+    await pool.query(`CREATE TABLE IF NOT EXISTS ${retentionTable} (tenant_id text PRIMARY KEY, inactive_days integer NOT NULL)`);
+    return new PostgresDataKeyStore(pool, table, policyTable, retentionTable);
+  }
+
+  async retentionPolicies(): Promise<RetentionPolicy[]> {
+    const { rows } = await this.pool.query<{ tenant_id: string; inactive_days: number }>(
+      `SELECT tenant_id, inactive_days FROM ${this.retentionTable} ORDER BY tenant_id`,
+    );
+    return rows.map((r) => ({ tenantId: r.tenant_id, inactiveDays: r.inactive_days }));
+  }
+
+  async setRetention(tenantId: string, inactiveDays: number | null) {
+    if (inactiveDays === null) await this.pool.query(`DELETE FROM ${this.retentionTable} WHERE tenant_id = $1`, [tenantId]);
+    else
+      await this.pool.query(
+        `INSERT INTO ${this.retentionTable} (tenant_id, inactive_days) VALUES ($1, $2) ON CONFLICT (tenant_id) DO UPDATE SET inactive_days = excluded.inactive_days`,
+        [tenantId, inactiveDays],
+      );
   }
 
   async policies(tenantId: string): Promise<EncryptionPolicies> {

@@ -2,6 +2,7 @@ import { openSqliteFile } from '@rewind/event-store/sqlite';
 import type Database from 'better-sqlite3';
 import type { DataKeyStore, ShreddedKey, StoredDataKey } from './data-key-store';
 import { policiesFrom, type EncryptionPolicies, type EncryptionPolicyStore } from './encryption-policy';
+import type { RetentionPolicy, RetentionPolicyStore } from './retention-policy';
 
 interface Row {
   key_id: string;
@@ -23,7 +24,7 @@ const toKey = (r: Row): StoredDataKey => ({
 });
 
 /** Data keys in the embedded file. Deleted bytes are overwritten (secure_delete) and the WAL is truncated after a shred. */
-export class SqliteDataKeyStore implements DataKeyStore, EncryptionPolicyStore {
+export class SqliteDataKeyStore implements DataKeyStore, EncryptionPolicyStore, RetentionPolicyStore {
   private readonly db: Database.Database;
 
   constructor(filename: string) {
@@ -45,7 +46,26 @@ export class SqliteDataKeyStore implements DataKeyStore, EncryptionPolicyStore {
       name      TEXT NOT NULL,
       paths     TEXT NOT NULL,
       PRIMARY KEY (tenant_id, kind, name)
+    );
+    CREATE TABLE IF NOT EXISTS retention_policies (
+      tenant_id     TEXT PRIMARY KEY,
+      inactive_days INTEGER NOT NULL
     )`);
+  }
+
+  async retentionPolicies(): Promise<RetentionPolicy[]> {
+    return this.db
+      .prepare<[], { tenant_id: string; inactive_days: number }>('SELECT tenant_id, inactive_days FROM retention_policies ORDER BY tenant_id')
+      .all()
+      .map((r) => ({ tenantId: r.tenant_id, inactiveDays: r.inactive_days }));
+  }
+
+  async setRetention(tenantId: string, inactiveDays: number | null) {
+    if (inactiveDays === null) this.db.prepare('DELETE FROM retention_policies WHERE tenant_id = ?').run(tenantId);
+    else
+      this.db
+        .prepare('INSERT INTO retention_policies (tenant_id, inactive_days) VALUES (?, ?) ON CONFLICT DO UPDATE SET inactive_days = excluded.inactive_days')
+        .run(tenantId, inactiveDays);
   }
 
   async policies(tenantId: string): Promise<EncryptionPolicies> {
