@@ -11,6 +11,7 @@ import { MetricsController } from './metrics/metrics.controller';
 import { InfrastructureModule, type OpenedStores } from './infrastructure/infrastructure.module';
 import { KeysModule } from './keys/keys.module';
 import { EncryptionModule } from './encryption/encryption.module';
+import { AuditModule } from './audit/audit.module';
 import { ProjectionsModule } from './projections/projections.module';
 import { RollbacksModule } from './rollbacks/rollbacks.module';
 import { SessionsModule } from './sessions/sessions.module';
@@ -29,6 +30,7 @@ export class AppModule {
         ProjectionsModule.forRoot({ runRunners: config.runProjections }),
         KeysModule,
         EncryptionModule,
+        AuditModule,
       ],
       controllers: [HealthController, MetricsController],
       providers: [

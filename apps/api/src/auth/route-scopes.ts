@@ -19,7 +19,7 @@ const EXCEPTIONS: [method: string | '*', pattern: RegExp, scope: ApiKeyScope][] 
   // Crypto-shredding destroys data for good.
   ['POST', /^\/v1\/sessions\/:[^/]+\/shred$/, 'admin'],
   // Who did what: the audit log.
-  ['GET', /^\/v1\/audit$/, 'audit'],
+  ['GET', /^\/v1\/audit(\/chains)?$/, 'audit'],
   // POSTs that only read.
   ['POST', /^\/v1\/sessions\/:[^/]+\/recall$/, 'read'],
 ];

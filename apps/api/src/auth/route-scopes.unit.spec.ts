@@ -9,6 +9,7 @@ describe('requiredScopeOf', () => {
     ['DELETE', '/v1/sessions/:id/memory/:key', 'write'],
     ['POST', '/v1/sessions/:id/recall', 'read'],
     ['GET', '/v1/audit', 'audit'],
+    ['GET', '/v1/audit/chains', 'audit'],
     ['GET', '/v1/projections', 'admin'],
     ['GET', '/v1/keys', 'admin'],
     ['POST', '/v1/keys/:keyId/revoke', 'admin'],
