@@ -10,6 +10,9 @@ import { HealthController } from './health/health.controller';
 import { MemoryModule } from './memory/memory.module';
 import { MetricsController } from './metrics/metrics.controller';
 import { InfrastructureModule, type OpenedStores } from './infrastructure/infrastructure.module';
+import { KeysModule } from './keys/keys.module';
+import { EncryptionModule } from './encryption/encryption.module';
+import { AuditModule } from './audit/audit.module';
 import { ProjectionsModule } from './projections/projections.module';
 import { RollbacksModule } from './rollbacks/rollbacks.module';
 import { SessionsModule } from './sessions/sessions.module';
@@ -27,6 +30,9 @@ export class AppModule {
         RollbacksModule,
         MemoryModule,
         ProjectionsModule.forRoot({ runRunners: config.runProjections }),
+        KeysModule,
+        EncryptionModule,
+        AuditModule,
       ],
       controllers: [HealthController, MetricsController],
       providers: [

@@ -70,7 +70,7 @@ describe('rewind CLI', () => {
       const store = new SqliteApiKeyStore(databaseFile);
       try {
         const record = await store.authenticate(key);
-        expect(record).toMatchObject({ tenantId: 'acme', name: 'ci bot', role: 'agent' });
+        expect(record).toMatchObject({ tenantId: 'acme', name: 'ci bot', scopes: ['write', 'read'] });
       } finally {
         await store.close();
       }
@@ -78,7 +78,7 @@ describe('rewind CLI', () => {
       const bytes = databaseBytes();
       expect(bytes.includes(Buffer.from(hashKey(key)))).toBe(true);
       expect(bytes.includes(Buffer.from(key))).toBe(false);
-      expect(bytes.includes(Buffer.from(key.slice(key.lastIndexOf('_') + 1)))).toBe(false);
+      expect(bytes.includes(Buffer.from(key.slice('rwd_'.length + 13)))).toBe(false);
     });
 
     it('create --admin makes an admin key', async () => {
@@ -86,27 +86,27 @@ describe('rewind CLI', () => {
       expect(run.code).toBe(0);
       const store = new SqliteApiKeyStore(databaseFile);
       try {
-        expect(await store.authenticate(run.stdout.trim())).toMatchObject({ tenantId: 'default', role: 'admin' });
+        expect(await store.authenticate(run.stdout.trim())).toMatchObject({ tenantId: 'default', scopes: ['admin'] });
       } finally {
         await store.close();
       }
     });
 
-    it('list shows ids, tenants, roles and names, never a key', async () => {
+    it('list shows ids, tenants, scopes, status and names, never a key', async () => {
       const a = (await rewind('keys', 'create', '--tenant', 'acme', '--name', 'first')).stdout.trim();
       const b = (await rewind('keys', 'create', '--tenant', 'globex', '--name', 'second', '--admin')).stdout.trim();
 
       const all = await rewind('keys', 'list');
       expect(all.code).toBe(0);
       const lines = all.stdout.trim().split('\n');
-      expect(lines[0]).toMatch(/^KEY ID\s+TENANT\s+ROLE\s+NAME\s+CREATED AT$/);
+      expect(lines[0]).toMatch(/^KEY ID\s+TENANT\s+SCOPES\s+STATUS\s+NAME\s+CREATED AT$/);
       expect(lines).toHaveLength(3);
       expect(all.stdout).toContain('acme');
       expect(all.stdout).toContain('globex');
-      expect(all.stdout).toMatch(/globex\s+admin\s+second/);
+      expect(all.stdout).toMatch(/globex\s+admin\s+active\s+second/);
       for (const key of [a, b]) {
         expect(all.stdout).not.toContain(key);
-        expect(all.stdout).not.toContain(key.slice(key.lastIndexOf('_') + 1));
+        expect(all.stdout).not.toContain(key.slice('rwd_'.length + 13));
         expect(all.stdout).toContain(key.slice(4, 16)); // the key id
       }
 
@@ -114,6 +114,42 @@ describe('rewind CLI', () => {
       expect(acme.stdout).toContain('first');
       expect(acme.stdout).not.toContain('globex');
       expect((await rewind('keys', 'list', '--tenant', 'nobody')).stdout).toContain('No API keys for tenant "nobody"');
+    });
+
+    it('create takes scopes and an expiry; revoke refuses the key, rotate replaces its secret under the same id', async () => {
+      const audit = await rewind('keys', 'create', '--tenant', 'acme', '--scopes', 'audit', '--expires', '2099-01-01T00:00:00Z');
+      expect(audit.code).toBe(0);
+      expect(audit.stderr).toContain('scopes audit, expires 2099-01-01T00:00:00.000Z');
+      const agent = (await rewind('keys', 'create', '--tenant', 'acme')).stdout.trim();
+      const keyId = agent.slice(4, 16);
+
+      const rotated = await rewind('keys', 'rotate', '--key', keyId, '--grace', '60');
+      expect(rotated.code).toBe(0);
+      const fresh = rotated.stdout.trim();
+      expect(fresh).toMatch(new RegExp(`^rwd_${keyId}_`));
+      expect(rotated.stderr).toMatch(/old one works until \S+Z/);
+      const store = new SqliteApiKeyStore(databaseFile);
+      try {
+        expect((await store.authenticate(fresh))?.keyId).toBe(keyId);
+        expect((await store.authenticate(agent))?.keyId).toBe(keyId);
+        const revoked = await rewind('keys', 'revoke', '--key', keyId);
+        expect(revoked.code).toBe(0);
+        expect(revoked.stdout).toContain(`Revoked ${keyId}`);
+        expect(await store.authenticate(fresh)).toBeNull();
+        expect(await store.authenticate(agent)).toBeNull();
+      } finally {
+        await store.close();
+      }
+      expect((await rewind('keys', 'list', '--tenant', 'acme')).stdout).toMatch(new RegExp(`${keyId}\\s+acme\\s+write,read\\s+revoked`));
+
+      const again = await rewind('keys', 'rotate', '--key', keyId);
+      expect(again.code).toBe(1);
+      expect(again.stderr).toContain('is revoked');
+      const unknown = await rewind('keys', 'revoke', '--key', 'nosuchkey000');
+      expect(unknown.code).toBe(1);
+      expect(unknown.stderr).toContain('No API key "nosuchkey000"');
+      expect((await rewind('keys', 'create', '--tenant', 'acme', '--scopes', 'root')).code).toBe(2);
+      expect((await rewind('keys', 'rotate', '--key', keyId, '--grace', 'soon')).code).toBe(2);
     });
 
     it('list without a database says where it looked and creates nothing', async () => {
@@ -134,7 +170,8 @@ describe('rewind CLI', () => {
       [['keys', 'create', '--tenant', 'acme', '--colour', 'red'], /unknown option --colour/],
       [['keys', 'list', 'extra'], /unexpected argument "extra"/],
       [['keys'], /"keys" needs a subcommand: create, list/],
-      [['keys', 'rotate'], /unknown command "keys rotate"/],
+      [['keys', 'rotate'], /missing required option --key/],
+      [['keys', 'delete'], /unknown command "keys delete"/],
       [['frobnicate'], /unknown command "frobnicate"/],
       [['--colour'], /unknown option --colour/],
       [['state-at', '--session', 'trip'], /missing required option --version/],

@@ -2,6 +2,9 @@ import { projectionsCommands } from './commands/projections';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type RewindConfig } from '@rewind/config';
 import { CliError, commandUsage, databaseFileOf, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, UsageError, type CliIo, type CommandSpec, type Flags } from './command';
+import { auditCommands } from './commands/audit';
+import { tenantsCommands } from './commands/tenants';
+import { retentionCommands } from './commands/retention';
 import { eventsCommands } from './commands/events';
 import { keysCommands } from './commands/keys';
 import { memoryCommands } from './commands/memory';
@@ -16,6 +19,9 @@ export const COMMANDS: readonly CommandSpec[] = [
   ...eventsCommands,
   ...projectionsCommands,
   ...memoryCommands,
+  ...auditCommands,
+  ...tenantsCommands,
+  ...retentionCommands,
 ];
 
 /** Environment variables the CLI reads (the API's, so both see the same data). */

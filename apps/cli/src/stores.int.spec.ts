@@ -1,18 +1,22 @@
 import { createHmac } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Pool } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SessionRepository, SessionService } from '@rewind/engine';
+import type { EventStore } from '@rewind/event-store';
 import { PostgresEventStore } from '@rewind/event-store/postgres';
+import { SqliteEventStore } from '@rewind/event-store/sqlite';
 import { verifySignature } from '@rewind/messaging';
 import { PostgresKafkaSigningSecretStore } from '@rewind/messaging/postgres';
 import { SqliteKafkaSigningSecretStore } from '@rewind/messaging/sqlite';
 import type { KafkaSigningSecretStore } from '@rewind/messaging';
 import { type ApiKeyStore } from '@rewind/tenancy';
-import { SqliteApiKeyStore } from '@rewind/tenancy/sqlite';
-import { PostgresApiKeyStore } from '@rewind/tenancy/postgres';
+import { FieldEncryption, loadMasterKey, MasterKeyProvider, type DataKeyStore } from '@rewind/tenancy';
+import { SqliteApiKeyStore, SqliteDataKeyStore } from '@rewind/tenancy/sqlite';
+import { PostgresApiKeyStore, PostgresDataKeyStore } from '@rewind/tenancy/postgres';
+import { randomBytes } from 'node:crypto';
 import { E2E_STORES, storeEnv } from '../../../test/support/postgres';
 import { runCli } from './cli';
 
@@ -85,7 +89,14 @@ describe.each(E2E_STORES)('rewind CLI on the %s store', (storeName) => {
     expect(list.stdout).toContain('orders producer');
     expect(list.stdout).not.toContain(secret);
 
+    const rotated = await rewind('signing-keys', 'rotate', '--key', keyId, '--grace', '60');
+    expect(rotated.code).toBe(0);
+    const [sameId, newSecret] = rotated.stdout.trim().split(' ') as [string, string];
+    expect(sameId).toBe(keyId);
+    expect(await signingKeys((s) => s.find(keyId))).toMatchObject({ secret: newSecret, previousSecret: secret });
+    expect((await rewind('signing-keys', 'rotate', '--key', keyId, '--grace', 'x')).code).toBe(2);
     expect((await rewind('signing-keys', 'revoke', '--key', keyId)).code).toBe(0);
+    expect((await rewind('signing-keys', 'rotate', '--key', keyId)).code).toBe(1);
     expect(await signingKeys((s) => s.find(keyId))).toBeNull();
     const unknown = await rewind('signing-keys', 'revoke', '--key', 'sk_nope');
     expect(unknown.code).toBe(1);
@@ -118,5 +129,233 @@ describe.each(E2E_STORES)('rewind CLI on the %s store', (storeName) => {
     }
     const missing = await rewind('state-at', '--session', 'nope', '--version', '1');
     expect(missing.code).toBe(1);
+  });
+
+  it('audit digest seals and prints a digest; audit verify proves the log untouched, then names the first broken link', async () => {
+    const store: EventStore =
+      storeName === 'postgres'
+        ? await PostgresEventStore.open({ connectionString: env.DATABASE_URL!, poolSize: 2 })
+        : new SqliteEventStore({ filename: join(dataDir, 'rewind.db') });
+    try {
+      const sessions = new SessionService(new SessionRepository(store, { snapshotEvery: 0 }));
+      await sessions.startSession({ tenantId: 'audited', actor: 't' }, { sessionId: 'ledger' });
+      await sessions.execute({ tenantId: 'audited', actor: 't' }, 'ledger', { type: 'WriteMemory', key: 'iban', value: 'DE89370400440532013000' });
+      await sessions.execute({ tenantId: 'audited', actor: 't' }, 'ledger', { type: 'WriteMemory', key: 'amount', value: 100 });
+    } finally {
+      await store.close();
+    }
+    // On PostgreSQL the log is read only up to positions no open transaction (of any test running
+    // beside this one) may still commit below: seal until the session's three events are covered.
+    const sealedOfTenant = async () =>
+      /Checked 3 sealed event\(s\) of tenant "audited" \(1 sessions\)/.test((await rewind('audit', 'verify', '--tenant', 'audited')).stdout);
+    let digest = await rewind('audit', 'digest');
+    for (let i = 0; i < 100 && !(await sealedOfTenant()); i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      digest = await rewind('audit', 'digest');
+    }
+    expect(digest.code).toBe(0);
+    const recorded = digest.stdout.trim();
+    expect(recorded).toMatch(/^rwd-digest-v1:\d+:\d+:[0-9a-f]{64}$/);
+    expect(digest.stderr).toContain('Record this line');
+    const clean = await rewind('audit', 'verify', '--digest', recorded);
+    expect(clean.code).toBe(0);
+    expect(clean.stdout).toContain('Verified: every link holds');
+    expect(clean.stdout).toContain('The recorded digest still matches the log.');
+    expect(await sealedOfTenant()).toBe(true);
+
+    // One byte of the stored IBAN, changed behind the store's back.
+    if (pool) {
+      await pool.query(
+        `UPDATE rewind.events SET data = replace(data::text, '0532013000', '0532013001')::json WHERE stream_key = (SELECT id FROM rewind.streams WHERE stream_id = 'session:audited:ledger')`,
+      );
+    } else {
+      const raw = new SqliteEventStore({ filename: join(dataDir, 'rewind.db') });
+      raw.db.prepare(`UPDATE events SET data = replace(data, '0532013000', '0532013001') WHERE stream_id = 'session:audited:ledger'`).run();
+      await raw.close();
+    }
+    const broken = await rewind('audit', 'verify', '--session', 'ledger', '--tenant', 'audited');
+    expect(broken.code).toBe(1);
+    expect(broken.stderr).toMatch(
+      /first broken link at session:audited:ledger version 2 \(global position \d+\): the stored event is not the one that was sealed/,
+    );
+    expect((await rewind('audit', 'verify')).code).toBe(1);
+    expect((await rewind('audit', 'verify', '--tenant', 'nobody')).code).toBe(0);
+    expect((await rewind('audit', 'verify', '--digest', 'not-a-digest')).code).toBe(2);
+  });
+
+  it('tenants shred destroys the data keys of every session of one tenant, and no other', async () => {
+    const keys: DataKeyStore = pool ? await PostgresDataKeyStore.open(pool) : new SqliteDataKeyStore(join(dataDir, 'rewind.db'));
+    try {
+      const encryption = new FieldEncryption(keys, new MasterKeyProvider(randomBytes(32)), 0);
+      const events: EventStore =
+        storeName === 'postgres'
+          ? await PostgresEventStore.open({ connectionString: env.DATABASE_URL!, poolSize: 2 })
+          : new SqliteEventStore({ filename: join(dataDir, 'rewind.db') });
+      const sessions = new SessionService(new SessionRepository(events, { snapshotEvery: 0 }));
+      await sessions.startSession({ tenantId: 'gone', actor: 't' }, { sessionId: 'a' });
+      const gone1 = await encryption.encryptPaths('gone', 'a', { value: 'secret a' }, ['value']);
+      const gone2 = await encryption.encryptPaths('gone', 'b', { value: 'secret b' }, ['value']);
+      const kept = await encryption.encryptPaths('kept', 'a', { value: 'secret k' }, ['value']);
+      expect(await encryption.decryptDeep('gone', gone1)).toEqual({ value: 'secret a' });
+
+      const run = await rewind('tenants', 'shred', '--tenant', 'gone');
+      expect(run.stderr).toBe('');
+      expect(run.code).toBe(0);
+      expect(run.stdout).toContain('Destroyed 2 data key(s) of tenant "gone"');
+      expect(await encryption.decryptDeep('gone', [gone1, gone2])).toEqual([{ value: '[shredded]' }, { value: '[shredded]' }]);
+      expect(await encryption.decryptDeep('kept', kept)).toEqual({ value: 'secret k' });
+      expect((await keys.forSession('gone', 'a'))?.wrapped).toBeNull();
+      expect((await keys.forSession('kept', 'a'))?.wrapped).toMatch(/^mk1:/);
+      // Recorded in the session's stream (session b has a key but no stream: nothing to record in).
+      const recorded = (await events.readStream('session:gone:a')).at(-1)!;
+      expect(recorded).toMatchObject({ type: 'DataShredded', data: { keyIds: [(await keys.forSession('gone', 'a'))!.keyId], reason: 'rewind tenants shred' } });
+      expect(recorded.metadata.actor).toBe('cli');
+      await events.close();
+      expect((await rewind('tenants', 'shred', '--tenant', 'gone')).stdout).toContain('no live data keys');
+      expect((await rewind('tenants', 'shred')).code).toBe(2);
+    } finally {
+      await keys.close();
+    }
+  });
+
+  it('retention run exports inactive sessions to NDJSON (decrypted), then shreds them; --dry-run changes nothing; events stay', async () => {
+    const store: EventStore =
+      storeName === 'postgres'
+        ? await PostgresEventStore.open({ connectionString: env.DATABASE_URL!, poolSize: 2 })
+        : new SqliteEventStore({ filename: join(dataDir, 'rewind.db') });
+    const keys: DataKeyStore = pool ? await PostgresDataKeyStore.open(pool) : new SqliteDataKeyStore(join(dataDir, 'rewind.db'));
+    // The master key the CLI will load (REWIND_DATA_DIR/master.key), as the API would have.
+    const encryption = new FieldEncryption(keys, new MasterKeyProvider(loadMasterKey({ file: join(dataDir, 'master.key') })), 0);
+    const caller = { tenantId: 'retained', actor: 't' };
+    try {
+      const sessions = new SessionService(new SessionRepository(store, { snapshotEvery: 0 }));
+      for (const id of ['old-secret', 'old-plain', 'fresh']) await sessions.startSession(caller, { sessionId: id });
+      const body = (await encryption.encryptPaths('retained', 'old-secret', { value: 'SSN 078-05-1120' }, ['value'])) as { value: string };
+      await sessions.execute(caller, 'old-secret', { type: 'WriteMemory', key: 'ssn', value: body.value });
+      await sessions.execute(caller, 'old-plain', { type: 'WriteMemory', key: 'city', value: 'Lisbon' });
+      const backdate = `UPDATE ${pool ? 'rewind.' : ''}streams SET updated_at = '2020-01-01T00:00:00.000Z' WHERE stream_id IN ('session:retained:old-secret', 'session:retained:old-plain')`;
+      if (pool) await pool.query(backdate);
+      else (store as SqliteEventStore).db.prepare(backdate).run();
+
+      const dry = await rewind('retention', 'run', '--tenant', 'retained', '--inactive-days', '30', '--dry-run');
+      expect(dry.code).toBe(0);
+      expect(dry.stdout).toContain('would export 2 event(s) of session "old-secret"');
+      expect(dry.stdout).toContain('session "old-plain"');
+      expect(dry.stdout).not.toContain('"fresh"');
+      expect(dry.stdout).toContain('nothing was changed');
+      expect((await keys.forSession('retained', 'old-secret'))?.wrapped).toMatch(/^mk1:/);
+
+      const exportDir = mkdtempSync(join(tmpdir(), 'rewind-retention-'));
+      const run = await rewind('retention', 'run', '--tenant', 'retained', '--inactive-days', '30', '--export-dir', exportDir);
+      expect(run.stderr).toBe('');
+      expect(run.code).toBe(0);
+      expect(run.stdout).toMatch(/Tenant "retained": exported 2 session\(s\) \(\d+ bytes of NDJSON\) and destroyed 1 data key\(s\)/);
+      const archive = readFileSync(join(exportDir, 'retained', 'old-secret.ndjson'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
+      expect(archive.map((e: { type: string }) => e.type)).toEqual(['SessionStarted', 'MemoryWritten']);
+      expect(archive[1].data.value).toBe('SSN 078-05-1120');
+      expect(existsSync(join(exportDir, 'retained', 'fresh.ndjson'))).toBe(false);
+      expect(await encryption.decryptDeep('retained', body)).toEqual({ value: '[shredded]' });
+      expect((await keys.forSession('retained', 'old-plain'))?.wrapped).toBeNull();
+      expect(await keys.forSession('retained', 'fresh')).toBeNull();
+      // Nothing deleted: the two events stay, and the shredding is recorded after them.
+      const kept = await store.readStream('session:retained:old-secret');
+      expect(kept.map((e) => e.type)).toEqual(['SessionStarted', 'MemoryWritten', 'DataShredded']);
+      expect(kept[2]!.metadata.actor).toBe('cli:retention');
+
+      const again = await rewind('retention', 'run', '--tenant', 'retained', '--inactive-days', '30', '--export-dir', exportDir);
+      // Shredded and recorded just now: nothing is exported or shredded twice.
+      expect(again.stdout).toContain('exported 0 session(s) (0 bytes of NDJSON) and destroyed 0 data key(s)');
+      expect((await rewind('retention', 'run', '--tenant', 'retained', '--inactive-days', '30')).code).toBe(2);
+      rmSync(exportDir, { recursive: true, force: true });
+    } finally {
+      await keys.close();
+      await store.close();
+    }
+  });
+
+  it('retention snapshots keeps the newest K snapshots per stream and collects unreferenced segments; states read the same after', async () => {
+    const open = async (): Promise<EventStore> =>
+      storeName === 'postgres'
+        ? await PostgresEventStore.open({ connectionString: env.DATABASE_URL!, poolSize: 2 })
+        : new SqliteEventStore({ filename: join(dataDir, 'rewind.db') });
+    const caller = { tenantId: 'pruned', actor: 't' };
+    const options = { snapshotEvery: 5, segmentSizes: { turns: 2, toolCalls: 2, timeline: 4 } };
+    const count = async (store: EventStore) => {
+      const q = (table: string) => `SELECT count(*) AS n FROM ${pool ? 'rewind.' : ''}${table} WHERE stream_id = 'session:pruned:long'`;
+      if (pool) return Promise.all(['snapshots', 'snapshot_segments'].map(async (t) => Number((await pool!.query<{ n: string }>(q(t))).rows[0]!.n)));
+      return ['snapshots', 'snapshot_segments'].map((t) => ((store as SqliteEventStore).db.prepare(q(t)).get() as { n: number }).n);
+    };
+    let store = await open();
+    let before: { head: unknown; old: unknown };
+    try {
+      const sessions = new SessionService(new SessionRepository(store, options));
+      await sessions.startSession(caller, { sessionId: 'long' });
+      for (let i = 0; i < 40; i++)
+        await sessions.execute(caller, 'long', {
+          type: 'RecordMessage',
+          role: i % 2 ? 'agent' : 'user',
+          content: `message ${i}`,
+          turnId: `t${Math.floor(i / 2)}`,
+        });
+      await sessions.repository.flushSnapshots();
+      before = { head: await sessions.getState(caller, 'long'), old: await sessions.getState(caller, 'long', 17) };
+      const [snapshots, segments] = await count(store);
+      expect(snapshots).toBeGreaterThan(3);
+      expect(segments).toBeGreaterThan(3);
+    } finally {
+      await store.close();
+    }
+
+    const dry = await rewind('retention', 'snapshots', '--keep', '1', '--dry-run');
+    expect(dry.code).toBe(0);
+    expect(dry.stdout).toMatch(/^Dry run: would delete [1-9]\d* snapshot\(s\) and [1-9]\d* unreferenced segment\(s\) in \d+ stream\(s\), [1-9]\d* bytes\.$/m);
+    const run = await rewind('retention', 'snapshots', '--keep', '1');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/^Deleted [1-9]\d* snapshot\(s\) and [1-9]\d* unreferenced segment\(s\) in \d+ stream\(s\), [1-9]\d* bytes reclaimed/m);
+    expect((await rewind('retention', 'snapshots', '--keep', '1')).stdout).toMatch(/^Deleted 0 snapshot\(s\) and 0 unreferenced segment/m);
+
+    store = await open();
+    try {
+      const [snapshots, segments] = await count(store);
+      expect(snapshots).toBe(1);
+      expect(segments).toBeGreaterThan(0);
+      // A fresh repository (no cache): the kept snapshot's segments are all there, and old states replay.
+      const sessions = new SessionService(new SessionRepository(store, options));
+      expect(await sessions.getState(caller, 'long')).toEqual(before.head);
+      expect(await sessions.getState(caller, 'long', 17)).toEqual(before.old);
+    } finally {
+      await store.close();
+    }
+    expect((await rewind('retention', 'snapshots', '--keep', '0')).code).toBe(2);
+  });
+
+  it('retention set stores a per-tenant policy that retention run applies to every tenant that has one', async () => {
+    const store: EventStore =
+      storeName === 'postgres'
+        ? await PostgresEventStore.open({ connectionString: env.DATABASE_URL!, poolSize: 2 })
+        : new SqliteEventStore({ filename: join(dataDir, 'rewind.db') });
+    try {
+      await new SessionService(new SessionRepository(store, { snapshotEvery: 0 })).startSession({ tenantId: 'policied', actor: 't' }, { sessionId: 'idle' });
+      const backdate = `UPDATE ${pool ? 'rewind.' : ''}streams SET updated_at = '2020-01-01T00:00:00.000Z' WHERE stream_id = 'session:policied:idle'`;
+      if (pool) await pool.query(backdate);
+      else (store as SqliteEventStore).db.prepare(backdate).run();
+    } finally {
+      await store.close();
+    }
+    expect((await rewind('retention', 'set', '--tenant', 'policied', '--inactive-days', '30')).code).toBe(0);
+    expect((await rewind('retention', 'run', '--tenant', 'policied', '--dry-run')).code).toBe(2);
+    const dry = await rewind('retention', 'run', '--dry-run');
+    expect(dry.stdout).toContain('session "idle"');
+    const exportDir = mkdtempSync(join(tmpdir(), 'rewind-retention-policy-'));
+    const run = await rewind('retention', 'run', '--export-dir', exportDir);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('Tenant "policied": exported 1 session(s)');
+    expect(existsSync(join(exportDir, 'policied', 'idle.ndjson'))).toBe(true);
+    expect((await rewind('retention', 'set', '--tenant', 'policied', '--off')).code).toBe(0);
+    expect((await rewind('retention', 'set', '--tenant', 'policied')).code).toBe(2);
+    rmSync(exportDir, { recursive: true, force: true });
   });
 });

@@ -1,4 +1,4 @@
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 
 export interface RewindConfig {
   /** Where events live: the embedded SQLite file, or PostgreSQL. */
@@ -21,6 +21,16 @@ export interface RewindConfig {
   relayTopic: string | null;
   /** Run the projection runners in this process (false: a worker runs them; queries still read the tables). */
   runProjections: boolean;
+  /** Requests per second each API key may make, refilling its token bucket (0: no limit). */
+  rateLimitPerSecond: number;
+  /** The bucket's size: requests a key may make at once after a quiet spell. */
+  rateLimitBurst: number;
+  /** How often new events are sealed into the audit hash chains, in ms (0: only by `rewind audit digest`). */
+  auditSealIntervalMs: number;
+  /** Wraps the data keys of encrypted fields: REWIND_MASTER_KEY (64 hex digits or base64 of 32 bytes)... */
+  masterKey: string | undefined;
+  /** ...or this file (REWIND_MASTER_KEY_FILE; default <data dir>/master.key, created on first use). */
+  masterKeyFile: string;
 }
 
 export class ConfigError extends Error {
@@ -73,5 +83,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RewindConfig {
     logLevel: oneOf(env, 'REWIND_LOG_LEVEL', ['error', 'warn', 'log', 'debug'] as const, 'log'),
     relayTopic: env.KAFKA_BROKERS ? env.KAFKA_TOPIC_EVENTS || 'rewind.events' : null,
     runProjections: oneOf(env, 'REWIND_RUN_PROJECTIONS', ['true', 'false'] as const, 'true') === 'true',
+    rateLimitPerSecond: integer(env, 'REWIND_RATE_LIMIT_PER_SECOND', 1000, 0, 1_000_000),
+    rateLimitBurst: integer(env, 'REWIND_RATE_LIMIT_BURST', 2000, 1, 10_000_000),
+    auditSealIntervalMs: integer(env, 'REWIND_AUDIT_SEAL_INTERVAL_MS', 1000, 0, 3_600_000),
+    masterKey: env.REWIND_MASTER_KEY || undefined,
+    masterKeyFile: resolve(env.REWIND_MASTER_KEY_FILE || join(env.REWIND_DATA_DIR || './data', 'master.key')),
   };
 }

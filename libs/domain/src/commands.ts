@@ -68,6 +68,15 @@ export interface CreateCheckpoint {
   type: 'CreateCheckpoint';
   label: string;
 }
+/**
+ * Records that data keys of the session were destroyed (crypto-shredding): issued by the
+ * service after destroying them, never accepted from a client.
+ */
+export interface RecordShredding {
+  type: 'RecordShredding';
+  keyIds: string[];
+  reason: string;
+}
 /** Rollback, undo, redo or a jump to another branch: all move the head. */
 export interface MoveHead {
   type: 'MoveHead';
@@ -121,6 +130,7 @@ export type SessionCommand =
   | InterruptTurn
   | CreateCheckpoint
   | MoveHead
+  | RecordShredding
   | RollbackCommand;
 
 export type SessionCommandType = SessionCommand['type'];

@@ -46,6 +46,7 @@ const COMMAND_TYPES: SessionCommandType[] = [
   'CompleteRollback',
   'RetryCompensation',
   'ResolveCompensation',
+  'RecordShredding',
 ];
 const probeArb: fc.Arbitrary<Probe> = fc.record({
   type: fc.constantFrom(...COMMAND_TYPES),
@@ -136,6 +137,8 @@ function probeCommand(p: Probe, state: SessionState): SessionCommand {
       );
       return p.type === 'RetryCompensation' ? { type: p.type, rollbackId, toolCallId } : { type: p.type, rollbackId, toolCallId, note: 'by hand' };
     }
+    case 'RecordShredding':
+      return { type: 'RecordShredding', keyIds: [`dk_${p.i}`], reason: 'test' };
   }
 }
 
@@ -300,8 +303,8 @@ describe('decide refusals (property-based)', () => {
     if (RUNS >= 100) expect(seen.size, `reached: ${[...seen].sort().join(', ')}`).toBeGreaterThanOrEqual(REFUSAL_CODES.length - 4);
   });
 
-  it('while a rollback is active, every command but the rollback commands is refused with rollback_in_progress', () => {
-    const ROLLBACK_COMMANDS = ['RecordCompensationOutcome', 'CompleteRollback', 'RetryCompensation', 'ResolveCompensation'];
+  it('while a rollback is active, every command but the rollback commands (and the record of a shredding) is refused with rollback_in_progress', () => {
+    const ROLLBACK_COMMANDS = ['RecordCompensationOutcome', 'CompleteRollback', 'RetryCompensation', 'ResolveCompensation', 'RecordShredding'];
     let locked = 0;
     fc.assert(
       fc.property(runArb, (run) => {

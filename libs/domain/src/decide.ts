@@ -52,7 +52,8 @@ function assertWritable(state: SessionState, command: SessionCommand): void {
     return;
   }
   if (state.version === 0) throw notFound('session_not_found', 'No such session.');
-  if (isRollbackCommand(command)) return;
+  // The saga's own records, and the record of a shredding (keys are destroyed whatever the session is doing).
+  if (isRollbackCommand(command) || command.type === 'RecordShredding') return;
   if (state.activeRollbackId !== null) {
     throw conflict('rollback_in_progress', `Rollback ${state.activeRollbackId} is in progress (status ${state.status}); writes resume when it completes.`, [
       { message: 'see GET /v1/rollbacks/' + state.activeRollbackId, rollbackId: state.activeRollbackId },
@@ -179,6 +180,8 @@ export function decide(state: SessionState, command: SessionCommand, ctx: Decide
       if (existing) throw conflict('checkpoint_exists', `Checkpoint "${command.label}" already exists (version ${existing.version}).`);
       return { events: [step(state, { type: 'CheckpointCreated', data: { label: command.label, version: state.head } })] };
     }
+    case 'RecordShredding':
+      return { events: [step(state, { type: 'DataShredded', data: { keyIds: [...command.keyIds], reason: command.reason } })] };
     case 'MoveHead':
       return decideHeadMove(state, command, ctx);
     case 'RecordCompensationOutcome':

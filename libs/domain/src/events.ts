@@ -66,6 +66,12 @@ export interface CheckpointCreated {
   data: { label: string; version: number };
 }
 
+/** Data keys of the session were destroyed: its encrypted fields are unreadable from here on (state unchanged). */
+export interface DataShredded {
+  type: 'DataShredded';
+  data: { keyIds: string[]; reason: string };
+}
+
 export const HEAD_MOVE_KINDS = ['rollback', 'undo', 'redo', 'jump'] as const;
 export type HeadMoveKind = (typeof HEAD_MOVE_KINDS)[number];
 
@@ -137,6 +143,7 @@ export type SessionEvent =
   | TaskPopped
   | TurnInterrupted
   | CheckpointCreated
+  | DataShredded
   | RollbackRequested
   | CompensationApplied
   | CompensationFailed

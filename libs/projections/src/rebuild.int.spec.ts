@@ -127,6 +127,41 @@ for (const { backend, skip, on } of backendsUnderTest()) {
       expect((await tableRows(f.db, SESSIONS, { tenant_id: 'acme', session_id: victim!.session_id }))[0]).toMatchObject({ title: victim!.title });
     });
 
+    it('a read-only verification (swap never) and a careful rebuild (swap when identical) leave differing live tables untouched', async () => {
+      await appendWorkload(f.store, { events: 800, activeSessions: 8, seed: 31 });
+      await catchUp();
+      const d = f.db.dialect;
+      const [victim] = await tableRows(f.db, SESSIONS, { tenant_id: 'acme' });
+      await f.db.dataSource.query(`UPDATE ${d.qualified('sessions')} SET title = 'Tampered' WHERE tenant_id = ${d.p(1)} AND session_id = ${d.p(2)}`, [
+        'acme',
+        victim!.session_id,
+      ]);
+      await f.settle();
+      const tampered = await snapshotReadModels(f.db);
+      const tables = await tableNames();
+
+      for (const swap of ['never', 'when-identical'] as const) {
+        const result = await rebuildProjections(f.store, f.db, { swap, sampleRows: 5 });
+        expect(result.swapped).toBe(false);
+        expect(result.verification!.identical).toBe(false);
+        expect(result.verification!.tables.find((t) => t.table === 'sessions')).toMatchObject({ changed: 1 });
+        expect(await snapshotReadModels(f.db)).toEqual(tampered);
+        expect(await tableNames()).toEqual(tables); // no shadow left behind
+        expect((await f.db.checkpoints()).map((c) => c.name).sort()).toEqual(['audit', 'ledger', 'sessions']);
+      }
+      // The live runners were resumed: new events reach the live tables.
+      const more = await appendWorkload(f.store, { events: 50, seed: 32, sessionPrefix: 'later' });
+      await catchUp();
+      expect((await tableRows(f.db, AUDIT_LOG)).length).toBeGreaterThanOrEqual(800 + more.events);
+
+      // A rebuild that matches is swapped in when identical; `always` repairs the tampered row.
+      const repaired = await rebuildProjections(f.store, f.db, { swap: 'always', verify: true });
+      expect(repaired).toMatchObject({ swapped: true });
+      const checked = await rebuildProjections(f.store, f.db, { swap: 'when-identical' });
+      expect(checked).toMatchObject({ swapped: true, verification: { identical: true } });
+      expect((await tableRows(f.db, SESSIONS, { tenant_id: 'acme', session_id: victim!.session_id }))[0]).toMatchObject({ title: victim!.title });
+    });
+
     it('rebuilding while the service keeps writing ends consistent, and the live runners carry on from the swap', async () => {
       await appendWorkload(f.store, { events: 3000, activeSessions: 40, seed: 24 });
       const runners = new ProjectionSupervisor(f.store, f.db, { logger: SILENT_LOGGER, idleDelayMs: 10, batchSize: 200 });

@@ -27,6 +27,12 @@ export interface RebuildOptions {
   projections?: string[];
   /** Compare the rebuilt tables with the live ones at the same position before swapping. */
   verify?: boolean;
+  /**
+   * When to replace the live tables: `always` (the default), `when-identical` (a rebuild that
+   * differs from the live tables is reported and dropped), or `never` (a read-only check).
+   * Anything but `always` compares first, as `verify` does.
+   */
+  swap?: 'always' | 'when-identical' | 'never';
   /** Events per transaction (default 5000). */
   batchSize?: number;
   /** Differing rows shown per table and kind (default 10). */
@@ -50,6 +56,8 @@ export interface RebuildResult {
    */
   swapMs: number;
   verification: Verification | null;
+  /** Whether the rebuilt tables replaced the live ones (false: dropped, the live tables untouched). */
+  swapped: boolean;
 }
 
 /** Another rebuild of the same projection is running. */
@@ -72,13 +80,16 @@ const shadowCheckpoint = (projection: Projection) => `${projection.name}${SHADOW
  * With `verify`: one short transaction brings the live tables and the shadows to the same
  * position and pauses the live runners (a lease in their checkpoint rows); the tables are
  * compared row by row with nothing locked (on SQLite the API keeps writing); a second short
- * transaction swaps and resumes. The rebuilt tables replace the live ones either way: they
- * are what the log says; the report tells what differed.
+ * transaction swaps and resumes. With `swap: 'always'` the rebuilt tables replace the live
+ * ones either way (they are what the log says; the report tells what differed); with
+ * `when-identical` a difference keeps the live tables, with `never` nothing is ever swapped.
  */
 export async function rebuildProjections(store: EventStore, db: ReadModelDatabase, options: RebuildOptions = {}): Promise<RebuildResult> {
   const projections = selectProjections(options.projections);
   const batchSize = options.batchSize ?? 5000;
   const sampleRows = options.sampleRows ?? 10;
+  const swapMode = options.swap ?? 'always';
+  const verify = options.verify === true || swapMode !== 'always';
   const started = Date.now();
   const connection = await db.connect();
   const d = connection.dialect;
@@ -241,16 +252,16 @@ export async function rebuildProjections(store: EventStore, db: ReadModelDatabas
     } else {
       for (const p of projections) await finish(p, connection);
     }
-    if (options.verify) await catchUpLive();
+    if (verify) await catchUpLive();
 
     const maxSwapEvents = batchSize * 4;
     for (let attempt = 1; attempt <= 20; attempt++) {
       await fillShadows('catching-up');
-      if (options.verify) await catchUpLive();
+      if (verify) await catchUpLive();
       // Read the last stretch now: the swap transaction applies it without waiting on the log.
       // Verifying brings each live projection to the shadows' position: read from the one furthest behind.
       const checkpoints = new Map((await db.checkpoints()).map((c) => [c.name, c.position]));
-      const start = options.verify ? Math.min(position, ...projections.map((p) => checkpoints.get(p.name) ?? 0)) : position;
+      const start = verify ? Math.min(position, ...projections.map((p) => checkpoints.get(p.name) ?? 0)) : position;
       const tail: ProjectedEvent[] = [];
       for (let after = start; ; ) {
         const stored = await store.readAll({ after, limit: batchSize });
@@ -259,10 +270,10 @@ export async function rebuildProjections(store: EventStore, db: ReadModelDatabas
         after = stored[stored.length - 1]!.globalPosition;
       }
       if (tail.length > maxSwapEvents) continue;
-      const plan: SwapPlan = { position, start, tailEnd: tail.length > 0 ? tail[tail.length - 1]!.position : start, tail, verify: options.verify === true };
+      const plan: SwapPlan = { position, start, tailEnd: tail.length > 0 ? tail[tail.length - 1]!.position : start, tail, verify };
       await report('swapping');
 
-      if (!options.verify) {
+      if (!verify) {
         const lockedAt = Date.now();
         const outcome = await connection.transaction(() => swap(d, projections, plan));
         if (!outcome) continue;
@@ -276,6 +287,7 @@ export async function rebuildProjections(store: EventStore, db: ReadModelDatabas
           elapsedMs: Date.now() - started,
           swapMs: Date.now() - lockedAt,
           verification: null,
+          swapped: true,
         };
       }
 
@@ -300,6 +312,13 @@ export async function rebuildProjections(store: EventStore, db: ReadModelDatabas
         identical: tables.every(tableIdentical),
         tables,
       };
+      if (swapMode === 'never' || (swapMode === 'when-identical' && !verification.identical)) {
+        // Read-only: drop the shadows and resume the live runners; the live tables stay as they were.
+        await connection.transaction(() => discardAligned(d, projections));
+        paused = false;
+        await report('done');
+        return { projections: projections.map((p) => p.name), events, position, elapsedMs: Date.now() - started, swapMs, verification, swapped: false };
+      }
       lockedAt = Date.now();
       const swapped = await connection.transaction(() => swapAligned(d, projections, position));
       swapMs += Date.now() - lockedAt;
@@ -310,7 +329,7 @@ export async function rebuildProjections(store: EventStore, db: ReadModelDatabas
       }
       paused = false;
       await report('done');
-      return { projections: projections.map((p) => p.name), events, position, elapsedMs: Date.now() - started, swapMs, verification };
+      return { projections: projections.map((p) => p.name), events, position, elapsedMs: Date.now() - started, swapMs, verification, swapped: true };
     }
     throw new Error('The rebuild could not catch up with the event log to swap in its tables (the log grew too fast 20 times in a row); run it again.');
   } catch (error) {
@@ -407,4 +426,13 @@ function* swapAligned(d: Dialect, projections: readonly Projection[], position: 
     yield* d.deleteCheckpoint(shadowCheckpoint(p));
   }
   return true;
+}
+
+/** Verify without a swap (one transaction): drop the shadows, resume the live runners where they are. */
+function* discardAligned(d: Dialect, projections: readonly Projection[]): Step<void> {
+  for (const p of projections) {
+    for (const table of p.tables) yield* dropShadowTable(d, table.name);
+    yield* d.deleteCheckpoint(shadowCheckpoint(p));
+    yield* d.setPause(p.name, null);
+  }
 }

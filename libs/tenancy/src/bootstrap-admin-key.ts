@@ -9,10 +9,10 @@ export const DEFAULT_TENANT = 'default';
  */
 export async function ensureAdminKey(store: ApiKeyStore, configuredKey?: string): Promise<{ generated: string | null }> {
   if (configuredKey) {
-    await store.create({ tenantId: DEFAULT_TENANT, name: 'admin (REWIND_ADMIN_KEY)', role: 'admin', plaintext: configuredKey });
+    await store.create({ tenantId: DEFAULT_TENANT, name: 'admin (REWIND_ADMIN_KEY)', scopes: ['admin'], plaintext: configuredKey });
     return { generated: null };
   }
   if ((await store.count()) > 0) return { generated: null };
-  const { key } = await store.create({ tenantId: DEFAULT_TENANT, name: 'admin (generated on first start)', role: 'admin' });
+  const { key } = await store.create({ tenantId: DEFAULT_TENANT, name: 'admin (generated on first start)', scopes: ['admin'] });
   return { generated: key };
 }

@@ -1,25 +1,112 @@
-import { generateKey, hashKey, keyIdOf, type ApiKeyRecord, type ApiKeyRole, type ApiKeyStore } from './api-key-store';
+import {
+  acceptance,
+  alreadyRevoked,
+  checkExpiry,
+  checkGrace,
+  generateKey,
+  hashKey,
+  keyIdOf,
+  notFound,
+  scopesOf,
+  type ApiKeyRecord,
+  type ApiKeyStore,
+  type AuthenticatedKey,
+  type CreateApiKeyInput,
+} from './api-key-store';
 
+interface Entry {
+  record: ApiKeyRecord;
+  hash: string;
+  previousHash: string | null;
+}
+
+/** API keys in memory, for library mode and unit tests; decides exactly as the stored adapters do. */
 export class InMemoryApiKeyStore implements ApiKeyStore {
-  private readonly byHash = new Map<string, ApiKeyRecord>();
+  private readonly byId = new Map<string, Entry>();
+  private version = 0;
 
-  async authenticate(presentedKey: string) {
-    return this.byHash.get(hashKey(presentedKey)) ?? null;
+  private find(hash: string): Entry | undefined {
+    return [...this.byId.values()].find((e) => e.hash === hash || e.previousHash === hash);
   }
 
-  async create(input: { tenantId: string; name: string; role: ApiKeyRole; plaintext?: string }) {
-    const key = input.plaintext ?? generateKey().key;
-    const record: ApiKeyRecord = { keyId: keyIdOf(key), tenantId: input.tenantId, name: input.name, role: input.role, createdAt: new Date().toISOString() };
-    if (!this.byHash.has(hashKey(key))) this.byHash.set(hashKey(key), record);
-    return { key, record };
+  async authenticate(presentedKey: string): Promise<AuthenticatedKey | null> {
+    const hash = hashKey(presentedKey);
+    const entry = this.find(hash);
+    return entry ? acceptance({ ...entry.record }, entry.hash !== hash) : null;
+  }
+
+  async create(input: CreateApiKeyInput) {
+    const scopes = scopesOf(input);
+    const expiresAt = checkExpiry(input.expiresAt);
+    const { key, keyId } = input.plaintext !== undefined ? { key: input.plaintext, keyId: keyIdOf(input.plaintext) } : generateKey();
+    const existing = this.find(hashKey(key));
+    if (existing) return { key, record: { ...existing.record } };
+    const record: ApiKeyRecord = {
+      keyId,
+      tenantId: input.tenantId,
+      name: input.name,
+      scopes,
+      createdAt: new Date().toISOString(),
+      expiresAt,
+      revokedAt: null,
+      rotatedAt: null,
+      previousSecretValidUntil: null,
+    };
+    this.byId.set(keyId, { record, hash: hashKey(key), previousHash: null });
+    this.version++;
+    return { key, record: { ...record } };
+  }
+
+  async get(keyId: string) {
+    const entry = this.byId.get(keyId);
+    return entry ? { ...entry.record } : null;
+  }
+
+  private require(keyId: string, live: boolean): Entry {
+    const entry = this.byId.get(keyId);
+    if (!entry) throw notFound(keyId);
+    if (live && entry.record.revokedAt !== null) throw alreadyRevoked(keyId);
+    return entry;
+  }
+
+  async revoke(keyId: string) {
+    const entry = this.require(keyId, false);
+    entry.record.revokedAt ??= new Date().toISOString();
+    this.version++;
+    return { ...entry.record };
+  }
+
+  async rotate(keyId: string, graceSeconds: number) {
+    checkGrace(graceSeconds);
+    const entry = this.require(keyId, true);
+    const { key } = generateKey(keyId);
+    const now = Date.now();
+    entry.previousHash = entry.hash;
+    entry.hash = hashKey(key);
+    entry.record.rotatedAt = new Date(now).toISOString();
+    entry.record.previousSecretValidUntil = new Date(now + graceSeconds * 1000).toISOString();
+    this.version++;
+    return { key, record: { ...entry.record } };
+  }
+
+  async setExpiry(keyId: string, expiresAt: string | null) {
+    const at = checkExpiry(expiresAt);
+    const entry = this.require(keyId, true);
+    entry.record.expiresAt = at;
+    this.version++;
+    return { ...entry.record };
   }
 
   async list(tenantId?: string) {
-    return [...this.byHash.values()].filter((r) => tenantId === undefined || r.tenantId === tenantId);
+    return [...this.byId.values()].map((e) => ({ ...e.record })).filter((r) => tenantId === undefined || r.tenantId === tenantId);
   }
 
   async count() {
-    return this.byHash.size;
+    return this.byId.size;
+  }
+
+  async changeVersion() {
+    return this.version;
   }
 
   async close() {}

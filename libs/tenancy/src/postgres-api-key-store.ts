@@ -1,19 +1,47 @@
 import type { Pool } from 'pg';
-import { generateKey, hashKey, keyIdOf, type ApiKeyRecord, type ApiKeyRole, type ApiKeyStore } from './api-key-store';
+import {
+  acceptance,
+  alreadyRevoked,
+  checkExpiry,
+  checkGrace,
+  generateKey,
+  hashKey,
+  keyIdOf,
+  notFound,
+  scopesOf,
+  scopesOfRole,
+  type ApiKeyRecord,
+  type ApiKeyRole,
+  type ApiKeyScope,
+  type ApiKeyStore,
+  type AuthenticatedKey,
+  type CreateApiKeyInput,
+} from './api-key-store';
 
 interface Row {
   key_id: string;
+  hash: string;
   tenant_id: string;
   name: string;
   role: ApiKeyRole;
-  created_at: Date | string;
+  scopes: string | null;
+  created_at: Date;
+  expires_at: Date | null;
+  revoked_at: Date | null;
+  rotated_at: Date | null;
+  previous_valid_until: Date | null;
 }
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
 const toRecord = (r: Row): ApiKeyRecord => ({
   keyId: r.key_id,
   tenantId: r.tenant_id,
   name: r.name,
-  role: r.role,
-  createdAt: r.created_at instanceof Date ? r.created_at.toISOString() : r.created_at,
+  scopes: r.scopes ? (r.scopes.split(',') as ApiKeyScope[]) : scopesOfRole(r.role),
+  createdAt: r.created_at.toISOString(),
+  expiresAt: iso(r.expires_at),
+  revokedAt: iso(r.revoked_at),
+  rotatedAt: iso(r.rotated_at),
+  previousSecretValidUntil: iso(r.previous_valid_until),
 });
 
 /** API keys in PostgreSQL (the event store's pool and schema); only hashes are stored. */
@@ -21,35 +49,113 @@ export class PostgresApiKeyStore implements ApiKeyStore {
   private constructor(
     private readonly pool: Pool,
     private readonly table: string,
+    private readonly changes: string,
   ) {}
 
   static async open(pool: Pool, schema = 'rewind'): Promise<PostgresApiKeyStore> {
     const table = `"${schema}".api_keys`;
-    await pool.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
-    await pool.query(`CREATE TABLE IF NOT EXISTS ${table} (
-      key_id     text PRIMARY KEY,
-      hash       text NOT NULL UNIQUE,
-      tenant_id  text NOT NULL,
-      name       text NOT NULL,
-      role       text NOT NULL,
-      created_at timestamptz NOT NULL DEFAULT now()
-    )`);
-    return new PostgresApiKeyStore(pool, table);
+    const changes = `"${schema}".api_key_changes`;
+    // One transaction-scoped advisory lock: processes starting together must not race the DDL.
+    const client = await pool.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`${schema}.api_keys`]);
+      await client.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+      await client.query(`CREATE TABLE IF NOT EXISTS ${table} (
+        key_id     text PRIMARY KEY,
+        hash       text NOT NULL UNIQUE,
+        tenant_id  text NOT NULL,
+        name       text NOT NULL,
+        role       text NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now()
+      )`);
+      await client.query(`ALTER TABLE ${table}
+        ADD COLUMN IF NOT EXISTS scopes text,
+        ADD COLUMN IF NOT EXISTS expires_at timestamptz,
+        ADD COLUMN IF NOT EXISTS revoked_at timestamptz,
+        ADD COLUMN IF NOT EXISTS rotated_at timestamptz,
+        ADD COLUMN IF NOT EXISTS previous_hash text,
+        ADD COLUMN IF NOT EXISTS previous_valid_until timestamptz`);
+      await client.query(`CREATE INDEX IF NOT EXISTS api_keys_previous_hash ON ${table} (previous_hash) WHERE previous_hash IS NOT NULL`);
+      // A counter every change to api_keys bumps, by trigger, so that a row revoked or even
+      // deleted by hand reaches every process's cache (CachedApiKeyStore polls it).
+      await client.query(`CREATE TABLE IF NOT EXISTS ${changes} (id int PRIMARY KEY CHECK (id = 1), version bigint NOT NULL)`);
+      await client.query(`INSERT INTO ${changes} (id, version) VALUES (1, 0) ON CONFLICT DO NOTHING`);
+      await client.query(`CREATE OR REPLACE FUNCTION "${schema}".api_keys_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN UPDATE ${changes} SET version = version + 1 WHERE id = 1; RETURN NULL; END $$`);
+      await client.query(`CREATE OR REPLACE TRIGGER api_keys_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON ${table}
+        FOR EACH STATEMENT EXECUTE FUNCTION "${schema}".api_keys_changed()`);
+      // Ids of configured keys used to be a prefix of the secret's hash; give them random ones.
+      await client.query(`UPDATE ${table} SET key_id = substr(md5(random()::text || clock_timestamp()::text), 1, 12) WHERE key_id = substr(hash, 1, 12)`);
+      await client.query('COMMIT');
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+    return new PostgresApiKeyStore(pool, table, changes);
   }
 
-  async authenticate(presentedKey: string): Promise<ApiKeyRecord | null> {
-    const { rows } = await this.pool.query<Row>(`SELECT key_id, tenant_id, name, role, created_at FROM ${this.table} WHERE hash = $1`, [hashKey(presentedKey)]);
+  async authenticate(presentedKey: string): Promise<AuthenticatedKey | null> {
+    const hash = hashKey(presentedKey);
+    const { rows } = await this.pool.query<Row>(`SELECT * FROM ${this.table} WHERE hash = $1 OR previous_hash = $1`, [hash]);
+    return rows[0] ? acceptance(toRecord(rows[0]), rows[0].hash !== hash) : null;
+  }
+
+  async create(input: CreateApiKeyInput) {
+    const scopes = scopesOf(input);
+    const expiresAt = checkExpiry(input.expiresAt);
+    const { key, keyId } = input.plaintext !== undefined ? { key: input.plaintext, keyId: keyIdOf(input.plaintext) } : generateKey();
+    const hash = hashKey(key);
+    // A configured secret already known — even revoked or rotated away — is left as it is.
+    const { rows } = await this.pool.query<Row>(
+      `INSERT INTO ${this.table} (key_id, hash, tenant_id, name, role, scopes, created_at, expires_at)
+       SELECT $1, $2, $3, $4, $5, $6, now(), $7
+       WHERE NOT EXISTS (SELECT 1 FROM ${this.table} WHERE hash = $2 OR previous_hash = $2)
+       ON CONFLICT DO NOTHING RETURNING *`,
+      [keyId, hash, input.tenantId, input.name, scopes.includes('admin') ? 'admin' : 'agent', scopes.join(','), expiresAt],
+    );
+    if (rows[0]) return { key, record: toRecord(rows[0]) };
+    const existing = await this.pool.query<Row>(`SELECT * FROM ${this.table} WHERE hash = $1 OR previous_hash = $1`, [hash]);
+    return { key, record: toRecord(existing.rows[0]!) };
+  }
+
+  async get(keyId: string): Promise<ApiKeyRecord | null> {
+    const { rows } = await this.pool.query<Row>(`SELECT * FROM ${this.table} WHERE key_id = $1`, [keyId]);
     return rows[0] ? toRecord(rows[0]) : null;
   }
 
-  async create(input: { tenantId: string; name: string; role: ApiKeyRole; plaintext?: string }) {
-    const key = input.plaintext ?? generateKey().key;
-    const record: ApiKeyRecord = { keyId: keyIdOf(key), tenantId: input.tenantId, name: input.name, role: input.role, createdAt: new Date().toISOString() };
-    await this.pool.query(
-      `INSERT INTO ${this.table} (key_id, hash, tenant_id, name, role, created_at) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`,
-      [record.keyId, hashKey(key), record.tenantId, record.name, record.role, record.createdAt],
+  private async require(keyId: string, live: boolean): Promise<ApiKeyRecord> {
+    const record = await this.get(keyId);
+    if (!record) throw notFound(keyId);
+    if (live && record.revokedAt !== null) throw alreadyRevoked(keyId);
+    return record;
+  }
+
+  async revoke(keyId: string): Promise<ApiKeyRecord> {
+    const { rows } = await this.pool.query<Row>(`UPDATE ${this.table} SET revoked_at = coalesce(revoked_at, now()) WHERE key_id = $1 RETURNING *`, [keyId]);
+    if (!rows[0]) throw notFound(keyId);
+    return toRecord(rows[0]);
+  }
+
+  async rotate(keyId: string, graceSeconds: number) {
+    checkGrace(graceSeconds);
+    const { key } = generateKey(keyId);
+    const { rows } = await this.pool.query<Row>(
+      `UPDATE ${this.table} SET previous_hash = hash, previous_valid_until = now() + make_interval(secs => $2), hash = $3, rotated_at = now()
+       WHERE key_id = $1 AND revoked_at IS NULL RETURNING *`,
+      [keyId, graceSeconds, hashKey(key)],
     );
-    return { key, record };
+    if (!rows[0]) await this.require(keyId, true);
+    return { key, record: toRecord(rows[0]!) };
+  }
+
+  async setExpiry(keyId: string, expiresAt: string | null): Promise<ApiKeyRecord> {
+    const at = checkExpiry(expiresAt);
+    const { rows } = await this.pool.query<Row>(`UPDATE ${this.table} SET expires_at = $2 WHERE key_id = $1 AND revoked_at IS NULL RETURNING *`, [keyId, at]);
+    if (!rows[0]) await this.require(keyId, true);
+    return toRecord(rows[0]!);
   }
 
   async list(tenantId?: string): Promise<ApiKeyRecord[]> {
@@ -62,6 +168,11 @@ export class PostgresApiKeyStore implements ApiKeyStore {
   async count(): Promise<number> {
     const { rows } = await this.pool.query<{ n: string }>(`SELECT COUNT(*) AS n FROM ${this.table}`);
     return Number(rows[0]!.n);
+  }
+
+  async changeVersion(): Promise<number> {
+    const { rows } = await this.pool.query<{ version: string }>(`SELECT version FROM ${this.changes} WHERE id = 1`);
+    return Number(rows[0]!.version);
   }
 
   /** The pool belongs to the event store, which closes it. */

@@ -1,21 +1,59 @@
 import { openSqliteFile } from '@rewind/event-store/sqlite';
 import type Database from 'better-sqlite3';
-import { generateKey, hashKey, keyIdOf, type ApiKeyRecord, type ApiKeyRole, type ApiKeyStore } from './api-key-store';
+import {
+  acceptance,
+  alreadyRevoked,
+  checkExpiry,
+  checkGrace,
+  generateKey,
+  hashKey,
+  keyIdOf,
+  notFound,
+  scopesOf,
+  scopesOfRole,
+  type ApiKeyRecord,
+  type ApiKeyRole,
+  type ApiKeyScope,
+  type ApiKeyStore,
+  type AuthenticatedKey,
+  type CreateApiKeyInput,
+} from './api-key-store';
 
 interface Row {
   key_id: string;
+  hash: string;
   tenant_id: string;
   name: string;
   role: ApiKeyRole;
+  scopes: string | null;
   created_at: string;
+  expires_at: string | null;
+  revoked_at: string | null;
+  rotated_at: string | null;
+  previous_hash: string | null;
+  previous_valid_until: string | null;
 }
-const toRecord = (r: Row): ApiKeyRecord => ({ keyId: r.key_id, tenantId: r.tenant_id, name: r.name, role: r.role, createdAt: r.created_at });
+const toRecord = (r: Row): ApiKeyRecord => ({
+  keyId: r.key_id,
+  tenantId: r.tenant_id,
+  name: r.name,
+  scopes: r.scopes ? (r.scopes.split(',') as ApiKeyScope[]) : scopesOfRole(r.role),
+  createdAt: r.created_at,
+  expiresAt: r.expires_at,
+  revokedAt: r.revoked_at,
+  rotatedAt: r.rotated_at,
+  previousSecretValidUntil: r.previous_valid_until,
+});
+
+/** Columns added after the first release, for files created before them. */
+const LATER_COLUMNS = ['scopes', 'expires_at', 'revoked_at', 'rotated_at', 'previous_hash', 'previous_valid_until'];
 
 /** API keys in the embedded SQLite file (its own connection; WAL lets it share the file). */
 export class SqliteApiKeyStore implements ApiKeyStore {
   private readonly db: Database.Database;
-  /** Prepared once: authentication runs on every request. */
-  private readonly byHash: Database.Statement<[string], Row>;
+  /** Prepared once: authentication runs on every request that misses the cache. */
+  private readonly byHash: Database.Statement<[string, string], Row>;
+  private readonly version: Database.Statement<[], { version: number }>;
 
   constructor(filename: string) {
     this.db = openSqliteFile(filename, 'FULL');
@@ -27,21 +65,105 @@ export class SqliteApiKeyStore implements ApiKeyStore {
       role       TEXT NOT NULL,
       created_at TEXT NOT NULL
     )`);
-    this.byHash = this.db.prepare<[string], Row>('SELECT * FROM api_keys WHERE hash = ?');
+    const present = new Set(
+      this.db
+        .prepare<[], { name: string }>('PRAGMA table_info(api_keys)')
+        .all()
+        .map((c) => c.name),
+    );
+    for (const column of LATER_COLUMNS.filter((c) => !present.has(c))) {
+      try {
+        this.db.exec(`ALTER TABLE api_keys ADD COLUMN ${column} TEXT`);
+      } catch (error) {
+        // Another process opening the same file added it first.
+        if (!/duplicate column/i.test((error as Error).message)) throw error;
+      }
+    }
+    // A counter every change to api_keys bumps, by trigger, so that a row revoked or even
+    // deleted by hand reaches every process's cache (CachedApiKeyStore polls it).
+    this.db.exec(`
+      CREATE TABLE IF NOT EXISTS api_key_changes (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL);
+      INSERT OR IGNORE INTO api_key_changes (id, version) VALUES (1, 0);
+      CREATE TRIGGER IF NOT EXISTS api_keys_changed_on_update AFTER UPDATE ON api_keys BEGIN UPDATE api_key_changes SET version = version + 1 WHERE id = 1; END;
+      CREATE TRIGGER IF NOT EXISTS api_keys_changed_on_delete AFTER DELETE ON api_keys BEGIN UPDATE api_key_changes SET version = version + 1 WHERE id = 1; END;
+      CREATE TRIGGER IF NOT EXISTS api_keys_changed_on_insert AFTER INSERT ON api_keys BEGIN UPDATE api_key_changes SET version = version + 1 WHERE id = 1; END;
+      CREATE INDEX IF NOT EXISTS api_keys_previous_hash ON api_keys (previous_hash) WHERE previous_hash IS NOT NULL;
+    `);
+    // Ids of configured keys used to be a prefix of the secret's hash; give them random ones.
+    this.db.exec(`UPDATE api_keys SET key_id = lower(hex(randomblob(6))) WHERE key_id = substr(hash, 1, 12)`);
+    this.byHash = this.db.prepare<[string, string], Row>('SELECT * FROM api_keys WHERE hash = ? OR previous_hash = ?');
+    this.version = this.db.prepare<[], { version: number }>('SELECT version FROM api_key_changes WHERE id = 1');
   }
 
-  async authenticate(presentedKey: string): Promise<ApiKeyRecord | null> {
-    const row = this.byHash.get(hashKey(presentedKey));
+  async authenticate(presentedKey: string): Promise<AuthenticatedKey | null> {
+    const hash = hashKey(presentedKey);
+    const row = this.byHash.get(hash, hash);
+    return row ? acceptance(toRecord(row), row.hash !== hash) : null;
+  }
+
+  async create(input: CreateApiKeyInput) {
+    const scopes = scopesOf(input);
+    const expiresAt = checkExpiry(input.expiresAt);
+    const { key, keyId } = input.plaintext !== undefined ? { key: input.plaintext, keyId: keyIdOf(input.plaintext) } : generateKey();
+    const hash = hashKey(key);
+    const existing = this.db.prepare<[string, string], Row>('SELECT * FROM api_keys WHERE hash = ? OR previous_hash = ?').get(hash, hash);
+    if (existing) return { key, record: toRecord(existing) };
+    const record: ApiKeyRecord = {
+      keyId,
+      tenantId: input.tenantId,
+      name: input.name,
+      scopes,
+      createdAt: new Date().toISOString(),
+      expiresAt,
+      revokedAt: null,
+      rotatedAt: null,
+      previousSecretValidUntil: null,
+    };
+    this.db
+      .prepare(
+        `INSERT INTO api_keys (key_id, hash, tenant_id, name, role, scopes, created_at, expires_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (hash) DO NOTHING`,
+      )
+      .run(keyId, hash, record.tenantId, record.name, scopes.includes('admin') ? 'admin' : 'agent', scopes.join(','), record.createdAt, expiresAt);
+    return { key, record };
+  }
+
+  async get(keyId: string): Promise<ApiKeyRecord | null> {
+    const row = this.db.prepare<[string], Row>('SELECT * FROM api_keys WHERE key_id = ?').get(keyId);
     return row ? toRecord(row) : null;
   }
 
-  async create(input: { tenantId: string; name: string; role: ApiKeyRole; plaintext?: string }) {
-    const key = input.plaintext ?? generateKey().key;
-    const record: ApiKeyRecord = { keyId: keyIdOf(key), tenantId: input.tenantId, name: input.name, role: input.role, createdAt: new Date().toISOString() };
-    this.db
-      .prepare('INSERT INTO api_keys (key_id, hash, tenant_id, name, role, created_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (hash) DO NOTHING')
-      .run(record.keyId, hashKey(key), record.tenantId, record.name, record.role, record.createdAt);
-    return { key, record };
+  private require(keyId: string, live: boolean): ApiKeyRecord {
+    const row = this.db.prepare<[string], Row>('SELECT * FROM api_keys WHERE key_id = ?').get(keyId);
+    if (!row) throw notFound(keyId);
+    if (live && row.revoked_at !== null) throw alreadyRevoked(keyId);
+    return toRecord(row);
+  }
+
+  async revoke(keyId: string): Promise<ApiKeyRecord> {
+    this.require(keyId, false);
+    this.db.prepare('UPDATE api_keys SET revoked_at = ? WHERE key_id = ? AND revoked_at IS NULL').run(new Date().toISOString(), keyId);
+    return this.require(keyId, false);
+  }
+
+  async rotate(keyId: string, graceSeconds: number) {
+    checkGrace(graceSeconds);
+    const { key } = generateKey(keyId);
+    this.db.transaction(() => {
+      this.require(keyId, true);
+      const now = Date.now();
+      this.db
+        .prepare('UPDATE api_keys SET previous_hash = hash, previous_valid_until = ?, hash = ?, rotated_at = ? WHERE key_id = ?')
+        .run(new Date(now + graceSeconds * 1000).toISOString(), hashKey(key), new Date(now).toISOString(), keyId);
+    })();
+    return { key, record: this.require(keyId, false) };
+  }
+
+  async setExpiry(keyId: string, expiresAt: string | null): Promise<ApiKeyRecord> {
+    const at = checkExpiry(expiresAt);
+    this.require(keyId, true);
+    this.db.prepare('UPDATE api_keys SET expires_at = ? WHERE key_id = ?').run(at, keyId);
+    return this.require(keyId, false);
   }
 
   async list(tenantId?: string): Promise<ApiKeyRecord[]> {
@@ -53,6 +175,10 @@ export class SqliteApiKeyStore implements ApiKeyStore {
 
   async count(): Promise<number> {
     return this.db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM api_keys').get()!.n;
+  }
+
+  async changeVersion(): Promise<number> {
+    return this.version.get()!.version;
   }
 
   async close(): Promise<void> {

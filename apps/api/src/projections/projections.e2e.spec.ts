@@ -77,7 +77,7 @@ for (const { backend, skip, on } of backendsUnderTest()) {
       await app.listen(0, '127.0.0.1');
       const baseUrl = `http://127.0.0.1:${(app.getHttpServer().address() as { port: number }).port}`;
       http = httpClient(baseUrl, adminKey);
-      acme = httpClient(baseUrl, (await keys.create({ tenantId: 'acme', name: 'acme agent', role: 'agent' })).key);
+      acme = httpClient(baseUrl, (await keys.create({ tenantId: 'acme', name: 'acme agent', scopes: ['write', 'read', 'audit'] })).key);
       sessions = app.get(SessionService);
 
       // Three sessions of tenant "default", one of tenant "acme".

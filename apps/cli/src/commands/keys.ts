@@ -1,20 +1,40 @@
-import { type ApiKeyStore } from '@rewind/tenancy';
+import { ApiKeyLifecycleError, DEFAULT_ROTATION_GRACE_SECONDS, type ApiKeyScope, type ApiKeyStore } from '@rewind/tenancy';
 import { SqliteApiKeyStore } from '@rewind/tenancy/sqlite';
 import { PostgresApiKeyStore } from '@rewind/tenancy/postgres';
-import { EXIT_OK, formatTable, idFlag, requireDatabase, stringFlag, UsageError, type CommandContext, type CommandSpec } from '../command';
+import { CliError, EXIT_OK, formatTable, idFlag, requireDatabase, stringFlag, UsageError, type CommandContext, type CommandSpec } from '../command';
 import { storeSchemaOf, withPostgresPool } from '../stores';
 
 /** The API keys of the configured store: the embedded file, or PostgreSQL with REWIND_STORE=postgres. */
 async function withKeyStore<T>(context: CommandContext, use: (store: ApiKeyStore) => Promise<T>): Promise<T> {
+  const run = async (store: ApiKeyStore) => {
+    try {
+      return await use(store);
+    } catch (error) {
+      if (error instanceof ApiKeyLifecycleError) throw error.reason === 'invalid' ? new UsageError(error.message) : new CliError(error.message);
+      throw error;
+    } finally {
+      await store.close();
+    }
+  };
   if (context.config.store === 'postgres') {
-    return withPostgresPool(context, async (pool) => use(await PostgresApiKeyStore.open(pool, storeSchemaOf(context))));
+    return withPostgresPool(context, async (pool) => run(await PostgresApiKeyStore.open(pool, storeSchemaOf(context))));
   }
-  const store = new SqliteApiKeyStore(context.databaseFile);
-  try {
-    return await use(store);
-  } finally {
-    await store.close();
+  return run(new SqliteApiKeyStore(context.databaseFile));
+}
+
+function scopesFlag(flags: Record<string, string | boolean | undefined>): ApiKeyScope[] | undefined {
+  const raw = stringFlag(flags, 'scopes');
+  if (flags.admin === true) {
+    if (raw !== undefined) throw new UsageError('give either --admin or --scopes, not both');
+    return ['admin'];
   }
+  return raw === undefined ? undefined : (raw.split(',').map((s) => s.trim()) as ApiKeyScope[]);
+}
+
+function keyIdFlag(flags: Record<string, string | boolean | undefined>): string {
+  const keyId = stringFlag(flags, 'key');
+  if (!keyId) throw new UsageError('missing required option --key');
+  return keyId;
 }
 
 const create: CommandSpec = {
@@ -23,18 +43,21 @@ const create: CommandSpec = {
   flags: {
     tenant: { type: 'string', placeholder: '<id>', required: true, description: 'the tenant the key acts for' },
     name: { type: 'string', placeholder: '<name>', description: 'a label to recognise the key by (default "created by rewind CLI")' },
-    admin: { type: 'boolean', description: 'an admin key (default: an agent key)' },
+    scopes: { type: 'string', placeholder: '<list>', description: 'comma-separated: admin, write, read, audit (default write,read: an agent key)' },
+    admin: { type: 'boolean', description: 'an admin key (same as --scopes admin)' },
+    expires: { type: 'string', placeholder: '<iso-date>', description: 'refuse the key after this instant, e.g. 2027-01-31T00:00:00Z' },
   },
   async run(context, flags) {
     const tenantId = idFlag(flags, 'tenant');
     const name = stringFlag(flags, 'name') ?? 'created by rewind CLI';
     if (name.trim() === '' || name.length > 200) throw new UsageError('--name must be 1-200 characters');
-    const role = flags.admin === true ? 'admin' : 'agent';
-    const { key, record } = await withKeyStore(context, (store) => store.create({ tenantId, name, role }));
+    const scopes = scopesFlag(flags);
+    const expiresAt = stringFlag(flags, 'expires') ?? null;
+    const { key, record } = await withKeyStore(context, (store) => store.create({ tenantId, name, ...(scopes ? { scopes } : {}), expiresAt }));
     // The key alone on stdout (so `KEY=$(rewind keys create ...)` works); the hint on stderr.
     context.io.stdout.write(`${key}\n`);
     context.io.stderr.write(
-      `Created ${role} key ${record.keyId} for tenant "${tenantId}" — shown only this once, store it now; send it as "Authorization: Bearer <key>".\n`,
+      `Created key ${record.keyId} (scopes ${record.scopes.join(', ')}${record.expiresAt ? `, expires ${record.expiresAt}` : ''}) for tenant "${tenantId}" — shown only this once, store it now; send it as "Authorization: Bearer <key>".\n`,
     );
     return EXIT_OK;
   },
@@ -54,10 +77,63 @@ const list: CommandSpec = {
       context.io.stdout.write(tenantId ? `No API keys for tenant "${tenantId}".\n` : 'No API keys.\n');
       return EXIT_OK;
     }
-    const rows = [['KEY ID', 'TENANT', 'ROLE', 'NAME', 'CREATED AT'], ...records.map((r) => [r.keyId, r.tenantId, r.role, r.name, r.createdAt])];
+    const rows = [
+      ['KEY ID', 'TENANT', 'SCOPES', 'STATUS', 'NAME', 'CREATED AT'],
+      ...records.map((r) => [r.keyId, r.tenantId, r.scopes.join(','), statusOf(r), r.name, r.createdAt]),
+    ];
     context.io.stdout.write(formatTable(rows));
     return EXIT_OK;
   },
 };
 
-export const keysCommands: CommandSpec[] = [create, list];
+function statusOf(r: { revokedAt: string | null; expiresAt: string | null; previousSecretValidUntil: string | null }): string {
+  if (r.revokedAt) return `revoked ${r.revokedAt}`;
+  if (r.expiresAt && Date.parse(r.expiresAt) <= Date.now()) return `expired ${r.expiresAt}`;
+  const parts = ['active'];
+  if (r.expiresAt) parts.push(`until ${r.expiresAt}`);
+  if (r.previousSecretValidUntil && Date.parse(r.previousSecretValidUntil) > Date.now()) parts.push(`old secret until ${r.previousSecretValidUntil}`);
+  return parts.join(', ');
+}
+
+const revoke: CommandSpec = {
+  name: 'keys revoke',
+  summary: 'Revoke an API key: every API process refuses it within a second',
+  flags: {
+    key: { type: 'string', placeholder: '<keyId>', required: true, description: 'the key id, as listed' },
+  },
+  async run(context, flags) {
+    const keyId = keyIdFlag(flags);
+    if (context.config.store === 'sqlite') requireDatabase(context);
+    const record = await withKeyStore(context, (store) => store.revoke(keyId));
+    context.io.stdout.write(`Revoked ${record.keyId} (tenant "${record.tenantId}") at ${record.revokedAt}.\n`);
+    return EXIT_OK;
+  },
+};
+
+const rotate: CommandSpec = {
+  name: 'keys rotate',
+  summary: 'Give an API key a new secret (same id); the old one keeps working for a grace period (default 24 h)',
+  flags: {
+    key: { type: 'string', placeholder: '<keyId>', required: true, description: 'the key id, as listed' },
+    grace: {
+      type: 'string',
+      placeholder: '<seconds>',
+      description: `how long the old secret keeps working (default ${DEFAULT_ROTATION_GRACE_SECONDS}; 0: refused at once)`,
+    },
+  },
+  async run(context, flags) {
+    const keyId = keyIdFlag(flags);
+    const rawGrace = stringFlag(flags, 'grace');
+    const grace = rawGrace === undefined ? DEFAULT_ROTATION_GRACE_SECONDS : Number(rawGrace);
+    if (rawGrace !== undefined && !/^\d+$/.test(rawGrace)) throw new UsageError(`--grace "${rawGrace}" is not valid: expected whole seconds from 0`);
+    if (context.config.store === 'sqlite') requireDatabase(context);
+    const { key, record } = await withKeyStore(context, (store) => store.rotate(keyId, grace));
+    context.io.stdout.write(`${key}\n`);
+    context.io.stderr.write(
+      `Rotated ${record.keyId}: the new secret is shown only this once; the old one works until ${record.previousSecretValidUntil}. Events keep recording actor key:${record.keyId}.\n`,
+    );
+    return EXIT_OK;
+  },
+};
+
+export const keysCommands: CommandSpec[] = [create, list, revoke, rotate];

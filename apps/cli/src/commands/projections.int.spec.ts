@@ -71,7 +71,7 @@ for (const { backend, skip, on } of backendsUnderTest()) {
       expect(run.stdout).not.toContain('\r');
     });
 
-    it('rebuild --verify exits 1 with a report naming the tampered rows, and the rebuilt tables replace them', async () => {
+    it('verify exits 1 naming the tampered rows and swaps nothing; rebuild refuses to swap a differing rebuild unless --force', async () => {
       expect((await rewind(f.env, ['projections', 'catch-up'])).code).toBe(0);
       const d = f.db.dialect;
       await f.db.dataSource.query(`UPDATE ${d.qualified('sessions')} SET status = 'needs_attention' WHERE tenant_id = ${d.p(1)} AND session_id = ${d.p(2)}`, [
@@ -79,19 +79,41 @@ for (const { backend, skip, on } of backendsUnderTest()) {
         'bench-1',
       ]);
       await f.db.dataSource.query(`DELETE FROM ${d.qualified('tool_call_ledger')} WHERE tenant_id = ${d.p(1)}`, ['globex']);
+      const tamperedStatus = async () =>
+        (
+          await f.db.dataSource.query(`SELECT status FROM ${d.qualified('sessions')} WHERE tenant_id = ${d.p(1)} AND session_id = ${d.p(2)}`, [
+            'acme',
+            'bench-1',
+          ])
+        )[0].status;
 
-      const run = await rewind(f.env, ['projections', 'rebuild', '--verify', '--projection', 'sessions,ledger']);
+      const run = await rewind(f.env, ['projections', 'verify', '--projection', 'sessions,ledger']);
       expect(run.code).toBe(1);
-      expect(run.stderr).toContain('rewind: verification failed: the live read models did not match the event log');
+      expect(run.stdout).toContain('read-only: nothing is swapped');
+      expect(run.stdout).toContain('nothing swapped, the live tables are untouched');
+      expect(run.stderr).toContain('rewind: verification failed: the live read models do not match the event log');
+      expect(run.stderr).toContain('nothing was changed');
       expect(run.stdout).toContain('Verification FAILED: sessions, tool_call_ledger differ from a rebuild from the event log');
       expect(run.stdout).toContain('changed  tenant_id=acme session_id=bench-1: status: live "needs_attention" ≠ rebuilt "active"');
       expect(run.stdout).toMatch(/tool_call_ledger\s+\d+ live rows, \d+ rebuilt rows: 0 changed, 0 only in live, \d+ missing from live/);
       expect(run.stdout).toMatch(/missing from live {2}tenant_id=globex session_id=bench-\d+ started_version=\d+: tool_call_id="call-/);
       expect(run.stdout).toMatch(/… and \d+ more/);
+      expect(await tamperedStatus()).toBe('needs_attention');
 
-      const again = await rewind(f.env, ['projections', 'rebuild', '--verify', '--projection', 'sessions,ledger', '--json']);
+      const careful = await rewind(f.env, ['projections', 'rebuild', '--projection', 'sessions,ledger']);
+      expect(careful.code).toBe(1);
+      expect(careful.stderr).toContain('so it was not swapped in');
+      expect(careful.stderr).toContain('--force');
+      expect(await tamperedStatus()).toBe('needs_attention');
+
+      const forced = await rewind(f.env, ['projections', 'rebuild', '--force', '--verify', '--projection', 'sessions,ledger']);
+      expect(forced.code).toBe(1);
+      expect(forced.stderr).toContain('they have been replaced by the rebuilt ones (--force)');
+      expect(await tamperedStatus()).toBe('active');
+
+      const again = await rewind(f.env, ['projections', 'verify', '--projection', 'sessions,ledger', '--json']);
       expect(again.code).toBe(0);
-      expect(JSON.parse(again.stdout)).toMatchObject({ projections: ['sessions', 'ledger'], verification: { identical: true } });
+      expect(JSON.parse(again.stdout)).toMatchObject({ projections: ['sessions', 'ledger'], swapped: false, verification: { identical: true } });
     });
 
     it('draws a progress bar on a terminal', async () => {

@@ -147,59 +147,91 @@ export function progressPrinter(out: { write(chunk: string): unknown }, tty: boo
 type SpecWithPositionals = CommandSpec & { positionals?: { name: string; placeholder: string; description: string } };
 const NAMES = { name: 'projection', placeholder: '[name...]', description: `projections (default all: ${PROJECTION_NAMES.join(', ')})` };
 
+const batchSizeFlag = { type: 'string', placeholder: '<n>', description: 'events per transaction (default 5000)' } as const;
+const projectionFlag = (verb: string) =>
+  ({
+    type: 'string',
+    placeholder: '<names>',
+    description: `projections to ${verb}, comma-separated (default all: ${PROJECTION_NAMES.join(', ')})`,
+  }) as const;
+
+/** Runs a rebuild with the CLI's progress and report; the exit code says whether the read models matched the log. */
+async function runRebuild(context: CommandContext, flags: Flags, mode: 'verify' | 'rebuild'): Promise<number> {
+  const names = projectionNames(flags);
+  const batchSize = positiveInt(flags, 'batch-size', 5000);
+  const json = flags.json === true;
+  const force = flags.force === true;
+  const swap = mode === 'verify' ? 'never' : force ? 'always' : 'when-identical';
+  const out = context.io.stdout;
+  const tty = !json && (out as { isTTY?: boolean }).isTTY === true;
+  return withProjections(context, async ({ store, db, where }) => {
+    const progress = json ? null : progressPrinter(out, tty);
+    const what = names.length ? names.join(', ') : 'all projections';
+    if (!json) {
+      out.write(
+        mode === 'verify'
+          ? `Verifying ${what} against a rebuild from the event log in ${where} (read-only: nothing is swapped).\n`
+          : `Rebuilding ${what} from the event log in ${where}${swap === 'always' ? (flags.verify ? ', then verifying' : '') : ', then comparing with the live tables'}.\n`,
+      );
+    }
+    const result = await rebuildProjections(store, db, {
+      projections: names,
+      verify: flags.verify === true,
+      swap,
+      batchSize,
+      ...(progress ? { onProgress: (p: RebuildProgress) => progress.update(p) } : {}),
+    });
+    progress?.finish();
+    const identical = result.verification === null || result.verification.identical;
+    if (json) {
+      out.write(`${JSON.stringify(result, null, 2)}\n`);
+    } else {
+      const seconds = result.elapsedMs / 1000;
+      const outcome = result.swapped
+        ? `swapped in at position ${result.position} (tables locked ${number(result.swapMs)} ms)`
+        : `compared at position ${result.position}; nothing swapped, the live tables are untouched`;
+      out.write(
+        `Rebuilt ${result.projections.join(', ')}: ${number(result.events)} events in ${duration(seconds)} (${number(result.events / Math.max(seconds, 0.001))} events/s); ${outcome}.\n`,
+      );
+      if (result.verification) out.write(formatVerification(result.verification));
+    }
+    if (identical) return EXIT_OK;
+    context.io.stderr.write(
+      result.swapped
+        ? 'rewind: verification failed: the live read models did not match the event log (see the report above); they have been replaced by the rebuilt ones (--force).\n'
+        : mode === 'verify'
+          ? 'rewind: verification failed: the live read models do not match the event log (see the report above); nothing was changed. `rewind projections rebuild --force` replaces them with the rebuild.\n'
+          : 'rewind: the rebuild differs from the live read models (see the report above), so it was not swapped in. If the event log is right and the read models are wrong, run again with --force to replace them.\n',
+    );
+    return EXIT_FAILURE;
+  });
+}
+
 const rebuild: SpecWithPositionals = {
   name: 'projections rebuild',
   positionals: NAMES,
-  summary: 'Rebuild projections from the event log into shadow tables and swap them in; --verify compares them with the live ones first',
+  summary:
+    'Rebuild projections from the event log into shadow tables, compare them with the live ones and swap them in when identical; --force swaps in any case',
   flags: {
-    projection: {
-      type: 'string',
-      placeholder: '<names>',
-      description: `projections to rebuild, comma-separated (default all: ${PROJECTION_NAMES.join(', ')})`,
-    },
-    verify: { type: 'boolean', description: 'compare the rebuilt tables with the live ones; exit 1 with a report of the differences' },
-    'batch-size': { type: 'string', placeholder: '<n>', description: 'events per transaction (default 5000)' },
+    projection: projectionFlag('rebuild'),
+    force: { type: 'boolean', description: 'swap the rebuilt tables in even when they differ from the live ones (without comparing, unless --verify)' },
+    verify: { type: 'boolean', description: 'with --force: still compare first and report the differences (exit 1 if any)' },
+    'batch-size': batchSizeFlag,
     json: { type: 'boolean', description: 'print the result as JSON instead of text' },
   },
-  async run(context, flags) {
-    const names = projectionNames(flags);
-    const batchSize = positiveInt(flags, 'batch-size', 5000);
-    const json = flags.json === true;
-    const out = context.io.stdout;
-    const tty = !json && (out as { isTTY?: boolean }).isTTY === true;
-    return withProjections(context, async ({ store, db, where }) => {
-      const progress = json ? null : progressPrinter(out, tty);
-      if (!json)
-        out.write(
-          `Rebuilding ${names.length ? names.join(', ') : 'all projections'} from the event log in ${where}${flags.verify ? ', then verifying' : ''}.\n`,
-        );
-      const result = await rebuildProjections(store, db, {
-        projections: names,
-        verify: flags.verify === true,
-        batchSize,
-        ...(progress ? { onProgress: (p: RebuildProgress) => progress.update(p) } : {}),
-      });
-      progress?.finish();
-      const identical = result.verification === null || result.verification.identical;
-      if (json) {
-        out.write(`${JSON.stringify(result, null, 2)}\n`);
-      } else {
-        const seconds = result.elapsedMs / 1000;
-        out.write(
-          `Rebuilt ${result.projections.join(', ')}: ${number(result.events)} events in ${duration(seconds)} (${number(result.events / Math.max(seconds, 0.001))} events/s); ` +
-            `swapped in at position ${result.position} (tables locked ${number(result.swapMs)} ms).\n`,
-        );
-        if (result.verification) out.write(formatVerification(result.verification));
-      }
-      if (!identical) {
-        context.io.stderr.write(
-          'rewind: verification failed: the live read models did not match the event log (see the report above); they have been replaced by the rebuilt ones.\n',
-        );
-        return EXIT_FAILURE;
-      }
-      return EXIT_OK;
-    });
+  run: (context, flags) => runRebuild(context, flags, 'rebuild'),
+};
+
+const verify: SpecWithPositionals = {
+  name: 'projections verify',
+  positionals: NAMES,
+  summary: 'Prove the read models match the event log: rebuild into shadow tables, compare, swap nothing; exit 1 with the differing rows',
+  flags: {
+    projection: projectionFlag('verify'),
+    'batch-size': batchSizeFlag,
+    json: { type: 'boolean', description: 'print the result as JSON instead of text' },
   },
+  run: (context, flags) => runRebuild(context, flags, 'verify'),
 };
 
 const status: CommandSpec = {
@@ -263,4 +295,4 @@ const catchUp: SpecWithPositionals = {
   },
 };
 
-export const projectionsCommands: CommandSpec[] = [status, rebuild, catchUp];
+export const projectionsCommands: CommandSpec[] = [status, verify, rebuild, catchUp];

@@ -1,5 +1,5 @@
 import { PostgresKafkaSigningSecretStore } from '@rewind/messaging/postgres';
-import { SigningKeyInputError, type KafkaSigningSecretStore } from '@rewind/messaging';
+import { DEFAULT_SIGNING_ROTATION_GRACE_SECONDS, SigningKeyInputError, type KafkaSigningSecretStore } from '@rewind/messaging';
 import { SqliteKafkaSigningSecretStore } from '@rewind/messaging/sqlite';
 import { CliError, EXIT_OK, formatTable, idFlag, requireDatabase, stringFlag, UsageError, type CommandContext, type CommandSpec } from '../command';
 import { storeSchemaOf, withPostgresPool } from '../stores';
@@ -26,11 +26,13 @@ const create: CommandSpec = {
   flags: {
     tenant: { type: 'string', placeholder: '<id>', required: true, description: 'the tenant whose commands the key may sign' },
     name: { type: 'string', placeholder: '<name>', description: 'a label to recognise the key by' },
+    expires: { type: 'string', placeholder: '<iso-date>', description: 'refuse commands signed with it after this instant' },
   },
   async run(context, flags) {
     const tenantId = idFlag(flags, 'tenant');
     const name = stringFlag(flags, 'name');
-    const key = await withSigningKeys(context, (store) => store.create({ tenantId, ...(name !== undefined ? { name } : {}) }));
+    const expiresAt = stringFlag(flags, 'expires') ?? null;
+    const key = await withSigningKeys(context, (store) => store.create({ tenantId, expiresAt, ...(name !== undefined ? { name } : {}) }));
     context.io.stdout.write(`${key.keyId} ${key.secret}\n`);
     context.io.stderr.write(
       `Created signing key ${key.keyId} for tenant "${key.tenantId}" — the secret is shown only this once; give it to the producer, which signs each ` +
@@ -54,7 +56,10 @@ const list: CommandSpec = {
       context.io.stdout.write(tenantId ? `No signing keys for tenant "${tenantId}".\n` : 'No signing keys.\n');
       return EXIT_OK;
     }
-    const rows = [['KEY ID', 'TENANT', 'NAME', 'CREATED AT', 'REVOKED AT'], ...keys.map((k) => [k.keyId, k.tenantId, k.name, k.createdAt, k.revokedAt ?? ''])];
+    const rows = [
+      ['KEY ID', 'TENANT', 'NAME', 'CREATED AT', 'REVOKED AT', 'EXPIRES AT'],
+      ...keys.map((k) => [k.keyId, k.tenantId, k.name, k.createdAt, k.revokedAt ?? '', k.expiresAt ?? '']),
+    ];
     context.io.stdout.write(formatTable(rows));
     return EXIT_OK;
   },
@@ -77,4 +82,33 @@ const revoke: CommandSpec = {
   },
 };
 
-export const signingKeysCommands: CommandSpec[] = [create, list, revoke];
+const rotate: CommandSpec = {
+  name: 'signing-keys rotate',
+  summary: 'Give a Kafka signing key a new secret (same id); the old one keeps verifying for a grace period (default 24 h)',
+  flags: {
+    key: { type: 'string', placeholder: '<keyId>', required: true, description: 'the key id, as listed' },
+    grace: {
+      type: 'string',
+      placeholder: '<seconds>',
+      description: `how long the old secret keeps verifying (default ${DEFAULT_SIGNING_ROTATION_GRACE_SECONDS}; 0: at once)`,
+    },
+  },
+  async run(context, flags) {
+    const keyId = stringFlag(flags, 'key');
+    if (!keyId) throw new UsageError('missing required option --key');
+    const rawGrace = stringFlag(flags, 'grace');
+    if (rawGrace !== undefined && !/^\d+$/.test(rawGrace)) throw new UsageError(`--grace "${rawGrace}" is not valid: expected whole seconds from 0`);
+    if (context.config.store === 'sqlite') requireDatabase(context);
+    const rotated = await withSigningKeys(context, (store) =>
+      store.rotate(keyId, rawGrace === undefined ? DEFAULT_SIGNING_ROTATION_GRACE_SECONDS : Number(rawGrace)),
+    );
+    if (!rotated) throw new CliError(`no live signing key "${keyId}" (unknown or revoked): list them with "rewind signing-keys list".`);
+    context.io.stdout.write(`${rotated.keyId} ${rotated.secret}\n`);
+    context.io.stderr.write(
+      `Rotated ${rotated.keyId}: the new secret is shown only this once; commands signed with the old one are accepted until ${rotated.previousSecretValidUntil}.\n`,
+    );
+    return EXIT_OK;
+  },
+};
+
+export const signingKeysCommands: CommandSpec[] = [create, list, rotate, revoke];

@@ -176,6 +176,7 @@ const EVENT_TYPES = [
   'TaskPopped',
   'TurnInterrupted',
   'CheckpointCreated',
+  'DataShredded',
   'RollbackRequested',
   'CompensationApplied',
   'CompensationFailed',

@@ -1,3 +1,4 @@
+import { storedIdempotencyKey } from '../idempotency-key';
 import {
   checkExpectedVersion,
   IdempotencyKeyReusedError,
@@ -27,7 +28,7 @@ export class InMemoryEventStore implements EventStore {
   async append(streamId: string, events: readonly NewEvent[], options: AppendOptions): Promise<AppendResult> {
     const claim = options.idempotency;
     if (claim) {
-      const existing = this.idempotency.get(`${claim.scope}\u0000${claim.key}`);
+      const existing = this.idempotency.get(`${claim.scope}\u0000${storedIdempotencyKey(claim.key)}`);
       if (existing) {
         if (existing.fingerprint !== claim.fingerprint) throw new IdempotencyKeyReusedError(claim.key);
         return { streamId: existing.streamId, firstVersion: existing.firstVersion, lastVersion: existing.lastVersion, duplicate: true };
@@ -54,7 +55,7 @@ export class InMemoryEventStore implements EventStore {
     this.streams.set(streamId, target);
     this.log.push(...stored);
     const result = { streamId, firstVersion: current + 1, lastVersion: current + events.length, duplicate: false };
-    if (claim) this.idempotency.set(`${claim.scope}\u0000${claim.key}`, { ...claim, ...result });
+    if (claim) this.idempotency.set(`${claim.scope}\u0000${storedIdempotencyKey(claim.key)}`, { ...claim, key: storedIdempotencyKey(claim.key), ...result });
     return result;
   }
 
@@ -86,7 +87,7 @@ export class InMemoryEventStore implements EventStore {
   }
 
   async findIdempotency(scope: string, key: string): Promise<IdempotencyRecord | null> {
-    return this.idempotency.get(`${scope}\u0000${key}`) ?? null;
+    return this.idempotency.get(`${scope}\u0000${storedIdempotencyKey(key)}`) ?? null;
   }
 
   async saveSnapshot(snapshot: Snapshot, segments: readonly SnapshotSegment[] = []): Promise<void> {

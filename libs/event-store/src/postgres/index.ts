@@ -1,1 +1,3 @@
 export * from './postgres-event-store';
+export * from './postgres-seal-store';
+export * from './prune-snapshots';

@@ -4,6 +4,7 @@ import { ConcurrencyError, IdempotencyKeyReusedError, type AppendResult, type St
 import { describeEventStoreContract, newEvent } from '../testing/event-store.contract';
 import { maskConnectionString, PostgresEventStore, PostgresUnavailableError } from './postgres-event-store';
 import { urlFor, useTestDatabase } from './test-database';
+import { storedIdempotencyKey } from '../idempotency-key';
 
 const db = useTestDatabase();
 const openStore = db.openStore;
@@ -187,7 +188,7 @@ describe('PostgresEventStore on PostgreSQL', () => {
     try {
       expect(await again[0]!.streamVersion('session:t:s')).toBe(1);
       const migrations = await again[0]!.pool.query<{ version: number }>(`SELECT version FROM "${schema}".schema_migrations`);
-      expect(migrations.rows.map((r) => r.version).sort()).toEqual([1, 2, 3, 4]);
+      expect(migrations.rows.map((r) => r.version).sort()).toEqual([1, 2, 3, 4, 5]);
     } finally {
       await Promise.all(again.map((s) => s.close()));
     }
@@ -279,6 +280,25 @@ describe('PostgresEventStore on PostgreSQL', () => {
       const error = await store.append('collide', [newEvent()], { expectedVersion: 'any' }).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(ConcurrencyError);
       expect(error).toMatchObject({ actual: 1 });
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('stores only a hash of each Idempotency-Key, and still recognises the retry (single and batched appends)', async () => {
+    const store = await openStore();
+    try {
+      const claim = { scope: 't', key: 'refund-order-4711-alice@example.com', fingerprint: 'F' };
+      const first = await store.append('idem', [newEvent()], { expectedVersion: 'no_stream', idempotency: claim });
+      expect(await store.append('idem', [newEvent()], { expectedVersion: 'any', idempotency: claim })).toEqual({ ...first, duplicate: true });
+      await expect(store.append('idem', [newEvent()], { expectedVersion: 'any', idempotency: { ...claim, fingerprint: 'G' } })).rejects.toThrow(
+        /refund-order-4711/,
+      );
+      const concurrent = Array.from({ length: 4 }, (_, i) => ({ scope: 't', key: `batch-${i}-bob@example.com`, fingerprint: 'F' }));
+      await Promise.all(concurrent.map((c, i) => store.append(`idem-${i}`, [newEvent()], { expectedVersion: 'no_stream', idempotency: c })));
+      const { rows } = await store.pool.query<{ key: string }>(`SELECT key FROM "${store.schema}".idempotency_keys ORDER BY key`);
+      expect(rows.map((r) => r.key).sort()).toEqual([claim, ...concurrent].map((c) => storedIdempotencyKey(c.key)).sort());
+      expect(JSON.stringify(rows)).not.toContain('@example.com');
     } finally {
       await store.close();
     }

@@ -1,6 +1,7 @@
 import { decodeMetadata, encodeMetadata } from '../metadata-codec';
 import { DatabaseError, Pool, types as pgTypes, type CustomTypesConfig, type PoolClient, type QueryArrayConfig } from 'pg';
 import { GroupCommitQueue, type Settled } from '../group-commit';
+import { storedIdempotencyKey } from '../idempotency-key';
 import { decodeSegment, encodeSegment } from '../snapshot-codec';
 import {
   ConcurrencyError,
@@ -241,7 +242,7 @@ export class PostgresEventStore implements EventStore {
         events.map((e) => encodeMetadata(e.metadata, streamId)),
         this.origin,
         claim?.scope ?? null,
-        claim?.key ?? null,
+        claim ? storedIdempotencyKey(claim.key) : null,
         claim?.fingerprint ?? null,
       ],
     };
@@ -272,7 +273,7 @@ export class PostgresEventStore implements EventStore {
           events.map(({ e, streamId }) => encodeMetadata(e.metadata, streamId)),
           this.origin,
           requests.map((r) => r.claim?.scope ?? null),
-          requests.map((r) => r.claim?.key ?? null),
+          requests.map((r) => (r.claim ? storedIdempotencyKey(r.claim.key) : null)),
           requests.map((r) => r.claim?.fingerprint ?? null),
         ],
       });
@@ -373,7 +374,7 @@ export class PostgresEventStore implements EventStore {
     const result = await this.pool.query<[string, string, string, string, number, number]>({
       ...this.sql.findIdempotency,
       rowMode: 'array',
-      values: [scope, key],
+      values: [scope, storedIdempotencyKey(key)],
     });
     const row = result.rows[0];
     return row ? { scope: row[0], key: row[1], fingerprint: row[2], streamId: row[3], firstVersion: row[4], lastVersion: row[5] } : null;

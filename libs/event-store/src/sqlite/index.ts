@@ -1,2 +1,4 @@
 export * from './sqlite-event-store';
 export * from './open-sqlite-file';
+export * from './sqlite-seal-store';
+export * from './prune-snapshots';

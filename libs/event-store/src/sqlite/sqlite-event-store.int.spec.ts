@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { describeEventStoreContract, newEvent } from '../testing/event-store.contract';
 import { SqliteEventStore } from './sqlite-event-store';
+import { storedIdempotencyKey } from '../idempotency-key';
 
 const freshFile = () => join(mkdtempSync(join(tmpdir(), 'rewind-sqlite-')), 'events.db');
 
@@ -66,5 +67,20 @@ describe('SqliteEventStore event ids', () => {
     await expect(second.append('session:t:s', [{ ...newEvent(), eventId: old }], { expectedVersion: 2 })).rejects.toThrow(/UNIQUE/);
     expect(second.db.prepare('SELECT version FROM events_format').all()).toEqual([{ version: 1 }]);
     await second.close();
+  });
+});
+
+describe('SqliteEventStore idempotency keys', () => {
+  it('stores only a hash of each Idempotency-Key, and still recognises the retry', async () => {
+    const filename = freshFile();
+    const store = new SqliteEventStore({ filename });
+    const claim = { scope: 't', key: 'refund-order-4711-alice@example.com', fingerprint: 'F' };
+    const first = await store.append('session:t:idem', [newEvent()], { expectedVersion: 'no_stream', idempotency: claim });
+    expect(await store.append('session:t:idem', [newEvent()], { expectedVersion: 'any', idempotency: claim })).toEqual({ ...first, duplicate: true });
+    const keys = store.db.prepare<[], { key: string }>('SELECT key FROM idempotency_keys').all();
+    expect(keys).toEqual([{ key: storedIdempotencyKey(claim.key) }]);
+    await store.close();
+    const bytes = Buffer.concat([filename, `${filename}-wal`].filter((f) => existsSync(f)).map((f) => readFileSync(f)));
+    expect(bytes.includes(Buffer.from('alice@example.com'))).toBe(false);
   });
 });

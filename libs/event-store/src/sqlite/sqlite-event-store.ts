@@ -17,6 +17,7 @@ import {
   type StreamSummary,
 } from '../event-store';
 import { encodeEventId } from '../event-id-codec';
+import { storedIdempotencyKey } from '../idempotency-key';
 import { GroupCommitQueue, type Settled } from '../group-commit';
 import { decodeMetadata, encodeMetadata } from '../metadata-codec';
 import { decodeSegment, decodeSnapshot, encodeSegment, encodeSnapshot } from '../snapshot-codec';
@@ -191,7 +192,7 @@ export class SqliteEventStore implements EventStore {
     this.appendTx = db.transaction((streamId: string, events: readonly NewEvent[], options: AppendOptions): AppendResult => {
       const claim = options.idempotency;
       if (claim) {
-        const existing = this.statements.findIdempotency.get(claim.scope, claim.key);
+        const existing = this.statements.findIdempotency.get(claim.scope, storedIdempotencyKey(claim.key));
         if (existing) {
           if (existing.fingerprint !== claim.fingerprint) throw new IdempotencyKeyReusedError(claim.key);
           return { streamId: existing.stream_id, firstVersion: existing.first_version, lastVersion: existing.last_version, duplicate: true };
@@ -214,7 +215,7 @@ export class SqliteEventStore implements EventStore {
         );
       }
       this.statements.upsertStream.run(streamId, version, now, now);
-      if (claim) this.statements.insertIdempotency.run(claim.scope, claim.key, claim.fingerprint, streamId, current + 1, version, now);
+      if (claim) this.statements.insertIdempotency.run(claim.scope, storedIdempotencyKey(claim.key), claim.fingerprint, streamId, current + 1, version, now);
       return { streamId, firstVersion: current + 1, lastVersion: version, duplicate: false };
     });
     // Called inside the group transaction, appendTx runs as a savepoint: a failure undoes that append only.
@@ -271,7 +272,7 @@ export class SqliteEventStore implements EventStore {
   }
 
   async findIdempotency(scope: string, key: string): Promise<IdempotencyRecord | null> {
-    const row = this.statements.findIdempotency.get(scope, key);
+    const row = this.statements.findIdempotency.get(scope, storedIdempotencyKey(key));
     return row
       ? {
           scope: row.scope,

@@ -53,9 +53,13 @@ export async function authenticate(value: string, headers: Record<string, string
   const keyId = headers[KEY_ID_HEADER];
   if (!keyId) throw unauthenticated(`The message has no "${KEY_ID_HEADER}" header.`);
   const key = await keys.find(keyId);
-  if (!key) throw unauthenticated(`Signing key "${keyId.slice(0, 140)}" is unknown or revoked.`);
+  if (!key) throw unauthenticated(`Signing key "${keyId.slice(0, 140)}" is unknown, revoked or expired.`);
   if (!headers[SIGNATURE_HEADER]) throw unauthenticated(`The message has no "${SIGNATURE_HEADER}" header.`);
-  if (!verifySignature(value, headers[SIGNATURE_HEADER], key.secret)) {
+  // During a rotation's grace period the replaced secret still verifies (producers redeploy meanwhile).
+  const verified =
+    verifySignature(value, headers[SIGNATURE_HEADER], key.secret) ||
+    (key.previousSecret !== null && verifySignature(value, headers[SIGNATURE_HEADER], key.previousSecret));
+  if (!verified) {
     throw unauthenticated(
       `The "${SIGNATURE_HEADER}" header does not match the message value for key "${keyId}" (was the value changed after signing, or signed with another secret?).`,
     );

@@ -224,13 +224,27 @@ describe('decodeCommand authenticates before it trusts anything', () => {
 
   it('refuses a missing, unknown, revoked or wrong signature', async () => {
     expect((await rejection(decodeCommand(value, {}, keys))).code).toBe('unauthenticated');
-    expect((await rejection(decodeCommand(value, { 'rewind-key-id': 'sk_nope', 'rewind-signature': 'v1=00' }, keys))).message).toMatch(/unknown or revoked/);
+    expect((await rejection(decodeCommand(value, { 'rewind-key-id': 'sk_nope', 'rewind-signature': 'v1=00' }, keys))).message).toMatch(
+      /unknown, revoked or expired/,
+    );
     const headers = signatureHeaders(value, key);
     expect((await rejection(decodeCommand(value.replace('trip', 'tri2'), headers, keys))).message).toMatch(/does not match the message value/);
     expect((await rejection(decodeCommand(value, { 'rewind-key-id': key.keyId }, keys))).message).toMatch(/no "rewind-signature" header/);
     const revoked = await keys.create({ tenantId: 'acme' });
     await keys.revoke(revoked.keyId);
     expect((await rejection(decodeCommand(value, signatureHeaders(value, revoked), keys))).code).toBe('unauthenticated');
+  });
+
+  it('accepts the replaced secret of a rotated key during its grace period only, and refuses an expired key', async () => {
+    const rotating = await keys.create({ tenantId: 'acme' });
+    const oldHeaders = signatureHeaders(value, rotating);
+    const graced = (await keys.rotate(rotating.keyId, 3600))!;
+    expect((await decodeCommand(value, signatureHeaders(value, graced), keys)).action).toBeDefined();
+    expect((await decodeCommand(value, oldHeaders, keys)).action).toBeDefined();
+    await keys.rotate(rotating.keyId, 0);
+    expect((await rejection(decodeCommand(value, oldHeaders, keys))).message).toMatch(/does not match the message value/);
+    const expired = await keys.create({ tenantId: 'acme', expiresAt: '2001-01-01T00:00:00Z' });
+    expect((await rejection(decodeCommand(value, signatureHeaders(value, expired), keys))).message).toMatch(/unknown, revoked or expired/);
   });
 
   it("refuses a validly signed command for another tenant than the key's", async () => {

@@ -1,14 +1,33 @@
-import { newSigningSecret, withoutSecret, type KafkaSigningSecretStore, type SigningSecret, type SigningSecretRecord } from './signing-secret-store';
+import {
+  checkSigningGrace,
+  newSecretText,
+  newSigningSecret,
+  usableNow,
+  withoutSecret,
+  type KafkaSigningSecretStore,
+  type SigningSecret,
+  type SigningSecretRecord,
+} from './signing-secret-store';
 
 export class InMemoryKafkaSigningSecretStore implements KafkaSigningSecretStore {
   private readonly keys = new Map<string, SigningSecret>();
 
   async find(keyId: string): Promise<SigningSecret | null> {
     const key = this.keys.get(keyId);
-    return key && key.revokedAt === null ? { ...key } : null;
+    return key ? usableNow({ ...key }) : null;
   }
 
-  async create(input: { tenantId: string; name?: string; secret?: string }): Promise<SigningSecret> {
+  async rotate(keyId: string, graceSeconds: number): Promise<SigningSecret | null> {
+    checkSigningGrace(graceSeconds);
+    const key = this.keys.get(keyId);
+    if (!key || key.revokedAt !== null) return null;
+    key.previousSecret = key.secret;
+    key.previousSecretValidUntil = new Date(Date.now() + graceSeconds * 1000).toISOString();
+    key.secret = newSecretText();
+    return { ...key };
+  }
+
+  async create(input: { tenantId: string; name?: string; secret?: string; expiresAt?: string | null }): Promise<SigningSecret> {
     const key = newSigningSecret(input);
     this.keys.set(key.keyId, key);
     return { ...key };

@@ -1,5 +1,14 @@
 import type { Pool } from 'pg';
-import { newSigningSecret, withoutSecret, type KafkaSigningSecretStore, type SigningSecret, type SigningSecretRecord } from './signing-secret-store';
+import {
+  checkSigningGrace,
+  newSecretText,
+  newSigningSecret,
+  usableNow,
+  withoutSecret,
+  type KafkaSigningSecretStore,
+  type SigningSecret,
+  type SigningSecretRecord,
+} from './signing-secret-store';
 
 interface Row {
   key_id: string;
@@ -8,6 +17,9 @@ interface Row {
   secret: string;
   created_at: Date;
   revoked_at: Date | null;
+  expires_at: Date | null;
+  previous_secret: string | null;
+  previous_valid_until: Date | null;
 }
 
 const toSecret = (r: Row): SigningSecret => ({
@@ -17,6 +29,9 @@ const toSecret = (r: Row): SigningSecret => ({
   secret: r.secret,
   createdAt: r.created_at.toISOString(),
   revokedAt: r.revoked_at ? r.revoked_at.toISOString() : null,
+  expiresAt: r.expires_at ? r.expires_at.toISOString() : null,
+  previousSecret: r.previous_secret,
+  previousSecretValidUntil: r.previous_valid_until ? r.previous_valid_until.toISOString() : null,
 });
 
 /** Signing secrets in PostgreSQL (`<schema>.kafka_signing_keys`), for workers on the PostgreSQL store. */
@@ -43,6 +58,10 @@ export class PostgresKafkaSigningSecretStore implements KafkaSigningSecretStore 
         created_at timestamptz NOT NULL,
         revoked_at timestamptz
       )`);
+      await this.pool.query(`ALTER TABLE ${this.table}
+        ADD COLUMN IF NOT EXISTS expires_at timestamptz,
+        ADD COLUMN IF NOT EXISTS previous_secret text,
+        ADD COLUMN IF NOT EXISTS previous_valid_until timestamptz`);
     })();
     return this.ready;
   }
@@ -50,20 +69,32 @@ export class PostgresKafkaSigningSecretStore implements KafkaSigningSecretStore 
   async find(keyId: string): Promise<SigningSecret | null> {
     await this.ensure();
     const { rows } = await this.pool.query<Row>(`SELECT * FROM ${this.table} WHERE key_id = $1 AND revoked_at IS NULL`, [keyId]);
-    return rows[0] ? toSecret(rows[0]) : null;
+    return rows[0] ? usableNow(toSecret(rows[0])) : null;
   }
 
-  async create(input: { tenantId: string; name?: string; secret?: string }): Promise<SigningSecret> {
+  async create(input: { tenantId: string; name?: string; secret?: string; expiresAt?: string | null }): Promise<SigningSecret> {
     await this.ensure();
     const key = newSigningSecret(input);
-    await this.pool.query(`INSERT INTO ${this.table} (key_id, tenant_id, name, secret, created_at) VALUES ($1, $2, $3, $4, $5)`, [
+    await this.pool.query(`INSERT INTO ${this.table} (key_id, tenant_id, name, secret, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6)`, [
       key.keyId,
       key.tenantId,
       key.name,
       key.secret,
       key.createdAt,
+      key.expiresAt,
     ]);
     return key;
+  }
+
+  async rotate(keyId: string, graceSeconds: number): Promise<SigningSecret | null> {
+    await this.ensure();
+    checkSigningGrace(graceSeconds);
+    const { rows } = await this.pool.query<Row>(
+      `UPDATE ${this.table} SET previous_secret = secret, previous_valid_until = now() + make_interval(secs => $2), secret = $3
+       WHERE key_id = $1 AND revoked_at IS NULL RETURNING *`,
+      [keyId, graceSeconds, newSecretText()],
+    );
+    return rows[0] ? toSecret(rows[0]) : null;
   }
 
   async revoke(keyId: string): Promise<boolean> {

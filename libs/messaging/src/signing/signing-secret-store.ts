@@ -8,11 +8,20 @@ export interface SigningSecretRecord {
   name: string;
   createdAt: string;
   revokedAt: string | null;
+  /** After this instant messages signed with the key are refused; null: never. */
+  expiresAt: string | null;
+  /** Set by a rotation: until then the replaced secret still verifies. */
+  previousSecretValidUntil: string | null;
 }
 
 export interface SigningSecret extends SigningSecretRecord {
   secret: string;
+  /** The secret a rotation replaced, while its grace period lasts (else null). */
+  previousSecret: string | null;
 }
+
+/** How long a rotated signing secret keeps verifying unless told otherwise: time to redeploy producers. */
+export const DEFAULT_SIGNING_ROTATION_GRACE_SECONDS = 24 * 60 * 60;
 
 /**
  * Per-tenant secrets for signed Kafka command envelopes. Unlike API keys (stored as a
@@ -20,10 +29,12 @@ export interface SigningSecret extends SigningSecretRecord {
  * given: protect the data file like the keys themselves.
  */
 export interface KafkaSigningSecretStore {
-  /** The secret for a key id; null when unknown or revoked. */
+  /** The secret for a key id; null when unknown, revoked or expired (`previousSecret` only within its grace period). */
   find(keyId: string): Promise<SigningSecret | null>;
   /** Creates a key for a tenant; `secret` is generated unless given (at least 32 characters). */
-  create(input: { tenantId: string; name?: string; secret?: string }): Promise<SigningSecret>;
+  create(input: { tenantId: string; name?: string; secret?: string; expiresAt?: string | null }): Promise<SigningSecret>;
+  /** A new secret for the key (same id); the old one verifies for `graceSeconds` more. Null when unknown or revoked. */
+  rotate(keyId: string, graceSeconds: number): Promise<SigningSecret | null>;
   /** Revokes a key at once: later messages signed with it go to the DLQ. False when unknown. */
   revoke(keyId: string): Promise<boolean>;
   list(tenantId?: string): Promise<SigningSecretRecord[]>;
@@ -38,20 +49,42 @@ export class SigningKeyInputError extends Error {
 }
 
 /** Checks the input and fills in a generated key id and secret. */
-export function newSigningSecret(input: { tenantId: string; name?: string; secret?: string }): SigningSecret {
+export function newSigningSecret(input: { tenantId: string; name?: string; secret?: string; expiresAt?: string | null }): SigningSecret {
   if (!ID_PATTERN.test(input.tenantId))
     throw new SigningKeyInputError(`"${input.tenantId}" is not a valid tenant id: use 1-128 letters, digits, "_", "-" or ".".`);
   if (input.secret !== undefined && input.secret.length < 32) {
     throw new SigningKeyInputError('A signing secret must have at least 32 characters (e.g. `openssl rand -hex 32`); leave it out to have one generated.');
   }
+  if (input.expiresAt && Number.isNaN(Date.parse(input.expiresAt))) {
+    throw new SigningKeyInputError(`Expiry "${input.expiresAt}" is not a date: use ISO 8601, e.g. 2027-01-31T00:00:00Z.`);
+  }
   return {
     keyId: `sk_${randomBytes(6).toString('hex')}`,
     tenantId: input.tenantId,
     name: input.name ?? 'kafka producer',
-    secret: input.secret ?? `rss_${randomBytes(32).toString('base64url')}`,
+    secret: input.secret ?? newSecretText(),
     createdAt: new Date().toISOString(),
     revokedAt: null,
+    expiresAt: input.expiresAt ? new Date(input.expiresAt).toISOString() : null,
+    previousSecret: null,
+    previousSecretValidUntil: null,
   };
 }
 
-export const withoutSecret = ({ secret: _secret, ...record }: SigningSecret): SigningSecretRecord => record;
+export const newSecretText = () => `rss_${randomBytes(32).toString('base64url')}`;
+
+export function checkSigningGrace(graceSeconds: number): number {
+  if (!Number.isSafeInteger(graceSeconds) || graceSeconds < 0 || graceSeconds > 30 * 24 * 3600) {
+    throw new SigningKeyInputError(`Grace period ${graceSeconds} s is not valid: use whole seconds from 0 to 2592000 (30 days).`);
+  }
+  return graceSeconds;
+}
+
+/** What `find` answers for a stored key now: null when revoked or expired; the previous secret only within its grace. */
+export function usableNow(key: SigningSecret, now = Date.now()): SigningSecret | null {
+  if (key.revokedAt !== null || (key.expiresAt !== null && Date.parse(key.expiresAt) <= now)) return null;
+  const graceOver = key.previousSecretValidUntil === null || Date.parse(key.previousSecretValidUntil) <= now;
+  return { ...key, previousSecret: graceOver ? null : key.previousSecret };
+}
+
+export const withoutSecret = ({ secret: _secret, previousSecret: _previous, ...record }: SigningSecret): SigningSecretRecord => record;

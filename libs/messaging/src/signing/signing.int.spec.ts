@@ -58,7 +58,17 @@ for (const [name, create] of stores) {
       expect(key.keyId).toMatch(/^sk_[0-9a-f]{12}$/);
       expect(key.secret.length).toBeGreaterThanOrEqual(32);
       expect(await store.find(key.keyId)).toEqual(key);
-      expect(await store.list('acme')).toEqual([{ keyId: key.keyId, tenantId: 'acme', name: 'orders agent', createdAt: key.createdAt, revokedAt: null }]);
+      expect(await store.list('acme')).toEqual([
+        {
+          keyId: key.keyId,
+          tenantId: 'acme',
+          name: 'orders agent',
+          createdAt: key.createdAt,
+          revokedAt: null,
+          expiresAt: null,
+          previousSecretValidUntil: null,
+        },
+      ]);
       expect(await store.list('other')).toEqual([]);
       expect(await store.find('sk_unknown')).toBeNull();
     });
@@ -68,6 +78,24 @@ for (const [name, create] of stores) {
       expect((await store.find(key.keyId))!.secret).toBe('x'.repeat(32));
       await expect(store.create({ tenantId: 'acme', secret: 'short' })).rejects.toThrow(/at least 32 characters/);
       await expect(store.create({ tenantId: 'bad tenant' })).rejects.toThrow(/not a valid tenant id/);
+    });
+
+    it('rotates to a new secret under the same id, the old one usable for the grace period only; an expired key is not found', async () => {
+      const key = await store.create({ tenantId: 'acme' });
+      const rotated = (await store.rotate(key.keyId, 3600))!;
+      expect(rotated.keyId).toBe(key.keyId);
+      expect(rotated.secret).not.toBe(key.secret);
+      expect(await store.find(key.keyId)).toMatchObject({ secret: rotated.secret, previousSecret: key.secret });
+      await store.rotate(key.keyId, 0);
+      expect((await store.find(key.keyId))!.previousSecret).toBeNull();
+      await expect(store.rotate(key.keyId, -5)).rejects.toThrow(/Grace period/);
+      expect(await store.rotate('sk_unknown', 10)).toBeNull();
+      const expired = await store.create({ tenantId: 'acme', expiresAt: '2001-01-01T00:00:00Z' });
+      expect(await store.find(expired.keyId)).toBeNull();
+      expect((await store.list()).find((k) => k.keyId === expired.keyId)!.expiresAt).toBe('2001-01-01T00:00:00.000Z');
+      await expect(store.create({ tenantId: 'acme', expiresAt: 'soon' })).rejects.toThrow(/not a date/);
+      await store.revoke(key.keyId);
+      expect(await store.rotate(key.keyId, 10)).toBeNull();
     });
 
     it('stops finding a revoked key at once', async () => {

@@ -1,6 +1,15 @@
 import { openSqliteFile } from '@rewind/event-store/sqlite';
 import type Database from 'better-sqlite3';
-import { newSigningSecret, withoutSecret, type KafkaSigningSecretStore, type SigningSecret, type SigningSecretRecord } from './signing-secret-store';
+import {
+  checkSigningGrace,
+  newSecretText,
+  newSigningSecret,
+  usableNow,
+  withoutSecret,
+  type KafkaSigningSecretStore,
+  type SigningSecret,
+  type SigningSecretRecord,
+} from './signing-secret-store';
 
 interface Row {
   key_id: string;
@@ -9,6 +18,9 @@ interface Row {
   secret: string;
   created_at: string;
   revoked_at: string | null;
+  expires_at: string | null;
+  previous_secret: string | null;
+  previous_valid_until: string | null;
 }
 
 const toSecret = (r: Row): SigningSecret => ({
@@ -18,6 +30,9 @@ const toSecret = (r: Row): SigningSecret => ({
   secret: r.secret,
   createdAt: r.created_at,
   revokedAt: r.revoked_at,
+  expiresAt: r.expires_at ?? null,
+  previousSecret: r.previous_secret ?? null,
+  previousSecretValidUntil: r.previous_valid_until ?? null,
 });
 
 /** Signing secrets in the embedded SQLite file (table `kafka_signing_keys`; its own connection, WAL). */
@@ -35,20 +50,43 @@ export class SqliteKafkaSigningSecretStore implements KafkaSigningSecretStore {
       created_at TEXT NOT NULL,
       revoked_at TEXT
     ) WITHOUT ROWID`);
+    // Columns added with rotation and expiry, for files created before them.
+    const present = new Set(
+      this.db
+        .prepare<[], { name: string }>('PRAGMA table_info(kafka_signing_keys)')
+        .all()
+        .map((c) => c.name),
+    );
+    for (const column of ['expires_at', 'previous_secret', 'previous_valid_until'].filter((c) => !present.has(c))) {
+      try {
+        this.db.exec(`ALTER TABLE kafka_signing_keys ADD COLUMN ${column} TEXT`);
+      } catch (error) {
+        if (!/duplicate column/i.test((error as Error).message)) throw error;
+      }
+    }
     this.findStatement = this.db.prepare<[string], Row>('SELECT * FROM kafka_signing_keys WHERE key_id = ? AND revoked_at IS NULL');
   }
 
   async find(keyId: string): Promise<SigningSecret | null> {
     const row = this.findStatement.get(keyId);
-    return row ? toSecret(row) : null;
+    return row ? usableNow(toSecret(row)) : null;
   }
 
-  async create(input: { tenantId: string; name?: string; secret?: string }): Promise<SigningSecret> {
+  async create(input: { tenantId: string; name?: string; secret?: string; expiresAt?: string | null }): Promise<SigningSecret> {
     const key = newSigningSecret(input);
     this.db
-      .prepare('INSERT INTO kafka_signing_keys (key_id, tenant_id, name, secret, created_at, revoked_at) VALUES (?, ?, ?, ?, ?, NULL)')
-      .run(key.keyId, key.tenantId, key.name, key.secret, key.createdAt);
+      .prepare('INSERT INTO kafka_signing_keys (key_id, tenant_id, name, secret, created_at, revoked_at, expires_at) VALUES (?, ?, ?, ?, ?, NULL, ?)')
+      .run(key.keyId, key.tenantId, key.name, key.secret, key.createdAt, key.expiresAt);
     return key;
+  }
+
+  async rotate(keyId: string, graceSeconds: number): Promise<SigningSecret | null> {
+    checkSigningGrace(graceSeconds);
+    const { changes } = this.db
+      .prepare('UPDATE kafka_signing_keys SET previous_secret = secret, previous_valid_until = ?, secret = ? WHERE key_id = ? AND revoked_at IS NULL')
+      .run(new Date(Date.now() + graceSeconds * 1000).toISOString(), newSecretText(), keyId);
+    if (changes === 0) return null;
+    return toSecret(this.findStatement.get(keyId)!);
   }
 
   async revoke(keyId: string): Promise<boolean> {

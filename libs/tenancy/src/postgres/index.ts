@@ -1,1 +1,2 @@
 export * from '../postgres-api-key-store';
+export * from '../encryption/postgres-data-key-store';

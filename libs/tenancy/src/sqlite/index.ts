@@ -1,1 +1,2 @@
 export * from '../sqlite-api-key-store';
+export * from '../encryption/sqlite-data-key-store';

@@ -25,6 +25,8 @@ export async function startRewindApi(store: StoreName, run: string, purpose = 'a
   const apiKey = randomBytes(16).toString('hex');
   let db: TestDatabase | undefined;
   const env: Record<string, string> = { REWIND_DATA_DIR: dataDir, REWIND_ADMIN_KEY: apiKey, REWIND_LOG_LEVEL: 'error', PORT: '0', HOST: '127.0.0.1' };
+  // The bench measures the service's ceiling, which a per-key rate limit would hide.
+  env.REWIND_RATE_LIMIT_PER_SECOND = '0';
   if (store === 'postgres') {
     db = await createBenchDatabase(run, purpose);
     env.REWIND_STORE = 'postgres';

@@ -3,13 +3,14 @@ import { migration1 } from './0001-event-store-tables';
 import { migration2 } from './0002-compact-events';
 import { migration3 } from './0003-group-commit';
 import { migration4 } from './0004-snapshot-segments';
+import { migration5 } from './0005-event-seals';
 import type { Migration } from './migration';
 
 export type { Migration } from './migration';
 
 /** Every migration, in order, over the quoted schema name `s`. */
 export function migrations(s: string): Migration[] {
-  return [migration1(s), migration2(s), migration3(s), migration4(s)];
+  return [migration1(s), migration2(s), migration3(s), migration4(s), migration5(s)];
 }
 
 /**

@@ -16,6 +16,7 @@ const RELEASED: Record<number, { name: string; sha256: string }> = {
   },
   3: { name: 'group commit: several appends in one transaction', sha256: '059158fae7b997dba6ba7025a46be94d3538320c36ee5f2878596440321faca2' },
   4: { name: 'snapshot segments', sha256: '87649099b74f2f36dc718d97ca21743d5c5b2bf9ae0d78cf1668a0b127bb267a' },
+  5: { name: 'event seals', sha256: 'ad0820a997cbb6bf2a64eeb0695269661ad98971fabf430d94be16951cce2bbe' },
 };
 
 describe('PostgreSQL event store migrations', () => {

@@ -1,0 +1,1 @@
+export const SEAL_STORE = Symbol('SEAL_STORE');

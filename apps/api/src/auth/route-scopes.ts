@@ -1,0 +1,33 @@
+import { SetMetadata } from '@nestjs/common';
+import type { ApiKeyScope } from '@rewind/tenancy';
+
+export const REQUIRED_SCOPE = 'rewind:requiredScope';
+/** The scope a route needs when the default for its method and path is wrong (e.g. a POST that only reads). */
+export const RequiresScope = (scope: ApiKeyScope) => SetMetadata(REQUIRED_SCOPE, scope);
+
+/**
+ * Routes whose scope is not the one their method implies. Kept here, in one table, so that
+ * the access policy can be read (and reviewed) in one place. Patterns are Fastify's.
+ */
+const EXCEPTIONS: [method: string | '*', pattern: RegExp, scope: ApiKeyScope][] = [
+  // Managing keys, and figures across tenants (global log positions) are the operator's.
+  ['*', /^\/v1\/keys(\/|$)/, 'admin'],
+  ['*', /^\/v1\/admin(\/|$)/, 'admin'],
+  ['GET', /^\/v1\/projections$/, 'admin'],
+  // Which fields are encrypted is a security decision.
+  ['PUT', /^\/v1\/encryption\//, 'admin'],
+  // Crypto-shredding destroys data for good.
+  ['POST', /^\/v1\/sessions\/:[^/]+\/shred$/, 'admin'],
+  // Who did what: the audit log.
+  ['GET', /^\/v1\/audit(\/chains)?$/, 'audit'],
+  // POSTs that only read.
+  ['POST', /^\/v1\/sessions\/:[^/]+\/recall$/, 'read'],
+];
+
+/** The scope a request needs: the table above, else `read` for GET/HEAD and `write` for the rest. */
+export function requiredScopeOf(method: string, routePattern: string | undefined): ApiKeyScope {
+  const upper = method.toUpperCase();
+  const exception = routePattern ? EXCEPTIONS.find(([m, p]) => (m === '*' || m === upper) && p.test(routePattern)) : undefined;
+  if (exception) return exception[2];
+  return upper === 'GET' || upper === 'HEAD' ? 'read' : 'write';
+}

@@ -1,0 +1,31 @@
+import { Inject } from '@nestjs/common';
+import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
+import { SessionService, sessionStreamId } from '@rewind/engine';
+import type { EventStore } from '@rewind/event-store';
+import type { FieldEncryption } from '@rewind/tenancy';
+import { ApiError } from '../../common/api-error';
+import { EVENT_STORE } from '../../infrastructure/tokens';
+import { FIELD_ENCRYPTION } from '../tokens';
+import { ShredSessionCommand } from './shred-session.command';
+
+@CommandHandler(ShredSessionCommand)
+export class ShredSessionHandler implements ICommandHandler<ShredSessionCommand, { sessionId: string; keysDestroyed: number }> {
+  constructor(
+    @Inject(EVENT_STORE) private readonly store: EventStore,
+    @Inject(FIELD_ENCRYPTION) private readonly encryption: FieldEncryption,
+    private readonly sessions: SessionService,
+  ) {}
+
+  async execute({ caller, sessionId }: ShredSessionCommand) {
+    if ((await this.store.streamVersion(sessionStreamId(caller.tenantId, sessionId))) === 0) {
+      throw new ApiError(404, 'session_not_found', `No session "${sessionId}" for this tenant.`);
+    }
+    // A session that never had a key gets a destroyed one: it is marked shredded all the same.
+    const destroyed = await this.encryption.retire(caller.tenantId, sessionId, caller.actor);
+    // Keys first, then the record: a failure in between leaves data unreadable, never readable.
+    if (destroyed.length > 0) {
+      await this.sessions.execute(caller, sessionId, { type: 'RecordShredding', keyIds: destroyed.map((k) => k.keyId), reason: 'POST /v1/sessions/:id/shred' });
+    }
+    return { sessionId, keysDestroyed: destroyed.length };
+  }
+}

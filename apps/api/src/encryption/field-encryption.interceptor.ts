@@ -1,0 +1,73 @@
+import { Inject, Injectable, type CallHandler, type ExecutionContext, type NestInterceptor } from '@nestjs/common';
+import { from, mergeMap, type Observable } from 'rxjs';
+import { SessionQueries, type Caller } from '@rewind/engine';
+import { FieldEncryptionError, type FieldEncryption } from '@rewind/tenancy';
+import { ApiError } from '../common/api-error';
+import { PolicyCache } from './policy-cache';
+import { policyPaths } from './policy-paths';
+import { FIELD_ENCRYPTION } from './tokens';
+
+export const ENCRYPT_HEADER = 'rewind-encrypt';
+
+/**
+ * Encryption at the edge: a write's `Rewind-Encrypt: input.ssn, output.card` header names
+ * body fields to encrypt with the session's data key before anything is stored, and so do the
+ * tenant's policies (a tool's input and output paths, a memory key); every answer is decrypted
+ * on the way out for the caller's tenant (a shredded value reads "[shredded]").
+ */
+@Injectable()
+export class FieldEncryptionInterceptor implements NestInterceptor {
+  constructor(
+    @Inject(FIELD_ENCRYPTION) private readonly encryption: FieldEncryption,
+    private readonly policies: PolicyCache,
+    private readonly sessions: SessionQueries,
+  ) {}
+
+  async intercept(context: ExecutionContext, next: CallHandler): Promise<Observable<unknown>> {
+    const request = context.switchToHttp().getRequest();
+    const caller: Caller | undefined = request.caller;
+    if (!caller) return next.handle();
+    const header: string | string[] | undefined = request.headers[ENCRYPT_HEADER];
+    const paths =
+      header === undefined
+        ? []
+        : [header]
+            .flat()
+            .join(',')
+            .split(',')
+            .map((p) => p.trim())
+            .filter((p) => p.length > 0);
+    const sessionId: unknown = request.params?.id ?? (request.body as { sessionId?: unknown } | undefined)?.sessionId;
+    if (header !== undefined && (typeof sessionId !== 'string' || request.method === 'GET')) {
+      throw new ApiError(400, 'validation_failed', 'Rewind-Encrypt applies to the writes of a session (a body with fields to encrypt, under /v1/sessions).', [
+        { field: ENCRYPT_HEADER, message: 'not applicable to this request' },
+      ]);
+    }
+    const declared =
+      request.method !== 'GET' && typeof sessionId === 'string'
+        ? await policyPaths(request.routeOptions?.url, request.params ?? {}, request.body, await this.policies.get(caller.tenantId), (callId) =>
+            this.toolOfCall(caller, sessionId, callId),
+          )
+        : [];
+    if (paths.length + declared.length > 0) {
+      try {
+        request.body = await this.encryption.encryptPaths(caller.tenantId, sessionId as string, request.body, paths, declared);
+      } catch (error) {
+        if (!(error instanceof FieldEncryptionError)) throw error;
+        throw error.reason === 'shredded'
+          ? new ApiError(409, 'session_shredded', error.message)
+          : new ApiError(400, 'validation_failed', error.message, [{ field: ENCRYPT_HEADER, message: 'names a field the body does not have' }]);
+      }
+    }
+    return next.handle().pipe(mergeMap((body) => from(this.encryption.decryptDeep(caller.tenantId, body))));
+  }
+
+  /** The tool of an earlier call of the session; null when the session or the call is unknown (the command will say so). */
+  private async toolOfCall(caller: Caller, sessionId: string, callId: string): Promise<string | null> {
+    try {
+      return (await this.sessions.getState(caller, sessionId)).path.toolCalls[callId]?.tool ?? null;
+    } catch {
+      return null;
+    }
+  }
+}

@@ -1,0 +1,2 @@
+export const FIELD_ENCRYPTION = Symbol('FIELD_ENCRYPTION');
+export const ENCRYPTION_POLICIES = Symbol('ENCRYPTION_POLICIES');

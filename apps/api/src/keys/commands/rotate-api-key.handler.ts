@@ -1,0 +1,14 @@
+import { Inject } from '@nestjs/common';
+import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
+import type { ApiKeyRecord, ApiKeyStore } from '@rewind/tenancy';
+import { API_KEY_STORE } from '../../infrastructure/tokens';
+import { RotateApiKeyCommand } from './rotate-api-key.command';
+
+@CommandHandler(RotateApiKeyCommand)
+export class RotateApiKeyHandler implements ICommandHandler<RotateApiKeyCommand, { key: string; record: ApiKeyRecord }> {
+  constructor(@Inject(API_KEY_STORE) private readonly keys: ApiKeyStore) {}
+
+  execute({ keyId, graceSeconds }: RotateApiKeyCommand) {
+    return this.keys.rotate(keyId, graceSeconds);
+  }
+}

@@ -1,0 +1,9 @@
+import { Query } from '@nestjs/cqrs';
+import type { ApiKeyRecord } from '@rewind/tenancy';
+
+/** The keys of one tenant, or of all (ids, scopes, lifecycle; never secrets or hashes). */
+export class ListApiKeysQuery extends Query<ApiKeyRecord[]> {
+  constructor(readonly tenantId?: string) {
+    super();
+  }
+}

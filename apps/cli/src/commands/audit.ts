@@ -1,0 +1,102 @@
+import { sessionStreamId, sessionStreamPrefix } from '@rewind/engine';
+import { formatDigest, logDigest, parseDigest, sealLog, verifyLog, type EventStore, type SealStore } from '@rewind/event-store';
+import { PostgresEventStore, PostgresSealStore } from '@rewind/event-store/postgres';
+import { SqliteSealStore } from '@rewind/event-store/sqlite';
+import { EXIT_FAILURE, EXIT_OK, idFlag, stringFlag, UsageError, type CommandContext, type CommandSpec } from '../command';
+import { DEFAULT_TENANT, withEventStore } from './state';
+
+/** The configured event store and its seals (the embedded file, or the store's PostgreSQL schema). */
+async function withSeals<T>(context: CommandContext, use: (store: EventStore, seals: SealStore) => Promise<T>): Promise<T> {
+  return withEventStore(context, async (store) => {
+    const seals = store instanceof PostgresEventStore ? new PostgresSealStore(store.pool, store.schema) : new SqliteSealStore(context.databaseFile);
+    try {
+      return await use(store, seals);
+    } finally {
+      await seals.close();
+    }
+  });
+}
+
+/** Every stream of a tenant's sessions. */
+async function tenantStreams(store: EventStore, tenantId: string): Promise<string[]> {
+  const ids: string[] = [];
+  for (let after: string | undefined; ; ) {
+    const page = await store.listStreams({ prefix: sessionStreamPrefix(tenantId), limit: 1000, ...(after ? { after } : {}) });
+    ids.push(...page.map((s) => s.streamId));
+    if (page.length < 1000) return ids;
+    after = page[page.length - 1]!.streamId;
+  }
+}
+
+const verify: CommandSpec = {
+  name: 'audit verify',
+  summary: 'Recompute the hash chains of the stored events and compare them with their seals (read-only); exit 1 naming the first broken link',
+  flags: {
+    session: { type: 'string', placeholder: '<id>', description: 'only this session (of --tenant, default "default")' },
+    tenant: { type: 'string', placeholder: '<id>', description: "only this tenant's sessions" },
+    digest: { type: 'string', placeholder: '<digest>', description: 'a digest recorded earlier with `rewind audit digest`: the log must still yield it' },
+    json: { type: 'boolean', description: 'print the result as JSON' },
+  },
+  async run(context, flags) {
+    const digest = stringFlag(flags, 'digest');
+    if (digest !== undefined && !parseDigest(digest)) throw new UsageError(`--digest "${digest}" is not a digest printed by \`rewind audit digest\``);
+    const sessionId = flags.session === undefined ? undefined : idFlag(flags, 'session');
+    const tenantId = flags.tenant === undefined ? undefined : idFlag(flags, 'tenant');
+    return withSeals(context, async (store, seals) => {
+      const streamIds =
+        sessionId !== undefined
+          ? [sessionStreamId(tenantId ?? DEFAULT_TENANT, sessionId)]
+          : tenantId !== undefined
+            ? await tenantStreams(store, tenantId)
+            : undefined;
+      const result = await verifyLog(store, seals, { ...(streamIds ? { streamIds } : {}), ...(digest ? { expectedDigest: digest } : {}) });
+      const scope =
+        sessionId !== undefined ? `session "${sessionId}"` : tenantId !== undefined ? `tenant "${tenantId}" (${streamIds!.length} sessions)` : 'the whole log';
+      if (flags.json === true) context.io.stdout.write(`${JSON.stringify({ scope, ...result }, null, 2)}\n`);
+      else {
+        const unsealed =
+          result.unsealed > 0 ? `; ${result.unsealed} newer event(s) not sealed yet (the API seals every second; \`rewind audit digest\` seals now)` : '';
+        context.io.stdout.write(`Checked ${result.checked} sealed event(s) of ${scope}${unsealed}.\n`);
+        if (result.digestMatches === true) context.io.stdout.write('The recorded digest still matches the log.\n');
+      }
+      if (result.ok) {
+        if (flags.json !== true) context.io.stdout.write('Verified: every link holds; the log is as it was sealed.\n');
+        return EXIT_OK;
+      }
+      const broken = result.firstBroken;
+      if (broken) {
+        const at = `${broken.streamId}${broken.streamVersion !== null ? ` version ${broken.streamVersion}` : ''}${broken.position !== null ? ` (global position ${broken.position})` : ''}`;
+        context.io.stderr.write(`rewind: audit verify failed: first broken link at ${at}: ${broken.problem}.\n`);
+      } else {
+        context.io.stderr.write(
+          'rewind: audit verify failed: the log no longer yields the recorded digest — events or seals before its position were rewritten, though the chains were recomputed to hide it.\n',
+        );
+      }
+      return EXIT_FAILURE;
+    });
+  },
+};
+
+const digest: CommandSpec = {
+  name: 'audit digest',
+  summary: 'Seal the log up to its head and print its digest, for an auditor to record and check later with `audit verify --digest`',
+  flags: {
+    json: { type: 'boolean', description: 'print the digest with its position, count and block roots as JSON' },
+  },
+  async run(context, flags) {
+    return withSeals(context, async (store, seals) => {
+      await sealLog(store, seals);
+      const d = await logDigest(seals);
+      if (flags.json === true) context.io.stdout.write(`${JSON.stringify({ digest: formatDigest(d), ...d }, null, 2)}\n`);
+      else {
+        context.io.stdout.write(`${formatDigest(d)}\n`);
+        context.io.stderr.write(
+          `Covers ${d.events} event(s) up to global position ${d.position} (${d.blockRoots.length} full block(s) of Merkle roots). Record this line; later, \`rewind audit verify --digest <it>\` proves nothing before it changed.\n`,
+        );
+      }
+      return EXIT_OK;
+    });
+  },
+};
+
+export const auditCommands: CommandSpec[] = [verify, digest];

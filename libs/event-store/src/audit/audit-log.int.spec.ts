@@ -1,0 +1,217 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { EventStore, ReadAllOptions, Snapshot, SnapshotSegment, StoredEvent } from '../event-store';
+import { InMemoryEventStore } from '../in-memory';
+import { PostgresEventStore } from '../postgres/postgres-event-store';
+import { PostgresSealStore } from '../postgres/postgres-seal-store';
+import { useTestDatabase } from '../postgres/test-database';
+import { SqliteEventStore } from '../sqlite/sqlite-event-store';
+import { SqliteSealStore } from '../sqlite/sqlite-seal-store';
+import { newEvent } from '../testing/event-store.contract';
+import { formatDigest, parseDigest } from './audit-chain';
+import { logDigest, sealLog, verifyLog } from './audit-log';
+import { InMemorySealStore, type SealStore } from './seal-store';
+
+const db = useTestDatabase();
+
+interface Opened {
+  store: EventStore;
+  seals: SealStore;
+  /** Runs SQL on the raw tables (`events` and `event_seals` name the store's). */
+  raw(sql: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+const backends: [string, () => Promise<Opened>][] = [
+  [
+    'SQLite',
+    async () => {
+      const file = join(mkdtempSync(join(tmpdir(), 'rewind-audit-')), 'rewind.db');
+      const store = new SqliteEventStore({ filename: file });
+      const seals = new SqliteSealStore(file);
+      return {
+        store,
+        seals,
+        raw: async (sql) => {
+          const conn = new Database(file);
+          conn.exec(sql);
+          conn.close();
+        },
+        close: async () => {
+          await seals.close();
+          await store.close();
+        },
+      };
+    },
+  ],
+  [
+    'PostgreSQL',
+    async () => {
+      const store: PostgresEventStore = await db.openStore();
+      const seals = new PostgresSealStore(store.pool, store.schema);
+      const s = `"${store.schema}"`;
+      return {
+        store,
+        seals,
+        raw: async (sql) => {
+          // The compact events table keys streams by number: `stream_id = 'x'` reads as the stream's key.
+          const resolved = sql
+            .replaceAll(/stream_id = '([^']+)'/g, `stream_key = (SELECT id FROM ${s}.streams WHERE stream_id = '$1')`)
+            .replaceAll('event_seals', `${s}.event_seals`)
+            .replaceAll(/\bevents\b/g, `${s}.events`)
+            .replaceAll('data = replace(data,', 'data = replace(data::text,')
+            .replaceAll("'Parjs')", "'Parjs')::json");
+          await store.pool.query(resolved);
+        },
+        close: () => store.close(),
+      };
+    },
+  ],
+];
+
+/** Two sessions: a trip (with 'Paris' in its data) and another, interleaved in the global log. */
+async function writeLog(store: EventStore): Promise<void> {
+  await store.append('session:acme:trip', [newEvent('SessionStarted', { title: 'trip' })], { expectedVersion: 'no_stream' });
+  await store.append('session:acme:other', [newEvent('SessionStarted', { title: 'other' })], { expectedVersion: 'no_stream' });
+  await store.append('session:acme:trip', [newEvent('MemoryWritten', { key: 'destination', value: 'Paris' })], { expectedVersion: 1 });
+  await store.append('session:acme:trip', [newEvent('MemoryWritten', { key: 'flight', value: 'AF1381' })], { expectedVersion: 2 });
+  await store.append('session:acme:other', [newEvent('MemoryWritten', { key: 'k', value: 1 })], { expectedVersion: 1 });
+  await store.append('session:acme:trip', [newEvent('MemoryWritten', { key: 'hotel', value: 'Ritz' })], { expectedVersion: 3 });
+}
+
+describe.each(backends)('tamper evidence on %s', (_name, open) => {
+  const withLog = async (work: (o: Opened) => Promise<void>) => {
+    const opened = await open();
+    try {
+      await writeLog(opened.store);
+      expect(await sealLog(opened.store, opened.seals)).toMatchObject({ sealed: 6 });
+      await work(opened);
+    } finally {
+      await opened.close();
+    }
+  };
+
+  it('an untouched log verifies; later events are reported unsealed until the sealer runs; the digest is stable', async () => {
+    await withLog(async ({ store, seals }) => {
+      expect(await verifyLog(store, seals)).toEqual({ ok: true, checked: 6, unsealed: 0, firstBroken: null, digestMatches: null });
+      const digest = formatDigest(await logDigest(seals));
+      expect(parseDigest(digest)).toMatchObject({ events: 6 });
+      await store.append('session:acme:other', [newEvent()], { expectedVersion: 2 });
+      expect(await verifyLog(store, seals, { expectedDigest: digest })).toMatchObject({ ok: true, checked: 6, unsealed: 1, digestMatches: true });
+      expect(await sealLog(store, seals)).toMatchObject({ sealed: 1 });
+      expect(await sealLog(store, seals)).toMatchObject({ sealed: 0 });
+      expect(await verifyLog(store, seals, { expectedDigest: digest })).toMatchObject({ ok: true, checked: 7, unsealed: 0, digestMatches: true });
+      expect(formatDigest(await logDigest(seals))).not.toBe(digest);
+    });
+  });
+
+  it('detects one altered byte of a stored event, naming the first broken link', async () => {
+    await withLog(async ({ store, seals, raw }) => {
+      await raw(`UPDATE events SET data = replace(data, 'Paris', 'Parjs') WHERE stream_id = 'session:acme:trip' AND stream_version = 2`);
+      const result = await verifyLog(store, seals);
+      expect(result).toMatchObject({ ok: false, checked: 2 });
+      expect(result.firstBroken).toMatchObject({ streamId: 'session:acme:trip', streamVersion: 2, problem: expect.stringContaining('altered') });
+      // Scoped to the other session, nothing is wrong; scoped to the trip, the same link.
+      expect((await verifyLog(store, seals, { streamIds: ['session:acme:other'] })).ok).toBe(true);
+      expect((await verifyLog(store, seals, { streamIds: ['session:acme:trip'] })).firstBroken).toMatchObject({ streamVersion: 2 });
+    });
+  });
+
+  it('detects a deleted event', async () => {
+    await withLog(async ({ store, seals, raw }) => {
+      await raw(`DELETE FROM events WHERE stream_id = 'session:acme:trip' AND stream_version = 3`);
+      const result = await verifyLog(store, seals);
+      expect(result.ok).toBe(false);
+      expect(result.firstBroken).toMatchObject({ streamId: 'session:acme:trip', streamVersion: 3, problem: expect.stringContaining('deleted') });
+      expect((await verifyLog(store, seals, { streamIds: ['session:acme:trip'] })).firstBroken).toMatchObject({ streamVersion: 3 });
+    });
+  });
+
+  it('detects two events swapped in their stream', async () => {
+    await withLog(async ({ store, seals, raw }) => {
+      await raw(`UPDATE events SET stream_version = -1 WHERE stream_id = 'session:acme:trip' AND stream_version = 2`);
+      await raw(`UPDATE events SET stream_version = 2 WHERE stream_id = 'session:acme:trip' AND stream_version = 3`);
+      await raw(`UPDATE events SET stream_version = 3 WHERE stream_id = 'session:acme:trip' AND stream_version = -1`);
+      const result = await verifyLog(store, seals);
+      expect(result.ok).toBe(false);
+      expect(result.firstBroken).toMatchObject({ streamId: 'session:acme:trip', problem: expect.stringMatching(/reordered/) });
+      expect((await verifyLog(store, seals, { streamIds: ['session:acme:trip'] })).ok).toBe(false);
+    });
+  });
+
+  it('a forger who rewrites the seals too passes the chains but not a digest recorded before', async () => {
+    await withLog(async ({ store, seals, raw }) => {
+      const recorded = formatDigest(await logDigest(seals));
+      await raw(`UPDATE events SET data = replace(data, 'Paris', 'Parjs') WHERE stream_id = 'session:acme:trip' AND stream_version = 2`);
+      await raw(`DELETE FROM event_seals`);
+      await sealLog(store, seals);
+      expect(await verifyLog(store, seals)).toMatchObject({ ok: true });
+      expect(await verifyLog(store, seals, { expectedDigest: recorded })).toMatchObject({ ok: false, digestMatches: false, firstBroken: null });
+    });
+  });
+});
+
+/** The store as an attacker left it: the same events, one of them changed on the way out. */
+class TamperedView implements EventStore {
+  constructor(
+    private readonly inner: EventStore,
+    private readonly tamper: (events: StoredEvent[]) => StoredEvent[],
+  ) {}
+  append: EventStore['append'] = (...a) => this.inner.append(...a);
+  readStream: EventStore['readStream'] = async (...a) => this.tamper(await this.inner.readStream(...a));
+  streamVersion: EventStore['streamVersion'] = (...a) => this.inner.streamVersion(...a);
+  readAll = async (options: ReadAllOptions) => (options.after > 0 ? [] : this.tamper(await this.inner.readAll({ after: 0, limit: 1_000_000 })));
+  lastPosition: EventStore['lastPosition'] = () => this.inner.lastPosition();
+  listStreams: EventStore['listStreams'] = (...a) => this.inner.listStreams(...a);
+  findIdempotency: EventStore['findIdempotency'] = (...a) => this.inner.findIdempotency(...a);
+  saveSnapshot = (snapshot: Snapshot, segments?: readonly SnapshotSegment[]) => this.inner.saveSnapshot(snapshot, segments);
+  loadSnapshot: EventStore['loadSnapshot'] = (...a) => this.inner.loadSnapshot(...a);
+  close = () => this.inner.close();
+}
+
+describe('tamper evidence (property)', () => {
+  it('any single alteration, deletion or swap of sealed events is detected, and an untouched log always verifies', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.tuple(fc.integer({ min: 0, max: 3 }), fc.string({ maxLength: 8 })), { minLength: 2, maxLength: 30 }),
+        fc.nat(),
+        fc.constantFrom('alter', 'delete', 'swap'),
+        async (steps, pick, kind) => {
+          const store = new InMemoryEventStore();
+          for (const [session, value] of steps) {
+            const stream = `session:t:s${session}`;
+            await store.append(stream, [newEvent('MemoryWritten', { value })], { expectedVersion: 'any' });
+          }
+          const seals = new InMemorySealStore();
+          await sealLog(store, seals);
+          expect((await verifyLog(store, seals)).ok).toBe(true);
+          const all = await store.readAll({ after: 0, limit: 1000 });
+          const i = pick % all.length;
+          const tampered = new TamperedView(store, (events) => {
+            const out = events.map((e) => ({ ...e }));
+            const at = out.findIndex((e) => e.eventId === all[i]!.eventId);
+            if (at < 0) return out;
+            if (kind === 'alter') out[at] = { ...out[at]!, data: { value: `${JSON.stringify(out[at]!.data)}!` } };
+            if (kind === 'delete') out.splice(at, 1);
+            if (kind === 'swap') {
+              const j = out.findIndex((e, k) => k !== at && e.streamId === out[at]!.streamId);
+              if (j < 0) out[at] = { ...out[at]!, type: `${out[at]!.type}x` };
+              else [out[at]!.streamVersion, out[j]!.streamVersion] = [out[j]!.streamVersion, out[at]!.streamVersion];
+            }
+            return out;
+          });
+          const result = await verifyLog(tampered, seals);
+          expect(result.ok).toBe(false);
+          expect(result.firstBroken).not.toBeNull();
+          const scoped = await verifyLog(tampered, seals, { streamIds: [all[i]!.streamId] });
+          expect(scoped.ok).toBe(false);
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+});

@@ -1,0 +1,4 @@
+export * from './audit-chain';
+export * from './seal-store';
+export * from './audit-log';
+export * from './audit-sealer';
