@@ -291,6 +291,29 @@ describe.each(E2E_STORES)('on the %s store', (storeName) => {
       expect((await anonymous('GET', '/health')).status).toBe(200);
     });
 
+    it("answers a write with If-Match to another tenant's (or no) session with the same 404, never a version conflict", async () => {
+      const id = await newSession();
+      await http('PUT', `/v1/sessions/${id}/memory/a`, { value: 1 });
+      const keys = t.app.get<ApiKeyStore>(API_KEY_STORE);
+      const { key } = await keys.create({ tenantId: `intruder${Date.now()}`, name: 'intruder', role: 'agent' });
+      const intruder = httpClient(t.baseUrl, key);
+      const before = await footprint(id);
+      for (const ifMatch of ['2', '"2"', '7']) {
+        for (const [method, path, body] of [
+          ['PUT', `/v1/sessions/${id}/memory/a`, { value: 2 }],
+          ['POST', `/v1/sessions/${id}/messages`, { role: 'user', content: 'hi' }],
+          ['POST', `/v1/sessions/${id}/checkpoints`, { label: 'mine' }],
+          ['POST', `/v1/sessions/${id}/undo`, {}],
+        ] as const) {
+          const res = await intruder(method, path, body, { 'If-Match': ifMatch });
+          expect({ path, ifMatch, status: res.status, code: res.body.error?.code }).toEqual({ path, ifMatch, status: 404, code: 'session_not_found' });
+        }
+        const nobody = await http('PUT', `/v1/sessions/nobody-${id}/memory/a`, { value: 2 }, { 'If-Match': ifMatch });
+        expect([nobody.status, nobody.body.error.code]).toEqual([404, 'session_not_found']);
+      }
+      expect(await footprint(id)).toEqual(before);
+    });
+
     it("lists a tenant's sessions with cursor paging", async () => {
       const keys = t.app.get<ApiKeyStore>(API_KEY_STORE);
       const { key } = await keys.create({ tenantId: `pager${Date.now()}`, name: 'pager', role: 'agent' });
