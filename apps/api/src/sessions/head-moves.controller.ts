@@ -40,11 +40,12 @@ export class HeadMovesController {
       return result;
     }
     const rollbackId = result.rollbackId;
-    const { state, rollback } = await this.queries.execute(new FollowRollbackQuery(caller, id, rollbackId, body?.waitMs ?? 0));
+    const { state, rollback, events } = await this.queries.execute(new FollowRollbackQuery(caller, id, rollbackId, body?.waitMs ?? 0, result.version));
     reply.header('Location', `/v1/rollbacks/${rollbackId}`).header('ETag', `"${state.version}"`);
     // Not finished (still running, or needing attention): accepted, follow Location.
     if (rollback?.status !== 'completed') reply.status(202);
-    return { ...result, version: state.version, head: state.head, status: state.status, rollback };
+    // Version, head and events agree: the saga's records while the caller waited are listed too.
+    return { ...result, version: state.version, head: state.head, status: state.status, events: [...result.events, ...events], rollback };
   }
 
   @Post('rollback')
