@@ -1,7 +1,7 @@
 import { Logger, type LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { SwaggerModule } from '@nestjs/swagger';
 import { ensureAdminKey, type ApiKeyStore } from '@rewind/tenancy';
 import { AppModule } from './app.module';
 import type { RewindConfig } from '@rewind/config';
@@ -9,6 +9,7 @@ import { openStores } from './infrastructure/infrastructure.module';
 import { RewindMetrics } from './metrics/metrics';
 import { API_KEY_STORE } from './infrastructure/tokens';
 import { serveUi } from './ui/serve-ui';
+import { buildOpenApiDocument } from './openapi/openapi-document';
 
 const LEVELS: Record<RewindConfig['logLevel'], LogLevel[]> = {
   error: ['fatal', 'error'],
@@ -61,15 +62,7 @@ export async function createApp(config: RewindConfig): Promise<CreatedApp> {
   app.enableShutdownHooks();
   serveUi(app);
 
-  const document = SwaggerModule.createDocument(
-    app,
-    new DocumentBuilder()
-      .setTitle('Rewind')
-      .setDescription('Event-sourced agent sessions with time travel and undo. Errors are `{error: {code, message, details[]}}`.')
-      .setVersion('0.1.0')
-      .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'API key' })
-      .build(),
-  );
+  const document = buildOpenApiDocument(app);
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs/openapi.json' });
 
   const keys = app.get<ApiKeyStore>(API_KEY_STORE);

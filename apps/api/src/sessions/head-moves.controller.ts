@@ -50,7 +50,7 @@ export class HeadMovesController {
 
   @Post('rollback')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Make any earlier step (any branch) current; abandoned effects are planned for compensation' })
+  @ApiOperation({ operationId: 'rollback', summary: 'Make any earlier step (any branch) current; abandoned effects are planned for compensation' })
   rollback(
     @CurrentCaller() c: Caller,
     @Param('id', IdParamPipe) id: string,
@@ -63,7 +63,7 @@ export class HeadMovesController {
 
   @Post('undo')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Go back to the previous step boundary (or N of them)' })
+  @ApiOperation({ operationId: 'undo', summary: 'Go back to the previous step boundary (or N of them)' })
   undo(
     @CurrentCaller() c: Caller,
     @Param('id', IdParamPipe) id: string,
@@ -76,7 +76,7 @@ export class HeadMovesController {
 
   @Post('redo')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Return to where the last undo or rollback came from' })
+  @ApiOperation({ operationId: 'redo', summary: 'Return to where the last undo or rollback came from' })
   redo(
     @CurrentCaller() c: Caller,
     @Param('id', IdParamPipe) id: string,
