@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 
@@ -26,7 +26,7 @@ export class OpenApiResponseValidator {
   private readonly routes: Route[];
   private readonly compiled = new Map<string, ValidateFunction>();
 
-  constructor(private readonly document: Json = JSON.parse(readFileSync(join(__dirname, '../../docs/openapi.json'), 'utf8'))) {
+  constructor(private readonly document: Json = JSON.parse(readFileSync(committedDocumentPath(), 'utf8'))) {
     // strict: false ignores the annotation keywords OpenAPI adds (example, discriminator); validation is unchanged.
     this.ajv = new Ajv2020({ strict: false, allErrors: true, allowUnionTypes: true });
     addFormats(this.ajv);
@@ -78,6 +78,15 @@ export class OpenApiResponseValidator {
       this.compiled.set(key, validate);
     }
     return validate;
+  }
+}
+
+/** docs/openapi.json of this checkout, from the sources or from their compiled copy in dist/. */
+export function committedDocumentPath(from = __dirname): string {
+  for (let dir = from; ; dir = dirname(dir)) {
+    const candidate = join(dir, 'docs/openapi.json');
+    if (existsSync(candidate)) return candidate;
+    if (dirname(dir) === dir) throw new Error(`docs/openapi.json not found above ${from}: run npm run openapi.`);
   }
 }
 
