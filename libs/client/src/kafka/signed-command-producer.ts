@@ -44,7 +44,7 @@ export function signCommand(value: string, key: SigningKey): Record<string, stri
 }
 
 /** A signed message for `rewind.commands`: key = sessionId (per-session order), value = the envelope's JSON. */
-export function signedCommandMessage(envelope: CommandEnvelope, key: SigningKey) {
+export function signedCommandMessage(envelope: CommandEnvelope, key: SigningKey): { key: string; value: string; headers: Record<string, string> } {
   const value = JSON.stringify(envelope);
   return { key: envelope.sessionId, value, headers: { 'content-type': 'application/json', ...signCommand(value, key) } };
 }
