@@ -39,6 +39,15 @@ describe('the OpenAPI document', () => {
     expect(served.openapi).toBe('3.1.0');
     expect(served.components.securitySchemes.bearer).toEqual({ type: 'http', scheme: 'bearer', description: expect.stringContaining('rwd_') });
     expect(JSON.stringify(served)).not.toMatch(/"nullable"|"bearerFormat"/);
+    // A `$ref` beside a `type` would require both: "a reference or null" must be an anyOf.
+    const refsWithType: string[] = [];
+    const walk = (node: unknown, at: string): void => {
+      if (node === null || typeof node !== 'object') return;
+      if ('$ref' in node && 'type' in node) refsWithType.push(at);
+      for (const [key, child] of Object.entries(node)) walk(child, `${at}/${key}`);
+    };
+    walk(served, '#');
+    expect(refsWithType).toEqual([]);
   });
 
   it('names every operation for a generated client and documents its success, its refusals and its headers', () => {

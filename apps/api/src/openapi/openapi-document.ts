@@ -130,13 +130,18 @@ function toOpenApi31(node: unknown): unknown {
   // 3.0 needed `allOf: [ref]` to describe a reference; 3.1 allows siblings next to `$ref`.
   if (Array.isArray(out.allOf) && out.allOf.length === 1) {
     const { allOf, ...rest } = out;
-    Object.assign(rest, allOf[0] as Record<string, unknown>);
-    return out.nullable === true ? toOpenApi31(rest) : rest;
+    return toOpenApi31({ ...rest, ...(allOf[0] as Record<string, unknown>) });
+  }
+  // A nullable reference written as `{$ref, type: [object, null]}` would still require the
+  // referenced object (sibling keywords all apply): say "this or null" instead.
+  if (typeof out.$ref === 'string' && Array.isArray(out.type) && out.type.includes('null')) {
+    const { $ref, type: _nullable, description, ...rest } = out;
+    return { ...(description ? { description } : {}), ...rest, anyOf: [{ $ref }, { type: 'null' }] };
   }
   if (out.nullable === true) {
     delete out.nullable;
-    if (typeof out.type === 'string') return orNull(out);
-    const { description, ...schema } = out;
+    if (typeof out.type === 'string' && out.$ref === undefined) return orNull(out);
+    const { description, type: _object, ...schema } = out;
     return { ...(description ? { description } : {}), ...orNull(schema) };
   }
   return out;
