@@ -35,9 +35,11 @@ describe('package entries', () => {
   it('every export of every package resolves to a built file', () => {
     for (const dir of ['libs', 'apps']) {
       for (const name of readdirNames(join(ROOT, dir))) {
-        const manifest = JSON.parse(readFileSync(join(ROOT, dir, name, 'package.json'), 'utf8')) as { exports: Record<string, Record<string, string>> };
+        const manifest = JSON.parse(readFileSync(join(ROOT, dir, name, 'package.json'), 'utf8')) as {
+          exports: Record<string, string | Record<string, string>>;
+        };
         for (const [subpath, conditions] of Object.entries(manifest.exports)) {
-          for (const target of [conditions['default']!, conditions['types']!, conditions['@rewind/source']!]) {
+          for (const target of typeof conditions === 'string' ? [conditions] : Object.values(conditions)) {
             expect(existsSync(join(ROOT, dir, name, target)), `${dir}/${name} exports ${subpath} → ${target}`).toBe(true);
           }
         }

@@ -7,6 +7,7 @@ import { ApiExceptionFilter } from './common/api-exception.filter';
 import { createValidationPipe } from './common/validation';
 import type { RewindConfig } from '@rewind/config';
 import { HealthController } from './health/health.controller';
+import { MemoryModule } from './memory/memory.module';
 import { MetricsController } from './metrics/metrics.controller';
 import { InfrastructureModule, type OpenedStores } from './infrastructure/infrastructure.module';
 import { ProjectionsModule } from './projections/projections.module';
@@ -24,6 +25,7 @@ export class AppModule {
         ApplicationModule,
         SessionsModule,
         RollbacksModule,
+        MemoryModule,
         ProjectionsModule.forRoot({ runRunners: config.runProjections }),
       ],
       controllers: [HealthController, MetricsController],

@@ -9,6 +9,7 @@ import { openStores } from './infrastructure/infrastructure.module';
 import { RewindMetrics } from './metrics/metrics';
 import { API_KEY_STORE } from './infrastructure/tokens';
 import { serveUi } from './ui/serve-ui';
+import { clientErrorHandler, frameworkErrors } from './common/framework-errors';
 import { buildOpenApiDocument } from './openapi/openapi-document';
 
 const LEVELS: Record<RewindConfig['logLevel'], LogLevel[]> = {
@@ -26,7 +27,14 @@ export interface CreatedApp {
 
 /** Builds the HTTP app (used by main.ts and by the end-to-end tests). */
 export async function createApp(config: RewindConfig): Promise<CreatedApp> {
-  const adapter = new FastifyAdapter({ bodyLimit: config.maxBodyBytes });
+  const adapter = new FastifyAdapter({
+    bodyLimit: config.maxBodyBytes,
+    frameworkErrors,
+    clientErrorHandler,
+    // Fastify's default (100) made ids of 101-128 characters and longer names unroutable (a 404);
+    // this fits a 256-character name percent-encoded, and the pipes refuse what is too long by name.
+    routerOptions: { maxParamLength: 4096 },
+  });
   const stores = await openStores(config);
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forConfig(config, stores), adapter, {
     logger: LEVELS[config.logLevel],

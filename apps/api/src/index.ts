@@ -1,1 +1,2 @@
 export * from './create-app';
+export { EVENT_STORE } from './infrastructure/tokens';

@@ -4,11 +4,19 @@ import { ConfigError, loadConfig, type RewindConfig } from '@rewind/config';
 import { CliError, commandUsage, databaseFileOf, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, UsageError, type CliIo, type CommandSpec, type Flags } from './command';
 import { eventsCommands } from './commands/events';
 import { keysCommands } from './commands/keys';
+import { memoryCommands } from './commands/memory';
 import { signingKeysCommands } from './commands/signing-keys';
 import { stateCommands } from './commands/state';
 
 /** Every command, in the order usage lists them. A new group is one more spread here. */
-export const COMMANDS: readonly CommandSpec[] = [...keysCommands, ...signingKeysCommands, ...stateCommands, ...eventsCommands, ...projectionsCommands];
+export const COMMANDS: readonly CommandSpec[] = [
+  ...keysCommands,
+  ...signingKeysCommands,
+  ...stateCommands,
+  ...eventsCommands,
+  ...projectionsCommands,
+  ...memoryCommands,
+];
 
 /** Environment variables the CLI reads (the API's, so both see the same data). */
 const ENV_VARS: [string, string][] = [
@@ -19,6 +27,7 @@ const ENV_VARS: [string, string][] = [
   ['DATABASE_URL', 'PostgreSQL URL when REWIND_STORE=postgres'],
   ['REWIND_PG_SCHEMA', 'event store schema (default rewind)'],
   ['REWIND_READ_SCHEMA', 'read-model schema (default rewind_read)'],
+  ['REWIND_MEMORY', 'on or off: long-term memory (default on); see README for REWIND_EMBEDDING_*, QDRANT_URL'],
 ];
 
 const HELP_WORDS = new Set(['help', '--help', '-h']);

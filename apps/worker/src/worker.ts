@@ -15,6 +15,7 @@ import { PostgresKafkaSigningSecretStore } from '@rewind/messaging/postgres';
 import { SqliteKafkaSigningSecretStore } from '@rewind/messaging/sqlite';
 import { ProjectionSupervisor, ReadModelDatabase } from '@rewind/projections';
 import { createSessionRuntime } from '@rewind/sagas';
+import { startMemoryIndexing, type MemoryIndexing } from './memory-indexing';
 import { startWorkerApplication } from './worker-application';
 import type { WorkerConfig } from './worker-config';
 
@@ -24,6 +25,8 @@ export interface Worker {
   readonly topics: RewindTopics;
   readonly commands: CommandConsumer | null;
   readonly relay: EventRelay | null;
+  /** Long-term memory indexing from `rewind.events` (Kafka mode only). */
+  readonly memory: MemoryIndexing | null;
   /** Graceful: finishes the command and the relay batch in flight, commits offsets, closes everything. */
   stop(): Promise<void>;
 }
@@ -99,6 +102,17 @@ export async function startWorker(
       relay = r;
     }
 
+    const memory = await startMemoryIndexing({
+      env: process.env,
+      dataDir: config.dataDir,
+      bus,
+      busKind: config.bus,
+      eventsTopic: topics.events,
+      sessions,
+      logger: logger('Memory'),
+    });
+    if (memory) closers.push(() => memory.stop());
+
     let commands: CommandConsumer | null = null;
     if (config.commands.enabled) {
       // The application's handlers, as in the API: a command behaves the same over Kafka as over HTTP.
@@ -139,7 +153,7 @@ export async function startWorker(
     log.log(
       `Worker is running (bus ${config.bus}${config.kafka ? ` on ${config.kafka.brokers.join(',')}` : ''}, store ${postgres ? 'postgres' : `sqlite in ${file}`}, saga ${config.saga.enabled ? 'on' : 'off'}): ` +
         `commands ${commands ? `on (group "${config.commands.groupId}")` : 'off'}, relay ${relay ? `on (to "${topics.events}")` : 'off'}, ` +
-        `projections ${projections ? 'on' : 'off'}.`,
+        `projections ${projections ? 'on' : 'off'}, memory indexing ${memory ? `on (from "${topics.events}")` : 'off'}.`,
     );
 
     let stopped: Promise<void> | undefined;
@@ -149,6 +163,7 @@ export async function startWorker(
       topics,
       commands,
       relay,
+      memory,
       stop: () => (stopped ??= closeAll()),
     };
   } catch (error) {

@@ -5,3 +5,4 @@ export * from './dto/query.dto';
 export * from './session-commands-from-dtos';
 export * from './dto/steps.dto';
 export * from './refusals';
+export * from './json-input';

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { decide } from './decide';
 import { DEFAULT_RETRY_POLICY, type EffectDescriptor } from './effects';
 import { DomainError } from './errors';
+import { needsOperatorReason } from './head-move';
 import { DeciderSpecification, recordHistory, type ExpectedEvent } from './testing/decider-specification';
 import {
   booked,
@@ -369,7 +370,27 @@ describe('decide: MoveHead', () => {
     expect(state).toMatchObject({ head: 3, status: 'rolling_back', activeRollbackId: ROLLBACK_ID, effectOutcomes: { 2: { status: 'pending' } } });
   });
 
-  it('a call that never finished is compensated too (it may have taken effect); calls without effect are left out', () => {
+  it('a call that never finished is compensated too (it may have taken effect) when its compensation needs only its input; calls without effect are left out', () => {
+    const byInput: EffectDescriptor = { ...cancelBooking, compensation: { channel: 'inline', target: 'cancel_booking', payload: { city: '{{input.city}}' } } };
+    spec
+      .given([started, callStarted('c0'), callSucceeded('c0'), callStarted('book-1', byInput, { tool: 'book_hotel', input: { city: 'Lisbon' } })])
+      .when({ type: 'MoveHead', kind: 'rollback', toVersion: 1 }, { compensationEnabled: true })
+      .then([
+        {
+          type: 'RollbackRequested',
+          data: {
+            rollbackId: ROLLBACK_ID,
+            kind: 'rollback',
+            fromVersion: 4,
+            toVersion: 1,
+            plan: [planned({ toolCallId: 'book-1', tool: 'book_hotel', startedVersion: 4, effect: byInput }, 'started')],
+            acknowledgeIrreversible: false,
+          },
+        },
+      ]);
+  });
+
+  it('a call that never finished whose compensation needs its output is planned for an operator, with the reason (nothing can be sent)', () => {
     spec
       .given([started, callStarted('c0'), callSucceeded('c0'), callStarted('book-1', cancelBooking, { tool: 'book_hotel' })])
       .when({ type: 'MoveHead', kind: 'rollback', toVersion: 1 }, { compensationEnabled: true })
@@ -381,7 +402,12 @@ describe('decide: MoveHead', () => {
             kind: 'rollback',
             fromVersion: 4,
             toVersion: 1,
-            plan: [planned({ ...bookingEffect, startedVersion: 4 }, 'started')],
+            plan: [
+              {
+                ...planned({ ...bookingEffect, startedVersion: 4 }, 'started'),
+                reason: needsOperatorReason({ toolCallId: 'book-1', status: 'started' }, ['output.bookingId']),
+              },
+            ],
             acknowledgeIrreversible: false,
           },
         },

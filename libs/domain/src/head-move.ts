@@ -1,7 +1,8 @@
 import type { MoveHead } from './commands';
 import { conflict, invalid, notFound } from './errors';
 import type { HeadMoveKind, PlannedEffect } from './events';
-import type { PathState, SessionState, ToolCall } from './state';
+import type { EffectOutcome, PathState, SessionState, ToolCall } from './state';
+import { unfillableRefs } from './templates';
 import { commonAncestor, isAncestor, isNode, parentOf } from './timeline';
 
 export interface HeadMoveTarget {
@@ -88,7 +89,47 @@ function planEffect(call: ToolCall): PlannedEffect | null {
   const base = { toolCallId: call.toolCallId, tool: call.tool, startedVersion: call.startedVersion, effect: call.effect, callStatus: call.status };
   if (call.status === 'failed') return { ...base, action: 'skip', reason: 'the call failed, so it had no effect to undo' };
   if (call.effect.kind === 'irreversible') return { ...base, action: 'skip', reason: 'irreversible: it cannot be undone' };
+  const unfillable = call.effect.compensation ? unfillableRefs(call.effect.compensation, call) : [];
+  if (unfillable.length > 0) {
+    // Planned like any compensation, so the rollback waits for it; the saga sends nothing and
+    // records it failed with this reason, which leaves the session needing an operator.
+    return { ...base, action: 'compensate', reason: needsOperatorReason(call, unfillable) };
+  }
   return { ...base, action: 'compensate', reason: null };
+}
+
+/** Outcomes that block walking back onto their effect: re-executing it is not supported. */
+const BLOCKS_RETURN = new Set(['compensated', 'resolved', 'pending', 'failed']);
+
+/** Effects a move to `toVersion` would walk back onto though a rollback already dealt with them, newest first. */
+export function dealtWithOnTheWayTo(state: SessionState, toVersion: number): EffectOutcome[] {
+  const ancestor = commonAncestor(state.timeline, state.head, toVersion);
+  const outcomes: EffectOutcome[] = [];
+  for (let version = toVersion; version > ancestor; version = parentOf(state.timeline, version)) {
+    const outcome = state.effectOutcomes[version];
+    if (outcome && BLOCKS_RETURN.has(outcome.status)) outcomes.push(outcome);
+  }
+  return outcomes;
+}
+
+/** Why redo would be refused (null when there is nothing to redo, or when redo would work). */
+export function redoBlockedBy(state: SessionState): string | null {
+  const toVersion = state.redoStack[state.redoStack.length - 1];
+  if (toVersion === undefined) return null;
+  const blockers = dealtWithOnTheWayTo(state, toVersion);
+  if (blockers.length === 0) return null;
+  const calls = blockers.map((outcome) => `"${outcome.toolCallId}" (${outcome.status})`).join(', ');
+  return `Redo would return to tool calls a rollback already undid or is undoing: ${calls}. Re-executing them is not supported: record those steps again instead.`;
+}
+
+/** Why a compensation cannot be sent, and what an operator does about it. */
+export function needsOperatorReason(call: Pick<ToolCall, 'status' | 'toolCallId'>, unfillable: string[]): string {
+  const refs = unfillable.map((ref) => `{{${ref}}}`).join(', ');
+  const why =
+    call.status === 'started'
+      ? `the call "${call.toolCallId}" started but never finished, so ${refs} in its compensation is unknown`
+      : `${refs} in the compensation of "${call.toolCallId}" has no value`;
+  return `needs an operator: ${why}. Nothing was sent. Check whether the call took effect, undo it by hand if it did, then resolve this effect.`;
 }
 
 /** Plans a head move from the current head to `target`, given the target's path state. */
@@ -105,10 +146,7 @@ export function planHeadMove(state: SessionState, target: HeadMoveTarget, target
     .map(planEffect)
     .filter((item): item is PlannedEffect => item !== null);
   const compensatedOnTheWay = Object.values(targetPath.toolCalls)
-    .filter(
-      (call) =>
-        call.startedVersion > ancestor && ['compensated', 'resolved', 'pending', 'failed'].includes(state.effectOutcomes[call.startedVersion]?.status ?? ''),
-    )
+    .filter((call) => call.startedVersion > ancestor && BLOCKS_RETURN.has(state.effectOutcomes[call.startedVersion]?.status ?? ''))
     .map((call) => ({ toolCallId: call.toolCallId, tool: call.tool, startedVersion: call.startedVersion }));
   return {
     kind: target.kind,

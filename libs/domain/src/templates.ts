@@ -80,3 +80,19 @@ export function fillCompensation(spec: CompensationSpec, values: { input: JsonVa
   const target = fill(spec.target, v);
   return { target: typeof target === 'string' ? target : JSON.stringify(target), payload: spec.payload ? fillValue(spec.payload, v) : null };
 }
+
+/**
+ * References the compensation of a call cannot fill: a field of the output of a call that never
+ * finished (`{{output.bookingId}}`: unknown, not null), and any field the input or output lacks.
+ * Such a request is never sent: `/bookings/null/cancel` would cancel nothing and be recorded as
+ * compensated. (A whole `{{output}}` stays fillable: it is null for an unfinished call, which a
+ * compensator that takes the whole output is told to expect, e.g. the library mode's undo.)
+ */
+export function unfillableRefs(spec: CompensationSpec, call: { status: string; input: JsonValue; output: JsonValue | null }): string[] {
+  const finished = call.status === 'succeeded';
+  return templateRefs(spec).filter((ref) => {
+    if (ref === 'output') return false;
+    if (ref.startsWith('output.') && !finished) return true;
+    return lookup({ input: call.input, output: call.output ?? undefined }, ref) === undefined;
+  });
+}

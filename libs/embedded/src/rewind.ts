@@ -6,6 +6,10 @@ import { type EventStore } from '@rewind/event-store';
 import { SqliteEventStore } from '@rewind/event-store/sqlite';
 import { InMemoryEventStore } from '@rewind/event-store/in-memory';
 import { InProcessMessageBus } from '@rewind/messaging/in-process';
+import { InMemoryCheckpointStore, type CheckpointStore } from '@rewind/messaging';
+import { SqliteCheckpointStore } from '@rewind/messaging/sqlite';
+import { EngineSessionPaths, type RecallRequest, type RecallResult } from '@rewind/memory';
+import { MemoryRuntime, memoryConfigFromEnv } from '@rewind/memory/runtime';
 import { CompensationError, createSessionRuntime, type InlineCompensationChannel, type RollbackSaga } from '@rewind/sagas';
 
 export { CompensationError };
@@ -38,13 +42,39 @@ export class RollbackNeedsAttention extends Error {
  * newest first, before making the earlier state current.
  */
 export class Rewind {
+  private memoryRuntime: { runtime: MemoryRuntime; checkpoints: CheckpointStore } | undefined;
+
   private constructor(
     readonly store: EventStore,
     readonly sessions: SessionService,
     private readonly saga: RollbackSaga,
     readonly compensators: InlineCompensationChannel,
     private readonly tenantId: string,
+    private readonly dataDir: string | null = null,
   ) {}
+
+  /**
+   * Long-term memory (loaded on first use: the first call may download the embedding model).
+   * Indexed on demand: each recall first indexes what was recorded since the last one.
+   */
+  memory(): MemoryRuntime {
+    if (!this.memoryRuntime) {
+      const config = memoryConfigFromEnv(process.env, this.dataDir ?? '.');
+      if (this.dataDir === null) config.sqliteFile = ':memory:';
+      const checkpoints = this.dataDir === null ? new InMemoryCheckpointStore() : new SqliteCheckpointStore(join(this.dataDir, 'rewind.db'));
+      const runtime = new MemoryRuntime({ config, paths: new EngineSessionPaths(this.sessions), store: this.store, checkpoints });
+      this.memoryRuntime = { runtime, checkpoints };
+    }
+    return this.memoryRuntime.runtime;
+  }
+
+  /** Branch-aware recall for one of this tenant's sessions (see RewindSession.recall). */
+  async recall(request: Omit<RecallRequest, 'tenantId'>): Promise<RecallResult> {
+    const memory = this.memory();
+    await memory.indexer.open();
+    await memory.indexer.catchUp();
+    return memory.recall.recall({ tenantId: this.tenantId, ...request });
+  }
 
   /** Nothing persisted: for tests and short-lived agents. */
   static inMemory(options: { tenantId?: string } = {}): Rewind {
@@ -53,12 +83,17 @@ export class Rewind {
 
   /** Persisted in `<dataDir>/rewind.db` (the embedded store the service uses). */
   static open(options: { dataDir: string; tenantId?: string; snapshotEvery?: number }): Rewind {
-    return Rewind.over(new SqliteEventStore({ filename: join(options.dataDir, 'rewind.db') }), options.tenantId ?? 'default', options.snapshotEvery);
+    return Rewind.over(
+      new SqliteEventStore({ filename: join(options.dataDir, 'rewind.db') }),
+      options.tenantId ?? 'default',
+      options.snapshotEvery,
+      options.dataDir,
+    );
   }
 
-  private static over(store: EventStore, tenantId: string, snapshotEvery = 100): Rewind {
+  private static over(store: EventStore, tenantId: string, snapshotEvery = 100, dataDir: string | null = null): Rewind {
     const runtime = createSessionRuntime(store, { snapshotEvery, bus: new InProcessMessageBus() });
-    return new Rewind(store, runtime.sessions, runtime.saga, runtime.inline, tenantId);
+    return new Rewind(store, runtime.sessions, runtime.saga, runtime.inline, tenantId, dataDir);
   }
 
   async startSession(sessionId: string = randomUUID(), title?: string): Promise<RewindSession> {
@@ -73,6 +108,10 @@ export class Rewind {
   }
 
   async close(): Promise<void> {
+    if (this.memoryRuntime) {
+      await this.memoryRuntime.runtime.close();
+      await this.memoryRuntime.checkpoints.close();
+    }
     await this.saga.stop();
     await this.sessions.repository.flushSnapshots();
     await this.store.close();
@@ -164,6 +203,14 @@ export class RewindSession {
       if (rollback?.status !== 'completed') throw new RollbackNeedsAttention(rollback);
     }
     return this.state();
+  }
+
+  /**
+   * What long-term memory recalls for a question: hybrid, branch-aware (what was rolled back
+   * is not recalled, and comes back on redo), a vague follow-up rewritten from the recent turns.
+   */
+  recall(query: string, options: Omit<RecallRequest, 'tenantId' | 'sessionId' | 'query'> = {}): Promise<RecallResult> {
+    return this.rewind.recall({ sessionId: this.id, query, ...options });
   }
 
   /** The session at its head (or at version `at`), in the shape `GET /v1/sessions/:id` answers. */

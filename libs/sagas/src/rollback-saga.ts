@@ -1,4 +1,13 @@
-import { DEFAULT_RETRY_POLICY, DomainError, fillCompensation, type RecordCompensationOutcome, type RollbackRecord, type SessionCommand } from '@rewind/domain';
+import {
+  DEFAULT_RETRY_POLICY,
+  DomainError,
+  fillCompensation,
+  needsOperatorReason,
+  unfillableRefs,
+  type RecordCompensationOutcome,
+  type RollbackRecord,
+  type SessionCommand,
+} from '@rewind/domain';
 import { sessionIdFromStream, type Caller, type SessionService, type WriteOptions } from '@rewind/engine';
 import type { EventStore } from '@rewind/event-store';
 import type { CheckpointStore } from '@rewind/messaging';
@@ -135,8 +144,12 @@ export class RollbackSaga {
       const policy = next.effect.retry ?? DEFAULT_RETRY_POLICY;
       let result: CompensationResult;
       const channel = spec ? this.channels.get(spec.channel) : undefined;
+      const unfillable = spec && call ? unfillableRefs(spec, call) : [];
       if (!spec || !call) {
         result = { status: 'failed', retryable: false, error: 'the call has no compensation recorded: undo it by hand, then resolve it' };
+      } else if (unfillable.length > 0) {
+        // Never send a request with a hole in it (e.g. /bookings/null/cancel): an operator decides.
+        result = { status: 'failed', retryable: false, error: needsOperatorReason(call, unfillable) };
       } else if (!channel) {
         result = { status: 'failed', retryable: false, error: `no "${spec.channel}" compensation channel is configured in this process` };
       } else {

@@ -30,6 +30,7 @@ export const JOB_NAMES = [
   'rewind-postgres-http',
   'emmett-http',
   'projections',
+  'memory',
 ] as const;
 export type JobName = (typeof JOB_NAMES)[number];
 
@@ -44,6 +45,7 @@ export const JOB_WORKLOADS: Record<JobName, WorkloadId[]> = {
   'rewind-postgres-http': ['W3', 'W4', 'W6'],
   'emmett-http': ['W4'],
   projections: ['W5'],
+  memory: ['MEM'],
 };
 
 interface Context {
@@ -176,6 +178,7 @@ const JOBS: Record<JobName, (ctx: Context) => Promise<Row[]>> = {
     const { measureRebuild } = await import('./workloads/w5-projections.js');
     return [await measureRebuild('sqlite', ctx.spec.run, ctx.sizes), await measureRebuild('postgres', ctx.spec.run, ctx.sizes)];
   },
+  memory: async (ctx) => (await import('./workloads/mem-recall.js')).measureMemory(ctx.sizes),
 };
 
 export async function runJob(spec: JobSpec): Promise<JobResult> {

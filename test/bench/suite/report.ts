@@ -3,6 +3,7 @@ import type { MachineFacts } from './machine';
 import { fmtBytes, fmtCount, fmtMs } from './recorder';
 import type { Row, WorkloadId } from './results';
 import type { Sizes } from './sizes';
+import { memoryTables, memoryTargets } from './memory-report';
 
 export interface JobRun {
   job: string;
@@ -295,6 +296,7 @@ const WORKLOAD_TITLES: Record<WorkloadId, string> = {
   W6: 'W6 — rollback over 10 effectful calls with local HTTP compensators',
   W7: 'W7 — bytes on disk per 20-turn session',
   DB: 'The physical reference: the database’s own commit ceiling, and a null HTTP server, on this machine',
+  MEM: 'MEM — long-term memory: recall quality, indexing, search, index lag (embedded: sqlite-vec + FTS5, local model)',
 };
 
 export const FAIRNESS_NOTES = [
@@ -366,12 +368,12 @@ export function renderMarkdown(report: SuiteReport): string {
   lines.push(
     table(
       ['Target', 'Measured', 'Met'],
-      checkTargets(rows).map((c) => [c.target, c.measured, c.met === null ? '–' : c.met ? 'yes' : '**no**']),
+      [...checkTargets(rows), ...memoryTargets(rows)].map((c) => [c.target, c.measured, c.met === null ? '–' : c.met ? 'yes' : '**no**']),
     ),
     '',
   );
 
-  const workloads: WorkloadId[] = ['W1', 'W2', 'W3', 'W4', 'W5', 'W6', 'W7', 'DB'];
+  const workloads: WorkloadId[] = ['W1', 'W2', 'W3', 'W4', 'W5', 'W6', 'W7', 'DB', 'MEM'];
   lines.push('## Results', '');
   lines.push(
     'Ratios are the peer’s figure divided by Rewind’s on PostgreSQL in the same run (latency and bytes: above 1× means Rewind is better; throughput: below 1× means Rewind is better).',
@@ -384,7 +386,8 @@ export function renderMarkdown(report: SuiteReport): string {
       lines.push(w === 'W5' ? 'W5: not measured yet (projections not built).' : 'Not measured in this run.', '');
       continue;
     }
-    if (w === 'W3') lines.push(appendTable(wrows), '');
+    if (w === 'MEM') lines.push(memoryTables(wrows, table), '');
+    else if (w === 'W3') lines.push(appendTable(wrows), '');
     else if (w === 'W4') lines.push(throughputTable(wrows, rows), '');
     else if (w === 'W7') lines.push(storageTable(wrows), '');
     else if (w === 'DB' || w === 'W5') {

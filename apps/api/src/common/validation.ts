@@ -1,25 +1,43 @@
-import { ValidationPipe, type ValidationError } from '@nestjs/common';
+import { ValidationPipe, type ArgumentMetadata, type ValidationError } from '@nestjs/common';
+import { findUnsafeInput, NOT_AN_OBJECT } from '@rewind/contracts';
 import { ApiError } from './api-error';
 
 function flatten(errors: ValidationError[], parent = ''): { field: string; message: string }[] {
   return errors.flatMap((e) => {
     const field = parent ? `${parent}.${e.property}` : e.property;
-    const own = Object.values(e.constraints ?? {}).map((message) => ({ field, message }));
+    const own = Object.entries(e.constraints ?? {}).map(([constraint, message]) =>
+      // The error is the item's own (`steps.1`), not its stand-in's property.
+      constraint === NOT_AN_OBJECT ? { field: parent, message: `${parent.replace(/\.(\d+)(?=\.|$)/g, '[$1]')} ${message}` } : { field, message },
+    );
     return [...own, ...flatten(e.children ?? [], field)];
   });
 }
 
-/** class-validator at the edge: unknown fields are refused, and every bad field is named. */
+const refuse = (details: { field: string; message: string }[]) =>
+  new ApiError(400, 'validation_failed', `The request is not valid: ${details.map((d) => `${d.field}: ${d.message}`).join('; ')}.`, details);
+
+/**
+ * class-validator at the edge: unknown fields are refused, and every bad field is named. Before
+ * class-transformer sees anything, the raw input is checked for what no DTO can describe: hostile
+ * nesting (class-transformer recurses and would overflow the stack) and text the stores cannot hold.
+ */
+class EdgeValidationPipe extends ValidationPipe {
+  override transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    if (metadata.type === 'body' || metadata.type === 'query' || metadata.type === 'param') {
+      const unsafe = findUnsafeInput(value, metadata.type === 'body' && !metadata.data ? '' : (metadata.data ?? ''));
+      if (unsafe) throw refuse([unsafe]);
+    }
+    return super.transform(value, metadata);
+  }
+}
+
 export function createValidationPipe(): ValidationPipe {
-  return new ValidationPipe({
+  return new EdgeValidationPipe({
     whitelist: true,
     forbidNonWhitelisted: true,
     transform: true,
     stopAtFirstError: true,
     transformOptions: { enableImplicitConversion: false },
-    exceptionFactory: (errors) => {
-      const details = flatten(errors);
-      return new ApiError(400, 'validation_failed', `The request is not valid: ${details.map((d) => `${d.field}: ${d.message}`).join('; ')}.`, details);
-    },
+    exceptionFactory: (errors) => refuse(flatten(errors)),
   });
 }

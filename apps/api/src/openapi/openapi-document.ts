@@ -101,6 +101,7 @@ function describeOperation(operation: Record<string, unknown>, doc: OperationDoc
   }
   for (const status of doc.errors) responses[String(status)] = { $ref: `#/components/responses/Error${status}` };
   operation.responses = responses;
+  if (doc.parameters) operation.parameters = [...((operation.parameters as unknown[] | undefined) ?? []), ...doc.parameters];
   if (doc.write) {
     const parameters = (operation.parameters as unknown[] | undefined) ?? [];
     operation.parameters = [...parameters, ...Object.keys(WRITE_PARAMETERS).map((name) => ({ $ref: `#/components/parameters/${name}` }))];

@@ -18,6 +18,8 @@ export interface OperationDoc {
   errors: number[];
   /** Takes Idempotency-Key, If-Match and X-Correlation-Id. */
   write?: boolean;
+  /** Parameters no DTO declares (e.g. one an interceptor reads). */
+  parameters?: JsonSchema[];
 }
 
 /** What each refusal status means across the API; each operation lists the ones it can answer. */
@@ -25,11 +27,11 @@ export const ERROR_STATUSES: Record<number, string> = {
   400: 'The request is invalid: details[] names each field, header or parameter and what is wrong (validation_failed, invalid_json, ...).',
   401: 'No API key, or not a valid one (unauthorized).',
   404: "Not found for this tenant: another tenant's session, rollback or tool is a 404 too (session_not_found, version_not_found, ...).",
-  409: 'Conflict: version_conflict (If-Match is stale; details name the current version), idempotency_key_reused, session_exists, rollback_in_progress, compensated_effects_on_path, ...',
+  409: 'Conflict: memory_disabled (REWIND_MEMORY=off), version_conflict (If-Match is stale; details name the current version), idempotency_key_reused, session_exists, rollback_in_progress, compensated_effects_on_path, ...',
   413: 'The body is larger than the limit (payload_too_large).',
   415: 'The body is not JSON (unsupported_media_type).',
   428: 'An irreversible effect needs confirmed: true, or acknowledgeIrreversible: true to roll back past it (confirmation_required).',
-  503: 'The store cannot be reached: nothing was acknowledged. Retry after Retry-After seconds with the same Idempotency-Key (store_unavailable).',
+  503: 'The store (store_unavailable) or the memory model (memory_unavailable) cannot be reached: nothing was acknowledged. Retry after Retry-After seconds with the same Idempotency-Key.',
 };
 
 const READ = [400, 401, 503];
@@ -78,7 +80,19 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   getTimeline: { success: [{ description: 'The timeline DAG.', schema: ref('Timeline') }], errors: SESSION_READ },
   listEvents: { success: [{ description: 'One page of events, in stream order.', schema: ref('EventPage') }], errors: SESSION_READ },
   getDiff: { success: [{ description: 'Field-by-field changes.', schema: ref('Diff') }], errors: SESSION_READ },
-  getContext: { success: [{ description: 'What an LLM should see.', schema: ref('Context') }], errors: SESSION_READ },
+  getContext: {
+    success: [{ description: 'What an LLM should see.', schema: ref('Context') }],
+    errors: [...SESSION_READ, 409],
+    parameters: [
+      {
+        name: 'recall',
+        in: 'query',
+        required: false,
+        description: 'A question: adds `recalled`, what long-term memory finds for it (409 memory_disabled when memory is off).',
+        schema: { type: 'string', minLength: 1, maxLength: 2000 },
+      },
+    ],
+  },
 
   recordSteps: step('The steps were recorded.', [...SESSION_WRITE, 428]),
   recordMessage: step('The message was recorded.'),
@@ -108,6 +122,17 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   registerTool: { success: [{ description: 'The tool as registered now.', schema: ref('Tool') }], errors: [400, 401, 409, 413, 415, 503], write: true },
   listTools: { success: [{ description: "The tenant's tools.", schema: ref('ToolList') }], errors: READ },
   getTool: { success: [{ description: 'The tool.', schema: ref('Tool') }], errors: SESSION_READ },
+
+  recallMemory: { success: [{ description: 'What memory recalls, branch-aware.', schema: ref('Recall') }], errors: [...SESSION_READ, 409, 413, 415] },
+  setSessionMemoryPolicy: {
+    success: [{ description: "The session's policy now.", schema: ref('MemoryPolicyResult') }],
+    errors: [400, 401, 404, 409, 413, 415, 503],
+  },
+  setTenantMemoryPolicy: {
+    success: [{ description: "The tenant's policy now.", schema: ref('MemoryPolicyResult') }],
+    errors: [400, 401, 409, 413, 415, 503],
+  },
+  getMemoryStatus: { success: [{ description: 'The indexer and the index.', schema: ref('MemoryStatus') }], errors: [401, 503] },
 
   getAuditLog: { success: [{ description: 'One page of the audit log.', schema: ref('AuditPageDto') }], errors: READ },
   listToolCalls: { success: [{ description: 'One page of the tool-call ledger.', schema: ref('ToolCallPageDto') }], errors: READ },

@@ -11,7 +11,14 @@ export async function renderOpenApiDocument(): Promise<string> {
   // The document needs the app's routes, not its data: a throwaway embedded store, never listening.
   const dataDir = mkdtempSync(join(tmpdir(), 'rewind-openapi-'));
   try {
-    const config = loadConfig({ REWIND_STORE: 'sqlite', REWIND_DATA_DIR: dataDir, REWIND_LOG_LEVEL: 'error', REWIND_ADMIN_KEY: 'openapi-'.repeat(4) });
+    const config = loadConfig({
+      REWIND_STORE: 'sqlite',
+      REWIND_DATA_DIR: dataDir,
+      REWIND_LOG_LEVEL: 'error',
+      // The memory routes are there either way; off, no model is fetched for a document.
+      REWIND_MEMORY: 'off',
+      REWIND_ADMIN_KEY: 'openapi-'.repeat(4),
+    });
     const { app } = await createApp(config);
     try {
       return `${JSON.stringify(buildOpenApiDocument(app), null, 2)}\n`;

@@ -100,6 +100,12 @@ describe.each(E2E_STORES)('on the %s store', (storeName) => {
           { path: 'contextVars.locale', op: 'added', to: 'pt-PT' },
         ]),
       );
+      // A version past the end is named by the parameter that carried it.
+      const badTo = await http('GET', `/v1/sessions/${id}/diff?from=3&to=99`);
+      expect(badTo.status).toBe(404);
+      expect(badTo.body.error.details).toEqual([{ field: 'to', message: expect.stringContaining('must be between 1 and') }]);
+      const badFrom = await http('GET', `/v1/sessions/${id}/diff?from=99&to=3`);
+      expect(badFrom.body.error.details).toEqual([{ field: 'from', message: expect.stringContaining('must be between 1 and') }]);
     });
 
     it('builds a sanitized LLM context: interrupted turns as seen, unfinished tool calls stripped, rolled-back steps gone', async () => {

@@ -100,7 +100,9 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
           <button
             type="button"
             disabled={current.data ? !current.data.canRedo : false}
-            title={current.data && !current.data.canRedo ? 'Nothing to redo: no undo or rollback since the last step.' : undefined}
+            title={
+              current.data && !current.data.canRedo ? (current.data.redoBlockedBy ?? 'Nothing to redo: no undo or rollback since the last step.') : undefined
+            }
             onClick={() => setMove({ action: 'redo', body: {}, title: 'Redo' })}
           >
             ↷ Redo
@@ -136,6 +138,11 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
           )}
         </div>
       </div>
+      {current.data?.redoBlockedBy && (
+        <p role="note" aria-label="Why redo is refused" className="muted">
+          Redo is refused: {current.data.redoBlockedBy}
+        </p>
+      )}
       <ErrorMessage error={timeline.error ?? current.error} />
 
       <section className="panel timeline" aria-labelledby="timeline-title">

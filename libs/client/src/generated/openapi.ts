@@ -486,6 +486,74 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/sessions/{id}/recall": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Recall from long-term memory: hybrid, branch-aware (what was rolled back is not recalled), with query rewriting */
+        post: operations["recallMemory"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{id}/memory-policy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Memory policy of a session: persistent (default) or none (nothing indexed or recalled; removes what was indexed) */
+        put: operations["setSessionMemoryPolicy"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/memory/policy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Memory policy of the caller’s tenant (a session’s own policy wins) */
+        put: operations["setTenantMemoryPolicy"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/memory/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Indexing status: model, index, checkpoint, lag, items */
+        get: operations["getMemoryStatus"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/audit": {
         parameters: {
             query?: never;
@@ -851,6 +919,31 @@ export interface components {
             /** @description Required for reversible and compensable tools. */
             compensation?: components["schemas"]["CompensationDto"];
             retry?: components["schemas"]["RetryPolicyDto"];
+        };
+        RecallDto: {
+            /**
+             * @description The question, as the user asked it (a vague follow-up is rewritten first).
+             * @example what about its price?
+             */
+            query: string;
+            /** @description Hits wanted (default 5). */
+            k?: number;
+            /**
+             * @description `session` (default): this session’s current path; `tenant`: every session of the tenant, each on its current path.
+             * @enum {string}
+             */
+            scope?: "session" | "tenant";
+            /** @description Recall as of this version of the session (its ancestry instead of the head’s). */
+            at?: number;
+            /** @description Rewrite a vague follow-up into a standalone question first (default true). */
+            rewrite?: boolean;
+        };
+        MemoryPolicyDto: {
+            /**
+             * @description `persistent` indexes and recalls; `none` keeps nothing in memory (and removes what was indexed).
+             * @enum {string}
+             */
+            policy: "persistent" | "none";
         };
         SessionSummaryDto: {
             sessionId: string;
@@ -1369,6 +1462,57 @@ export interface components {
             omitted: number;
             /** @description Tool calls left out because they never finished. */
             strippedToolCalls: string[];
+            /** @description With ?recall=<question>: what long-term memory recalls for it. */
+            recalled?: components["schemas"]["Recall"];
+        };
+        RecallHit: {
+            text: string;
+            score: number;
+            sessionId: string;
+            /** @description The step the item comes from (on the current path). */
+            version: number;
+            eventId: string;
+            /** @enum {string} */
+            role: "user" | "agent" | "tool" | "memory";
+            /** Format: date-time */
+            occurredAt: string;
+        };
+        Recall: {
+            /** @example what about its price? */
+            query: string;
+            /**
+             * @description The question retrieval used (the query itself when not rewritten).
+             * @example what about Hotel Avenida's price?
+             */
+            rewrittenQuery: string;
+            /** @enum {string} */
+            rewriter: "deterministic" | "llm" | "none" | "fallback";
+            hits: components["schemas"]["RecallHit"][];
+        };
+        MemoryPolicyResult: {
+            sessionId?: string;
+            /** @enum {string} */
+            policy: "persistent" | "none";
+            /** @description Items removed from the index (policy none). */
+            removedItems: number;
+        };
+        /** @description `enabled: false` when REWIND_MEMORY=off; otherwise the indexer and the index. */
+        MemoryStatus: {
+            enabled: boolean;
+            /** @example sqlite */
+            index?: string;
+            /** @enum {string} */
+            state?: "idle" | "running" | "stopping" | "stopped";
+            model?: string | null;
+            dimensions?: number | null;
+            checkpoint?: number;
+            lastPosition?: number;
+            /** @description Committed events not yet indexed. */
+            lag?: number;
+            indexedItems?: number;
+            skippedEvents?: number;
+            items?: number;
+            lastError?: string | null;
         };
         Tool: {
             /** @example book_hotel */
@@ -1418,7 +1562,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description Conflict: version_conflict (If-Match is stale; details name the current version), idempotency_key_reused, session_exists, rollback_in_progress, compensated_effects_on_path, ... */
+        /** @description Conflict: memory_disabled (REWIND_MEMORY=off), version_conflict (If-Match is stale; details name the current version), idempotency_key_reused, session_exists, rollback_in_progress, compensated_effects_on_path, ... */
         Error409: {
             headers: {
                 [name: string]: unknown;
@@ -1454,7 +1598,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The store cannot be reached: nothing was acknowledged. Retry after Retry-After seconds with the same Idempotency-Key (store_unavailable). */
+        /** @description The store (store_unavailable) or the memory model (memory_unavailable) cannot be reached: nothing was acknowledged. Retry after Retry-After seconds with the same Idempotency-Key. */
         Error503: {
             headers: {
                 "Retry-After": components["headers"]["Retry-After"];
@@ -1757,6 +1901,8 @@ export interface operations {
                 maxChars?: number;
                 /** @description Build the context as it was at this version. */
                 at?: number;
+                /** @description A question: adds `recalled`, what long-term memory finds for it (409 memory_disabled when memory is off). */
+                recall?: string;
             };
             header?: never;
             path: {
@@ -1778,6 +1924,7 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
             503: components["responses"]["Error503"];
         };
     };
@@ -2620,6 +2767,124 @@ export interface operations {
                 };
             };
             400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    recallMemory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RecallDto"];
+            };
+        };
+        responses: {
+            /** @description What memory recalls, branch-aware. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Recall"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    setSessionMemoryPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MemoryPolicyDto"];
+            };
+        };
+        responses: {
+            /** @description The session's policy now. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemoryPolicyResult"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    setTenantMemoryPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MemoryPolicyDto"];
+            };
+        };
+        responses: {
+            /** @description The tenant's policy now. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemoryPolicyResult"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    getMemoryStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The indexer and the index. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemoryStatus"];
+                };
+            };
             401: components["responses"]["Error401"];
             503: components["responses"]["Error503"];
         };

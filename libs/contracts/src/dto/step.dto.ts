@@ -3,6 +3,7 @@ import { Type } from 'class-transformer';
 import { IsBoolean, IsDefined, IsIn, IsInt, IsObject, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength, ValidateNested } from 'class-validator';
 import { COMPENSATION_CHANNELS, EFFECT_KINDS, type CompensationChannel, type EffectKind, type JsonObject, type JsonValue } from '@rewind/domain';
 import { ID_PATTERN } from '@rewind/engine';
+import { BOOLEAN, OBJECT, TEXT, WHOLE_NUMBER } from './messages';
 
 const MAX_TEXT = 1_000_000;
 
@@ -12,8 +13,8 @@ export class RecordMessageDto {
   role!: 'user' | 'agent' | 'assistant';
 
   @ApiProperty({ example: 'Plan a trip to Lisbon in May.' })
-  @IsString()
   @MaxLength(MAX_TEXT)
+  @IsString(TEXT)
   content!: string;
 
   @ApiPropertyOptional({
@@ -33,9 +34,9 @@ export class CompensationDto {
     description: 'http: URL template; kafka: request topic; inline: handler name.',
     example: 'http://travel.local/bookings/{{output.bookingId}}/cancel',
   })
-  @IsString()
   @MinLength(1)
   @MaxLength(2048)
+  @IsString(TEXT)
   target!: string;
 
   @ApiPropertyOptional({ type: 'object', additionalProperties: true, description: 'Body template filled from the call input and output.' })
@@ -45,35 +46,35 @@ export class CompensationDto {
 
   @ApiPropertyOptional({ description: 'kafka: the topic the compensator answers on (default "<target>.replies").' })
   @IsOptional()
-  @IsString()
   @MinLength(1)
   @MaxLength(249)
+  @IsString(TEXT)
   replyTopic?: string;
 }
 
 export class RetryPolicyDto {
   @ApiProperty({ minimum: 1, maximum: 100, example: 5 })
-  @IsInt()
   @Min(1)
   @Max(100)
+  @IsInt(WHOLE_NUMBER)
   maxAttempts!: number;
 
   @ApiProperty({ minimum: 0, maximum: 600000, example: 200, description: 'First backoff ceiling; doubles per attempt, with full jitter.' })
-  @IsInt()
   @Min(0)
   @Max(600_000)
+  @IsInt(WHOLE_NUMBER)
   baseDelayMs!: number;
 
   @ApiProperty({ minimum: 0, maximum: 3600000, example: 10000 })
-  @IsInt()
   @Min(0)
   @Max(3_600_000)
+  @IsInt(WHOLE_NUMBER)
   maxDelayMs!: number;
 
   @ApiProperty({ minimum: 1, maximum: 600000, example: 10000, description: 'Per attempt (http, kafka).' })
-  @IsInt()
   @Min(1)
   @Max(600_000)
+  @IsInt(WHOLE_NUMBER)
   timeoutMs!: number;
 }
 
@@ -87,12 +88,15 @@ export class RegisterToolDto {
 
   @ApiPropertyOptional({ type: CompensationDto, description: 'Required for reversible and compensable tools.' })
   @IsOptional()
+  // ValidateNested alone lets an array through (it validates each element: none in []).
+  @IsObject(OBJECT)
   @ValidateNested()
   @Type(() => CompensationDto)
   compensation?: CompensationDto;
 
   @ApiPropertyOptional({ type: RetryPolicyDto })
   @IsOptional()
+  @IsObject(OBJECT)
   @ValidateNested()
   @Type(() => RetryPolicyDto)
   retry?: RetryPolicyDto;
@@ -107,12 +111,14 @@ export class EffectDto {
 
   @ApiPropertyOptional({ type: CompensationDto })
   @IsOptional()
+  @IsObject(OBJECT)
   @ValidateNested()
   @Type(() => CompensationDto)
   compensation?: CompensationDto;
 
   @ApiPropertyOptional({ type: RetryPolicyDto })
   @IsOptional()
+  @IsObject(OBJECT)
   @ValidateNested()
   @Type(() => RetryPolicyDto)
   retry?: RetryPolicyDto;
@@ -120,9 +126,9 @@ export class EffectDto {
 
 export class ResolveEffectDto {
   @ApiProperty({ description: 'What was done by hand, for the audit trail.', example: 'Cancelled booking H-981 by phone with the hotel.' })
-  @IsString()
   @MinLength(1)
   @MaxLength(2000)
+  @IsString(TEXT)
   note!: string;
 }
 
@@ -132,9 +138,9 @@ export class StartToolCallDto {
   toolCallId!: string;
 
   @ApiProperty({ example: 'book_hotel' })
-  @IsString()
   @MinLength(1)
   @MaxLength(200)
+  @IsString(TEXT)
   tool!: string;
 
   @ApiPropertyOptional({ description: 'Any JSON: the call arguments.' })
@@ -143,13 +149,14 @@ export class StartToolCallDto {
 
   @ApiPropertyOptional({ type: EffectDto, description: 'Declared before the call runs. Defaults to the registered tool effect, else "none".' })
   @IsOptional()
+  @IsObject(OBJECT)
   @ValidateNested()
   @Type(() => EffectDto)
   effect?: EffectDto;
 
   @ApiPropertyOptional({ description: 'Required (true) for irreversible effects; otherwise 428.' })
   @IsOptional()
-  @IsBoolean()
+  @IsBoolean(BOOLEAN)
   confirmed?: boolean;
 
   @ApiPropertyOptional()
@@ -166,14 +173,14 @@ export class SucceedToolCallDto {
 
 export class FailToolCallDto {
   @ApiProperty({ example: 'upstream timeout' })
-  @IsString()
   @MinLength(1)
   @MaxLength(10_000)
+  @IsString(TEXT)
   error!: string;
 
   @ApiPropertyOptional({ default: false })
   @IsOptional()
-  @IsBoolean()
+  @IsBoolean(BOOLEAN)
   retryable?: boolean;
 }
 
@@ -190,9 +197,9 @@ export class PushTaskDto {
   taskId?: string;
 
   @ApiProperty({ example: 'find a hotel' })
-  @IsString()
   @MinLength(1)
   @MaxLength(1000)
+  @IsString(TEXT)
   title!: string;
 
   @ApiPropertyOptional({ description: 'Any JSON.' })
@@ -202,8 +209,8 @@ export class PushTaskDto {
 
 export class InterruptTurnDto {
   @ApiProperty({ description: 'What the user had seen of the answer when they stopped it.', example: 'Here are three hotels: 1.' })
-  @IsString()
   @MaxLength(MAX_TEXT)
+  @IsString(TEXT)
   partialContent!: string;
 }
 

@@ -1,6 +1,6 @@
 import { ApiProperty, getSchemaPath } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsString, Matches, ValidateNested } from 'class-validator';
+import { plainToInstance, Transform } from 'class-transformer';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsString, Matches, ValidateBy, ValidateNested } from 'class-validator';
 import { ID_PATTERN, MAX_STEPS_PER_WRITE } from '@rewind/engine';
 import {
   CreateCheckpointDto,
@@ -152,6 +152,42 @@ export const STEP_DTOS = {
 
 export type AnyStepDto = InstanceType<(typeof STEP_DTOS)[StepKind]>;
 
+/** The validation constraint of a list item that is not an object; the error names the item itself (`steps.1`). */
+export const NOT_AN_OBJECT = 'notAnObject';
+
+const kindOf = (value: unknown): string => (value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`);
+
+/** Stands in for a batch item that is not an object, so that it is refused by its index. */
+class NotAStep {
+  @ValidateBy({
+    name: NOT_AN_OBJECT,
+    validator: {
+      validate: () => false,
+      defaultMessage: (args) => `must be an object (a step with a kind, e.g. {"kind": "task-pop"}), not ${(args?.object as NotAStep).item}`,
+    },
+  })
+  item: string;
+
+  constructor(value: unknown) {
+    this.item = kindOf(value);
+  }
+}
+
+/**
+ * Each object item becomes the DTO of its kind (StepDto when the kind is unknown, so the kind is
+ * refused by name); anything else is refused by its index. (class-transformer's own discriminator
+ * dereferences a null item and fails with a 500.)
+ */
+function toStepDtos(steps: unknown): unknown {
+  if (!Array.isArray(steps)) return steps;
+  return steps.map((item: unknown) => {
+    if (item === null || typeof item !== 'object' || Array.isArray(item)) return new NotAStep(item);
+    const kind = (item as { kind?: unknown }).kind;
+    const dto = typeof kind === 'string' && Object.hasOwn(STEP_DTOS, kind) ? STEP_DTOS[kind as StepKind] : StepDto;
+    return plainToInstance<object, object>(dto, item, { enableImplicitConversion: false });
+  });
+}
+
 export class RecordStepsDto {
   @ApiProperty({
     description: `1 to ${MAX_STEPS_PER_WRITE} steps, recorded in order in one atomic write (all or none).`,
@@ -164,13 +200,11 @@ export class RecordStepsDto {
       { kind: 'message', role: 'agent', content: 'Alfama Inn is free.' },
     ],
   })
-  @IsArray()
-  @ArrayMinSize(1)
-  @ArrayMaxSize(MAX_STEPS_PER_WRITE)
+  // Checked bottom-up, and only the first failure is reported: "is it an array" comes first.
+  @ArrayMaxSize(MAX_STEPS_PER_WRITE, { message: `steps must hold at most ${MAX_STEPS_PER_WRITE} steps; split the batch` })
+  @ArrayMinSize(1, { message: 'steps must hold at least one step' })
+  @IsArray({ message: 'steps must be an array of steps, e.g. [{"kind": "message", "role": "user", "content": "hi"}]' })
   @ValidateNested({ each: true })
-  @Type(() => StepDto, {
-    keepDiscriminatorProperty: true,
-    discriminator: { property: 'kind', subTypes: Object.entries(STEP_DTOS).map(([name, value]) => ({ name, value })) },
-  })
+  @Transform(({ obj }: { obj: { steps?: unknown } }) => toStepDtos(obj.steps), { toClassOnly: true })
   steps!: AnyStepDto[];
 }

@@ -25,14 +25,14 @@ export class SessionQueries {
     return this.repository.store;
   }
 
-  /** The state at `version` (default: the newest); a missing session or version is a 404. */
-  private async existing(streamId: string, version?: number): Promise<SessionState> {
+  /** The state at `version` (default: the newest); a missing session or version is a 404 naming `field`. */
+  private async existing(streamId: string, version?: number, field = 'at'): Promise<SessionState> {
     const current = await this.repository.load(streamId);
     if (current.version === 0) throw notFound('session_not_found', 'No such session for this tenant.');
     if (version === undefined || version === current.version) return current;
     if (!Number.isInteger(version) || version < 1 || version > current.version) {
       throw notFound('version_not_found', `Version ${version} does not exist: the session has versions 1 to ${current.version}.`, [
-        { field: 'at', message: `must be between 1 and ${current.version}` },
+        { field, message: `must be between 1 and ${current.version}` },
       ]);
     }
     return this.repository.load(streamId, version);
@@ -94,8 +94,8 @@ export class SessionQueries {
 
   async diff(caller: Caller, sessionId: string, from: number, to: number) {
     const streamId = sessionStreamId(caller.tenantId, sessionId);
-    const a = sessionView(await this.existing(streamId, from));
-    const b = sessionView(await this.existing(streamId, to));
+    const a = sessionView(await this.existing(streamId, from, 'from'));
+    const b = sessionView(await this.existing(streamId, to, 'to'));
     return { sessionId, from, to, changes: diffJson(a, b) };
   }
 

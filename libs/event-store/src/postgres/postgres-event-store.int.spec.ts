@@ -10,6 +10,17 @@ const openStore = db.openStore;
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
+/**
+ * The global log from the start, once it holds `count` events. Committed events become
+ * readable when no older transaction anywhere on the server is still open: other suites on the
+ * same server may delay that (bounded here), never reorder it.
+ */
+async function readAllOnce(store: PostgresEventStore, count: number, limit = 10_000): Promise<StoredEvent[]> {
+  let all = await store.readAll({ after: 0, limit });
+  for (const deadline = Date.now() + 20_000; all.length < count && Date.now() < deadline; await sleep(50)) all = await store.readAll({ after: 0, limit });
+  return all;
+}
+
 describeEventStoreContract('PostgresEventStore', () => openStore());
 
 describe('PostgresEventStore global order without holes', () => {
@@ -42,7 +53,7 @@ describe('PostgresEventStore global order without holes', () => {
 
       release();
       await a;
-      const all = await store.readAll({ after: 0, limit: 10 });
+      const all = await readAllOnce(store, 2, 10);
       expect(all.map((e) => e.streamId)).toEqual(['A', 'B']);
       expect(all[0]!.globalPosition).toBeLessThan(all[1]!.globalPosition);
       expect(await store.lastPosition()).toBe(all[1]!.globalPosition);
@@ -218,7 +229,7 @@ describe('PostgresEventStore on PostgreSQL', () => {
         Array.from({ length: 50 }, (_, i) => store.append(`pool:${i}`, [newEvent(), newEvent()], { expectedVersion: 'no_stream' })),
       );
       expect(results.every((r) => r.firstVersion === 1 && r.lastVersion === 2 && !r.duplicate)).toBe(true);
-      const all = await store.readAll({ after: 0, limit: 1_000 });
+      const all = await readAllOnce(store, 100, 1_000);
       expect(all).toHaveLength(100);
       expect(new Set(all.map((e) => e.globalPosition)).size).toBe(100);
       expect(typeof all[0]!.globalPosition).toBe('number');
@@ -323,7 +334,7 @@ describe('PostgresEventStore group commit', () => {
           expect(r).toEqual({ streamId: streams[i], firstVersion: round * width + 1, lastVersion: (round + 1) * width, duplicate: false });
         });
       }
-      const all = await store.readAll({ after: 0, limit: 10_000 });
+      const all = await readAllOnce(store, 3 * (40 + 14));
       expect(all).toHaveLength(3 * (40 + 14));
       const positions = all.map((e) => e.globalPosition);
       expect(new Set(positions).size).toBe(positions.length);

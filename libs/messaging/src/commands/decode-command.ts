@@ -1,3 +1,4 @@
+import { findUnsafeInput } from '@rewind/contracts';
 import { plainToInstance } from 'class-transformer';
 import { validate, type ValidationError } from 'class-validator';
 import type { ErrorDetail } from '@rewind/domain';
@@ -87,6 +88,10 @@ export async function decodeCommand(value: string, headers: Record<string, strin
       `Signing key "${key.keyId}" belongs to another tenant than "${parsed.tenantId.slice(0, 140)}": a key may only send commands for its own tenant.`,
     );
   }
+  // The same edge checks as HTTP (depth, NUL, lone surrogates) before any transformation.
+  const unsafe = findUnsafeInput(parsed);
+  if (unsafe)
+    throw new CommandRejection('validation_failed', `The command is not valid: ${unsafe.message}.`, [{ field: unsafe.field, message: unsafe.message }]);
   const envelope = await validated(CommandEnvelopeDto, parsed, '');
   if (!(COMMAND_TYPES as string[]).includes(envelope.type)) {
     throw new CommandRejection('unknown_command_type', `"${envelope.type.slice(0, 140)}" is not a command type. Use one of: ${COMMAND_TYPES.join(', ')}.`, [

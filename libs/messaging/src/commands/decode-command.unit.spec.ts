@@ -176,6 +176,18 @@ describe('decodeCommand refuses what HTTP refuses, naming each field', () => {
     expect(r.details.map((d) => d.field)).toContain('payload.steps.1.kind');
   });
 
+  it('text PostgreSQL cannot hold and hostile nesting, refused by field before any transformation, like HTTP', async () => {
+    const nul = await rejection(decode(envelope('RecordMessage', { role: 'user', content: 'a\u0000b' })));
+    expect(nul.code).toBe('validation_failed');
+    expect(nul.details.map((d) => d.field)).toEqual(['payload.content']);
+    // Written as text: a producer in another language can send what JSON.stringify here would not.
+    const deep = '['.repeat(5000) + '"x"' + ']'.repeat(5000);
+    const raw = JSON.stringify(envelope('WriteMemory', { key: 'k', value: 'DEEP' })).replace('"DEEP"', deep);
+    const nested = await rejection(decode(raw));
+    expect(nested.code).toBe('validation_failed');
+    expect(nested.details[0]!.field).toMatch(/^payload\.value/);
+  });
+
   it('nested payload fields', async () => {
     const r = await rejection(decode(envelope('StartToolCall', { toolCallId: 'c1', tool: 'book', effect: { kind: 'magic' } })));
     expect(r.details).toEqual([{ field: 'payload.effect.kind', message: expect.stringContaining('kind must be one of') }]);

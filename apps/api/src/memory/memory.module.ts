@@ -1,0 +1,80 @@
+import { Inject, Logger, Module, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { APP_INTERCEPTOR } from '@nestjs/core';
+import { join } from 'node:path';
+import type { RewindConfig } from '@rewind/config';
+import { SessionService } from '@rewind/engine';
+import { type EventStore } from '@rewind/event-store';
+import { PostgresEventStore } from '@rewind/event-store/postgres';
+import { EngineSessionPaths } from '@rewind/memory';
+import { MemoryRuntime, memoryConfigFromEnv } from '@rewind/memory/runtime';
+import { PostgresCheckpointStore } from '@rewind/messaging/postgres';
+import { SqliteCheckpointStore } from '@rewind/messaging/sqlite';
+import { EVENT_STORE, REWIND_CONFIG } from '../infrastructure/tokens';
+import { RewindMetrics } from '../metrics/metrics';
+import { ContextRecallInterceptor } from './context-recall.interceptor';
+import { MemoryController } from './memory.controller';
+import { MEMORY_RUNTIME } from './memory-runtime.provider';
+import { MemoryStatusHandler } from './memory-status.query';
+import { RecallHandler } from './recall.query';
+import { SetMemoryPolicyHandler } from './set-memory-policy.command';
+
+/**
+ * Long-term memory in the API process. Embedded mode (no Kafka relay configured): the
+ * indexer follows the store's global log here, off the write path. With a relay topic the
+ * worker indexes from `rewind.events` and this process only recalls.
+ */
+@Module({
+  controllers: [MemoryController],
+  providers: [
+    {
+      provide: MEMORY_RUNTIME,
+      inject: [REWIND_CONFIG, EVENT_STORE, SessionService],
+      useFactory: (config: RewindConfig, store: EventStore, sessions: SessionService) => {
+        const memoryConfig = memoryConfigFromEnv(process.env, config.dataDir);
+        if (!memoryConfig.enabled) return null;
+        const logger = new Logger('Memory');
+        const checkpoints =
+          store instanceof PostgresEventStore ? new PostgresCheckpointStore(store.pool) : new SqliteCheckpointStore(join(config.dataDir, 'rewind.db'));
+        return new MemoryRuntime({ config: memoryConfig, paths: new EngineSessionPaths(sessions), store, checkpoints, logger });
+      },
+    },
+    RecallHandler,
+    MemoryStatusHandler,
+    SetMemoryPolicyHandler,
+    { provide: APP_INTERCEPTOR, useClass: ContextRecallInterceptor },
+  ],
+})
+export class MemoryModule implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('Memory');
+
+  constructor(
+    @Inject(MEMORY_RUNTIME) private readonly memory: MemoryRuntime | null,
+    @Inject(REWIND_CONFIG) private readonly config: RewindConfig,
+    private readonly metrics: RewindMetrics,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    if (!this.memory) {
+      this.logger.log('Long-term memory is off (REWIND_MEMORY=off).');
+      return;
+    }
+    const indexer = this.memory.indexer;
+    this.metrics.registerLag('memory-indexer', async () => (await indexer.status()).lag);
+    // Load (on the very first start: download) the embedding model now, in the background:
+    // the service answers at once; a model that cannot be had is said here, not at the first recall.
+    indexer.open().then(
+      (model) => this.logger.log(`Memory ready: embedding model ${model.id} (${model.dimensions} dimensions).`),
+      (error: Error) => this.logger.error(`${error.message} Recall answers 503 until then; writes are not affected.`),
+    );
+    if (this.config.relayTopic) {
+      this.logger.log(`Memory is indexed by the worker from "${this.config.relayTopic}"; this process recalls.`);
+      return;
+    }
+    indexer.start();
+    this.logger.log(`Indexing long-term memory in the background (${this.memory.options.config.index} index).`);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.memory?.close();
+  }
+}

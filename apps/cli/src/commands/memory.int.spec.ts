@@ -1,0 +1,69 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { SessionRepository, SessionService } from '@rewind/engine';
+import { SqliteEventStore } from '@rewind/event-store/sqlite';
+import { SqliteVectorIndex } from '@rewind/memory/sqlite-vec';
+import { runCli } from '../cli';
+
+describe('rewind memory status | rebuild [--verify]', () => {
+  let dataDir: string;
+  beforeEach(() => (dataDir = mkdtempSync(join(tmpdir(), 'rewind-cli-memory-'))));
+  afterEach(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  async function rewind(...argv: string[]) {
+    let stdout = '';
+    let stderr = '';
+    const code = await runCli(argv, {
+      stdout: { write: (c: string) => (stdout += c) },
+      stderr: { write: (c: string) => (stderr += c) },
+      env: { REWIND_DATA_DIR: dataDir },
+    });
+    return { code, stdout, stderr };
+  }
+
+  async function writeTrip(): Promise<void> {
+    const store = new SqliteEventStore({ filename: join(dataDir, 'rewind.db') });
+    const sessions = new SessionService(new SessionRepository(store, { snapshotEvery: 0 }));
+    const caller = { tenantId: 'default', actor: 'test' };
+    await sessions.startSession(caller, { sessionId: 'trip' });
+    await sessions.execute(caller, 'trip', { type: 'RecordMessage', role: 'user', content: 'hello' });
+    await sessions.execute(caller, 'trip', { type: 'RecordMessage', role: 'user', content: 'Find me a hotel in Lisbon' });
+    await sessions.execute(caller, 'trip', { type: 'WriteMemory', key: 'hotel', value: 'Avenida' });
+    await store.close();
+  }
+
+  it('rebuild builds the index from the log; status then shows no lag; --verify finds it matching', async () => {
+    await writeTrip();
+    const before = await rewind('memory', 'status');
+    expect(before.code).toBe(0);
+    expect(JSON.parse(before.stdout)).toMatchObject({ index: 'sqlite', model: 'all-minilm-l6-v2-q', dimensions: 384, checkpoint: 0, lag: 4, items: 0 });
+
+    const rebuilt = await rewind('memory', 'rebuild');
+    expect(rebuilt.code).toBe(0);
+    expect(JSON.parse(rebuilt.stdout)).toMatchObject({ items: 2, checkpoint: 4 });
+    expect(rebuilt.stderr).toMatch(/Indexed 2 items from 4 events/);
+    expect(JSON.parse((await rewind('memory', 'status')).stdout)).toMatchObject({ checkpoint: 4, lag: 0, items: 2 });
+
+    const verified = await rewind('memory', 'rebuild', '--verify');
+    expect(verified.code).toBe(0);
+    expect(JSON.parse(verified.stdout)).toEqual({ live: 2, rebuilt: 2, missingFromLive: 0, notInLog: 0, notIndexedYet: 0 });
+  });
+
+  it('--verify fails, read-only, when the live index lost an item', async () => {
+    await writeTrip();
+    const rebuilt = await rewind('memory', 'rebuild');
+    expect(rebuilt.stderr).toMatch(/Indexed/);
+    expect(rebuilt.code).toBe(0);
+    const live = new SqliteVectorIndex({ filename: join(dataDir, 'rewind.memory.db') });
+    await live.open({ id: 'all-minilm-l6-v2-q', dimensions: 384 });
+    const [first] = await live.listItems();
+    live.db.prepare('DELETE FROM memory_all_minilm_l6_v2_q_384_items WHERE id = ?').run(first!.id);
+    await live.close();
+    const verified = await rewind('memory', 'rebuild', '--verify');
+    expect(verified.code).toBe(1);
+    expect(JSON.parse(verified.stdout)).toMatchObject({ live: 1, rebuilt: 2, missingFromLive: 1 });
+    expect(verified.stderr).toMatch(/does not match the event log/);
+  });
+});

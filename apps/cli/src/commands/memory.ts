@@ -1,0 +1,145 @@
+import { existsSync, renameSync, rmSync } from 'node:fs';
+import { SessionRepository, SessionService } from '@rewind/engine';
+import { EngineSessionPaths, MemoryIndexer } from '@rewind/memory';
+import { SqlitePolicyStore, SqliteVectorIndex } from '@rewind/memory/sqlite-vec';
+import { MemoryConfigError, MemoryRuntime, memoryConfigFromEnv, type MemoryConfig } from '@rewind/memory/runtime';
+import { InMemoryCheckpointStore, type CheckpointStore } from '@rewind/messaging';
+import { PostgresCheckpointStore } from '@rewind/messaging/postgres';
+import { SqliteCheckpointStore } from '@rewind/messaging/sqlite';
+import { PostgresEventStore } from '@rewind/event-store/postgres';
+import type { EventStore } from '@rewind/event-store';
+import { CliError, EXIT_FAILURE, EXIT_OK, type CommandContext, type CommandSpec } from '../command';
+import { withEventStore } from './state';
+
+/** The memory indexer's checkpoint name (the API's and this CLI's). */
+const CHECKPOINT = 'memory-indexer';
+
+function memoryConfig(context: CommandContext): MemoryConfig {
+  try {
+    const config = memoryConfigFromEnv(context.io.env, context.config.dataDir);
+    if (!config.enabled) throw new CliError('Long-term memory is turned off (REWIND_MEMORY=off): there is no index to inspect or rebuild.');
+    return config;
+  } catch (error) {
+    if (error instanceof MemoryConfigError) throw new CliError(error.message);
+    throw error;
+  }
+}
+
+function checkpointsOf(store: EventStore, context: CommandContext): CheckpointStore {
+  return store instanceof PostgresEventStore ? new PostgresCheckpointStore(store.pool) : new SqliteCheckpointStore(context.databaseFile);
+}
+
+const status: CommandSpec = {
+  name: 'memory status',
+  summary: 'Show the memory index: model, index, items, checkpoint and lag behind the event log',
+  flags: {},
+  async run(context) {
+    const config = memoryConfig(context);
+    const report = await withEventStore(context, async (store) => {
+      const checkpoints = checkpointsOf(store, context);
+      const runtime = new MemoryRuntime({
+        config,
+        paths: new EngineSessionPaths(new SessionService(new SessionRepository(store, { snapshotEvery: 0 }))),
+        store,
+        checkpoints,
+      });
+      try {
+        await runtime.indexer.open();
+        const { state: _state, indexedItems: _i, skippedEvents: _s, lastError: _e, ...rest } = await runtime.indexer.status();
+        return { index: config.index, ...(config.index === 'sqlite' ? { file: config.sqliteFile } : { url: config.qdrantUrl }), ...rest };
+      } finally {
+        await runtime.close();
+        await checkpoints.close();
+      }
+    });
+    context.io.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+    return EXIT_OK;
+  },
+};
+
+const rebuild: CommandSpec = {
+  name: 'memory rebuild',
+  summary: 'Rebuild the embedded memory index from the event log into a fresh index (--verify: compare it with the live one, change nothing)',
+  flags: {
+    verify: { type: 'boolean', description: 'build a fresh index beside the live one, compare the two item by item, keep the live one as it is' },
+  },
+  async run(context, flags) {
+    const config = memoryConfig(context);
+    if (config.index !== 'sqlite') {
+      throw new CliError(
+        'memory rebuild works on the embedded index; for Qdrant, drop the collection and restart the worker with a fresh KAFKA_MEMORY_GROUP_ID to re-index from rewind.events.',
+      );
+    }
+    const fresh = `${config.sqliteFile}.rebuild-${process.pid}`;
+    rmSync(fresh, { force: true });
+    return withEventStore(context, async (store) => {
+      const runtime = new MemoryRuntime({ config, paths: new EngineSessionPaths(new SessionService(new SessionRepository(store, { snapshotEvery: 0 }))) });
+      const freshIndex = new SqliteVectorIndex({ filename: fresh });
+      const progress = new InMemoryCheckpointStore();
+      const indexer = new MemoryIndexer({
+        index: freshIndex,
+        model: runtime.model,
+        policies: runtime.policies,
+        store,
+        checkpoints: progress,
+        batchSize: 512,
+        name: CHECKPOINT,
+      });
+      const started = Date.now();
+      try {
+        await indexer.catchUp();
+        const built = await indexer.status();
+        const seconds = (Date.now() - started) / 1000;
+        context.io.stderr.write(
+          `Indexed ${built.items} items from ${built.checkpoint} events in ${seconds.toFixed(1)} s (${Math.round(built.items / Math.max(seconds, 0.001))} items/s).\n`,
+        );
+        if (flags.verify) {
+          await runtime.indexer.open();
+          const live = await (runtime.index as SqliteVectorIndex).listItems();
+          const rebuilt = await freshIndex.listItems();
+          const key = (i: { id: string; text: string }) => `${i.id}\u0000${i.text}`;
+          const liveKeys = new Set(live.map(key));
+          const rebuiltKeys = new Set(rebuilt.map(key));
+          const missing = rebuilt.filter((i) => !liveKeys.has(key(i)));
+          const extra = live.filter((i) => !rebuiltKeys.has(key(i)));
+          // Items of events after the live checkpoint are not indexed yet: not a mismatch.
+          const liveCheckpoint = await checkpointsOf(store, context).load(CHECKPOINT);
+          const pending = missing.filter((i) => i.globalPosition > liveCheckpoint);
+          const result = {
+            live: live.length,
+            rebuilt: rebuilt.length,
+            missingFromLive: missing.length - pending.length,
+            notInLog: extra.length,
+            notIndexedYet: pending.length,
+          };
+          context.io.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+          if (result.missingFromLive > 0 || extra.length > 0) {
+            context.io.stderr.write('The live memory index does not match the event log. Run `rewind memory rebuild` (with the API stopped) to replace it.\n');
+            return EXIT_FAILURE;
+          }
+          context.io.stderr.write('The live memory index matches the event log.\n');
+          return EXIT_OK;
+        }
+        // Memory policies live in the same file: carry them over.
+        new SqlitePolicyStore(freshIndex.db);
+        freshIndex.db.prepare('ATTACH DATABASE ? AS live').run(config.sqliteFile);
+        freshIndex.db.exec('INSERT OR REPLACE INTO memory_policies SELECT * FROM live.memory_policies; DETACH DATABASE live');
+        await freshIndex.close();
+        await runtime.close();
+        for (const suffix of ['', '-wal', '-shm']) rmSync(`${config.sqliteFile}${suffix}`, { force: true });
+        renameSync(fresh, config.sqliteFile);
+        const checkpoints = checkpointsOf(store, context);
+        await checkpoints.save(CHECKPOINT, built.checkpoint);
+        await checkpoints.close();
+        context.io.stdout.write(`${JSON.stringify({ items: built.items, checkpoint: built.checkpoint, file: config.sqliteFile }, null, 2)}\n`);
+        return EXIT_OK;
+      } finally {
+        await freshIndex.close();
+        await runtime.close();
+        for (const suffix of ['', '-wal', '-shm']) if (existsSync(`${fresh}${suffix}`)) rmSync(`${fresh}${suffix}`, { force: true });
+      }
+    });
+  },
+};
+
+export const memoryCommands: CommandSpec[] = [status, rebuild];

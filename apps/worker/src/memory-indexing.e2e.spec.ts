@@ -1,0 +1,55 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, expect, it } from 'vitest';
+import { SessionRepository, SessionService } from '@rewind/engine';
+import { SqliteEventStore } from '@rewind/event-store/sqlite';
+import { describeWithKafka, KAFKA_TEST_BROKERS, testLogger, trackTopics, uniqueName, until } from '@rewind/messaging/kafka/testing';
+import { loadWorkerConfig } from './worker-config';
+import { databaseFile, startWorker, type Worker } from './worker';
+
+// Distributed mode as seed 003 draws it: committed events go to Kafka (relay), the worker's
+// memory indexer consumes them; a real broker, the real local model.
+describeWithKafka('the worker indexes long-term memory from rewind.events', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'rewind-worker-memory-'));
+  const prefix = uniqueName('memory-e2e');
+  const topics = { commands: `${prefix}.commands`, results: `${prefix}.results`, dlq: `${prefix}.dlq`, events: `${prefix}.events` };
+  trackTopics(...Object.values(topics));
+  let worker: Worker | undefined;
+  afterAll(async () => {
+    await worker?.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('indexes what agents say (not greetings), and recall over the worker-built index is branch-aware', async () => {
+    process.env.KAFKA_MEMORY_GROUP_ID = uniqueName('memory');
+    const config = loadWorkerConfig({
+      REWIND_BUS: 'kafka',
+      KAFKA_BROKERS: KAFKA_TEST_BROKERS.join(','),
+      KAFKA_TOPIC_COMMANDS: topics.commands,
+      KAFKA_TOPIC_COMMAND_RESULTS: topics.results,
+      KAFKA_TOPIC_COMMANDS_DLQ: topics.dlq,
+      KAFKA_TOPIC_EVENTS: topics.events,
+      KAFKA_COMMANDS_GROUP_ID: uniqueName('group'),
+      REWIND_DATA_DIR: dataDir,
+      REWIND_WORKER_PROJECTIONS: 'off',
+    });
+    worker = await startWorker(config, () => testLogger);
+    const store = new SqliteEventStore({ filename: databaseFile(dataDir) });
+    const sessions = new SessionService(new SessionRepository(store, { snapshotEvery: 0 }));
+    const caller = { tenantId: 'acme', actor: 'test' };
+    await sessions.startSession(caller, { sessionId: 'trip' });
+    await sessions.execute(caller, 'trip', { type: 'RecordMessage', role: 'user', content: 'thanks!' });
+    await sessions.execute(caller, 'trip', { type: 'RecordMessage', role: 'user', content: 'Our flight to Porto leaves at 7:40 from gate 12' });
+    await sessions.execute(caller, 'trip', { type: 'RecordMessage', role: 'agent', content: 'The flight to Porto was moved to gate 31' });
+    await sessions.execute(caller, 'trip', { type: 'MoveHead', kind: 'undo', steps: 1 });
+
+    const memory = worker.memory!;
+    expect(memory).toBeDefined();
+    await until(async () => (await memory.runtime.indexer.status()).items >= 2, 'the worker to index the two messages', 60_000);
+    expect((await memory.runtime.indexer.status()).items).toBe(2);
+    const { hits } = await memory.runtime.recall.recall({ tenantId: 'acme', sessionId: 'trip', query: 'Which gate does the Porto flight leave from?' });
+    expect(hits.map((h) => h.text)).toEqual(['Our flight to Porto leaves at 7:40 from gate 12']);
+    await store.close();
+  });
+});

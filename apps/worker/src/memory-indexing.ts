@@ -1,0 +1,48 @@
+import type { SessionService } from '@rewind/engine';
+import { EngineSessionPaths, type MemorySourceEvent } from '@rewind/memory';
+import { MemoryRuntime, memoryConfigFromEnv } from '@rewind/memory/runtime';
+import type { MessageBus, MessagingLogger, Subscription } from '@rewind/messaging';
+
+export interface MemoryIndexing {
+  readonly runtime: MemoryRuntime;
+  stop(): Promise<void>;
+}
+
+/**
+ * Distributed mode (seed 003's drawing): the worker consumes `rewind.events` from Kafka and
+ * indexes each event's memory items (at least once; upserts by event id make a redelivery
+ * harmless). In embedded mode (in-process bus) the API process indexes instead, so this
+ * returns null. REWIND_MEMORY=off turns it off.
+ */
+export async function startMemoryIndexing(options: {
+  env: Record<string, string | undefined>;
+  dataDir: string;
+  bus: MessageBus;
+  busKind: 'inprocess' | 'kafka';
+  eventsTopic: string;
+  sessions: SessionService;
+  logger: MessagingLogger;
+}): Promise<MemoryIndexing | null> {
+  const config = memoryConfigFromEnv(options.env, options.dataDir);
+  if (!config.enabled || options.busKind !== 'kafka') return null;
+  const runtime = new MemoryRuntime({ config, paths: new EngineSessionPaths(options.sessions), logger: options.logger });
+  const groupId = options.env.KAFKA_MEMORY_GROUP_ID || 'rewind-memory-indexer';
+  let subscription: Subscription;
+  try {
+    subscription = await options.bus.subscribe(options.eventsTopic, { groupId, fromBeginning: true }, async (message) => {
+      const event = JSON.parse(message.value) as MemorySourceEvent;
+      await runtime.indexer.indexEvents([event]);
+    });
+  } catch (error) {
+    await runtime.close();
+    throw error;
+  }
+  options.logger.log(`Indexing long-term memory from "${options.eventsTopic}" (group "${groupId}", ${config.index} index).`);
+  return {
+    runtime,
+    async stop() {
+      await subscription.close();
+      await runtime.close();
+    },
+  };
+}

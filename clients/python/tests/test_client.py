@@ -1,0 +1,184 @@
+"""The Python client against the real Rewind API, on SQLite and on PostgreSQL (python3 -m unittest)."""
+
+from __future__ import annotations
+
+import email.utils
+import sys
+import threading
+import time
+import unittest
+import uuid
+from pathlib import Path
+from typing import List
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from rewind_client import (  # noqa: E402
+    NotFound,
+    RetryPolicy,
+    RewindClient,
+    RollbackNeedsAttention,
+    Unauthorized,
+    ValidationFailed,
+    VersionConflict,
+    parse_retry_after,
+)
+from support import Compensator, RewindServer, TcpProxy  # noqa: E402
+
+
+class RetryAfterTest(unittest.TestCase):
+    def test_reads_seconds_and_http_dates(self) -> None:
+        self.assertEqual(parse_retry_after("3"), 3.0)
+        now = time.time()
+        self.assertAlmostEqual(parse_retry_after(email.utils.formatdate(now + 10, usegmt=True), now=now) or 0, 10, delta=1.5)
+        self.assertIsNone(parse_retry_after("soon"))
+        self.assertIsNone(parse_retry_after(None))
+
+    def test_honours_retry_after_over_backoff(self) -> None:
+        policy = RetryPolicy(base_delay=0.2, max_delay=10)
+        self.assertEqual(policy.delay(4, 2.5), 2.5)
+        self.assertLessEqual(policy.delay(4, None, rand=lambda: 0.999), 1.6)
+
+
+class ClientOnStore:
+    STORE = "sqlite"
+
+    @classmethod
+    def setUpClass(cls) -> None:
+        cls.server = RewindServer(cls.STORE)
+
+    @classmethod
+    def tearDownClass(cls) -> None:
+        cls.server.stop()
+
+    def setUp(self) -> None:
+        self.client = RewindClient(self.server.base_url, self.server.admin_key, retry=RetryPolicy(base_delay=0.05, max_delay=0.5))
+        self.session = f"py-{uuid.uuid4().hex[:12]}"
+        self.client.start_session(self.session, title="Lisbon in May")
+
+    def test_records_steps_and_travels_in_time(self) -> None:
+        c, s = self.client, self.session
+        self.assertEqual(c.record_message(s, "user", "Plan a trip to Lisbon")["version"], 2)
+        c.write_memory(s, "destination", "Lisbon")
+        c.start_tool_call(s, "f1", "search_flights", {"to": "LIS"}, effect={"kind": "none"})
+        c.succeed_tool_call(s, "f1", {"flights": ["TP1353"]})
+        batch = c.record_steps(s, [{"kind": "message", "role": "agent", "content": "TP1353 it is."}, {"kind": "memory", "key": "flight", "value": "TP1353"}])
+        self.assertEqual(batch["version"], 7)
+        self.assertEqual(c.get_state(s, at=3)["memory"], {"destination": "Lisbon"})
+        undo = c.undo(s)
+        self.assertEqual(c.get_state(s)["head"], undo["head"])
+        self.assertEqual(c.diff(s, 7, c.current_version(s))["sessionId"], s)
+        self.assertIn("items", c.context(s))
+
+    def test_raises_typed_errors_by_code(self) -> None:
+        with self.assertRaises(NotFound) as missing:
+            self.client.get_state("no-such-session")
+        self.assertEqual(missing.exception.code, "session_not_found")
+        with self.assertRaises(ValidationFailed) as invalid:
+            self.client.request("POST", f"/v1/sessions/{self.session}/messages", {"role": "user"})
+        self.assertIn("content", invalid.exception.fields)
+        self.assertIn("content is required", invalid.exception.message)
+        with self.assertRaises(Unauthorized):
+            RewindClient(self.server.base_url, "rwd_not_a_key").get_state(self.session)
+
+    def test_if_match_conflicts_name_the_current_version_and_the_helper_retries(self) -> None:
+        c, s = self.client, self.session
+        version = c.current_version(s)
+        c.write_memory(s, "k", 1)  # someone else writes first
+        with self.assertRaises(VersionConflict) as conflict:
+            c.write_memory(s, "k", 2, if_match=version)
+        self.assertEqual(conflict.exception.current_version, version + 1)
+
+        seen: List[int] = []
+
+        def write(v: int):
+            seen.append(v)
+            if len(seen) == 1:
+                c.write_memory(s, "other", "x")  # a concurrent writer between read and write
+            return c.write_memory(s, "k", 3, if_match=v)
+
+        result = c.write_if_unchanged(s, write)
+        self.assertEqual(len(seen), 2)
+        self.assertEqual(seen[1], seen[0] + 1)
+        self.assertEqual(result["version"], seen[1] + 1)
+        self.assertEqual(c.get_state(s)["memory"]["k"], 3)
+
+    def test_retries_a_write_whose_answer_was_lost_with_the_same_key_and_it_is_applied_once(self) -> None:
+        proxy = TcpProxy(self.server.port)
+        try:
+            via_proxy = RewindClient(f"http://127.0.0.1:{proxy.port}", self.server.admin_key, retry=RetryPolicy(base_delay=0.05, max_delay=0.2))
+            before = self.client.current_version(self.session)
+            proxy.drop_next_answer = True
+            result = via_proxy.record_message(self.session, "user", "only once")
+            self.assertEqual(proxy.dropped, 1)
+            self.assertTrue(result["duplicate"])  # the retry was answered from the first attempt
+            self.assertEqual(self.client.current_version(self.session), before + 1)
+            messages = [e for e in self.client.events(self.session)["events"] if e["type"] == "UserMessageReceived"]
+            self.assertEqual([e["data"]["content"] for e in messages], ["only once"])
+        finally:
+            proxy.close()
+
+    def test_waits_for_a_rollback_and_reports_one_that_needs_attention(self) -> None:
+        for status, outcome in ((200, "completed"), (400, "needs_attention")):
+            compensator = Compensator(status)
+            try:
+                c, s = self.client, f"{self.session}-{status}"
+                c.start_session(s)
+                effect = {"kind": "reversible", "compensation": {"channel": "http", "target": compensator.url + "/bookings/{{output.bookingId}}/cancel"}}
+                c.start_tool_call(s, "b1", "book_hotel", {"hotel": "Alfama Inn"}, effect=effect)
+                c.succeed_tool_call(s, "b1", {"bookingId": "H-981"})
+                move = c.undo(s)
+                self.assertIn("rollbackId", move)
+                if outcome == "completed":
+                    rollback = c.wait_for_rollback(move["rollbackId"], timeout=20)
+                    self.assertEqual(rollback["status"], "completed")
+                    self.assertEqual([r[0] for r in compensator.received], ["/bookings/H-981/cancel"])
+                    self.assertTrue(compensator.received[0][1]["idempotency-key"])
+                else:
+                    with self.assertRaises(RollbackNeedsAttention) as attention:
+                        c.wait_for_rollback(move["rollbackId"], timeout=20)
+                    self.assertEqual(attention.exception.details[0]["toolCallId"], "b1")
+            finally:
+                compensator.close()
+
+
+class ClientOnSqlite(ClientOnStore, unittest.TestCase):
+    STORE = "sqlite"
+
+
+class ClientOnPostgres(ClientOnStore, unittest.TestCase):
+    STORE = "postgres"
+
+
+class RetriesWhileTheStoreIsDown(unittest.TestCase):
+    """PostgreSQL cut for real (a TCP hop between the API and the database): 503 with Retry-After, retried."""
+
+    def test_retries_503_honouring_retry_after_until_the_store_is_back(self) -> None:
+        from support import ADMIN_URL
+        import urllib.parse
+
+        database_port = urllib.parse.urlsplit(ADMIN_URL).port or 5432
+        proxy = TcpProxy(database_port)
+        server = RewindServer("postgres", database_via=proxy.port)
+        try:
+            delays: List[float] = []
+
+            def sleep(seconds: float) -> None:
+                delays.append(seconds)
+                proxy.restore()  # the database comes back while the client waits
+                time.sleep(seconds)
+
+            client = RewindClient(server.base_url, server.admin_key, retry=RetryPolicy(max_attempts=10, base_delay=0.05, max_delay=0.5), sleep=sleep)
+            client.start_session("outage")
+            proxy.cut()
+            result = client.record_message("outage", "user", "written once the store is back")
+            self.assertEqual(result["version"], 2)
+            self.assertGreaterEqual(len(delays), 1)
+            self.assertEqual(delays[0], 1.0)  # the API's Retry-After: 1
+        finally:
+            server.stop()
+            proxy.close()
+
+
+if __name__ == "__main__":
+    unittest.main()

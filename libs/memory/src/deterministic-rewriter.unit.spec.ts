@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import { DeterministicRewriter, rewriteQuestion, salientEntities } from './deterministic-rewriter';
+import type { RecentMessage } from './query-rewriter';
+
+const user = (content: string): RecentMessage => ({ role: 'user', content });
+const agent = (content: string): RecentMessage => ({ role: 'agent', content });
+
+describe('deterministic query rewriter', () => {
+  it('resolves a possessive pronoun to the salient entity of the recent turns', () => {
+    expect(rewriteQuestion('What about its price?', [user('Tell me about Hotel Avenida'), agent('Hotel Avenida is on the main square.')])).toBe(
+      "What about Hotel Avenida's price?",
+    );
+  });
+
+  it('resolves "it" and "they"', () => {
+    expect(rewriteQuestion('When does it leave?', [user('I booked the TAP flight to Porto'), agent('Done.')])).toMatch(/When does (TAP|Porto) leave\?/);
+    expect(rewriteQuestion('Are they vegetarian?', [user('We invited the Silvas to dinner')])).toBe('Are Silvas vegetarian?');
+  });
+
+  it('replays the previous question about a new subject for ellipsis ("what about X?")', () => {
+    expect(rewriteQuestion('What about Porto?', [user('What is the weather in Lisbon?'), agent('Sunny, 24 degrees.')])).toBe('What is the weather in Porto?');
+  });
+
+  it('Chinese: pronouns and ellipsis', () => {
+    expect(rewriteQuestion('它的价格是多少？', [user('我们订了里斯本大酒店'), agent('好的，已经订好了。')])).toMatch(/^里斯本大酒店的价格是多少？$/);
+    expect(rewriteQuestion('波尔图呢？', [user('里斯本的天气怎么样？'), agent('晴天。')])).toBe('波尔图的天气怎么样？');
+  });
+
+  it('leaves a standalone question alone, and says so', async () => {
+    const rewriter = new DeterministicRewriter();
+    expect(await rewriter.rewrite('Which hotel did we book in Lisbon?', [user('Tell me about Porto')])).toEqual({
+      query: 'Which hotel did we book in Lisbon?',
+      rewriter: 'none',
+    });
+    expect(await rewriter.rewrite('What about its price?', [])).toEqual({ query: 'What about its price?', rewriter: 'none' });
+    expect((await rewriter.rewrite('What about its price?', [user('Tell me about Hotel Avenida')])).rewriter).toBe('deterministic');
+  });
+
+  it('weighs newer and repeated mentions more', () => {
+    expect(salientEntities([user('We went to Madrid'), user('Now we are in Lisbon'), agent('Lisbon is lovely')])[0]).toBe('Lisbon');
+  });
+});

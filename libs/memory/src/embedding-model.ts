@@ -1,0 +1,39 @@
+/**
+ * The embeddings port. The dimension comes from the model, never from the code: an index
+ * is opened for one model id and its dimension (see VectorIndex.open).
+ */
+export interface EmbeddingModelInfo {
+  /** Names the model and its output space, e.g. `all-minilm-l6-v2-q`; vectors of two ids never mix. */
+  id: string;
+  dimensions: number;
+}
+
+export interface EmbeddingModel {
+  /** Loads the model if needed (a first call may download it) and tells its id and dimension. */
+  info(): Promise<EmbeddingModelInfo>;
+  /** One unit-length vector per text, in order. */
+  embed(texts: readonly string[]): Promise<Float32Array[]>;
+  close(): Promise<void>;
+}
+
+/** Cosine similarity of two vectors (1 for the same direction). */
+export function cosine(a: Float32Array, b: Float32Array): number {
+  let dot = 0;
+  let na = 0;
+  let nb = 0;
+  for (let i = 0; i < a.length; i++) {
+    dot += a[i]! * b[i]!;
+    na += a[i]! * a[i]!;
+    nb += b[i]! * b[i]!;
+  }
+  return na === 0 || nb === 0 ? 0 : dot / Math.sqrt(na * nb);
+}
+
+/** Scales a vector to unit length in place (a zero vector stays zero). */
+export function normalize(vector: Float32Array): Float32Array {
+  let norm = 0;
+  for (const x of vector) norm += x * x;
+  norm = Math.sqrt(norm);
+  if (norm > 0) for (let i = 0; i < vector.length; i++) vector[i]! /= norm;
+  return vector;
+}

@@ -1,0 +1,221 @@
+import type { EventStore } from '@rewind/event-store';
+import type { CheckpointStore } from '@rewind/messaging';
+import type { EmbeddingModel } from './embedding-model';
+import { MemoryItemExtractor, type MemorySourceEvent } from './memory-item';
+import { effectivePolicy, type MemoryPolicyStore } from './memory-policy';
+import type { VectorIndex } from './vector-index';
+
+export interface MemoryIndexerLogger {
+  log(message: string): void;
+  warn(message: string): void;
+  error(message: string): void;
+}
+
+export interface MemoryIndexerOptions {
+  index: VectorIndex;
+  model: EmbeddingModel;
+  policies: MemoryPolicyStore;
+  extractor?: MemoryItemExtractor;
+  /** For the embedded subscription (start()): the global log and where the indexer got to in it. */
+  store?: EventStore;
+  checkpoints?: CheckpointStore;
+  /** Checkpoint name (default `memory-indexer`). */
+  name?: string;
+  /** Events read per round (default 256). */
+  batchSize?: number;
+  /** How often an idle indexer looks for new events (default 100 ms). */
+  pollIntervalMs?: number;
+  logger?: MemoryIndexerLogger;
+}
+
+export type MemoryIndexerState = 'idle' | 'running' | 'stopping' | 'stopped';
+
+export interface MemoryIndexerStatus {
+  state: MemoryIndexerState;
+  model: string | null;
+  dimensions: number | null;
+  /** Last global position indexed (embedded subscription), or the highest seen (Kafka). */
+  checkpoint: number;
+  lastPosition: number;
+  /** Committed events not yet indexed. */
+  lag: number;
+  /** Items written by this process since it started. */
+  indexedItems: number;
+  /** Events this process looked at and found nothing worth indexing in (greetings, bookkeeping, policy `none`). */
+  skippedEvents: number;
+  items: number;
+  lastError: string | null;
+}
+
+const silent: MemoryIndexerLogger = { log() {}, warn() {}, error() {} };
+
+/**
+ * Indexes memory items off the write path. Embedded: a subscriber of the store's global log
+ * from a stored checkpoint (the checkpoint moves only after a batch is in the index, so a
+ * crash re-indexes a batch, never skips one; upserts by item id make that harmless).
+ * Distributed: the worker feeds it `rewind.events` through `indexEvents`.
+ */
+export class MemoryIndexer {
+  private readonly extractor: MemoryItemExtractor;
+  private readonly name: string;
+  private readonly logger: MemoryIndexerLogger;
+  private state: MemoryIndexerState = 'idle';
+  private loop: Promise<void> | undefined;
+  private wake: (() => void) | undefined;
+  private opened: Promise<{ id: string; dimensions: number }> | undefined;
+  private highestSeen = 0;
+  private indexedItems = 0;
+  private skippedEvents = 0;
+  private failures = 0;
+  private lastError: string | null = null;
+
+  constructor(private readonly options: MemoryIndexerOptions) {
+    this.extractor = options.extractor ?? new MemoryItemExtractor();
+    this.name = options.name ?? 'memory-indexer';
+    this.logger = options.logger ?? silent;
+  }
+
+  /** Loads the model (downloading it on first use) and opens the index for it. */
+  open(): Promise<{ id: string; dimensions: number }> {
+    this.opened ??= (async () => {
+      const info = await this.options.model.info();
+      await this.options.index.open(info);
+      return info;
+    })();
+    this.opened.catch(() => (this.opened = undefined));
+    return this.opened;
+  }
+
+  /** Embeds and writes the items of these events (idempotent: an event seen twice is written twice, as one item). */
+  async indexEvents(events: readonly MemorySourceEvent[]): Promise<number> {
+    await this.open();
+    const policies = new Map<string, Promise<string>>();
+    const policyOf = (tenantId: string, sessionId: string) => {
+      const key = `${tenantId}\u0000${sessionId}`;
+      let policy = policies.get(key);
+      if (!policy) policies.set(key, (policy = effectivePolicy(this.options.policies, tenantId, sessionId)));
+      return policy;
+    };
+    const items = [];
+    for (const event of events) {
+      this.highestSeen = Math.max(this.highestSeen, event.globalPosition);
+      const found = this.extractor.itemsOf(event);
+      if (found.length === 0 || (await policyOf(event.metadata.tenantId, event.metadata.sessionId)) === 'none') {
+        this.skippedEvents++;
+        continue;
+      }
+      items.push(...found);
+    }
+    if (items.length === 0) return 0;
+    const vectors = await this.options.model.embed(items.map((i) => i.text));
+    await this.options.index.upsert(items.map((item, i) => ({ item, vector: vectors[i]! })));
+    this.indexedItems += items.length;
+    return items.length;
+  }
+
+  /** Indexes everything committed up to now (one pass; the loop of start() does this continuously). */
+  async catchUp(): Promise<void> {
+    const { store, checkpoints } = this.requireSubscription();
+    const batchSize = this.options.batchSize ?? 256;
+    let position = await checkpoints.load(this.name);
+    for (;;) {
+      const events = await store.readAll({ after: position, limit: batchSize });
+      if (events.length === 0) return;
+      await this.indexEvents(events);
+      position = events[events.length - 1]!.globalPosition;
+      await checkpoints.save(this.name, position);
+      if (events.length < batchSize) return;
+    }
+  }
+
+  private requireSubscription() {
+    const { store, checkpoints } = this.options;
+    if (!store || !checkpoints) throw new Error('This memory indexer has no event store and checkpoint store: it is fed by indexEvents (Kafka) instead.');
+    return { store, checkpoints };
+  }
+
+  /** Starts following the global log in the background. */
+  start(): void {
+    this.requireSubscription();
+    if (this.state === 'running') return;
+    this.state = 'running';
+    this.loop = this.run();
+  }
+
+  /** Looks for new events now (e.g. right after a commit in this process). */
+  notify(): void {
+    this.wake?.();
+  }
+
+  async stop(): Promise<void> {
+    if (this.state === 'running') this.state = 'stopping';
+    this.wake?.();
+    await this.loop;
+    this.state = 'stopped';
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.wake = done;
+    });
+  }
+
+  private async run(): Promise<void> {
+    const poll = this.options.pollIntervalMs ?? 100;
+    while (this.state === 'running') {
+      try {
+        await this.catchUp();
+        if (this.failures > 0) this.logger.log('Memory indexing works again and is catching up.');
+        this.failures = 0;
+        this.lastError = null;
+        await this.sleep(poll);
+      } catch (error) {
+        this.failures++;
+        this.lastError = (error as Error).message;
+        if (this.failures === 1 || this.failures % 20 === 0) {
+          this.logger.error(
+            `Memory indexing failed (${this.lastError}); writes are not affected, recall misses what is not indexed yet. Retrying with backoff (attempt ${this.failures}).`,
+          );
+        }
+        await this.sleep(Math.min(30_000, 200 * 2 ** Math.min(this.failures, 8)));
+      }
+    }
+  }
+
+  async status(): Promise<MemoryIndexerStatus> {
+    const info = await this.opened?.catch(() => undefined);
+    const { store, checkpoints } = this.options;
+    const lastPosition = store ? await store.lastPosition() : this.highestSeen;
+    const checkpoint = checkpoints ? await checkpoints.load(this.name) : this.highestSeen;
+    return {
+      state: this.state,
+      model: info?.id ?? null,
+      dimensions: info?.dimensions ?? null,
+      checkpoint,
+      lastPosition,
+      lag: Math.max(0, lastPosition - checkpoint),
+      indexedItems: this.indexedItems,
+      skippedEvents: this.skippedEvents,
+      items: info ? await this.options.index.count() : 0,
+      lastError: this.lastError,
+    };
+  }
+}
+
+/** Sets a memory policy; switching a session (or tenant) to `none` also removes its items from the index. */
+export async function setMemoryPolicy(
+  deps: { policies: MemoryPolicyStore; index: VectorIndex; indexer?: MemoryIndexer },
+  tenantId: string,
+  sessionId: string | undefined,
+  policy: 'persistent' | 'none',
+): Promise<{ removedItems: number }> {
+  await deps.policies.set(tenantId, sessionId, policy);
+  if (policy !== 'none') return { removedItems: 0 };
+  await deps.indexer?.open();
+  return { removedItems: await deps.index.deleteScope(sessionId === undefined ? { tenantId } : { tenantId, sessionId }) };
+}

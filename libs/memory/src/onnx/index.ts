@@ -1,0 +1,3 @@
+export * from './model-catalogue';
+export * from './model-files';
+export * from './onnx-embedding-model';

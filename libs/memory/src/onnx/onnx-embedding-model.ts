@@ -1,0 +1,84 @@
+import type { EmbeddingModel, EmbeddingModelInfo } from '../embedding-model';
+import { DEFAULT_LOCAL_MODEL, localModelSpec, type LocalModelSpec } from './model-catalogue';
+import { ensureModelFiles, ModelUnavailableError, type ModelFilesOptions } from './model-files';
+
+export interface OnnxEmbeddingModelOptions extends ModelFilesOptions {
+  /** A key of LOCAL_MODELS (default REWIND_EMBEDDING_MODEL, else all-minilm-l6-v2-q). */
+  model?: string;
+  /** Texts per inference call (default 32). */
+  batchSize?: number;
+}
+
+type FeatureExtractor = (texts: string[], options: { pooling: 'mean' | 'cls'; normalize: boolean }) => Promise<{ data: Float32Array; dims: number[] }>;
+
+/**
+ * The default embeddings: a quantized ONNX model from Maven Central, run in-process by
+ * @huggingface/transformers over onnxruntime-node, remote model hubs off. The model is
+ * downloaded on first use (see ensureModelFiles) and cached.
+ */
+export class OnnxEmbeddingModel implements EmbeddingModel {
+  readonly spec: LocalModelSpec;
+  private loading: Promise<{ extractor: FeatureExtractor; dispose: () => Promise<void>; info: EmbeddingModelInfo }> | undefined;
+
+  constructor(private readonly options: OnnxEmbeddingModelOptions = {}) {
+    this.spec = localModelSpec(options.model ?? process.env.REWIND_EMBEDDING_MODEL ?? DEFAULT_LOCAL_MODEL);
+  }
+
+  private load() {
+    this.loading ??= (async () => {
+      const { cacheDir } = await ensureModelFiles(this.spec, this.options);
+      // ESM-only package: a native dynamic import, kept as such by the CommonJS build.
+      const transformers = await import('@huggingface/transformers');
+      transformers.env.allowRemoteModels = false;
+      transformers.env.allowLocalModels = true;
+      transformers.env.localModelPath = `${cacheDir}/`;
+      let pipe: unknown;
+      try {
+        pipe = await transformers.pipeline('feature-extraction', this.spec.id, { dtype: 'fp32', device: 'cpu' });
+      } catch (error) {
+        throw new ModelUnavailableError(
+          `The embedding model ${this.spec.id} in ${cacheDir}/${this.spec.id} could not be loaded: ${(error as Error).message}. ` +
+            'Delete that folder to download it again.',
+          { cause: error },
+        );
+      }
+      const extractor = pipe as FeatureExtractor;
+      const probe = await extractor(['dimension probe'], { pooling: this.spec.pooling, normalize: true });
+      const dimensions = probe.dims[probe.dims.length - 1]!;
+      return {
+        extractor,
+        dispose: () => (pipe as { dispose(): Promise<void> }).dispose(),
+        info: { id: this.spec.id, dimensions },
+      };
+    })();
+    this.loading.catch(() => (this.loading = undefined));
+    return this.loading;
+  }
+
+  async info(): Promise<EmbeddingModelInfo> {
+    return (await this.load()).info;
+  }
+
+  async embed(texts: readonly string[]): Promise<Float32Array[]> {
+    const { extractor, info } = await this.load();
+    const batchSize = this.options.batchSize ?? 32;
+    // Texts of similar length share a batch: a batch is padded to its longest text.
+    const order = texts.map((_, i) => i).sort((a, b) => texts[a]!.length - texts[b]!.length);
+    const vectors = new Array<Float32Array>(texts.length);
+    for (let start = 0; start < order.length; start += batchSize) {
+      const batch = order.slice(start, start + batchSize);
+      const output = await extractor(
+        batch.map((i) => texts[i]!),
+        { pooling: this.spec.pooling, normalize: true },
+      );
+      batch.forEach((textIndex, row) => (vectors[textIndex] = output.data.slice(row * info.dimensions, (row + 1) * info.dimensions)));
+    }
+    return vectors;
+  }
+
+  async close(): Promise<void> {
+    const loaded = await this.loading?.catch(() => undefined);
+    this.loading = undefined;
+    await loaded?.dispose();
+  }
+}

@@ -1,0 +1,2 @@
+export * from './openai-embedding-model';
+export * from './openai-rewriter';

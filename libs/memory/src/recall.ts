@@ -1,0 +1,171 @@
+import type { EmbeddingModel } from './embedding-model';
+import type { MemoryItem } from './memory-item';
+import { renderMemoryWrite } from './memory-item';
+import { effectivePolicy, type MemoryPolicyStore } from './memory-policy';
+import type { QueryRewriter, RewriteResult } from './query-rewriter';
+import type { SessionPath, SessionPaths } from './session-paths';
+import type { MemoryScope, ScoredItem, VectorIndex } from './vector-index';
+
+export interface RecallRequest {
+  tenantId: string;
+  /** The asking session: its path filters session-scoped results, its recent turns feed the rewriter. */
+  sessionId: string;
+  query: string;
+  /** Hits wanted (default 5). */
+  k?: number;
+  /** `session` (default): this session's path only; `tenant`: every session of the tenant, each on its current path. */
+  scope?: 'session' | 'tenant';
+  /** Recall as of this version of the asking session (its ancestry instead of the head's). */
+  at?: number;
+  /** Rewrite a vague follow-up into a standalone question first (default true). */
+  rewrite?: boolean;
+}
+
+export interface RecallHit {
+  text: string;
+  score: number;
+  sessionId: string;
+  version: number;
+  eventId: string;
+  role: MemoryItem['role'];
+  occurredAt: string;
+}
+
+export interface RecallResult {
+  query: string;
+  /** The question retrieval used (equal to `query` when it was not rewritten). */
+  rewrittenQuery: string;
+  rewriter: RewriteResult['rewriter'];
+  hits: RecallHit[];
+}
+
+export interface MemoryRecallOptions {
+  /** Reciprocal-rank-fusion constant (default 60, the usual choice). */
+  rrfK?: number;
+  /** Extra weight for recent items, 0 (default) to 1; halves every `recencyHalfLifeHours`. */
+  recencyWeight?: number;
+  recencyHalfLifeHours?: number;
+  /**
+   * Weight of each role's items in the fused score (default: user 0.95, others 1). Recall looks
+   * for what was answered, found or remembered; the user's own turns (often the question asked
+   * before) weigh a little less, enough to reorder near ties, never to hide a user's fact.
+   */
+  roleWeights?: Partial<Record<MemoryItem['role'], number>>;
+  /** Use keyword search beside vectors (default true); false gives plain vector search. */
+  hybrid?: boolean;
+  /** Drop items off the session's timeline path (default true); false is what a store without the timeline does. */
+  branchAware?: boolean;
+  now?: () => Date;
+}
+
+export interface MemoryRecallDeps {
+  index: VectorIndex;
+  model: EmbeddingModel;
+  paths: SessionPaths;
+  rewriter: QueryRewriter;
+  policies: MemoryPolicyStore;
+}
+
+/** How many candidates each search fetches at first, and at most (it grows when the path filter drops many). */
+const FIRST_FETCH = 50;
+const MAX_FETCH = 4096;
+
+/**
+ * Branch-aware hybrid recall: vector and keyword candidates, each kept only if it lies on its
+ * session's current path (or the asking session's `at` path), fused by reciprocal rank.
+ * What was rolled back is not on the path, so it is not recalled; a redo puts it back.
+ */
+export class MemoryRecall {
+  constructor(
+    private readonly deps: MemoryRecallDeps,
+    private readonly options: MemoryRecallOptions = {},
+  ) {}
+
+  async recall(request: RecallRequest): Promise<RecallResult> {
+    const k = request.k ?? 5;
+    const tenantWide = request.scope === 'tenant';
+    // Throws not-found for another tenant's (or no) session before anything is searched.
+    const own = await this.deps.paths.pathOf(request.tenantId, request.sessionId, request.at);
+    const rewrite: RewriteResult =
+      request.rewrite === false ? { query: request.query, rewriter: 'none' } : await this.deps.rewriter.rewrite(request.query, own.recentMessages);
+    const result = (hits: RecallHit[]): RecallResult => ({ query: request.query, rewrittenQuery: rewrite.query, rewriter: rewrite.rewriter, hits });
+
+    if ((await this.deps.policies.get(request.tenantId)) === 'none') return result([]);
+    if (!tenantWide && (await effectivePolicy(this.deps.policies, request.tenantId, request.sessionId)) === 'none') return result([]);
+
+    const scope: MemoryScope = tenantWide ? { tenantId: request.tenantId } : { tenantId: request.tenantId, sessionId: request.sessionId };
+    const [vector] = await this.deps.model.embed([rewrite.query]);
+    const paths = new Map<string, Promise<SessionPath | null>>([[request.sessionId, Promise.resolve(own)]]);
+    const pathOf = (sessionId: string) => {
+      let path = paths.get(sessionId);
+      if (!path) {
+        path = (async () => {
+          if ((await effectivePolicy(this.deps.policies, request.tenantId, sessionId)) === 'none') return null;
+          // A session deleted or unreadable since it was indexed contributes nothing.
+          return this.deps.paths.pathOf(request.tenantId, sessionId).catch(() => null);
+        })();
+        paths.set(sessionId, path);
+      }
+      return path;
+    };
+    const onPath = async (hits: ScoredItem[]) => {
+      if (this.options.branchAware === false) return hits;
+      const kept: ScoredItem[] = [];
+      for (const hit of hits) {
+        const path = await pathOf(hit.item.sessionId);
+        if (path && isOnPath(hit.item, path)) kept.push(hit);
+      }
+      return kept;
+    };
+
+    for (let fetch = Math.max(FIRST_FETCH, k * 4); ; fetch *= 4) {
+      const [byVector, byText] = await Promise.all([
+        this.deps.index.searchVector(vector!, scope, fetch),
+        this.options.hybrid === false ? Promise.resolve([]) : this.deps.index.searchText(rewrite.query, scope, fetch),
+      ]);
+      const fused = this.fuse(await onPath(byVector), await onPath(byText));
+      const exhausted = byVector.length < fetch && byText.length < fetch;
+      if (fused.length >= k || exhausted || fetch >= MAX_FETCH) return result(fused.slice(0, k).map(toHit));
+    }
+  }
+
+  private fuse(byVector: ScoredItem[], byText: ScoredItem[]): ScoredItem[] {
+    const rrfK = this.options.rrfK ?? 60;
+    const fused = new Map<string, ScoredItem>();
+    for (const list of [byVector, byText]) {
+      list.forEach((hit, rank) => {
+        const entry = fused.get(hit.item.id) ?? { item: hit.item, score: 0 };
+        entry.score += 1 / (rrfK + rank + 1);
+        fused.set(hit.item.id, entry);
+      });
+    }
+    const roleWeights = { user: 0.95, ...this.options.roleWeights };
+    for (const entry of fused.values()) entry.score *= roleWeights[entry.item.role] ?? 1;
+    const weight = this.options.recencyWeight ?? 0;
+    if (weight > 0) {
+      const now = (this.options.now?.() ?? new Date()).getTime();
+      const halfLife = (this.options.recencyHalfLifeHours ?? 24 * 7) * 3_600_000;
+      for (const entry of fused.values()) {
+        const age = Math.max(0, now - Date.parse(entry.item.occurredAt));
+        entry.score += (weight * 0.5 ** (age / halfLife)) / (rrfK + 1);
+      }
+    }
+    return [...fused.values()].sort((a, b) => b.score - a.score || b.item.globalPosition - a.item.globalPosition);
+  }
+}
+
+/**
+ * True when the item is part of what the session knows on this path: its event lies on the
+ * ancestry, and, for a memory write, the key still holds what it wrote (not erased or
+ * overwritten later on the path).
+ */
+export function isOnPath(item: MemoryItem, path: SessionPath): boolean {
+  if (!path.versions.has(item.version)) return false;
+  if (item.memoryKey === undefined) return true;
+  if (!(item.memoryKey in path.memory)) return false;
+  return renderMemoryWrite(item.memoryKey, path.memory[item.memoryKey]!).includes(item.text);
+}
+
+function toHit({ item, score }: ScoredItem): RecallHit {
+  return { text: item.text, score, sessionId: item.sessionId, version: item.version, eventId: item.eventId, role: item.role, occurredAt: item.occurredAt };
+}

@@ -1,0 +1,2 @@
+export * from './memory-config';
+export * from './memory-runtime';

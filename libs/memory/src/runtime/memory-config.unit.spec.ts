@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { memoryConfigFromEnv } from './memory-config';
+
+describe('memory configuration', () => {
+  it('defaults to the embedded index and the local model, beside the event store', () => {
+    expect(memoryConfigFromEnv({}, '/data')).toMatchObject({
+      enabled: true,
+      index: 'sqlite',
+      sqliteFile: '/data/rewind.memory.db',
+      embeddingModel: undefined,
+      embeddingUrl: undefined,
+      llmUrl: undefined,
+      llmTimeoutMs: 2000,
+      recencyWeight: 0,
+    });
+  });
+
+  it('uses Qdrant when QDRANT_URL is set, and can be turned off', () => {
+    expect(memoryConfigFromEnv({ QDRANT_URL: 'http://127.0.0.1:6333' }, '/d')).toMatchObject({ index: 'qdrant', qdrantUrl: 'http://127.0.0.1:6333' });
+    expect(memoryConfigFromEnv({ QDRANT_URL: 'http://127.0.0.1:6333', REWIND_MEMORY_INDEX: 'sqlite' }, '/d').index).toBe('sqlite');
+    expect(memoryConfigFromEnv({ REWIND_MEMORY: 'off' }, '/d').enabled).toBe(false);
+  });
+
+  it.each([
+    [{ REWIND_MEMORY: 'maybe' }, /REWIND_MEMORY=maybe is not valid: use "on" \(default\) or "off"/],
+    [{ REWIND_MEMORY_INDEX: 'faiss' }, /REWIND_MEMORY_INDEX=faiss is not valid/],
+    [{ REWIND_MEMORY_INDEX: 'qdrant' }, /needs QDRANT_URL/],
+    [{ REWIND_LLM_URL: 'http://127.0.0.1:11434/v1' }, /REWIND_LLM_MODEL is not/],
+    [{ REWIND_EMBEDDING_URL: 'https://api.example/v1' }, /REWIND_EMBEDDING_MODEL is not/],
+    [{ REWIND_LLM_TIMEOUT_MS: '10' }, /REWIND_LLM_TIMEOUT_MS=10 is not valid: use a number from 50 to 60000/],
+    [{ REWIND_MEMORY_RECENCY_WEIGHT: '2' }, /REWIND_MEMORY_RECENCY_WEIGHT=2 is not valid/],
+  ])('refuses %j, saying what to do', (env, message) => {
+    expect(() => memoryConfigFromEnv(env, '/d')).toThrow(message);
+  });
+});

@@ -1,0 +1,2 @@
+export * from './sqlite-vector-index';
+export * from './sqlite-policy-store';

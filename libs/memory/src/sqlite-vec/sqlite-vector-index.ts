@@ -1,0 +1,314 @@
+import { createHash } from 'node:crypto';
+import { openSqliteFile } from '@rewind/event-store/sqlite';
+import type Database from 'better-sqlite3';
+import * as sqliteVec from 'sqlite-vec';
+import type { EmbeddingModelInfo } from '../embedding-model';
+import type { MemoryItem, MemoryRole } from '../memory-item';
+import { searchTokens } from '../search-tokens';
+import type { IndexedItem, MemoryScope, ScoredItem, VectorIndex } from '../vector-index';
+
+export interface SqliteVectorIndexOptions {
+  /** The index file (`:memory:` for a throwaway one). Kept beside the event store's file, not in it, so indexing never holds the store's write lock. */
+  filename: string;
+  /**
+   * How vectors are searched. `binary` (default): a brute-force Hamming scan over 1-bit
+   * vectors in vec0 finds `oversample` × limit candidates, re-ranked by exact cosine on the
+   * full vectors. `float`: brute-force cosine over full vectors (exact, slower).
+   */
+  quantization?: 'binary' | 'float';
+  /** Candidates per wanted hit in binary mode (default 4). */
+  oversample?: number;
+  /**
+   * A session with at most this many items is searched exactly (cosine over all its vectors,
+   * found by the (tenant, session) index) instead of by a scan of the tenant's partition
+   * (default 20 000).
+   */
+  exactScanLimit?: number;
+}
+
+interface ItemRow {
+  rowid: number;
+  id: string;
+  tenant_id: string;
+  session_id: string;
+  event_id: string;
+  version: number;
+  global_position: number;
+  role: string;
+  occurred_at: string;
+  chunk: number;
+  text: string;
+  memory_key: string | null;
+  vector: Buffer;
+}
+
+/** vec0's k is capped; a wanted hit count beyond it is clamped. */
+const MAX_K = 4096;
+
+function toItem(row: ItemRow): MemoryItem {
+  return {
+    id: row.id,
+    tenantId: row.tenant_id,
+    sessionId: row.session_id,
+    eventId: row.event_id,
+    version: row.version,
+    globalPosition: row.global_position,
+    role: row.role as MemoryRole,
+    occurredAt: row.occurred_at,
+    chunk: row.chunk,
+    text: row.text,
+    ...(row.memory_key !== null ? { memoryKey: row.memory_key } : {}),
+  };
+}
+
+function blobOf(vector: Float32Array): Buffer {
+  return Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength);
+}
+
+function dot(a: Float32Array, b: Buffer): number {
+  const v = new Float32Array(b.buffer, b.byteOffset, b.byteLength / 4);
+  let sum = 0;
+  for (let i = 0; i < a.length; i++) sum += a[i]! * v[i]!;
+  return sum;
+}
+
+/**
+ * A word naming a tenant or a session inside the FTS document, so that a scoped keyword
+ * search intersects posting lists instead of ranking every match of the whole file.
+ */
+function scopeToken(kind: 't' | 's', ...parts: string[]): string {
+  return `zz${kind}${createHash('sha1').update(parts.join('\u0000')).digest('hex').slice(0, 20)}`;
+}
+
+/** An FTS5 query matching any of the words within the scope (each word quoted: no FTS syntax reaches the parser). */
+function ftsQuery(tokens: readonly string[], scope: MemoryScope): string | null {
+  if (tokens.length === 0) return null;
+  const scopeWord = scope.sessionId === undefined ? scopeToken('t', scope.tenantId) : scopeToken('s', scope.tenantId, scope.sessionId);
+  return `tokens : (${tokens.map((t) => `"${t.replaceAll('"', '""')}"`).join(' OR ')}) AND scope : ${scopeWord}`;
+}
+
+/**
+ * The embedded vector index: sqlite-vec (vec0, partitioned by tenant) for vectors and FTS5
+ * (BM25) for text, in one SQLite file. Tables are named after the model and its dimension,
+ * so switching models starts a fresh index instead of mixing vector spaces.
+ */
+export class SqliteVectorIndex implements VectorIndex {
+  readonly db: Database.Database;
+  private prefix = '';
+  private dimensions = 0;
+  private statements: ReturnType<SqliteVectorIndex['prepare']> | undefined;
+
+  constructor(private readonly options: SqliteVectorIndexOptions) {
+    this.db = openSqliteFile(options.filename, 'NORMAL');
+    sqliteVec.load(this.db);
+  }
+
+  private get quantization() {
+    return this.options.quantization ?? 'binary';
+  }
+
+  async open(model: EmbeddingModelInfo): Promise<void> {
+    const slug = model.id.toLowerCase().replace(/[^a-z0-9]+/g, '_');
+    this.prefix = `memory_${slug}_${model.dimensions}`;
+    this.dimensions = model.dimensions;
+    const p = this.prefix;
+    this.db.exec(`
+      CREATE TABLE IF NOT EXISTS ${p}_items (
+        rowid INTEGER PRIMARY KEY,
+        id TEXT NOT NULL UNIQUE,
+        tenant_id TEXT NOT NULL,
+        session_id TEXT NOT NULL,
+        event_id TEXT NOT NULL,
+        version INTEGER NOT NULL,
+        global_position INTEGER NOT NULL,
+        role TEXT NOT NULL,
+        occurred_at TEXT NOT NULL,
+        chunk INTEGER NOT NULL,
+        text TEXT NOT NULL,
+        memory_key TEXT,
+        vector BLOB NOT NULL
+      );
+      CREATE INDEX IF NOT EXISTS ${p}_items_scope ON ${p}_items (tenant_id, session_id);
+      -- The full vectors again, clustered by session: an exact search of one session reads one range.
+      CREATE TABLE IF NOT EXISTS ${p}_session_vectors (
+        tenant_id TEXT NOT NULL,
+        session_id TEXT NOT NULL,
+        item_rowid INTEGER NOT NULL,
+        vector BLOB NOT NULL,
+        PRIMARY KEY (tenant_id, session_id, item_rowid)
+      ) WITHOUT ROWID;
+      CREATE VIRTUAL TABLE IF NOT EXISTS ${p}_fts USING fts5(tokens, scope, tokenize = 'unicode61 remove_diacritics 2');
+      CREATE VIRTUAL TABLE IF NOT EXISTS ${p}_fts_vocab USING fts5vocab(${p}_fts, 'row');
+      CREATE VIRTUAL TABLE IF NOT EXISTS ${p}_vec USING vec0(
+        tenant_id TEXT PARTITION KEY,
+        session_id TEXT,
+        embedding bit[${model.dimensions}]
+      );
+    `);
+    // The scope column only filters: it must not weigh in BM25 (it would favour short texts).
+    this.db.prepare(`INSERT INTO ${p}_fts (${p}_fts, rank) VALUES ('rank', 'bm25(1.0, 0.0)')`).run();
+    this.statements = this.prepare();
+  }
+
+  private prepare() {
+    const p = this.prefix;
+    return {
+      findRowid: this.db.prepare<[string], { rowid: number }>(`SELECT rowid FROM ${p}_items WHERE id = ?`),
+      insertItem: this.db.prepare(
+        `INSERT INTO ${p}_items (id, tenant_id, session_id, event_id, version, global_position, role, occurred_at, chunk, text, memory_key, vector)
+         VALUES (@id, @tenantId, @sessionId, @eventId, @version, @globalPosition, @role, @occurredAt, @chunk, @text, @memoryKey, @vector)`,
+      ),
+      deleteItem: this.db.prepare(`DELETE FROM ${p}_items WHERE rowid = ?`),
+      insertSessionVector: this.db.prepare(`INSERT INTO ${p}_session_vectors (tenant_id, session_id, item_rowid, vector) VALUES (?, ?, ?, ?)`),
+      deleteSessionVector: this.db.prepare(
+        `DELETE FROM ${p}_session_vectors WHERE (tenant_id, session_id) = (SELECT tenant_id, session_id FROM ${p}_items WHERE rowid = @rowid) AND item_rowid = @rowid`,
+      ),
+      sessionVectors: this.db.prepare<[string, string], { item_rowid: number; vector: Buffer }>(
+        `SELECT item_rowid, vector FROM ${p}_session_vectors WHERE tenant_id = ? AND session_id = ?`,
+      ),
+      insertFts: this.db.prepare(`INSERT INTO ${p}_fts (rowid, tokens, scope) VALUES (?, ?, ?)`),
+      deleteFts: this.db.prepare(`DELETE FROM ${p}_fts WHERE rowid = ?`),
+      insertVec: this.db.prepare(`INSERT INTO ${p}_vec (rowid, tenant_id, session_id, embedding) VALUES (?, ?, ?, vec_quantize_binary(?))`),
+      deleteVec: this.db.prepare(`DELETE FROM ${p}_vec WHERE rowid = ?`),
+      knnTenant: this.db.prepare<[Buffer, number, string], { rowid: number }>(
+        `SELECT rowid FROM ${p}_vec WHERE embedding MATCH vec_quantize_binary(?) AND k = ? AND tenant_id = ? ORDER BY distance`,
+      ),
+      knnSession: this.db.prepare<[Buffer, number, string, string], { rowid: number }>(
+        `SELECT rowid FROM ${p}_vec WHERE embedding MATCH vec_quantize_binary(?) AND k = ? AND tenant_id = ? AND session_id = ? ORDER BY distance`,
+      ),
+      scanTenant: this.db.prepare<[string], ItemRow>(`SELECT rowid, * FROM ${p}_items WHERE tenant_id = ?`),
+      scanSession: this.db.prepare<[string, string], ItemRow>(`SELECT rowid, * FROM ${p}_items WHERE tenant_id = ? AND session_id = ?`),
+      ftsTenant: this.db.prepare<[string, string, number], ItemRow & { rank: number }>(
+        `SELECT i.rowid, i.*, f.rank AS rank FROM ${p}_fts f JOIN ${p}_items i ON i.rowid = f.rowid
+         WHERE ${p}_fts MATCH ? AND i.tenant_id = ? ORDER BY f.rank LIMIT ?`,
+      ),
+      ftsSession: this.db.prepare<[string, string, string, number], ItemRow & { rank: number }>(
+        `SELECT i.rowid, i.*, f.rank AS rank FROM ${p}_fts f JOIN ${p}_items i ON i.rowid = f.rowid
+         WHERE ${p}_fts MATCH ? AND i.tenant_id = ? AND i.session_id = ? ORDER BY f.rank LIMIT ?`,
+      ),
+      scopeRowids: this.db.prepare<[string, string | null, string | null], { rowid: number }>(
+        `SELECT rowid FROM ${p}_items WHERE tenant_id = ? AND (? IS NULL OR session_id = ?)`,
+      ),
+      rowsByRowid: this.db.prepare<[string], ItemRow>(`SELECT rowid, * FROM ${p}_items WHERE rowid IN (SELECT value FROM json_each(?))`),
+      documentFrequency: this.db.prepare<[string], { doc: number }>(`SELECT doc FROM ${p}_fts_vocab WHERE term = ?`),
+      countAll: this.db.prepare<[], { n: number }>(`SELECT count(*) AS n FROM ${p}_items`),
+      countScope: this.db.prepare<[string, string | null, string | null], { n: number }>(
+        `SELECT count(*) AS n FROM ${p}_items WHERE tenant_id = ? AND (? IS NULL OR session_id = ?)`,
+      ),
+    };
+  }
+
+  private get s() {
+    if (!this.statements) throw new Error('The memory index was used before open(model): call open() with the embedding model first.');
+    return this.statements;
+  }
+
+  private removeRow(rowid: number): void {
+    this.s.deleteSessionVector.run({ rowid });
+    this.s.deleteVec.run(BigInt(rowid));
+    this.s.deleteFts.run(rowid);
+    this.s.deleteItem.run(rowid);
+  }
+
+  async upsert(items: readonly IndexedItem[]): Promise<void> {
+    const s = this.s;
+    this.db.transaction(() => {
+      for (const { item, vector } of items) {
+        if (vector.length !== this.dimensions) {
+          throw new Error(`Item ${item.id} has a ${vector.length}-dimensional vector, but this index holds ${this.dimensions} dimensions.`);
+        }
+        const existing = s.findRowid.get(item.id);
+        if (existing) this.removeRow(existing.rowid);
+        const blob = blobOf(vector);
+        const { lastInsertRowid } = s.insertItem.run({ ...item, memoryKey: item.memoryKey ?? null, vector: blob });
+        const scopeWords = `${scopeToken('t', item.tenantId)} ${scopeToken('s', item.tenantId, item.sessionId)}`;
+        s.insertFts.run(lastInsertRowid, searchTokens(item.text).join(' '), scopeWords);
+        s.insertVec.run(BigInt(lastInsertRowid), item.tenantId, item.sessionId, blob);
+        s.insertSessionVector.run(item.tenantId, item.sessionId, lastInsertRowid, blob);
+      }
+    })();
+  }
+
+  async searchVector(vector: Float32Array, scope: MemoryScope, limit: number): Promise<ScoredItem[]> {
+    if (limit <= 0) return [];
+    const s = this.s;
+    let rows: ItemRow[];
+    const exact =
+      this.quantization === 'float' ||
+      (scope.sessionId !== undefined && s.countScope.get(scope.tenantId, scope.sessionId, scope.sessionId)!.n <= (this.options.exactScanLimit ?? 20_000));
+    if (exact && scope.sessionId !== undefined) {
+      const best = s.sessionVectors
+        .all(scope.tenantId, scope.sessionId)
+        .map((v) => ({ rowid: v.item_rowid, score: dot(vector, v.vector) }))
+        .sort((a, b) => b.score - a.score)
+        .slice(0, limit);
+      rows = this.rowsByRowid(best.map((b) => b.rowid));
+    } else if (exact) {
+      rows = s.scanTenant.all(scope.tenantId);
+    } else {
+      // vec0's top-k cost grows fast with k: oversample small limits, at most 128 candidates beyond them.
+      const k = Math.min(MAX_K, Math.max(limit, Math.min(limit * (this.options.oversample ?? 4), 128)));
+      const blob = blobOf(vector);
+      const candidates = scope.sessionId === undefined ? s.knnTenant.all(blob, k, scope.tenantId) : s.knnSession.all(blob, k, scope.tenantId, scope.sessionId);
+      rows = this.rowsByRowid(candidates.map((c) => c.rowid));
+    }
+    return rows
+      .map((row) => ({ row, score: dot(vector, row.vector) }))
+      .sort((a, b) => b.score - a.score)
+      .slice(0, limit)
+      .map(({ row, score }) => ({ item: toItem(row), score }));
+  }
+
+  private rowsByRowid(rowids: number[]): ItemRow[] {
+    return rowids.length === 0 ? [] : this.s.rowsByRowid.all(JSON.stringify(rowids));
+  }
+
+  async searchText(query: string, scope: MemoryScope, limit: number): Promise<ScoredItem[]> {
+    const match = ftsQuery(this.selectiveTerms(query), scope);
+    if (match === null || limit <= 0) return [];
+    const rows =
+      scope.sessionId === undefined ? this.s.ftsTenant.all(match, scope.tenantId, limit) : this.s.ftsSession.all(match, scope.tenantId, scope.sessionId, limit);
+    // FTS5's rank is bm25() negated (lower is better): flip it so that higher is better.
+    return rows.map((row) => ({ item: toItem(row), score: -row.rank }));
+  }
+
+  /**
+   * The query's words minus those in more than a tenth of the documents (at least 1 000):
+   * they weigh almost nothing in BM25 but make FTS5 rank every document holding them. The
+   * rarest word is always kept.
+   */
+  private selectiveTerms(query: string): string[] {
+    const words = [...new Set(searchTokens(query, { dropStopWords: true }))];
+    const total = this.s.countAll.get()!.n;
+    const ceiling = Math.max(1_000, total / 10);
+    const frequency = words.map((word) => ({ word, doc: this.s.documentFrequency.get(word)?.doc ?? 0 })).filter((w) => w.doc > 0);
+    const selective = frequency.filter((w) => w.doc <= ceiling).map((w) => w.word);
+    if (selective.length > 0 || frequency.length === 0) return selective;
+    return [frequency.reduce((a, b) => (b.doc < a.doc ? b : a)).word];
+  }
+
+  async deleteScope(scope: MemoryScope): Promise<number> {
+    const rowids = this.s.scopeRowids.all(scope.tenantId, scope.sessionId ?? null, scope.sessionId ?? null);
+    this.db.transaction(() => {
+      for (const { rowid } of rowids) this.removeRow(rowid);
+    })();
+    return rowids.length;
+  }
+
+  async count(scope?: MemoryScope): Promise<number> {
+    if (!scope) return this.s.countAll.get()!.n;
+    return this.s.countScope.get(scope.tenantId, scope.sessionId ?? null, scope.sessionId ?? null)!.n;
+  }
+
+  /** Every item's id and text, in id order (to compare two indexes: `rewind memory rebuild --verify`). */
+  async listItems(): Promise<{ id: string; text: string; globalPosition: number }[]> {
+    return this.db
+      .prepare<[], { id: string; text: string; global_position: number }>(`SELECT id, text, global_position FROM ${this.prefix}_items ORDER BY id`)
+      .all()
+      .map((r) => ({ id: r.id, text: r.text, globalPosition: r.global_position }));
+  }
+
+  async close(): Promise<void> {
+    if (this.db.open) this.db.close();
+  }
+}

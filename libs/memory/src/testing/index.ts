@@ -1,0 +1,2 @@
+export * from './vector-index.contract';
+export * from './memory-fixture';

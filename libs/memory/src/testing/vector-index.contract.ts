@@ -1,0 +1,124 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { MemoryItem } from '../memory-item';
+import type { VectorIndex } from '../vector-index';
+
+/** A unit vector pointing mostly along axis `axis`, a little along `tilt`. */
+export function axisVector(dimensions: number, axis: number, tilt = 0, tiltAmount = 0): Float32Array {
+  const v = new Float32Array(dimensions);
+  v[axis % dimensions] = 1;
+  if (tiltAmount !== 0) v[tilt % dimensions] = tiltAmount;
+  let norm = 0;
+  for (const x of v) norm += x * x;
+  return v.map((x) => x / Math.sqrt(norm));
+}
+
+export function memoryItem(overrides: Partial<MemoryItem> & { id: string; text: string }): MemoryItem {
+  return {
+    tenantId: 't1',
+    sessionId: 's1',
+    eventId: overrides.id.split(':')[0]!,
+    version: 2,
+    globalPosition: 2,
+    role: 'user',
+    occurredAt: '2026-05-01T10:00:00.000Z',
+    chunk: 0,
+    ...overrides,
+  };
+}
+
+/**
+ * The contract every VectorIndex adapter passes. `create` gives a fresh, empty index
+ * (not yet opened); the suite opens it for a 16-dimensional test model.
+ */
+export function vectorIndexContract(name: string, create: () => Promise<VectorIndex>): void {
+  describe(name, () => {
+    const D = 16;
+    let index: VectorIndex;
+
+    beforeEach(async () => {
+      index = await create();
+      await index.open({ id: 'contract-test-model', dimensions: D });
+    });
+    afterEach(async () => {
+      await index.close();
+    });
+
+    it('finds the nearest items by vector, best first, within the tenant', async () => {
+      await index.upsert([
+        { item: memoryItem({ id: 'a:0', text: 'hotel in Lisbon' }), vector: axisVector(D, 1) },
+        { item: memoryItem({ id: 'b:0', text: 'flight to Porto' }), vector: axisVector(D, 2) },
+        { item: memoryItem({ id: 'c:0', text: 'hotel near Lisbon', version: 3 }), vector: axisVector(D, 1, 2, 0.5) },
+        { item: memoryItem({ id: 'x:0', text: 'other tenant hotel', tenantId: 't2' }), vector: axisVector(D, 1) },
+      ]);
+      const hits = await index.searchVector(axisVector(D, 1), { tenantId: 't1' }, 2);
+      expect(hits.map((h) => h.item.id)).toEqual(['a:0', 'c:0']);
+      expect(hits[0]!.score).toBeGreaterThan(hits[1]!.score);
+      expect(hits[0]!.item).toEqual(memoryItem({ id: 'a:0', text: 'hotel in Lisbon' }));
+    });
+
+    it('never returns another tenant’s items, by vector or by text', async () => {
+      await index.upsert([{ item: memoryItem({ id: 'x:0', text: 'secret hotel booking', tenantId: 't2' }), vector: axisVector(D, 1) }]);
+      expect(await index.searchVector(axisVector(D, 1), { tenantId: 't1' }, 5)).toEqual([]);
+      expect(await index.searchText('secret hotel', { tenantId: 't1' }, 5)).toEqual([]);
+      expect((await index.searchText('secret hotel', { tenantId: 't2' }, 5)).map((h) => h.item.id)).toEqual(['x:0']);
+    });
+
+    it('scopes a search to one session', async () => {
+      await index.upsert([
+        { item: memoryItem({ id: 'a:0', text: 'hotel in Lisbon', sessionId: 's1' }), vector: axisVector(D, 1) },
+        { item: memoryItem({ id: 'b:0', text: 'hotel in Madrid', sessionId: 's2' }), vector: axisVector(D, 1, 3, 0.1) },
+      ]);
+      expect((await index.searchVector(axisVector(D, 1), { tenantId: 't1', sessionId: 's2' }, 5)).map((h) => h.item.id)).toEqual(['b:0']);
+      expect((await index.searchText('hotel', { tenantId: 't1', sessionId: 's1' }, 5)).map((h) => h.item.id)).toEqual(['a:0']);
+    });
+
+    it('ranks text matches by how well they match (BM25), ignoring punctuation and case', async () => {
+      await index.upsert([
+        { item: memoryItem({ id: 'a:0', text: 'The price of the Avenida hotel is 120 euros per night.' }), vector: axisVector(D, 1) },
+        { item: memoryItem({ id: 'b:0', text: 'We talked about the weather.' }), vector: axisVector(D, 2) },
+        { item: memoryItem({ id: 'c:0', text: 'Avenida is on the main square.' }), vector: axisVector(D, 3) },
+      ]);
+      const hits = await index.searchText('AVENIDA price?', { tenantId: 't1' }, 5);
+      expect(hits.map((h) => h.item.id)).toEqual(['a:0', 'c:0']);
+      expect(await index.searchText('"; DROP TABLE x; -- OR', { tenantId: 't1' }, 5)).toEqual([]);
+    });
+
+    it('finds Chinese text by its words', async () => {
+      await index.upsert([
+        { item: memoryItem({ id: 'a:0', text: '我们在里斯本订了一家酒店' }), vector: axisVector(D, 1) },
+        { item: memoryItem({ id: 'b:0', text: '明天的天气很好' }), vector: axisVector(D, 2) },
+      ]);
+      expect((await index.searchText('哪家酒店？', { tenantId: 't1' }, 5)).map((h) => h.item.id)).toEqual(['a:0']);
+    });
+
+    it('upserts are idempotent by item id: the same item twice is one item, a changed one replaces it', async () => {
+      const item = memoryItem({ id: 'a:0', text: 'hotel in Lisbon' });
+      await index.upsert([{ item, vector: axisVector(D, 1) }]);
+      await index.upsert([{ item, vector: axisVector(D, 1) }]);
+      expect(await index.count()).toBe(1);
+      await index.upsert([{ item: { ...item, text: 'hostel in Lisbon' }, vector: axisVector(D, 4) }]);
+      expect(await index.count({ tenantId: 't1' })).toBe(1);
+      expect((await index.searchText('hostel', { tenantId: 't1' }, 5)).map((h) => h.item.text)).toEqual(['hostel in Lisbon']);
+      expect(await index.searchText('hotel', { tenantId: 't1' }, 5)).toEqual([]);
+      expect((await index.searchVector(axisVector(D, 4), { tenantId: 't1' }, 1))[0]!.item.text).toBe('hostel in Lisbon');
+    });
+
+    it('deletes a session’s items, or a tenant’s, and nothing else', async () => {
+      await index.upsert([
+        { item: memoryItem({ id: 'a:0', text: 'one', sessionId: 's1' }), vector: axisVector(D, 1) },
+        { item: memoryItem({ id: 'b:0', text: 'two', sessionId: 's2' }), vector: axisVector(D, 2) },
+        { item: memoryItem({ id: 'c:0', text: 'three', tenantId: 't2' }), vector: axisVector(D, 3) },
+      ]);
+      expect(await index.deleteScope({ tenantId: 't1', sessionId: 's1' })).toBe(1);
+      expect(await index.count({ tenantId: 't1' })).toBe(1);
+      expect(await index.searchText('one', { tenantId: 't1' }, 5)).toEqual([]);
+      expect(await index.deleteScope({ tenantId: 't1' })).toBe(1);
+      expect(await index.count()).toBe(1);
+    });
+
+    it('refuses a vector of the wrong dimension', async () => {
+      await expect(index.upsert([{ item: memoryItem({ id: 'a:0', text: 'x' }), vector: new Float32Array(D + 1) }])).rejects.toThrow(/dimension/);
+      expect(await index.count()).toBe(0);
+    });
+  });
+}

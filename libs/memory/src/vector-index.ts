@@ -1,0 +1,38 @@
+import type { EmbeddingModelInfo } from './embedding-model';
+import type { MemoryItem } from './memory-item';
+
+/** Which items a search may return: always one tenant; optionally one session. */
+export interface MemoryScope {
+  tenantId: string;
+  sessionId?: string;
+}
+
+export interface ScoredItem {
+  item: MemoryItem;
+  /** Higher is better; comparable only within one result list. */
+  score: number;
+}
+
+export interface IndexedItem {
+  item: MemoryItem;
+  vector: Float32Array;
+}
+
+/**
+ * The vector index port: vectors for similarity search and the same items' text for
+ * keyword (BM25-like) search. Every adapter passes `testing/vector-index.contract.ts`.
+ * Upserts are idempotent by item id, so an indexer may deliver an event twice.
+ */
+export interface VectorIndex {
+  /** Prepares storage for vectors of this model (a collection or table per model and dimension). */
+  open(model: EmbeddingModelInfo): Promise<void>;
+  upsert(items: readonly IndexedItem[]): Promise<void>;
+  /** Nearest items to `vector`, best first. */
+  searchVector(vector: Float32Array, scope: MemoryScope, limit: number): Promise<ScoredItem[]>;
+  /** Items matching the words of `query`, best first (BM25 or the adapter's closest equivalent). */
+  searchText(query: string, scope: MemoryScope, limit: number): Promise<ScoredItem[]>;
+  /** Removes every item of the scope (a session, or a whole tenant); tells how many. */
+  deleteScope(scope: MemoryScope): Promise<number>;
+  count(scope?: MemoryScope): Promise<number>;
+  close(): Promise<void>;
+}

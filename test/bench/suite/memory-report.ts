@@ -1,0 +1,100 @@
+/** The MEM section of BENCHMARKS.md and its targets (kept apart from report.ts's store workloads). */
+import { fmtCount, fmtMs } from './recorder';
+import type { Row } from './results';
+
+/** The shape of report.ts's target checks (declared here too so that neither file imports the other's types). */
+interface TargetCheck {
+  target: string;
+  measured: string;
+  met: boolean | null;
+  value: number | null;
+}
+
+const pct = (v: unknown) => (typeof v === 'number' ? `${(v * 100).toFixed(1)} %` : '–');
+
+export function memoryTables(rows: Row[], table: (header: string[], body: string[][]) => string): string {
+  const quality = rows.filter((r) => r.key.startsWith('MEM.recall.'));
+  const timed = rows.filter((r) => !r.key.startsWith('MEM.recall.') && r.latency);
+  const rates = rows.filter((r) => r.throughput !== undefined);
+  const parts: string[] = [];
+  if (quality.length > 0) {
+    parts.push(
+      table(
+        ['Retrieval', 'recall@5', 'MRR', 'hits from abandoned branches', 'contradicted (rolled-back) fact recalled', 'p50 ms', 'p99 ms', 'questions'],
+        quality.map((r) => [
+          r.label,
+          pct(r.extra?.recallAt5),
+          typeof r.extra?.mrr === 'number' ? (r.extra.mrr as number).toFixed(3) : '–',
+          String(r.extra?.abandonedHits ?? '–'),
+          `${String(r.extra?.contradictedFactRecalled ?? '–')} of ${String(r.extra?.questionsWithContradiction ?? '–')}`,
+          r.latency ? fmtMs(r.latency.p50) : '–',
+          r.latency ? fmtMs(r.latency.p99) : '–',
+          String(r.extra?.questions ?? ''),
+        ]),
+      ),
+    );
+  }
+  if (timed.length > 0) {
+    parts.push(
+      table(
+        ['What', 'p50 ms', 'p95 ms', 'p99 ms', 'n'],
+        timed.map((r) => [r.label, fmtMs(r.latency!.p50), fmtMs(r.latency!.p95), fmtMs(r.latency!.p99), String(r.latency!.n)]),
+      ),
+    );
+  }
+  if (rates.length > 0)
+    parts.push(
+      table(
+        ['What', 'per second', 'How'],
+        rates.map((r) => [r.label, fmtCount(r.throughput!), (r.notes ?? []).join('; ')]),
+      ),
+    );
+  return parts.join('\n\n');
+}
+
+export function memoryTargets(rows: Row[]): TargetCheck[] {
+  const get = (key: string) => rows.find((r) => r.key === key && !r.notMeasured);
+  const checks: TargetCheck[] = [];
+  const rewind = get('MEM.recall.rewind');
+  if (rewind) {
+    const r = rewind.extra?.recallAt5 as number;
+    checks.push({ target: 'MEM recall@5 on follow-up questions with rewriting ≥ 0.9', measured: pct(r), met: r >= 0.9, value: r });
+    const a = rewind.extra?.abandonedHits as number;
+    checks.push({ target: 'MEM hits from abandoned branches = 0', measured: String(a), met: a === 0, value: a });
+  }
+  const search = get('MEM.search.100000.tenant');
+  if (search?.latency)
+    checks.push({
+      target: 'MEM search p99 ≤ 20 ms at 100 000 items (embedded, tenant-wide)',
+      measured: `${fmtMs(search.latency.p99)} ms`,
+      met: search.latency.p99 <= 20,
+      value: search.latency.p99,
+    });
+  const index = get('MEM.index');
+  if (index?.throughput !== undefined)
+    checks.push({
+      target: 'MEM indexing ≥ 500 items/s (local model, 2 cores)',
+      measured: `${fmtCount(index.throughput)}/s`,
+      met: index.throughput >= 500,
+      value: index.throughput,
+    });
+  const lag = get('MEM.lag');
+  if (lag?.latency)
+    checks.push({
+      target: 'MEM index lag p99 ≤ 2 s at 50 turns/s',
+      measured: `${fmtMs(lag.latency.p99)} ms`,
+      met: lag.latency.p99 <= 2000,
+      value: lag.latency.p99,
+    });
+  const off = get('MEM.append.off');
+  const on = get('MEM.append.on');
+  if (off?.latency && on?.latency) {
+    checks.push({
+      target: 'MEM append latency unchanged with the indexer on (p50 within 20 %)',
+      measured: `p50 ${fmtMs(on.latency.p50)} vs ${fmtMs(off.latency.p50)} ms, p99 ${fmtMs(on.latency.p99)} vs ${fmtMs(off.latency.p99)} ms`,
+      met: on.latency.p50 <= off.latency.p50 * 1.2,
+      value: on.latency.p50 / off.latency.p50,
+    });
+  }
+  return checks;
+}

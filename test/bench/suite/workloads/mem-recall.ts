@@ -1,0 +1,286 @@
+/**
+ * MEM — long-term memory: recall quality on a generated set (recall@5, MRR, hits from abandoned
+ * branches) for a plain vector baseline and for Rewind's hybrid, branch-aware recall with and
+ * without query rewriting; indexing throughput with the real local model; search latency at
+ * 10 000 and 100 000 items; index lag and append latency with the indexer on and off.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ancestry } from '@rewind/domain';
+import { SessionRepository, SessionService } from '@rewind/engine';
+import { SqliteEventStore } from '@rewind/event-store/sqlite';
+import {
+  DeterministicRewriter,
+  EngineSessionPaths,
+  InMemoryPolicyStore,
+  MemoryIndexer,
+  MemoryRecall,
+  normalize,
+  type MemoryRecallOptions,
+} from '@rewind/memory';
+import { OnnxEmbeddingModel } from '@rewind/memory/onnx';
+import { SqliteVectorIndex } from '@rewind/memory/sqlite-vec';
+import { InMemoryCheckpointStore } from '@rewind/messaging';
+import { LatencyRecorder } from '../recorder';
+import { latencyRow, type Row } from '../results';
+import type { Sizes } from '../sizes';
+import { generateDataset } from './mem-dataset';
+
+const base = { workload: 'MEM' as const, system: 'rewind' as const, store: 'sqlite' as const, path: 'library' };
+
+export async function measureMemory(sizes: Sizes): Promise<Row[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'rewind-bench-memory-'));
+  const model = new OnnxEmbeddingModel();
+  try {
+    const info = await model.info();
+    const rows: Row[] = [];
+    rows.push(...(await recallQuality(dir, model, sizes)));
+    for (const items of sizes.quick ? [10_000] : [10_000, 100_000]) rows.push(...(await searchLatency(dir, info.dimensions, items, sizes.quick ? 100 : 300)));
+    rows.push(...(await lagAndAppend(dir, model, sizes.quick ? 4 : 20)));
+    for (const row of rows) row.notes = [...(row.notes ?? []), `model ${info.id} (${info.dimensions} dims), sqlite-vec bit[] + re-rank, FTS5`];
+    return rows;
+  } finally {
+    await model.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function recallQuality(dir: string, model: OnnxEmbeddingModel, sizes: Sizes): Promise<Row[]> {
+  const { sessions: specs, questions } = generateDataset(sizes.quick ? 4 : 20, sizes.quick ? 4 : 8);
+  const store = new SqliteEventStore({ filename: join(dir, 'recall.db') });
+  const sessions = new SessionService(new SessionRepository(store, { snapshotEvery: 100 }));
+  const index = new SqliteVectorIndex({ filename: join(dir, 'recall.memory.db') });
+  const policies = new InMemoryPolicyStore();
+  const indexer = new MemoryIndexer({ store, checkpoints: new InMemoryCheckpointStore(), index, model, policies, batchSize: 512 });
+  const caller = { tenantId: 'bench', actor: 'bench' };
+  const say = async (sessionId: string, role: 'user' | 'agent', content: string) =>
+    (await sessions.execute(caller, sessionId, { type: 'RecordMessage', role, content })).version;
+  const askedAt = new Map<string, number>();
+  for (const spec of specs) {
+    await sessions.startSession(caller, { sessionId: spec.sessionId });
+    let f = 0;
+    for (const fact of spec.facts) {
+      await say(spec.sessionId, 'user', `Tell me about the ${fact.attribute} of ${fact.entity}.`);
+      if (fact.abandonedText) {
+        await say(spec.sessionId, 'agent', fact.abandonedText);
+        await sessions.execute(caller, spec.sessionId, { type: 'MoveHead', kind: 'undo', steps: 1 });
+      }
+      await say(spec.sessionId, 'agent', fact.text);
+      if (++f % 4 === 0) await say(spec.sessionId, 'user', spec.filler[f % spec.filler.length]!);
+    }
+    // Later in the conversation the user comes back to a place, then asks a follow-up about it.
+    for (const q of questions.filter((q) => q.sessionId === spec.sessionId)) {
+      const version = await say(spec.sessionId, 'user', `Let's get back to ${q.entity} for a moment.`);
+      askedAt.set(`${q.sessionId}|${q.entity}|${q.attribute}`, version);
+    }
+  }
+  const started = performance.now();
+  await indexer.catchUp();
+  const seconds = (performance.now() - started) / 1000;
+  const status = await indexer.status();
+  const rows: Row[] = [
+    {
+      ...base,
+      key: 'MEM.index',
+      label: 'indexing throughput: items embedded (real local model) and written to the index',
+      throughput: status.items / seconds,
+      extra: { items: status.items, events: status.checkpoint, seconds },
+    },
+  ];
+
+  const ancestries = new Map<string, Set<number>>();
+  for (const spec of specs) {
+    const state = await sessions.getState(caller, spec.sessionId);
+    ancestries.set(spec.sessionId, new Set(ancestry(state.timeline, state.head)));
+  }
+  const paths = new EngineSessionPaths(sessions);
+  const configs: { key: string; label: string; options: MemoryRecallOptions; rewrite: boolean; useAt: boolean }[] = [
+    {
+      key: 'MEM.recall.vector',
+      label: 'plain vector search (a memory store without the timeline)',
+      options: { hybrid: false, branchAware: false },
+      rewrite: false,
+      useAt: false,
+    },
+    {
+      key: 'MEM.recall.vector+rewrite',
+      label: 'plain vector search, question rewritten',
+      options: { hybrid: false, branchAware: false },
+      rewrite: true,
+      useAt: true,
+    },
+    { key: 'MEM.recall.hybrid+branch', label: 'hybrid + branch-aware, question as asked', options: {}, rewrite: false, useAt: true },
+    { key: 'MEM.recall.rewind', label: 'hybrid + branch-aware + rewriting (Rewind)', options: {}, rewrite: true, useAt: true },
+  ];
+  for (const config of configs) {
+    const recall = new MemoryRecall({ index, model, paths, rewriter: new DeterministicRewriter(), policies }, config.options);
+    let found = 0;
+    let reciprocal = 0;
+    let abandonedHits = 0;
+    let abandonedQuestions = 0;
+    const latency = new LatencyRecorder();
+    for (const q of questions) {
+      const at = askedAt.get(`${q.sessionId}|${q.entity}|${q.attribute}`)!;
+      const result = await latency.time(() =>
+        recall.recall({ tenantId: 'bench', sessionId: q.sessionId, query: q.question, k: 5, rewrite: config.rewrite, ...(config.useAt ? { at } : {}) }),
+      );
+      const rank = result.hits.findIndex((h) => h.text === q.expectedText);
+      if (rank >= 0) {
+        found++;
+        reciprocal += 1 / (rank + 1);
+      }
+      const offPath = result.hits.filter((h) => !ancestries.get(h.sessionId)!.has(h.version)).length;
+      abandonedHits += offPath;
+      if (q.abandonedText && result.hits.some((h) => h.text === q.abandonedText)) abandonedQuestions++;
+    }
+    rows.push(
+      latencyRow(
+        {
+          ...base,
+          key: config.key,
+          label: config.label,
+          extra: {
+            questions: questions.length,
+            recallAt5: found / questions.length,
+            mrr: reciprocal / questions.length,
+            abandonedHits,
+            questionsWithContradiction: questions.filter((q) => q.abandonedText).length,
+            contradictedFactRecalled: abandonedQuestions,
+          },
+        },
+        latency,
+      ),
+    );
+  }
+  await index.close();
+  await store.close();
+  return rows;
+}
+
+const WORDS =
+  'hotel museum price ticket train flight garden river castle market dinner lunch breakfast opening hours street square bridge tower beach harbour'.split(' ');
+/** A Zipf-like vocabulary of 5 000 words for the search-latency index (real text is not 20 words repeated). */
+const VOCABULARY = Array.from({ length: 5000 }, (_, i) => `${WORDS[i % WORDS.length]}${i >= WORDS.length ? Math.floor(i / WORDS.length) : ''}`);
+
+async function searchLatency(dir: string, dimensions: number, items: number, queries: number): Promise<Row[]> {
+  // Random unit vectors: a brute-force scan costs the same whatever the vectors mean.
+  let seed = 7;
+  const rnd = () => ((seed = (seed * 16807) % 2147483647) / 2147483647) * 2 - 1;
+  const vector = () => normalize(Float32Array.from({ length: dimensions }, rnd));
+  const words = (n: number) =>
+    Array.from({ length: n }, () => VOCABULARY[Math.min(VOCABULARY.length, Math.floor(VOCABULARY.length ** ((rnd() + 1) / 2))) - 1]).join(' ');
+  const index = new SqliteVectorIndex({ filename: join(dir, `search-${items}.memory.db`) });
+  await index.open({ id: 'bench-random', dimensions });
+  for (let start = 0; start < items; start += 1000) {
+    const batch = [];
+    for (let i = start; i < Math.min(items, start + 1000); i++) {
+      batch.push({
+        item: {
+          id: `e${i}:0`,
+          tenantId: 'bench',
+          sessionId: `s${i % 100}`,
+          eventId: `e${i}`,
+          version: i,
+          globalPosition: i,
+          role: 'user' as const,
+          occurredAt: '2026-01-01T00:00:00.000Z',
+          chunk: 0,
+          text: words(12),
+        },
+        vector: vector(),
+      });
+    }
+    await index.upsert(batch);
+  }
+  const rows: Row[] = [];
+  for (const scope of ['tenant', 'session'] as const) {
+    const latency = new LatencyRecorder();
+    for (let q = 0; q < queries + 20; q++) {
+      const v = vector();
+      const text = words(3);
+      const where = scope === 'tenant' ? { tenantId: 'bench' } : { tenantId: 'bench', sessionId: `s${q % 100}` };
+      const start = performance.now();
+      // What one recall of 5 hits asks of the index first: 50 vector and 50 keyword candidates.
+      await Promise.all([index.searchVector(v, where, 50), index.searchText(text, where, 50)]);
+      if (q >= 20) latency.record(performance.now() - start);
+    }
+    rows.push(
+      latencyRow(
+        {
+          ...base,
+          key: `MEM.search.${items}.${scope}`,
+          label: `hybrid search at ${items.toLocaleString('en')} items, ${scope === 'tenant' ? 'tenant-wide' : 'one session (1 % of the items)'}`,
+          extra: { items },
+        },
+        latency,
+      ),
+    );
+  }
+  await index.close();
+  return rows;
+}
+
+/** 50 turns/s for `seconds` s, indexer off then on: append latency both ways, and how long each event waits to be indexed. */
+async function lagAndAppend(dir: string, model: OnnxEmbeddingModel, seconds: number): Promise<Row[]> {
+  const rows: Row[] = [];
+  for (const indexing of [false, true]) {
+    const store = new SqliteEventStore({ filename: join(dir, `lag-${indexing}.db`) });
+    const sessions = new SessionService(new SessionRepository(store, { snapshotEvery: 100 }));
+    const index = new SqliteVectorIndex({ filename: join(dir, `lag-${indexing}.memory.db`) });
+    const checkpoints = new InMemoryCheckpointStore();
+    const indexer = new MemoryIndexer({ store, checkpoints, index, model, policies: new InMemoryPolicyStore(), pollIntervalMs: 20 });
+    const caller = { tenantId: 'bench', actor: 'bench' };
+    for (let s = 0; s < 10; s++) await sessions.startSession(caller, { sessionId: `s${s}` });
+    if (indexing) {
+      await indexer.open();
+      indexer.start();
+    }
+    const append = new LatencyRecorder();
+    const lag = new LatencyRecorder();
+    const pending: { position: number; at: number }[] = [];
+    const turns = seconds * 50;
+    const begin = performance.now();
+    let watching = true;
+    const watcher = (async () => {
+      while (watching || pending.length > 0) {
+        const checkpoint = await checkpoints.load('memory-indexer');
+        const now = performance.now();
+        while (pending.length > 0 && pending[0]!.position <= checkpoint) lag.record(now - pending.shift()!.at);
+        if (!indexing) pending.length = 0;
+        await new Promise((r) => setTimeout(r, 5));
+      }
+    })();
+    for (let i = 0; i < turns; i++) {
+      const due = begin + i * 20;
+      const wait = due - performance.now();
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      await append.time(() =>
+        sessions.execute(caller, `s${i % 10}`, {
+          type: 'RecordMessage',
+          role: i % 2 ? 'agent' : 'user',
+          content: `Turn ${i}: we talked about ${WORDS[i % WORDS.length]} and ${WORDS[(i * 7) % WORDS.length]} in the afternoon.`,
+        }),
+      );
+      if (indexing) pending.push({ position: await store.lastPosition(), at: performance.now() });
+    }
+    watching = false;
+    await watcher;
+    await indexer.stop();
+    rows.push(
+      latencyRow(
+        {
+          ...base,
+          key: `MEM.append.${indexing ? 'on' : 'off'}`,
+          label: `append one message at 50 turns/s, indexer ${indexing ? 'on (same process)' : 'off'}`,
+          extra: { turns },
+        },
+        append,
+      ),
+    );
+    if (indexing) rows.push(latencyRow({ ...base, key: 'MEM.lag', label: 'index lag at 50 turns/s: commit → item searchable', extra: { turns } }, lag));
+    await index.close();
+    await store.close();
+  }
+  return rows;
+}
