@@ -56,6 +56,8 @@ describe.each(E2E_STORES)('@rewind/client against the real server on the %s stor
     expect((await client.listEvents(id, { from: 5 })).events.map((e) => e.type)).toEqual(['CheckpointCreated']);
     expect((await client.getDiff(id, 2, 4)).changes.map((c) => c.path)).toEqual(expect.arrayContaining(['memory.city']));
     expect((await client.getContext(id)).items).toHaveLength(1);
+    const recalled = await client.recall(id, { query: 'Where is the hotel?', k: 3 });
+    expect(recalled).toMatchObject({ query: 'Where is the hotel?', hits: expect.any(Array) });
   });
 
   it('waits for a rollback that compensates a real booking, and types the refusal of a redo over it', async () => {

@@ -14,6 +14,7 @@ export type EventPage = Schemas['EventPage'];
 export type Diff = Schemas['Diff'];
 export type Context = Schemas['Context'];
 export type Tool = Schemas['Tool'];
+export type Recall = Schemas['Recall'];
 export type JsonValue = unknown;
 
 export interface RewindClientOptions {
@@ -218,6 +219,13 @@ export class RewindClient {
         body: { note },
       }),
     );
+  }
+
+  // ---- long-term memory -----------------------------------------------------------------
+
+  /** Branch-aware recall: what was rolled back is not recalled; a vague follow-up is rewritten first. */
+  recall(id: string, body: Schemas['RecallDto']): Promise<Recall> {
+    return data(this.api.POST('/v1/sessions/{id}/recall', { params: { path: { id } }, body }));
   }
 
   // ---- tools ----------------------------------------------------------------------------
