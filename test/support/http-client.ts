@@ -1,4 +1,10 @@
-/** A tiny JSON client for tests and scripts: every call returns status, headers and parsed body. */
+import { responseValidator } from './openapi-validator';
+
+/**
+ * A tiny JSON client for tests and scripts: every call returns status, headers and parsed body.
+ * Every answer is checked against the OpenAPI document (docs/openapi.json): a status it does not
+ * list, or a body that does not match that status's schema, fails the request (and the test).
+ */
 export interface HttpResponse<T = any> {
   status: number;
   headers: Headers;
@@ -7,7 +13,13 @@ export interface HttpResponse<T = any> {
 
 export type Http = (method: string, path: string, body?: unknown, headers?: Record<string, string>) => Promise<HttpResponse>;
 
-export function httpClient(baseUrl: string, apiKey?: string): Http {
+export interface HttpClientOptions {
+  /** Check answers against the OpenAPI document (default: under vitest; benchmarks measure the server, not the check). */
+  validate?: boolean;
+}
+
+export function httpClient(baseUrl: string, apiKey?: string, options: HttpClientOptions = {}): Http {
+  const validator = (options.validate ?? process.env.VITEST !== undefined) ? responseValidator() : null;
   return async (method, path, body, headers = {}) => {
     const response = await fetch(baseUrl + path, {
       method,
@@ -25,6 +37,8 @@ export function httpClient(baseUrl: string, apiKey?: string): Http {
     } catch {
       // keep the raw text (e.g. HTML docs)
     }
+    const mismatch = validator?.check(method, path, response.status, response.headers.get('content-type'), parsed);
+    if (mismatch) throw new Error(mismatch);
     return { status: response.status, headers: response.headers, body: parsed };
   };
 }

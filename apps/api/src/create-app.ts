@@ -1,7 +1,7 @@
 import { Logger, type LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { SwaggerModule } from '@nestjs/swagger';
 import { ensureAdminKey, type ApiKeyStore } from '@rewind/tenancy';
 import { AppModule } from './app.module';
 import type { RewindConfig } from '@rewind/config';
@@ -9,7 +9,10 @@ import { openStores } from './infrastructure/infrastructure.module';
 import { RewindMetrics } from './metrics/metrics';
 import { API_KEY_STORE } from './infrastructure/tokens';
 import { serveUi } from './ui/serve-ui';
+import { findUnsafeInput } from '@rewind/contracts';
+import { ApiError } from './common/api-error';
 import { clientErrorHandler, frameworkErrors } from './common/framework-errors';
+import { buildOpenApiDocument } from './openapi/openapi-document';
 
 const LEVELS: Record<RewindConfig['logLevel'], LogLevel[]> = {
   error: ['fatal', 'error'],
@@ -57,6 +60,22 @@ export async function createApp(config: RewindConfig): Promise<CreatedApp> {
         });
       }
     });
+  // Hostile JSON (deep nesting, text no store can hold) is refused before any guard,
+  // interceptor or pipe walks it: the validation pipe checks again per parameter, with names.
+  app
+    .getHttpAdapter()
+    .getInstance()
+    .addHook('preValidation', async (request, reply) => {
+      if (request.body === null || typeof request.body !== 'object') return;
+      const unsafe = findUnsafeInput(request.body);
+      if (unsafe) {
+        await reply
+          .status(400)
+          .send(
+            new ApiError(400, 'validation_failed', `The request is not valid: ${unsafe.message}.`, [{ field: unsafe.field, message: unsafe.message }]).body(),
+          );
+      }
+    });
   const metrics = app.get(RewindMetrics);
   app
     .getHttpAdapter()
@@ -69,15 +88,7 @@ export async function createApp(config: RewindConfig): Promise<CreatedApp> {
   app.enableShutdownHooks();
   serveUi(app);
 
-  const document = SwaggerModule.createDocument(
-    app,
-    new DocumentBuilder()
-      .setTitle('Rewind')
-      .setDescription('Event-sourced agent sessions with time travel and undo. Errors are `{error: {code, message, details[]}}`.')
-      .setVersion('0.1.0')
-      .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'API key' })
-      .build(),
-  );
+  const document = buildOpenApiDocument(app);
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs/openapi.json' });
 
   const keys = app.get<ApiKeyStore>(API_KEY_STORE);

@@ -21,7 +21,10 @@ export class AuditChainsController {
   constructor(private readonly queries: QueryBus) {}
 
   @Get('chains')
-  @ApiOperation({ summary: "Recompute the hash chains of the tenant's sessions (or one) against their seals: ok, or the first broken link" })
+  @ApiOperation({
+    operationId: 'verifyAuditChains',
+    summary: "Recompute the hash chains of the tenant's sessions (or one) against their seals: ok, or the first broken link",
+  })
   @ApiQuery({ name: 'sessionId', required: false })
   chains(@CurrentCaller() caller: Caller, @Query('sessionId', new IdParamPipeOptional()) sessionId?: string) {
     return this.queries.execute(new VerifyChainsQuery(caller.tenantId, sessionId));

@@ -20,19 +20,19 @@ export class EncryptionPoliciesController {
   ) {}
 
   @Get()
-  @ApiOperation({ summary: "The tenant's encryption policies" })
+  @ApiOperation({ operationId: 'getEncryptionPolicies', summary: "The tenant's encryption policies" })
   get(@CurrentCaller() caller: Caller) {
     return this.queries.execute(new GetEncryptionPoliciesQuery(caller.tenantId));
   }
 
   @Put('tools/:name')
-  @ApiOperation({ summary: "Declare the paths of a tool's input and output that are always encrypted" })
+  @ApiOperation({ operationId: 'setToolEncryption', summary: "Declare the paths of a tool's input and output that are always encrypted" })
   tool(@CurrentCaller() caller: Caller, @Param('name', IdParamPipe) name: string, @Body() body: ToolEncryptionDto) {
     return this.commands.execute(new SetToolEncryptionCommand(caller.tenantId, name, body.input ?? [], body.output ?? []));
   }
 
   @Put('memory-keys/:key')
-  @ApiOperation({ summary: "Declare whether a memory key's values are always encrypted" })
+  @ApiOperation({ operationId: 'setMemoryKeyEncryption', summary: "Declare whether a memory key's values are always encrypted" })
   memoryKey(@CurrentCaller() caller: Caller, @Param('key', NameParamPipe) key: string, @Body() body: MemoryKeyEncryptionDto) {
     return this.commands.execute(new SetMemoryKeyEncryptionCommand(caller.tenantId, key, body.encrypted));
   }

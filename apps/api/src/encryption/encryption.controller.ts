@@ -15,7 +15,7 @@ export class EncryptionController {
 
   @Post(':id/shred')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Destroy the session\'s data key: its encrypted fields read as "[shredded]" everywhere from now on' })
+  @ApiOperation({ operationId: 'shredSession', summary: 'Destroy the session\'s data key: its encrypted fields read as "[shredded]" everywhere from now on' })
   shred(@CurrentCaller() caller: Caller, @Param('id', IdParamPipe) id: string) {
     return this.commands.execute(new ShredSessionCommand(caller, id));
   }

@@ -11,7 +11,7 @@ export class HealthController {
 
   @Get()
   @Public()
-  @ApiOperation({ summary: 'Liveness and store reachability (no API key needed)' })
+  @ApiOperation({ operationId: 'getHealth', summary: 'Liveness and store reachability (no API key needed)' })
   async health() {
     return { status: 'ok', store: { lastPosition: await this.store.lastPosition() } };
   }

@@ -41,7 +41,7 @@ export class KeysController {
   ) {}
 
   @Post()
-  @ApiOperation({ summary: 'Create an API key; the secret is in this answer only, never again' })
+  @ApiOperation({ operationId: 'createApiKey', summary: 'Create an API key; the secret is in this answer only, never again' })
   create(@CurrentCaller() caller: Caller, @Body() body: CreateApiKeyDto): Promise<{ key: string; record: ApiKeyRecord }> {
     return mapped(
       this.commands.execute(new CreateApiKeyCommand(body.tenantId ?? caller.tenantId, body.name, body.scopes ?? ['write', 'read'], body.expiresAt ?? null)),
@@ -49,7 +49,7 @@ export class KeysController {
   }
 
   @Get()
-  @ApiOperation({ summary: 'List API keys (ids, scopes, lifecycle; never secrets)' })
+  @ApiOperation({ operationId: 'listApiKeys', summary: 'List API keys (ids, scopes, lifecycle; never secrets)' })
   async list(@CurrentCaller() caller: Caller, @Query() query: ListApiKeysQueryDto): Promise<{ items: ApiKeyRecord[] }> {
     const tenantId = query.tenantId === '*' ? undefined : (query.tenantId ?? caller.tenantId);
     return { items: await this.queries.execute(new ListApiKeysQuery(tenantId)) };
@@ -57,20 +57,20 @@ export class KeysController {
 
   @Post(':keyId/revoke')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Revoke a key: every process refuses it within a second' })
+  @ApiOperation({ operationId: 'revokeApiKey', summary: 'Revoke a key: every process refuses it within a second' })
   revoke(@Param('keyId', IdParamPipe) keyId: string): Promise<ApiKeyRecord> {
     return mapped(this.commands.execute(new RevokeApiKeyCommand(keyId)));
   }
 
   @Post(':keyId/rotate')
   @HttpCode(200)
-  @ApiOperation({ summary: 'A new secret for the key (same id); the old one works for graceSeconds (default 24 h)' })
+  @ApiOperation({ operationId: 'rotateApiKey', summary: 'A new secret for the key (same id); the old one works for graceSeconds (default 24 h)' })
   rotate(@Param('keyId', IdParamPipe) keyId: string, @Body() body: RotateApiKeyDto = {}): Promise<{ key: string; record: ApiKeyRecord }> {
     return mapped(this.commands.execute(new RotateApiKeyCommand(keyId, body?.graceSeconds ?? DEFAULT_ROTATION_GRACE_SECONDS)));
   }
 
   @Put(':keyId/expiry')
-  @ApiOperation({ summary: 'Set or clear the instant after which the key is refused' })
+  @ApiOperation({ operationId: 'setApiKeyExpiry', summary: 'Set or clear the instant after which the key is refused' })
   expire(@Param('keyId', IdParamPipe) keyId: string, @Body() body: SetApiKeyExpiryDto): Promise<ApiKeyRecord> {
     return mapped(this.commands.execute(new SetApiKeyExpiryCommand(keyId, body.expiresAt)));
   }

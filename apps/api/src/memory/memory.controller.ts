@@ -21,25 +21,31 @@ export class MemoryController {
 
   @Post('sessions/:id/recall')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Recall from long-term memory: hybrid, branch-aware (what was rolled back is not recalled), with query rewriting' })
+  @ApiOperation({
+    operationId: 'recallMemory',
+    summary: 'Recall from long-term memory: hybrid, branch-aware (what was rolled back is not recalled), with query rewriting',
+  })
   recall(@CurrentCaller() caller: Caller, @Param('id', IdParamPipe) id: string, @Body() body: RecallDto) {
     return this.queries.execute(new RecallQuery(caller, id, body));
   }
 
   @Put('sessions/:id/memory-policy')
-  @ApiOperation({ summary: 'Memory policy of a session: persistent (default) or none (nothing indexed or recalled; removes what was indexed)' })
+  @ApiOperation({
+    operationId: 'setSessionMemoryPolicy',
+    summary: 'Memory policy of a session: persistent (default) or none (nothing indexed or recalled; removes what was indexed)',
+  })
   sessionPolicy(@CurrentCaller() caller: Caller, @Param('id', IdParamPipe) id: string, @Body() body: MemoryPolicyDto) {
     return this.commands.execute(new SetMemoryPolicyCommand(caller, id, body.policy));
   }
 
   @Put('memory/policy')
-  @ApiOperation({ summary: 'Memory policy of the caller’s tenant (a session’s own policy wins)' })
+  @ApiOperation({ operationId: 'setTenantMemoryPolicy', summary: 'Memory policy of the caller’s tenant (a session’s own policy wins)' })
   tenantPolicy(@CurrentCaller() caller: Caller, @Body() body: MemoryPolicyDto) {
     return this.commands.execute(new SetMemoryPolicyCommand(caller, undefined, body.policy));
   }
 
   @Get('memory/status')
-  @ApiOperation({ summary: 'Indexing status: model, index, checkpoint, lag, items' })
+  @ApiOperation({ operationId: 'getMemoryStatus', summary: 'Indexing status: model, index, checkpoint, lag, items' })
   status() {
     return this.queries.execute(new MemoryStatusQuery());
   }

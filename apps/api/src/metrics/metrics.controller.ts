@@ -11,7 +11,7 @@ export class MetricsController {
   @Get()
   @Public()
   @Header('content-type', 'text/plain; version=0.0.4; charset=utf-8')
-  @ApiOperation({ summary: 'Prometheus metrics (no tenant data; no API key needed)' })
+  @ApiOperation({ operationId: 'getMetrics', summary: 'Prometheus metrics (no tenant data; no API key needed)' })
   scrape(): Promise<string> {
     return this.metrics.registry.metrics();
   }

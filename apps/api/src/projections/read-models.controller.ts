@@ -18,7 +18,7 @@ export class ReadModelsController {
   constructor(private readonly queries: QueryBus) {}
 
   @Get('sessions')
-  @ApiOperation({ summary: "List the tenant's sessions (from the sessions projection): filters, sort, cursor paging" })
+  @ApiOperation({ operationId: 'listSessions', summary: "List the tenant's sessions (from the sessions projection): filters, sort, cursor paging" })
   @ApiOkResponse({ type: SessionPageDto })
   async sessions(@CurrentCaller() caller: Caller, @Query() query: SessionListQueryDto): Promise<SessionPageDto> {
     return this.queries.execute(
@@ -36,7 +36,10 @@ export class ReadModelsController {
   }
 
   @Get('audit')
-  @ApiOperation({ summary: 'The audit log: every event of the tenant in log order, who did what and when (from the audit projection)' })
+  @ApiOperation({
+    operationId: 'getAuditLog',
+    summary: 'The audit log: every event of the tenant in log order, who did what and when (from the audit projection)',
+  })
   @ApiOkResponse({ type: AuditPageDto })
   async audit(@CurrentCaller() caller: Caller, @Query() query: AuditQueryDto): Promise<AuditPageDto> {
     return this.queries.execute(
@@ -54,7 +57,7 @@ export class ReadModelsController {
   }
 
   @Get('tool-calls')
-  @ApiOperation({ summary: 'The tool-call ledger: every call, its declared effect, its outcome and what rollbacks did about it' })
+  @ApiOperation({ operationId: 'listToolCalls', summary: 'The tool-call ledger: every call, its declared effect, its outcome and what rollbacks did about it' })
   @ApiOkResponse({ type: ToolCallPageDto })
   async toolCalls(@CurrentCaller() caller: Caller, @Query() query: ToolCallsQueryDto): Promise<ToolCallPageDto> {
     return this.queries.execute(
@@ -71,7 +74,10 @@ export class ReadModelsController {
   }
 
   @Get('projections')
-  @ApiOperation({ summary: "Each projection's position, the head of the event log and the lag (operational, not tenant data)" })
+  @ApiOperation({
+    operationId: 'getProjectionStatus',
+    summary: "Each projection's position, the head of the event log and the lag (operational, not tenant data)",
+  })
   @ApiOkResponse({ type: ProjectionsDto })
   async projections(): Promise<ProjectionsDto> {
     return { projections: await this.queries.execute(new ProjectionStatusQuery()) };

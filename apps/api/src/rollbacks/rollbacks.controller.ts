@@ -27,14 +27,14 @@ export class RollbacksController {
   }
 
   @Get()
-  @ApiOperation({ summary: "The plan and each effect's outcome, live" })
+  @ApiOperation({ operationId: 'getRollback', summary: "The plan and each effect's outcome, live" })
   async get(@CurrentCaller() caller: Caller, @Param('rollbackId') rollbackId: string) {
     return (await this.locate(caller, rollbackId)).view;
   }
 
   @Post('effects/:callId/retry')
   @HttpCode(202)
-  @ApiOperation({ summary: 'Try a failed compensation again (recorded)' })
+  @ApiOperation({ operationId: 'retryCompensation', summary: 'Try a failed compensation again (recorded)' })
   async retry(
     @CurrentCaller() caller: Caller,
     @Param('rollbackId') rollbackId: string,
@@ -48,7 +48,7 @@ export class RollbacksController {
 
   @Post('effects/:callId/resolve')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Mark a failed compensation as undone by hand (recorded with who and a note)' })
+  @ApiOperation({ operationId: 'resolveCompensation', summary: 'Mark a failed compensation as undone by hand (recorded with who and a note)' })
   async resolve(
     @CurrentCaller() caller: Caller,
     @Param('rollbackId') rollbackId: string,

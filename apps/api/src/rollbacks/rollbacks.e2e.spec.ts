@@ -78,6 +78,14 @@ describe.each(E2E_STORES)('on the %s store', (storeName) => {
         effects: [{ toolCallId: 'h1', status: 'compensated', attempts: 1 }],
       });
       expect(undo.headers.get('location')).toBe(`/v1/rollbacks/${undo.body.rollbackId}`);
+      // The answer lists every event up to its version: the request, the saga's outcome, the completion.
+      expect(undo.body).toMatchObject({ version: 9, head: 4, stepVersion: null });
+      expect(undo.headers.get('etag')).toBe('"9"');
+      expect(undo.body.events.map((e: { type: string; streamVersion: number; step: boolean }) => [e.type, e.streamVersion, e.step])).toEqual([
+        ['RollbackRequested', 7, false],
+        ['CompensationApplied', 8, false],
+        ['RollbackCompleted', 9, false],
+      ]);
       expect(travel.bookings.get(hotel)!.status).toBe('cancelled');
       expect(travel.bookings.get(flight)!.status).toBe('booked');
       expect(travel.cancellations.get(hotel)).toBe(1);

@@ -21,19 +21,19 @@ export class ToolsController {
   ) {}
 
   @Put(':name')
-  @ApiOperation({ summary: "Register or replace a tool's effect, compensation and retry policy" })
+  @ApiOperation({ operationId: 'registerTool', summary: "Register or replace a tool's effect, compensation and retry policy" })
   register(@CurrentCaller() caller: Caller, @Param('name', IdParamPipe) name: string, @Body() body: RegisterToolDto, @WriteHeaders() options: WriteOptions) {
     return this.commands.execute(new RegisterToolCommand(caller, name, mergeEffect(undefined, effectOf(body)), options));
   }
 
   @Get()
-  @ApiOperation({ summary: "The tenant's registered tools" })
+  @ApiOperation({ operationId: 'listTools', summary: "The tenant's registered tools" })
   async list(@CurrentCaller() caller: Caller) {
     return { items: await this.queries.execute(new ListToolsQuery(caller.tenantId)) };
   }
 
   @Get(':name')
-  @ApiOperation({ summary: 'One registered tool' })
+  @ApiOperation({ operationId: 'getTool', summary: 'One registered tool' })
   async get(@CurrentCaller() caller: Caller, @Param('name', IdParamPipe) name: string) {
     const tool = await this.queries.execute(new GetToolQuery(caller.tenantId, name));
     if (!tool) throw new ApiError(404, 'tool_not_found', `No tool "${name}" is registered for this tenant: PUT /v1/tools/${name} registers it.`);

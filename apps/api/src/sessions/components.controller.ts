@@ -21,7 +21,7 @@ export class ComponentsController {
   ) {}
 
   @Put(':name')
-  @ApiOperation({ summary: "Save a component's state (a step: time travel and rollback restore it)" })
+  @ApiOperation({ operationId: 'saveComponentState', summary: "Save a component's state (a step: time travel and rollback restore it)" })
   async save(
     @CurrentCaller() caller: Caller,
     @Param('id', IdParamPipe) id: string,
@@ -36,7 +36,7 @@ export class ComponentsController {
   }
 
   @Get(':name')
-  @ApiOperation({ summary: "A component's state at the head, or at any version (?at=)" })
+  @ApiOperation({ operationId: 'getComponentState', summary: "A component's state at the head, or at any version (?at=)" })
   load(@CurrentCaller() caller: Caller, @Param('id', IdParamPipe) id: string, @Param('name', NameParamPipe) name: string, @Query() query: StateQueryDto) {
     return this.queries.execute(new GetComponentStateQuery(caller, id, name, query.at));
   }

@@ -40,16 +40,17 @@ export class HeadMovesController {
       return result;
     }
     const rollbackId = result.rollbackId;
-    const { state, rollback } = await this.queries.execute(new FollowRollbackQuery(caller, id, rollbackId, body?.waitMs ?? 0));
+    const { state, rollback, events } = await this.queries.execute(new FollowRollbackQuery(caller, id, rollbackId, body?.waitMs ?? 0, result.version));
     reply.header('Location', `/v1/rollbacks/${rollbackId}`).header('ETag', `"${state.version}"`);
     // Not finished (still running, or needing attention): accepted, follow Location.
     if (rollback?.status !== 'completed') reply.status(202);
-    return { ...result, version: state.version, head: state.head, status: state.status, rollback };
+    // Version, head and events agree: the saga's records while the caller waited are listed too.
+    return { ...result, version: state.version, head: state.head, status: state.status, events: [...result.events, ...events], rollback };
   }
 
   @Post('rollback')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Make any earlier step (any branch) current; abandoned effects are planned for compensation' })
+  @ApiOperation({ operationId: 'rollback', summary: 'Make any earlier step (any branch) current; abandoned effects are planned for compensation' })
   rollback(
     @CurrentCaller() c: Caller,
     @Param('id', IdParamPipe) id: string,
@@ -62,7 +63,7 @@ export class HeadMovesController {
 
   @Post('undo')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Go back to the previous step boundary (or N of them)' })
+  @ApiOperation({ operationId: 'undo', summary: 'Go back to the previous step boundary (or N of them)' })
   undo(
     @CurrentCaller() c: Caller,
     @Param('id', IdParamPipe) id: string,
@@ -75,7 +76,7 @@ export class HeadMovesController {
 
   @Post('redo')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Return to where the last undo or rollback came from' })
+  @ApiOperation({ operationId: 'redo', summary: 'Return to where the last undo or rollback came from' })
   redo(
     @CurrentCaller() c: Caller,
     @Param('id', IdParamPipe) id: string,

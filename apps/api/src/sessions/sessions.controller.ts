@@ -20,7 +20,7 @@ export class SessionsController {
   ) {}
 
   @Post()
-  @ApiOperation({ summary: 'Start a session' })
+  @ApiOperation({ operationId: 'startSession', summary: 'Start a session' })
   @ApiCreatedResponse({ description: 'The session and the events written.' })
   async start(
     @CurrentCaller() caller: Caller,
@@ -34,7 +34,7 @@ export class SessionsController {
   }
 
   @Get(':id')
-  @ApiOperation({ summary: 'Current state (the head)' })
+  @ApiOperation({ operationId: 'getSession', summary: 'Current state (the head)' })
   async get(@CurrentCaller() caller: Caller, @Param('id', IdParamPipe) id: string, @Res({ passthrough: true }) reply: FastifyReply) {
     const state = await this.queries.execute(new GetSessionStateQuery(caller, id));
     reply.header('ETag', `"${state.version}"`);
@@ -42,13 +42,13 @@ export class SessionsController {
   }
 
   @Get(':id/state')
-  @ApiOperation({ summary: 'State at any version, on any branch (time travel)' })
+  @ApiOperation({ operationId: 'getSessionState', summary: 'State at any version, on any branch (time travel)' })
   async stateAt(@CurrentCaller() caller: Caller, @Param('id', IdParamPipe) id: string, @Query() query: StateQueryDto) {
     return presentState(await this.queries.execute(new GetSessionStateQuery(caller, id, query.at)));
   }
 
   @Get(':id/timeline')
-  @ApiOperation({ summary: 'The timeline DAG: nodes, head, branches, checkpoints, rollbacks' })
+  @ApiOperation({ operationId: 'getTimeline', summary: 'The timeline DAG: nodes, head, branches, checkpoints, rollbacks' })
   timeline(@CurrentCaller() caller: Caller, @Param('id', IdParamPipe) id: string, @Query() query: TimelineQueryDto) {
     const page =
       query.from === undefined && query.limit === undefined
@@ -58,7 +58,7 @@ export class SessionsController {
   }
 
   @Get(':id/events')
-  @ApiOperation({ summary: 'Raw events, in stream order (audit)' })
+  @ApiOperation({ operationId: 'listEvents', summary: 'Raw events, in stream order (audit)' })
   async events(@CurrentCaller() caller: Caller, @Param('id', IdParamPipe) id: string, @Query() query: EventsQueryDto) {
     const limit = query.limit ?? 100;
     const events = await this.queries.execute(new GetEventsQuery(caller, id, query.from ?? 1, limit));
@@ -67,13 +67,13 @@ export class SessionsController {
   }
 
   @Get(':id/diff')
-  @ApiOperation({ summary: 'What changed between two versions' })
+  @ApiOperation({ operationId: 'getDiff', summary: 'What changed between two versions' })
   diff(@CurrentCaller() caller: Caller, @Param('id', IdParamPipe) id: string, @Query() query: DiffQueryDto) {
     return this.queries.execute(new GetDiffQuery(caller, id, query.from, query.to));
   }
 
   @Get(':id/context')
-  @ApiOperation({ summary: 'Sanitized LLM context: head path only, interrupted turns as seen, unfinished tool calls stripped' })
+  @ApiOperation({ operationId: 'getContext', summary: 'Sanitized LLM context: head path only, interrupted turns as seen, unfinished tool calls stripped' })
   context(@CurrentCaller() caller: Caller, @Param('id', IdParamPipe) id: string, @Query() query: ContextQueryDto) {
     if (query.maxTurns === undefined && query.maxChars === undefined && query.at === undefined) return this.queries.execute(new GetContextQuery(caller, id));
     return this.queries.execute(

@@ -175,6 +175,40 @@ describe.each(E2E_STORES)('on the %s store', (storeName) => {
       expect((await http('GET', `/v1/sessions/${id}`)).body.memory).toEqual({ city: 'Paris', hotel: 'Ritz' });
     });
 
+    it('says in every write result which version is a timeline node one can return to', async () => {
+      const id = await newSession();
+      const message = await http('POST', `/v1/sessions/${id}/messages`, { role: 'user', content: 'hi' });
+      expect(message.body).toMatchObject({ version: 2, head: 2, stepVersion: 2, events: [{ type: 'UserMessageReceived', streamVersion: 2, step: true }] });
+      // A checkpoint labels the head: a record (version 3) about node 2, not a node itself.
+      const checkpoint = await http('POST', `/v1/sessions/${id}/checkpoints`, { label: 'greeted' });
+      expect(checkpoint.status).toBe(201);
+      expect(checkpoint.body).toMatchObject({ version: 3, head: 2, stepVersion: null, events: [{ type: 'CheckpointCreated', streamVersion: 3, step: false }] });
+      expect(checkpoint.headers.get('etag')).toBe('"3"');
+      const batch = await http('POST', `/v1/sessions/${id}/steps`, {
+        steps: [
+          { kind: 'message', role: 'agent', content: 'hello' },
+          { kind: 'memory', key: 'k', value: 1 },
+        ],
+      });
+      expect(batch.body).toMatchObject({ version: 5, head: 5, stepVersion: 5 });
+      expect(batch.body.events.map((e: { step: boolean }) => e.step)).toEqual([true, true]);
+      const undo = await http('POST', `/v1/sessions/${id}/undo`, {});
+      // Nothing to compensate: the request and its completion are one write, both listed.
+      expect(undo.body).toMatchObject({
+        version: 7,
+        head: 4,
+        stepVersion: null,
+        events: [
+          { type: 'RollbackRequested', streamVersion: 6, step: false },
+          { type: 'RollbackCompleted', streamVersion: 7, step: false },
+        ],
+      });
+      // Every head a result names is a node one can read and return to.
+      for (const node of [message.body.head, checkpoint.body.head, batch.body.head, undo.body.head]) {
+        expect((await http('GET', `/v1/sessions/${id}/state?at=${node}`)).body.head).toBe(node);
+      }
+    });
+
     it('shows the plan of a head move across effects without doing anything (dry run)', async () => {
       const id = await newSession();
       await http('POST', `/v1/sessions/${id}/tool-calls`, {
@@ -295,6 +329,29 @@ describe.each(E2E_STORES)('on the %s store', (storeName) => {
       expect(noKey.body.error.code).toBe('unauthorized');
       expect((await httpClient(t.baseUrl, 'rwd_000000000000_nope')('GET', '/v1/sessions')).status).toBe(401);
       expect((await anonymous('GET', '/health')).status).toBe(200);
+    });
+
+    it("answers a write with If-Match to another tenant's (or no) session with the same 404, never a version conflict", async () => {
+      const id = await newSession();
+      await http('PUT', `/v1/sessions/${id}/memory/a`, { value: 1 });
+      const keys = t.app.get<ApiKeyStore>(API_KEY_STORE);
+      const { key } = await keys.create({ tenantId: `intruder${Date.now()}`, name: 'intruder', role: 'agent' });
+      const intruder = httpClient(t.baseUrl, key);
+      const before = await footprint(id);
+      for (const ifMatch of ['2', '"2"', '7']) {
+        for (const [method, path, body] of [
+          ['PUT', `/v1/sessions/${id}/memory/a`, { value: 2 }],
+          ['POST', `/v1/sessions/${id}/messages`, { role: 'user', content: 'hi' }],
+          ['POST', `/v1/sessions/${id}/checkpoints`, { label: 'mine' }],
+          ['POST', `/v1/sessions/${id}/undo`, {}],
+        ] as const) {
+          const res = await intruder(method, path, body, { 'If-Match': ifMatch });
+          expect({ path, ifMatch, status: res.status, code: res.body.error?.code }).toEqual({ path, ifMatch, status: 404, code: 'session_not_found' });
+        }
+        const nobody = await http('PUT', `/v1/sessions/nobody-${id}/memory/a`, { value: 2 }, { 'If-Match': ifMatch });
+        expect([nobody.status, nobody.body.error.code]).toEqual([404, 'session_not_found']);
+      }
+      expect(await footprint(id)).toEqual(before);
     });
 
     it("lists a tenant's sessions with cursor paging", async () => {

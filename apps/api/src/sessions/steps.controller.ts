@@ -42,6 +42,7 @@ export class StepsController {
 
   @Post('steps')
   @ApiOperation({
+    operationId: 'recordSteps',
     summary: 'Record several steps at once (e.g. a whole turn): in order, in one atomic write',
     description:
       'Each step is decided on the state the steps before it leave. A refused step refuses the batch (its index is in the error) and nothing is written. One Idempotency-Key and one If-Match cover the batch.',
@@ -57,7 +58,7 @@ export class StepsController {
   }
 
   @Post('messages')
-  @ApiOperation({ summary: 'Record a user or agent message' })
+  @ApiOperation({ operationId: 'recordMessage', summary: 'Record a user or agent message' })
   message(
     @CurrentCaller() c: Caller,
     @Param('id', IdParamPipe) id: string,
@@ -69,7 +70,7 @@ export class StepsController {
   }
 
   @Post('tool-calls')
-  @ApiOperation({ summary: 'Start a tool call, declaring its effect before it runs' })
+  @ApiOperation({ operationId: 'startToolCall', summary: 'Start a tool call, declaring its effect before it runs' })
   startToolCall(
     @CurrentCaller() c: Caller,
     @Param('id', IdParamPipe) id: string,
@@ -82,7 +83,7 @@ export class StepsController {
 
   @Post('tool-calls/:callId/succeed')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Record a tool call result' })
+  @ApiOperation({ operationId: 'succeedToolCall', summary: 'Record a tool call result' })
   succeed(
     @CurrentCaller() c: Caller,
     @Param('id', IdParamPipe) id: string,
@@ -96,7 +97,7 @@ export class StepsController {
 
   @Post('tool-calls/:callId/fail')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Record a tool call failure' })
+  @ApiOperation({ operationId: 'failToolCall', summary: 'Record a tool call failure' })
   fail(
     @CurrentCaller() c: Caller,
     @Param('id', IdParamPipe) id: string,
@@ -109,7 +110,7 @@ export class StepsController {
   }
 
   @Put('memory/:key')
-  @ApiOperation({ summary: 'Write a memory entry' })
+  @ApiOperation({ operationId: 'writeMemory', summary: 'Write a memory entry' })
   writeMemory(
     @CurrentCaller() c: Caller,
     @Param('id', IdParamPipe) id: string,
@@ -122,7 +123,7 @@ export class StepsController {
   }
 
   @Delete('memory/:key')
-  @ApiOperation({ summary: 'Erase a memory entry (recorded as an event; history keeps the old value)' })
+  @ApiOperation({ operationId: 'eraseMemory', summary: 'Erase a memory entry (recorded as an event; history keeps the old value)' })
   eraseMemory(
     @CurrentCaller() c: Caller,
     @Param('id', IdParamPipe) id: string,
@@ -134,7 +135,7 @@ export class StepsController {
   }
 
   @Put('context-vars/:name')
-  @ApiOperation({ summary: 'Set a context variable' })
+  @ApiOperation({ operationId: 'setContextVariable', summary: 'Set a context variable' })
   setVar(
     @CurrentCaller() c: Caller,
     @Param('id', IdParamPipe) id: string,
@@ -147,7 +148,7 @@ export class StepsController {
   }
 
   @Post('tasks')
-  @ApiOperation({ summary: 'Push a task onto the task stack' })
+  @ApiOperation({ operationId: 'pushTask', summary: 'Push a task onto the task stack' })
   pushTask(
     @CurrentCaller() c: Caller,
     @Param('id', IdParamPipe) id: string,
@@ -159,14 +160,14 @@ export class StepsController {
   }
 
   @Delete('tasks/top')
-  @ApiOperation({ summary: 'Pop the top task' })
+  @ApiOperation({ operationId: 'popTask', summary: 'Pop the top task' })
   popTask(@CurrentCaller() c: Caller, @Param('id', IdParamPipe) id: string, @WriteHeaders() o: WriteOptions, @Res({ passthrough: true }) r: FastifyReply) {
     return this.run(c, id, toCommand.popTask(), o, r);
   }
 
   @Post('turns/:turnId/interrupt')
   @HttpCode(200)
-  @ApiOperation({ summary: 'The user stopped the answer: keep what they saw' })
+  @ApiOperation({ operationId: 'interruptTurn', summary: 'The user stopped the answer: keep what they saw' })
   interrupt(
     @CurrentCaller() c: Caller,
     @Param('id', IdParamPipe) id: string,
@@ -179,7 +180,7 @@ export class StepsController {
   }
 
   @Post('checkpoints')
-  @ApiOperation({ summary: 'Label the current head' })
+  @ApiOperation({ operationId: 'createCheckpoint', summary: 'Label the current head' })
   checkpoint(
     @CurrentCaller() c: Caller,
     @Param('id', IdParamPipe) id: string,

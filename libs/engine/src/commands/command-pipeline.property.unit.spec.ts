@@ -92,6 +92,25 @@ describe('the command pipeline (property-based)', () => {
       { numRuns: RUNS },
     );
   });
+
+  it("If-Match on a session that does not exist (another tenant's) is refused as not found, never as a version conflict", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(intentArb, { minLength: 1, maxLength: 8 }), fc.nat({ max: 50 }), async (intents, expectedVersion) => {
+        const service = deterministicService();
+        const intruder = { tenantId: 'other', actor: 'intruder' };
+        await service.startSession(caller, { sessionId: 's' });
+        for (const intent of intents) {
+          for (const command of commandsFor(intent, await service.getState(caller, 's'))) {
+            const refused = await outcome(service.execute(intruder, 's', command, { expectedVersion }));
+            expect(refused instanceof DomainError ? refused.code : refused).toBe('session_not_found');
+            await outcome(service.execute(caller, 's', command));
+          }
+        }
+        await expect(service.getState(intruder, 's')).rejects.toMatchObject({ code: 'session_not_found' });
+      }),
+      { numRuns: RUNS },
+    );
+  });
 });
 
 describe('tool registration through the pipeline', () => {

@@ -127,14 +127,16 @@ export class CommandPipeline {
   ): Promise<Result> {
     const { caller, streamId, options } = request;
     const state = await stream.load(streamId, options.expectedVersion === undefined);
-    if (options.expectedVersion !== undefined && options.expectedVersion !== state.version) {
-      throw new ConcurrencyError(streamId, options.expectedVersion, state.version);
-    }
+    const conflict = options.expectedVersion !== undefined && options.expectedVersion !== state.version;
+    // A stream that does not exist (e.g. another tenant's session) is the decider's to refuse
+    // first, so If-Match cannot tell it apart from any other missing stream (a 404, not a 409).
+    if (conflict && state.version > 0) throw new ConcurrencyError(streamId, options.expectedVersion!, state.version);
     const commandId = options.commandId ?? this.newId();
     const occurredAt = this.now().toISOString();
     const decided = decide(state, (events) => this.stamp(events, request, commandId, occurredAt));
     // Most decisions need no I/O: no await (and no extra turn of the event loop) for those.
     const decision = decided instanceof Promise ? await decided : decided;
+    if (conflict) throw new ConcurrencyError(streamId, options.expectedVersion!, state.version);
     const appended = await this.store.append(streamId, decision.events, {
       expectedVersion: state.version === 0 ? 'no_stream' : state.version,
       ...(options.idempotencyKey !== undefined

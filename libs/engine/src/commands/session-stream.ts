@@ -1,9 +1,9 @@
-import type { PathState, SessionState } from '@rewind/domain';
+import { isStepEvent, type PathState, type SessionState } from '@rewind/domain';
 import type { StoredEvent } from '@rewind/event-store';
 import type { SessionRepository } from '../session-repository';
 import { sessionIdFromStream } from '../stream-id';
 import type { CommandRequest, CommandStream, WrittenRange } from './command-pipeline';
-import type { WriteResult } from './write-request';
+import type { WriteResult, WrittenEvent } from './write-request';
 
 /** Told after each commit (not for idempotent replays), e.g. to start the saga. */
 export type SessionCommitListener = (tenantId: string, sessionId: string, events: StoredEvent[]) => void;
@@ -44,15 +44,22 @@ export class SessionStream implements CommandStream<SessionState, PathState | un
 }
 
 function writeSummary(streamId: string, state: SessionState, events: StoredEvent[]): WriteResult {
+  const written = events.map(writtenEvent);
   return {
     sessionId: sessionIdFromStream(streamId),
     version: events[events.length - 1]?.streamVersion ?? state.version,
     head: state.head,
+    stepVersion: written.findLast((e) => e.step)?.streamVersion ?? null,
     status: state.status,
     duplicate: false,
-    events: events.map((e) => ({ eventId: e.eventId, type: e.type, streamVersion: e.streamVersion, parentVersion: e.parentVersion })),
+    events: written,
     ...rollbackIdOf(events),
   };
+}
+
+/** An appended event as write results list it, saying whether it is a timeline node. */
+export function writtenEvent(event: Pick<StoredEvent, 'eventId' | 'type' | 'streamVersion' | 'parentVersion'>): WrittenEvent {
+  return { eventId: event.eventId, type: event.type, streamVersion: event.streamVersion, parentVersion: event.parentVersion, step: isStepEvent(event.type) };
 }
 
 function rollbackIdOf(events: StoredEvent[]): { rollbackId?: string } {

@@ -40,7 +40,7 @@ export class AuditPageDto {
   @ApiProperty({ type: String, nullable: true }) nextCursor!: string | null;
 }
 
-export class CompensationDto {
+export class CompensationOutcomeDto {
   @ApiProperty({ enum: ['pending', 'compensated', 'skipped', 'failed', 'resolved'] }) status!: string;
   @ApiProperty() attempts!: number;
   @ApiProperty({ type: String, nullable: true }) rollbackId!: string | null;
@@ -60,8 +60,8 @@ export class ToolCallEntryDto {
   @ApiProperty({ enum: ['none', 'reversible', 'compensable', 'irreversible'] }) effect!: string;
   @ApiProperty() confirmed!: boolean;
   @ApiProperty({ type: String, nullable: true }) error!: string | null;
-  @ApiPropertyOptional({ type: CompensationDto, nullable: true, description: 'null when no rollback dealt with the call.' })
-  compensation!: CompensationDto | null;
+  @ApiPropertyOptional({ type: CompensationOutcomeDto, nullable: true, description: 'null when no rollback dealt with the call.' })
+  compensation!: CompensationOutcomeDto | null;
   @ApiProperty({ format: 'date-time' }) startedAt!: string;
   @ApiProperty({ format: 'date-time' }) updatedAt!: string;
 }

@@ -1,5 +1,5 @@
 import { QueryHandler, type IQueryHandler } from '@nestjs/cqrs';
-import { SessionQueries } from '@rewind/engine';
+import { SessionQueries, writtenEvent } from '@rewind/engine';
 import { RollbackSaga } from '@rewind/sagas';
 import { presentRollback } from '../rollback.presenter';
 import { FollowRollbackQuery, type FollowedRollback } from './follow-rollback.query';
@@ -11,7 +11,7 @@ export class FollowRollbackHandler implements IQueryHandler<FollowRollbackQuery,
     private readonly saga: RollbackSaga,
   ) {}
 
-  async execute({ caller, sessionId, rollbackId, waitMs }: FollowRollbackQuery): Promise<FollowedRollback> {
+  async execute({ caller, sessionId, rollbackId, waitMs, afterVersion }: FollowRollbackQuery): Promise<FollowedRollback> {
     if (waitMs > 0) {
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([
@@ -21,6 +21,9 @@ export class FollowRollbackHandler implements IQueryHandler<FollowRollbackQuery,
       clearTimeout(timer);
     }
     const state = await this.sessions.getState(caller, sessionId);
-    return { state, rollback: presentRollback(state, rollbackId) };
+    const since = state.version > afterVersion ? await this.sessions.events(caller, sessionId, afterVersion + 1, state.version - afterVersion) : [];
+    // A replayed request may be answered after later writes: only this rollback's own records.
+    const events = since.filter((e) => (e.data as { rollbackId?: unknown } | null)?.rollbackId === rollbackId).map(writtenEvent);
+    return { state, rollback: presentRollback(state, rollbackId), events };
   }
 }

@@ -1,12 +1,14 @@
 import { Query } from '@nestjs/cqrs';
 import type { SessionState } from '@rewind/domain';
-import type { Caller } from '@rewind/engine';
+import type { Caller, WrittenEvent } from '@rewind/engine';
 import type { presentRollback } from '../rollback.presenter';
 
 export interface FollowedRollback {
   /** The session's state once the wait is over. */
   state: SessionState;
   rollback: ReturnType<typeof presentRollback>;
+  /** What the saga appended for this rollback after `afterVersion`, by the time the wait ended. */
+  events: WrittenEvent[];
 }
 
 /**
@@ -20,6 +22,8 @@ export class FollowRollbackQuery extends Query<FollowedRollback> {
     readonly sessionId: string,
     readonly rollbackId: string,
     readonly waitMs = 0,
+    /** The version the head move itself wrote: the saga's events come after it. */
+    readonly afterVersion = 0,
   ) {
     super();
   }

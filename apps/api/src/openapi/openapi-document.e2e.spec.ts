@@ -1,0 +1,116 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OpenApiResponseValidator } from '../../../../test/support/openapi-validator';
+import { startTestApp, type TestApp } from '../../../../test/support/test-app';
+
+type Json = Record<string, any>;
+const committedPath = join(__dirname, '../../../../docs/openapi.json');
+const METHODS = ['get', 'put', 'post', 'delete', 'patch'];
+
+describe('the OpenAPI document', () => {
+  let t: TestApp;
+  let served: Json;
+  const operations = () =>
+    Object.entries(served.paths as Json).flatMap(([path, item]) =>
+      Object.entries(item as Json)
+        .filter(([method]) => METHODS.includes(method))
+        .map(([method, operation]) => ({ path, method, operation: operation as Json })),
+    );
+  const resolve = (node: Json): Json =>
+    typeof node.$ref === 'string'
+      ? (node.$ref as string)
+          .slice(2)
+          .split('/')
+          .reduce<Json>((n, k) => n[k], served)
+      : node;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    served = (await t.http('GET', '/docs/openapi.json')).body;
+  });
+  afterAll(() => t.close());
+
+  it('is committed as docs/openapi.json exactly as the app serves it (run `npm run openapi` after changing the API)', () => {
+    expect(JSON.parse(readFileSync(committedPath, 'utf8'))).toEqual(served);
+  });
+
+  it('is OpenAPI 3.1 with opaque API keys as bearer tokens (no JWT format) and no 3.0-only nullable', () => {
+    expect(served.openapi).toBe('3.1.0');
+    expect(served.components.securitySchemes.bearer).toEqual({ type: 'http', scheme: 'bearer', description: expect.stringContaining('rwd_') });
+    expect(JSON.stringify(served)).not.toMatch(/"nullable"|"bearerFormat"/);
+    // A `$ref` beside a `type` would require both: "a reference or null" must be an anyOf.
+    const refsWithType: string[] = [];
+    const walk = (node: unknown, at: string): void => {
+      if (node === null || typeof node !== 'object') return;
+      if ('$ref' in node && 'type' in node) refsWithType.push(at);
+      for (const [key, child] of Object.entries(node)) walk(child, `${at}/${key}`);
+    };
+    walk(served, '#');
+    expect(refsWithType).toEqual([]);
+  });
+
+  it('names every operation for a generated client and documents its success, its refusals and its headers', () => {
+    const ids = operations().map(({ operation }) => operation.operationId as string);
+    expect(ids.length).toBeGreaterThanOrEqual(34);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids.filter((id) => !/^[a-z][A-Za-z]+$/.test(id))).toEqual([]);
+    for (const { path, method, operation } of operations()) {
+      const where = `${method.toUpperCase()} ${path}`;
+      const statuses = Object.keys(operation.responses);
+      const successes = statuses.filter((s) => s.startsWith('2'));
+      expect(successes, where).not.toEqual([]);
+      for (const status of successes) expect(Object.keys(operation.responses[status].content ?? {}), `${where} ${status}`).not.toEqual([]);
+      for (const status of statuses.filter((s) => /^[45]/.test(s))) {
+        expect(resolve(operation.responses[status]).content['application/json'].schema, `${where} ${status}`).toEqual({ $ref: '#/components/schemas/Error' });
+      }
+      if (path.startsWith('/v1/')) {
+        const takesInput = (operation.parameters ?? []).length > 0 || operation.requestBody !== undefined;
+        expect(statuses, where).toEqual(expect.arrayContaining(takesInput ? ['400', '401'] : ['401']));
+        expect(operation.security, where).toEqual([{ bearer: [] }]);
+      }
+      // Recall is a read sent as POST; memory and encryption policies and keys are settings, not session events.
+      const settings = ['recallMemory', 'setSessionMemoryPolicy', 'setTenantMemoryPolicy', 'setToolEncryption', 'setMemoryKeyEncryption', 'shredSession'];
+      if (
+        method !== 'get' &&
+        !settings.includes(operation.operationId) &&
+        !operation.operationId.endsWith('ApiKey') &&
+        operation.operationId !== 'setApiKeyExpiry'
+      ) {
+        const headers = (operation.parameters as Json[])
+          .map((p) => resolve(p))
+          .filter((p) => p.in === 'header')
+          .map((p) => p.name);
+        expect(headers, where).toEqual(expect.arrayContaining(['Idempotency-Key', 'If-Match']));
+      }
+    }
+    const responseHeaders = (id: string, status: string) => {
+      const found = operations().find(({ operation }) => operation.operationId === id)!;
+      return Object.keys(found.operation.responses[status].headers ?? {});
+    };
+    expect(responseHeaders('startSession', '201')).toEqual(expect.arrayContaining(['Location', 'ETag']));
+    expect(responseHeaders('recordMessage', '201')).toEqual(['ETag']);
+    expect(responseHeaders('rollback', '202')).toEqual(expect.arrayContaining(['Location', 'ETag']));
+    expect(Object.keys(resolve({ $ref: '#/components/responses/Error503' }).headers)).toEqual(['Retry-After']);
+    expect(Object.keys(operations().find(({ operation }) => operation.operationId === 'startToolCall')!.operation.responses)).toContain('428');
+  });
+
+  it('types JSON values as any JSON, so a string, a number or null is as valid as an object', () => {
+    const schemas = served.components.schemas as Json;
+    expect(schemas.ValueDto.properties.value.$ref).toBe('#/components/schemas/JsonValue');
+    expect(schemas.SucceedToolCallDto.properties.output.$ref).toBe('#/components/schemas/JsonValue');
+    expect(schemas.StartToolCallDto.properties.input.$ref).toBe('#/components/schemas/JsonValue');
+    expect(schemas.JsonValue.type).toBeUndefined();
+  });
+
+  it('fails a response that does not match it: an undocumented status, a wrong body', () => {
+    const validator = new OpenApiResponseValidator(served);
+    const write = { sessionId: 's', version: 2, head: 2, stepVersion: 2, status: 'active', duplicate: false, events: [] };
+    expect(validator.check('POST', '/v1/sessions/s/messages', 201, 'application/json', write)).toBeNull();
+    expect(validator.check('POST', '/v1/sessions/s/messages', 201, 'application/json', { ...write, head: 'two' })).toMatch(/\/head must be integer/);
+    expect(validator.check('POST', '/v1/sessions/s/messages', 500, 'application/json', {})).toMatch(/does not list/);
+    expect(validator.check('GET', '/v1/sessions/s', 404, 'application/json', { message: 'nope' })).toMatch(/must have required property 'error'/);
+    expect(validator.check('DELETE', '/v1/sessions/s/tasks/top', 200, 'application/json', write)).toBeNull();
+    expect(validator.check('GET', '/docs', 200, 'text/html', '<html>')).toBeNull();
+  });
+});

@@ -1,0 +1,326 @@
+import { COMPENSATION_CHANNELS, EFFECT_KINDS, HEAD_MOVE_KINDS } from '@rewind/domain';
+
+/** A JSON Schema (2020-12, as OpenAPI 3.1 uses it). */
+export type JsonSchema = Record<string, unknown>;
+
+export const ref = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
+const str = (extra: JsonSchema = {}): JsonSchema => ({ type: 'string', ...extra });
+const int = (description?: string): JsonSchema => ({ type: 'integer', ...(description ? { description } : {}) });
+const bool = (description?: string): JsonSchema => ({ type: 'boolean', ...(description ? { description } : {}) });
+const array = (items: JsonSchema, description?: string): JsonSchema => ({ type: 'array', items, ...(description ? { description } : {}) });
+const oneOf = (values: readonly string[], description?: string): JsonSchema => ({ type: 'string', enum: [...values], ...(description ? { description } : {}) });
+/** `schema` or null (OpenAPI 3.1 has no `nullable`). */
+export function orNull(schema: JsonSchema): JsonSchema {
+  if (typeof schema.type === 'string')
+    return { ...schema, type: [schema.type, 'null'], ...(Array.isArray(schema.enum) ? { enum: [...schema.enum, null] } : {}) };
+  return { anyOf: [schema, { type: 'null' }] };
+}
+/** An object whose listed properties are all required unless named in `optional`; more properties may come in later versions. */
+function obj(properties: Record<string, JsonSchema>, optional: string[] = [], description?: string): JsonSchema {
+  return {
+    type: 'object',
+    ...(description ? { description } : {}),
+    properties,
+    required: Object.keys(properties).filter((name) => !optional.includes(name)),
+  };
+}
+
+const SESSION_STATUS = oneOf(['active', 'rolling_back', 'needs_attention'], 'needs_attention: a compensation failed; an operator retries or resolves it.');
+const COMPENSATION_STATUS = ['pending', 'compensated', 'skipped', 'failed', 'resolved'] as const;
+const ANY_JSON = ref('JsonValue');
+const JSON_OBJECT: JsonSchema = { type: 'object', additionalProperties: ANY_JSON };
+
+/** Response and shared schemas the DTO decorators cannot express (unions, any JSON, nullable references). */
+export const RESPONSE_SCHEMAS: Record<string, JsonSchema> = {
+  JsonValue: {
+    description: 'Any JSON value: object, array, string, number, boolean or null.',
+    examples: ['Lisbon', { city: 'Lisbon', nights: 3 }, [1, 2], null],
+  },
+  ErrorDetail: {
+    type: 'object',
+    description: 'One thing wrong with the request: the field (dotted path, header or parameter name) and what is wrong; more keys may add context.',
+    properties: { field: str({ example: 'steps.1.content' }), message: str({ example: 'must be a string' }) },
+    required: ['message'],
+    additionalProperties: true,
+  },
+  Error: {
+    type: 'object',
+    description: 'Every refusal: what happened, why, and what to do. Nothing was persisted.',
+    properties: {
+      error: obj({
+        code: str({ description: 'Stable, machine-readable.', example: 'session_not_found' }),
+        message: str({ description: 'For people: what happened and what to do.', example: 'No such session for this tenant.' }),
+        details: array(ref('ErrorDetail')),
+      }),
+    },
+    required: ['error'],
+    example: { error: { code: 'validation_failed', message: 'content must be a string', details: [{ field: 'content', message: 'must be a string' }] } },
+  },
+  WrittenEvent: obj({
+    eventId: str({ format: 'uuid' }),
+    type: str({ example: 'UserMessageReceived' }),
+    streamVersion: int(),
+    parentVersion: orNull(int('The timeline node before this one (step events); null for records about the timeline.')),
+    step: bool(
+      'True when this event is a timeline node: a step one can read (state?at=), roll back, undo or return to. Checkpoints, rollback records and compensation outcomes are not.',
+    ),
+  }),
+  WriteResult: {
+    ...obj(
+      {
+        sessionId: str({ example: 'trip-42' }),
+        version: int('Stream version after the write: what If-Match and ETag compare. Not always a timeline node (see head).'),
+        head: int('The timeline node whose state is current after the write: the version to read, roll back or return to.'),
+        stepVersion: orNull(int('The last timeline node this write recorded; null when it recorded none (a checkpoint, a head move).')),
+        status: SESSION_STATUS,
+        duplicate: bool('True when this answers a retry of an idempotent request (same Idempotency-Key): nothing new was written.'),
+        events: array(ref('WrittenEvent'), 'Every event appended up to `version`, oldest first.'),
+        rollbackId: str({ description: 'Set when the write started a rollback: follow GET /v1/rollbacks/{rollbackId}.' }),
+      },
+      ['rollbackId'],
+    ),
+    example: {
+      sessionId: 'trip-42',
+      version: 3,
+      head: 2,
+      stepVersion: null,
+      status: 'active',
+      duplicate: false,
+      events: [{ eventId: '0b0c8f0e-1f8a-4a53-9b8c-3f2d6c1a9e10', type: 'CheckpointCreated', streamVersion: 3, parentVersion: null, step: false }],
+    },
+  },
+  RetryPolicy: obj({ maxAttempts: int(), baseDelayMs: int(), maxDelayMs: int(), timeoutMs: int() }),
+  Compensation: obj(
+    {
+      channel: oneOf(COMPENSATION_CHANNELS),
+      target: str({ description: 'http: URL template; kafka: request topic; inline: handler name.' }),
+      payload: JSON_OBJECT,
+      replyTopic: str(),
+    },
+    ['payload', 'replyTopic'],
+  ),
+  Effect: obj({ kind: oneOf(EFFECT_KINDS), compensation: ref('Compensation'), retry: ref('RetryPolicy') }, ['compensation', 'retry']),
+  PlannedEffect: obj({
+    toolCallId: str(),
+    tool: str(),
+    startedVersion: int(),
+    effect: ref('Effect'),
+    callStatus: oneOf(['started', 'succeeded', 'failed']),
+    action: oneOf(['compensate', 'skip']),
+    reason: orNull(str()),
+  }),
+  HeadMovePlan: obj({
+    kind: oneOf(HEAD_MOVE_KINDS),
+    fromVersion: int(),
+    toVersion: int(),
+    commonAncestor: int(),
+    effects: array(ref('PlannedEffect'), 'Effects on the abandoned path, newest first.'),
+    toCompensate: array(ref('PlannedEffect')),
+    irreversible: array(ref('PlannedEffect'), 'Rolled back past only with acknowledgeIrreversible; recorded as skipped.'),
+    compensatedOnTheWay: array(obj({ toolCallId: str(), tool: str(), startedVersion: int() }), 'Already compensated effects on the way: they block the move.'),
+  }),
+  DryRun: obj({ dryRun: { const: true }, plan: ref('HeadMovePlan') }, [], 'What the move would do; nothing changed.'),
+  RollbackEffect: obj({
+    toolCallId: str(),
+    tool: str(),
+    startedVersion: int(),
+    effect: oneOf(EFFECT_KINDS),
+    channel: orNull(oneOf(COMPENSATION_CHANNELS)),
+    action: oneOf(['compensate', 'skip']),
+    reason: orNull(str()),
+    status: oneOf(COMPENSATION_STATUS),
+    attempts: int(),
+    detail: { ...ANY_JSON, description: "The compensator's answer, the last error, or the reason for a skip (any JSON; null when none)." },
+  }),
+  Rollback: obj({
+    rollbackId: str(),
+    sessionId: str(),
+    kind: oneOf(HEAD_MOVE_KINDS),
+    status: oneOf(['in_progress', 'needs_attention', 'completed']),
+    fromVersion: int(),
+    toVersion: int('The timeline node the rollback makes current.'),
+    requestedBy: str(),
+    requestedVersion: int(),
+    completedVersion: orNull(int()),
+    acknowledgeIrreversible: bool(),
+    effects: array(ref('RollbackEffect'), 'The plan, newest first, with each outcome so far.'),
+  }),
+  HeadMoveResult: {
+    allOf: [
+      ref('WriteResult'),
+      {
+        type: 'object',
+        properties: { rollback: orNull(ref('Rollback')) },
+        description: 'rollback: present when the move needed compensations (the saga as it stands when the answer was sent).',
+      },
+    ],
+  },
+  Message: obj({ messageId: str(), role: oneOf(['user', 'agent']), content: str(), version: int(), partial: bool() }),
+  Turn: obj({ turnId: str(), status: oneOf(['open', 'complete', 'interrupted']), startedVersion: int(), messages: array(ref('Message')) }),
+  Task: obj({ taskId: str(), title: str(), data: ANY_JSON, version: int() }),
+  Checkpoint: obj({ label: str(), version: int('The timeline node it labels.'), createdVersion: int('The stream version of the CheckpointCreated record.') }),
+  ToolCall: obj({
+    toolCallId: str(),
+    tool: str(),
+    input: ANY_JSON,
+    effect: ref('Effect'),
+    confirmed: bool(),
+    turnId: orNull(str()),
+    status: oneOf(['started', 'succeeded', 'failed']),
+    output: ANY_JSON,
+    error: orNull(str()),
+    retryable: orNull(bool()),
+    attempts: int(),
+    startedVersion: int(),
+    finishedVersion: orNull(int()),
+    compensation: orNull(oneOf(COMPENSATION_STATUS)),
+  }),
+  SessionState: obj({
+    sessionId: str({ example: 'trip-42' }),
+    title: orNull(str()),
+    metadata: JSON_OBJECT,
+    startedAt: orNull(str({ format: 'date-time' })),
+    version: int('Stream version (events recorded on every branch).'),
+    head: int('The timeline node whose state this is.'),
+    status: SESSION_STATUS,
+    activeRollbackId: orNull(str()),
+    canRedo: bool(),
+    conversation: obj({ turns: array(ref('Turn')) }),
+    memory: JSON_OBJECT,
+    contextVars: JSON_OBJECT,
+    tasks: array(ref('Task')),
+    toolCalls: array(ref('ToolCall')),
+    checkpoints: array(ref('Checkpoint')),
+  }),
+  TimelineNode: obj({
+    version: int(),
+    parentVersion: orNull(int()),
+    children: array(int()),
+    type: str({ example: 'ToolCallSucceeded' }),
+    occurredAt: orNull(str({ format: 'date-time' })),
+    summary: orNull(str()),
+  }),
+  Timeline: obj(
+    {
+      sessionId: str(),
+      version: int(),
+      head: int(),
+      status: SESSION_STATUS,
+      parents: array(int(), 'With paging: the whole DAG, parents[v-1] = parent of v (0: root, -1: not a node).'),
+      page: obj({ from: int(), to: int() }),
+      nodes: array(ref('TimelineNode')),
+      branches: array(obj({ tip: int(), forkedFrom: orNull(int()), length: int(), containsHead: bool() })),
+      checkpoints: array(ref('Checkpoint')),
+      rollbacks: array(
+        obj({
+          rollbackId: str(),
+          kind: oneOf(HEAD_MOVE_KINDS),
+          fromVersion: int(),
+          toVersion: int(),
+          effects: int('How many effects the plan holds.'),
+          acknowledgeIrreversible: bool(),
+          requestedBy: str(),
+          requestedVersion: int(),
+          status: oneOf(['in_progress', 'needs_attention', 'completed']),
+          completedVersion: orNull(int()),
+        }),
+      ),
+    },
+    ['parents', 'page'],
+  ),
+  Event: obj(
+    {
+      eventId: str({ format: 'uuid' }),
+      type: str(),
+      data: ANY_JSON,
+      parentVersion: orNull(int()),
+      streamId: str(),
+      streamVersion: int(),
+      globalPosition: int(),
+      metadata: {
+        type: 'object',
+        properties: {
+          tenantId: str(),
+          sessionId: str(),
+          commandId: str(),
+          causationId: orNull(str()),
+          correlationId: str(),
+          actor: str(),
+          occurredAt: str({ format: 'date-time' }),
+          schemaVersion: int(),
+        },
+        required: ['tenantId', 'sessionId', 'commandId', 'actor', 'occurredAt'],
+      },
+    },
+    ['streamId', 'globalPosition'],
+  ),
+  EventPage: obj({ sessionId: str(), events: array(ref('Event')), nextFrom: orNull(int('Pass as from for the next page; null on the last.')) }),
+  Diff: obj({
+    sessionId: str(),
+    from: int(),
+    to: int(),
+    changes: array(obj({ path: str({ example: 'memory.city' }), op: oneOf(['added', 'removed', 'changed']), from: ANY_JSON, to: ANY_JSON }, ['from', 'to'])),
+  }),
+  ContextMessage: obj({ kind: { const: 'message' }, role: oneOf(['user', 'agent']), content: str(), turnId: str(), version: int(), interrupted: bool() }),
+  ContextToolResult: obj({
+    kind: { const: 'tool_result' },
+    toolCallId: str(),
+    tool: str(),
+    input: ANY_JSON,
+    output: ANY_JSON,
+    error: orNull(str()),
+    turnId: orNull(str()),
+    version: int(),
+  }),
+  Context: obj(
+    {
+      sessionId: str(),
+      head: int(),
+      items: array({ oneOf: [ref('ContextMessage'), ref('ContextToolResult')], discriminator: { propertyName: 'kind' } }),
+      omitted: int('Items left out to fit the budget.'),
+      strippedToolCalls: array(str(), 'Tool calls left out because they never finished.'),
+      recalled: { ...ref('Recall'), description: 'With ?recall=<question>: what long-term memory recalls for it.' },
+    },
+    ['recalled'],
+  ),
+  RecallHit: obj({
+    text: str(),
+    score: { type: 'number' },
+    sessionId: str(),
+    version: int('The step the item comes from (on the current path).'),
+    eventId: str(),
+    role: oneOf(['user', 'agent', 'tool', 'memory']),
+    occurredAt: str({ format: 'date-time' }),
+  }),
+  Recall: obj({
+    query: str({ example: 'what about its price?' }),
+    rewrittenQuery: str({ description: 'The question retrieval used (the query itself when not rewritten).', example: "what about Hotel Avenida's price?" }),
+    rewriter: oneOf(['deterministic', 'llm', 'none', 'fallback']),
+    hits: array(ref('RecallHit')),
+  }),
+  MemoryPolicyResult: obj({ sessionId: str(), policy: oneOf(['persistent', 'none']), removedItems: int('Items removed from the index (policy none).') }, [
+    'sessionId',
+  ]),
+  MemoryStatus: {
+    type: 'object',
+    description: '`enabled: false` when REWIND_MEMORY=off; otherwise the indexer and the index.',
+    properties: {
+      enabled: bool(),
+      index: str({ example: 'sqlite' }),
+      state: oneOf(['idle', 'running', 'stopping', 'stopped']),
+      model: orNull(str()),
+      dimensions: orNull(int()),
+      checkpoint: int(),
+      lastPosition: int(),
+      lag: int('Committed events not yet indexed.'),
+      indexedItems: int(),
+      skippedEvents: int(),
+      items: int(),
+      lastError: orNull(str()),
+    },
+    required: ['enabled'],
+  },
+  Tool: obj({ name: str({ example: 'book_hotel' }), effect: ref('Effect'), version: int(), registeredAt: str({ format: 'date-time' }), registeredBy: str() }),
+  ToolList: obj({ items: array(ref('Tool')) }),
+  Health: obj({ status: { const: 'ok' }, store: obj({ lastPosition: int() }) }),
+};

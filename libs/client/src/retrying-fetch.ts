@@ -1,0 +1,81 @@
+import { randomUUID } from 'node:crypto';
+
+export interface RetryPolicy {
+  /** Tries in all, the first included (default 5; 1 = never retry). */
+  attempts: number;
+  /** Backoff ceiling of the first retry; doubles each time, with full jitter (default 100 ms). */
+  baseDelayMs: number;
+  /** Largest backoff (default 5 s). */
+  maxDelayMs: number;
+  /** Longest Retry-After honoured; a longer one ends the retries with the answer as it is (default 60 s). */
+  maxRetryAfterMs: number;
+}
+
+export const DEFAULT_RETRY_POLICY: RetryPolicy = { attempts: 5, baseDelayMs: 100, maxDelayMs: 5_000, maxRetryAfterMs: 60_000 };
+
+/** Statuses that say "not now, try again": the request was not applied. */
+const RETRYABLE_STATUSES = new Set([429, 503]);
+
+export interface RetryingFetchOptions {
+  policy: RetryPolicy;
+  /** One key per logical write; its retries reuse it, so the server applies the write once. */
+  newIdempotencyKey?: () => string;
+  fetch?: typeof fetch;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+/**
+ * A fetch that gives every write an Idempotency-Key (unless the caller set one) and retries
+ * 429, 503 and network failures with the same key, waiting what Retry-After says or an
+ * exponential backoff with full jitter. A write whose answer was lost is therefore safe to
+ * send again: the server answers the first result (duplicate: true) and writes nothing twice.
+ */
+export function retryingFetch(options: RetryingFetchOptions): (input: Request) => Promise<Response> {
+  const base = options.fetch ?? globalThis.fetch;
+  const newKey = options.newIdempotencyKey ?? randomUUID;
+  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const { policy } = options;
+  return async (input) => {
+    const request = input.method === 'GET' || input.headers.has('idempotency-key') ? input : withHeader(input, 'Idempotency-Key', newKey());
+    for (let attempt = 1; ; attempt++) {
+      const last = attempt >= policy.attempts;
+      let response: Response;
+      try {
+        response = await base(last ? request : request.clone());
+      } catch (error) {
+        if (last || isAbort(error)) throw error;
+        await sleep(backoff(policy, attempt));
+        continue;
+      }
+      if (last || !RETRYABLE_STATUSES.has(response.status)) return response;
+      const wait = retryAfterMs(response.headers.get('retry-after')) ?? backoff(policy, attempt);
+      if (wait > policy.maxRetryAfterMs) return response;
+      await response.body?.cancel();
+      await sleep(wait);
+    }
+  };
+}
+
+function withHeader(request: Request, name: string, value: string): Request {
+  const headers = new Headers(request.headers);
+  headers.set(name, value);
+  return new Request(request, { headers });
+}
+
+function isAbort(error: unknown): boolean {
+  return (error as { name?: string } | null)?.name === 'AbortError';
+}
+
+/** Full jitter: a random wait up to the doubled ceiling (seed 004). */
+function backoff(policy: RetryPolicy, attempt: number): number {
+  return Math.random() * Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));
+}
+
+/** Retry-After in milliseconds: delta-seconds or an HTTP date; undefined when absent or unreadable. */
+export function retryAfterMs(header: string | null, now = Date.now()): number | undefined {
+  if (header === null) return undefined;
+  const value = header.trim();
+  if (/^\d+$/.test(value)) return Number(value) * 1000;
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
