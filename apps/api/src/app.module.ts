@@ -7,6 +7,7 @@ import { ApiExceptionFilter } from './common/api-exception.filter';
 import { createValidationPipe } from './common/validation';
 import type { RewindConfig } from '@rewind/config';
 import { HealthController } from './health/health.controller';
+import { ReadinessHandler } from './health/queries/readiness.handler';
 import { MetricsController } from './metrics/metrics.controller';
 import { InfrastructureModule, type OpenedStores } from './infrastructure/infrastructure.module';
 import { ProjectionsModule } from './projections/projections.module';
@@ -28,6 +29,7 @@ export class AppModule {
       ],
       controllers: [HealthController, MetricsController],
       providers: [
+        ReadinessHandler,
         { provide: APP_GUARD, useClass: ApiKeyGuard },
         { provide: APP_FILTER, useClass: ApiExceptionFilter },
         { provide: APP_PIPE, useFactory: createValidationPipe },

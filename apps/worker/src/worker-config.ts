@@ -24,6 +24,10 @@ export interface WorkerConfig {
   projections: { enabled: boolean };
   /** Longest a graceful shutdown may take before the process exits anyway. */
   shutdownTimeoutMs: number;
+  /** The worker's HTTP server: /health/live, /health/ready and /metrics (port 0: any free port). */
+  http: { enabled: boolean; port: number; host: string };
+  /** /health/ready fails when a subscriber is behind without moving for longer than this. */
+  readyStallSeconds: number;
 }
 
 export class WorkerConfigError extends Error {
@@ -87,5 +91,11 @@ export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env): WorkerCo
     saga: { enabled: onOff(env, 'REWIND_WORKER_SAGA', 'on') },
     projections: { enabled: onOff(env, 'REWIND_WORKER_PROJECTIONS', 'on') },
     shutdownTimeoutMs: integer(env, 'REWIND_SHUTDOWN_TIMEOUT_MS', 30_000, 100, 3_600_000),
+    http: {
+      enabled: onOff(env, 'REWIND_WORKER_HTTP', 'on'),
+      port: integer(env, 'REWIND_WORKER_HTTP_PORT', 3001, 0, 65_535),
+      host: env.REWIND_WORKER_HTTP_HOST || '0.0.0.0',
+    },
+    readyStallSeconds: integer(env, 'REWIND_READY_STALL_SECONDS', 60, 1, 86_400),
   };
 }

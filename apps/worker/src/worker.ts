@@ -15,7 +15,9 @@ import { PostgresKafkaSigningSecretStore } from '@rewind/messaging/postgres';
 import { SqliteKafkaSigningSecretStore } from '@rewind/messaging/sqlite';
 import { ProjectionSupervisor, ReadModelDatabase } from '@rewind/projections';
 import { createSessionRuntime } from '@rewind/sagas';
+import type { HealthServer } from '@rewind/observability';
 import { startWorkerApplication } from './worker-application';
+import { WorkerHealth } from './worker-health';
 import type { WorkerConfig } from './worker-config';
 
 export interface Worker {
@@ -24,6 +26,8 @@ export interface Worker {
   readonly topics: RewindTopics;
   readonly commands: CommandConsumer | null;
   readonly relay: EventRelay | null;
+  /** The HTTP server of /health/live, /health/ready and /metrics (null with REWIND_WORKER_HTTP=off). */
+  readonly health: HealthServer | null;
   /** Graceful: finishes the command and the relay batch in flight, commits offsets, closes everything. */
   stop(): Promise<void>;
 }
@@ -122,7 +126,7 @@ export async function startWorker(
     // Read models: one active runner per projection across processes (PostgreSQL advisory
     // lock); each batch re-reads its checkpoint under a row lock, so an API process running
     // them too is safe.
-    let projections: ProjectionSupervisor | null = null;
+    let projections: { supervisor: ProjectionSupervisor; db: ReadModelDatabase } | null = null;
     if (config.projections.enabled) {
       const readModels = await ReadModelDatabase.open(
         postgres
@@ -133,13 +137,21 @@ export async function startWorker(
       const supervisor = new ProjectionSupervisor(store, readModels, { logger: logger('Projections') });
       supervisor.start();
       closers.push(() => supervisor.stop());
-      projections = supervisor;
+      projections = { supervisor, db: readModels };
+    }
+
+    let health: HealthServer | null = null;
+    if (config.http.enabled) {
+      const parts = { store, checkpoints, relayTopic: relay ? topics.events : null, projections };
+      const server = await new WorkerHealth(parts, config.readyStallSeconds * 1000).serve(config.http.port, config.http.host);
+      closers.push(() => server.close());
+      health = server;
     }
 
     log.log(
       `Worker is running (bus ${config.bus}${config.kafka ? ` on ${config.kafka.brokers.join(',')}` : ''}, store ${postgres ? 'postgres' : `sqlite in ${file}`}, saga ${config.saga.enabled ? 'on' : 'off'}): ` +
         `commands ${commands ? `on (group "${config.commands.groupId}")` : 'off'}, relay ${relay ? `on (to "${topics.events}")` : 'off'}, ` +
-        `projections ${projections ? 'on' : 'off'}.`,
+        `projections ${projections ? 'on' : 'off'}, health and metrics ${health ? `on http://${config.http.host}:${health.port}` : 'off'}.`,
     );
 
     let stopped: Promise<void> | undefined;
@@ -149,6 +161,7 @@ export async function startWorker(
       topics,
       commands,
       relay,
+      health,
       stop: () => (stopped ??= closeAll()),
     };
   } catch (error) {

@@ -17,6 +17,8 @@ export interface RewindConfig {
   maxBodyBytes: number;
   sqliteSynchronous: 'FULL' | 'NORMAL' | 'EXTRA';
   logLevel: 'error' | 'warn' | 'log' | 'debug';
+  /** /health/ready fails when a subscriber of the global log is behind without moving for longer than this. */
+  readyStallSeconds: number;
   /** With KAFKA_BROKERS set: the events topic whose relay lag /metrics reports. */
   relayTopic: string | null;
   /** Run the projection runners in this process (false: a worker runs them; queries still read the tables). */
@@ -71,6 +73,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RewindConfig {
     maxBodyBytes: integer(env, 'REWIND_MAX_BODY_BYTES', 1_048_576, 1024, 100 * 1_048_576),
     sqliteSynchronous: oneOf(env, 'REWIND_SQLITE_SYNCHRONOUS', ['FULL', 'NORMAL', 'EXTRA'] as const, 'FULL'),
     logLevel: oneOf(env, 'REWIND_LOG_LEVEL', ['error', 'warn', 'log', 'debug'] as const, 'log'),
+    readyStallSeconds: integer(env, 'REWIND_READY_STALL_SECONDS', 60, 1, 86_400),
     relayTopic: env.KAFKA_BROKERS ? env.KAFKA_TOPIC_EVENTS || 'rewind.events' : null,
     runProjections: oneOf(env, 'REWIND_RUN_PROJECTIONS', ['true', 'false'] as const, 'true') === 'true',
   };

@@ -1,1 +1,2 @@
 export * from './postgres-event-store';
+export { pendingMigrations } from './migrations';
