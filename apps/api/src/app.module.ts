@@ -1,12 +1,15 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { CqrsModule } from '@nestjs/cqrs';
+import { LoggerModule } from 'nestjs-pino';
+import type { Logger as PinoLogger } from 'pino';
 import { ApplicationModule } from '@rewind/application';
 import { ApiKeyGuard } from './auth/api-key.guard';
 import { ApiExceptionFilter } from './common/api-exception.filter';
 import { createValidationPipe } from './common/validation';
 import type { RewindConfig } from '@rewind/config';
 import { HealthController } from './health/health.controller';
+import { httpLoggingParams } from './logging/http-logging';
 import { ReadinessHandler } from './health/queries/readiness.handler';
 import { MetricsController } from './metrics/metrics.controller';
 import { InfrastructureModule, type OpenedStores } from './infrastructure/infrastructure.module';
@@ -16,10 +19,11 @@ import { SessionsModule } from './sessions/sessions.module';
 
 @Module({})
 export class AppModule {
-  static forConfig(config: RewindConfig, stores: OpenedStores): DynamicModule {
+  static forConfig(config: RewindConfig, stores: OpenedStores, logger: PinoLogger): DynamicModule {
     return {
       module: AppModule,
       imports: [
+        LoggerModule.forRoot(httpLoggingParams(logger)),
         CqrsModule.forRoot(),
         InfrastructureModule.forConfig(config, stores),
         ApplicationModule,

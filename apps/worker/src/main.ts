@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { KafkaConfigError } from '@rewind/messaging';
-import { consoleLogger, errorMessage } from '@rewind/messaging';
+import { errorMessage } from '@rewind/messaging';
+import { contextLogger, createLogger } from '@rewind/observability';
 import { startWorker } from './worker';
 import { loadWorkerConfig, WorkerConfigError } from './worker-config';
 
@@ -10,8 +11,10 @@ import { loadWorkerConfig, WorkerConfigError } from './worker-config';
  */
 async function main(): Promise<void> {
   const config = loadWorkerConfig();
-  const log = consoleLogger('Worker', config.logLevel);
-  const worker = await startWorker(config);
+  // One JSON line per entry, the Kafka client's lines included (through the 'Kafka' context).
+  const root = createLogger(config.logLevel);
+  const log = contextLogger(root, 'Worker');
+  const worker = await startWorker(config, (context) => contextLogger(root, context));
   let stopping = false;
   const shutdown = (signal: NodeJS.Signals) => {
     if (stopping) {

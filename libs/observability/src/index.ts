@@ -2,3 +2,4 @@ export * from './stall-watch';
 export * from './readiness';
 export * from './health-server';
 export * from './metrics-registry';
+export * from './logging';
