@@ -28,6 +28,8 @@ export interface WorkerConfig {
   http: { enabled: boolean; port: number; host: string };
   /** /health/ready fails when a subscriber is behind without moving for longer than this. */
   readyStallSeconds: number;
+  /** This worker's stable id (REWIND_WORKER_ID), unique among the live workers; null: a new one at each start. */
+  workerId: string | null;
 }
 
 export class WorkerConfigError extends Error {
@@ -62,6 +64,9 @@ export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env): WorkerCo
   const groupId = env.KAFKA_COMMANDS_GROUP_ID || 'rewind-commands';
   if (!/^[A-Za-z0-9._-]{1,249}$/.test(groupId))
     throw new WorkerConfigError(`KAFKA_COMMANDS_GROUP_ID="${groupId}" is not valid: use 1-249 letters, digits, ".", "_" or "-".`);
+  const workerId = env.REWIND_WORKER_ID || null;
+  if (workerId !== null && !/^[A-Za-z0-9._:-]{1,128}$/.test(workerId))
+    throw new WorkerConfigError(`REWIND_WORKER_ID="${workerId}" is not valid: use 1-128 letters, digits, ".", "_", ":" or "-" (e.g. the pod name).`);
   const store = oneOf(env, 'REWIND_STORE', ['sqlite', 'postgres'] as const, 'sqlite');
   const databaseUrl = env.DATABASE_URL || undefined;
   if (store === 'postgres' && !databaseUrl) {
@@ -86,7 +91,8 @@ export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env): WorkerCo
       enabled: onOff(env, 'REWIND_WORKER_RELAY', 'on'),
       batchSize: integer(env, 'REWIND_RELAY_BATCH_SIZE', 500, 1, 100_000),
       pollIntervalMs: integer(env, 'REWIND_RELAY_POLL_MS', 20, 1, 60_000),
-      leaseMs: integer(env, 'REWIND_RELAY_LEASE_MS', 10_000, 500, 600_000),
+      // 6 s: the shortest consumer session the default broker accepts, so both clocks fail over together.
+      leaseMs: integer(env, 'REWIND_RELAY_LEASE_MS', 6_000, 500, 600_000),
     },
     saga: { enabled: onOff(env, 'REWIND_WORKER_SAGA', 'on') },
     projections: { enabled: onOff(env, 'REWIND_WORKER_PROJECTIONS', 'on') },
@@ -97,5 +103,6 @@ export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env): WorkerCo
       host: env.REWIND_WORKER_HTTP_HOST || '0.0.0.0',
     },
     readyStallSeconds: integer(env, 'REWIND_READY_STALL_SECONDS', 60, 1, 86_400),
+    workerId,
   };
 }

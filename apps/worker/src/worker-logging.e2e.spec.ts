@@ -31,6 +31,22 @@ describe('the worker logs as JSON lines', () => {
   });
 });
 
+describe('conditions the Kafka client recovers from by itself', () => {
+  it('are warnings, not errors (connection refused)', async () => {
+    const { root, lines } = capturedLogger('log');
+    // Port 1 on the loopback: nothing listens, the connection is refused at once.
+    const bus = new KafkaMessageBus({ brokers: ['127.0.0.1:1'], logger: contextLogger(root, 'Kafka'), connectionTimeoutMs: 500 });
+    try {
+      await expect(bus.publish('any', [{ key: null, value: 'v', headers: {} }])).rejects.toThrow();
+    } finally {
+      await bus.close();
+    }
+    const kafka = lines().filter((l) => l.context === 'Kafka');
+    expect(kafka.some((l) => l.level === 'warn' && /ECONNREFUSED|Connection error/.test(l.msg))).toBe(true);
+    expect(kafka.filter((l) => l.level === 'error')).toEqual([]);
+  });
+});
+
 describeWithKafka('the Kafka client logs in the same format', () => {
   it('routes kafkajs lines through the "Kafka" context as JSON', async () => {
     const { root, lines } = capturedLogger('debug');

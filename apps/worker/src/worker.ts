@@ -66,7 +66,7 @@ export async function startWorker(
     const topics = config.kafka?.topics ?? DEFAULT_TOPICS;
     if (config.bus === 'kafka') {
       const kafka = config.kafka!;
-      const kafkaBus = new KafkaMessageBus({ brokers: kafka.brokers, clientId: kafka.clientId, logger: logger('Kafka') });
+      const kafkaBus = new KafkaMessageBus({ brokers: kafka.brokers, clientId: kafka.clientId, logger: logger('Kafka'), ...kafka.consumer });
       bus = kafkaBus;
       closers.push(() => kafkaBus.close());
       if (kafka.createTopics) await kafkaBus.ensureTopics(rewindTopicSpecs(kafka));
@@ -96,6 +96,8 @@ export async function startWorker(
         batchSize: config.relay.batchSize,
         pollIntervalMs: config.relay.pollIntervalMs,
         leaseMs: config.relay.leaseMs,
+        // A stable id lets a restarted worker take its own lease back at once instead of waiting for it to expire.
+        ...(config.workerId ? { owner: config.workerId } : {}),
         logger: logger('Relay'),
       });
       r.start();

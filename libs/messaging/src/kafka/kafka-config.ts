@@ -39,6 +39,8 @@ export interface KafkaSettings {
   createTopics: boolean;
   /** `max.message.bytes` of the topics Rewind creates: events can be as large as an HTTP body. */
   maxMessageBytes: number;
+  /** Consumer group timing: how soon a crashed worker's partitions move to another (see README, failover). */
+  consumer: { sessionTimeoutMs: number; heartbeatIntervalMs: number; rebalanceTimeoutMs: number };
 }
 
 export class KafkaConfigError extends Error {
@@ -119,7 +121,25 @@ export function loadKafkaSettings(env: NodeJS.ProcessEnv = process.env, defaults
     replicationFactor: integer(env, 'KAFKA_REPLICATION_FACTOR', 1, 1, 100),
     createTopics: boolean(env, 'KAFKA_CREATE_TOPICS', true),
     maxMessageBytes: integer(env, 'KAFKA_MAX_MESSAGE_BYTES', 8 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    consumer: consumerTiming(env),
   };
+}
+
+/**
+ * The consumer group's timing. The broker bounds the session timeout (group.min.session.timeout.ms,
+ * 6 000 by default, to group.max.session.timeout.ms); a heartbeat must come well within it.
+ */
+function consumerTiming(env: NodeJS.ProcessEnv): KafkaSettings['consumer'] {
+  // 6 s: the broker's default group.min.session.timeout.ms, the shortest failover it allows (5 heartbeats of 1.2 s).
+  const sessionTimeoutMs = integer(env, 'KAFKA_SESSION_TIMEOUT_MS', 6_000, 1_000, 1_800_000);
+  const heartbeatDefault = Math.max(500, Math.floor(sessionTimeoutMs / 5));
+  const heartbeatIntervalMs = integer(env, 'KAFKA_HEARTBEAT_INTERVAL_MS', heartbeatDefault, 100, 600_000);
+  if (heartbeatIntervalMs * 3 > sessionTimeoutMs) {
+    throw new KafkaConfigError(
+      `KAFKA_HEARTBEAT_INTERVAL_MS="${heartbeatIntervalMs}" is not valid: it must be at most a third of KAFKA_SESSION_TIMEOUT_MS (${sessionTimeoutMs}), so that a late heartbeat does not cost the worker its partitions.`,
+    );
+  }
+  return { sessionTimeoutMs, heartbeatIntervalMs, rebalanceTimeoutMs: integer(env, 'KAFKA_REBALANCE_TIMEOUT_MS', 60_000, 1_000, 1_800_000) };
 }
 
 /** The four Rewind topics with their partition counts, as `ensureTopics` takes them. */
