@@ -19,11 +19,11 @@ export interface LogLine {
 }
 
 /** The real API with its log lines captured (the same JSON that goes to stdout). */
-export async function startLoggedApp(level: string) {
+export async function startLoggedApp(level: string, env: Record<string, string> = {}) {
   const dataDir = mkdtempSync(join(tmpdir(), 'rewind-logs-'));
   const adminKey = `test-admin-${randomBytes(12).toString('hex')}`;
   const raw: string[] = [];
-  const config = loadConfig({ REWIND_DATA_DIR: dataDir, REWIND_ADMIN_KEY: adminKey, REWIND_LOG_LEVEL: level, PORT: '0' });
+  const config = loadConfig({ ...env, REWIND_DATA_DIR: dataDir, REWIND_ADMIN_KEY: adminKey, REWIND_LOG_LEVEL: level, PORT: '0' });
   const { app } = await createApp(config, { logDestination: { write: (line: string) => void raw.push(line) } });
   await app.listen(0, '127.0.0.1');
   const base = `http://127.0.0.1:${(app.getHttpServer().address() as { port: number }).port}`;

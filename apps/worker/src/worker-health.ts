@@ -29,12 +29,12 @@ export interface WorkerHealthParts {
 
 /** What the worker's HTTP server reads: readiness checks and the metrics registry, over the parts the worker started. */
 export class WorkerHealth {
-  readonly registry: Registry = createMetricsRegistry();
   private readonly stallWatch: SubscriberStallWatch;
 
   constructor(
     private readonly parts: WorkerHealthParts,
     stallThresholdMs: number,
+    readonly registry: Registry = createMetricsRegistry(),
   ) {
     this.stallWatch = new SubscriberStallWatch(stallThresholdMs);
     const lags = new Map<string, () => Promise<number>>();

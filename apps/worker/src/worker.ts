@@ -15,7 +15,7 @@ import { PostgresKafkaSigningSecretStore } from '@rewind/messaging/postgres';
 import { SqliteKafkaSigningSecretStore } from '@rewind/messaging/sqlite';
 import { ProjectionSupervisor, ReadModelDatabase } from '@rewind/projections';
 import { createSessionRuntime } from '@rewind/sagas';
-import type { HealthServer } from '@rewind/observability';
+import { createMetricsRegistry, meteredEventStore, registerStoreMetrics, type HealthServer } from '@rewind/observability';
 import { startWorkerApplication } from './worker-application';
 import { WorkerHealth } from './worker-health';
 import type { WorkerConfig } from './worker-config';
@@ -54,8 +54,10 @@ export async function startWorker(
   };
 
   try {
+    const registry = createMetricsRegistry();
+    const storeMetrics = registerStoreMetrics(registry);
     const postgres = config.store === 'postgres' ? await PostgresEventStore.open({ connectionString: config.databaseUrl!, poolSize: config.pgPoolSize }) : null;
-    const store: EventStore = postgres ?? new SqliteEventStore({ filename: file, synchronous: config.sqliteSynchronous });
+    const store: EventStore = meteredEventStore(postgres ?? new SqliteEventStore({ filename: file, synchronous: config.sqliteSynchronous }), storeMetrics);
     closers.push(() => store.close());
     const signingKeys = postgres ? new PostgresKafkaSigningSecretStore(postgres.pool) : new SqliteKafkaSigningSecretStore(file);
     closers.push(() => signingKeys.close());
@@ -78,7 +80,12 @@ export async function startWorker(
 
     let relay: EventRelay | null = null;
     // The same write side as the API: tool registry, and the saga started by the commits that need it.
-    const runtime = createSessionRuntime(store, { snapshotEvery: config.snapshotEvery, bus, log: (m) => logger('Rollbacks').warn(m) });
+    const runtime = createSessionRuntime(store, {
+      snapshotEvery: config.snapshotEvery,
+      bus,
+      log: (m) => logger('Rollbacks').warn(m),
+      onRestored: (seconds) => storeMetrics.restoreDuration.observe(seconds),
+    });
     const sessions = runtime.sessions;
     closers.push(() => sessions.repository.flushSnapshots()); // before the store closes
     if (config.saga.enabled) {
@@ -145,7 +152,7 @@ export async function startWorker(
     let health: HealthServer | null = null;
     if (config.http.enabled) {
       const parts = { store, checkpoints, relayTopic: relay ? topics.events : null, projections };
-      const server = await new WorkerHealth(parts, config.readyStallSeconds * 1000).serve(config.http.port, config.http.host);
+      const server = await new WorkerHealth(parts, config.readyStallSeconds * 1000, registry).serve(config.http.port, config.http.host);
       closers.push(() => server.close());
       health = server;
     }

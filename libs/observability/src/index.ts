@@ -3,3 +3,5 @@ export * from './readiness';
 export * from './health-server';
 export * from './metrics-registry';
 export * from './logging';
+export * from './metered-event-store';
+export * from './store-size';

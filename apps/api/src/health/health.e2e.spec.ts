@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { httpClient, type Http } from '../../../../test/support/http-client';
 import { E2E_STORES, storeEnv } from '../../../../test/support/postgres';
 import { startTestApp, type TestApp } from '../../../../test/support/test-app';
+import { SessionService } from '@rewind/engine';
 import { ReadModelsService } from '../projections/read-models.service';
 
 /** Polls until `condition` holds (at most 20 s); the stall threshold is wall-clock time. */
@@ -21,7 +22,7 @@ describe.each(E2E_STORES)('health endpoints on the %s store', (storeName) => {
   beforeAll(async () => {
     const target = await storeEnv(storeName);
     cleanup = target.cleanup;
-    t = await startTestApp({ ...target.env, REWIND_READY_STALL_SECONDS: '1' });
+    t = await startTestApp({ ...target.env, REWIND_READY_STALL_SECONDS: '1', REWIND_SNAPSHOT_EVERY: '1' });
     anonymous = httpClient(t.baseUrl);
   });
   afterAll(async () => {
@@ -70,5 +71,18 @@ describe.each(E2E_STORES)('health endpoints on the %s store', (storeName) => {
     expect(metrics.body).toMatch(/^nodejs_heap_size_used_bytes /m);
     expect(metrics.body).not.toContain('rewind_process_');
     expect(metrics.body).toMatch(/^rewind_subscriber_lag_events\{subscriber="projection:/m);
+  });
+
+  it("serves seed 001's store metrics: write latency, snapshot writes, restore time, storage size", async () => {
+    const id = `metrics-${Date.now()}`;
+    expect((await t.http('POST', '/v1/sessions', { sessionId: id, title: 'metrics' })).status).toBe(201);
+    expect((await t.http('PUT', `/v1/sessions/${id}/memory/k`, { value: 1 })).status).toBe(200);
+    expect((await t.http('GET', `/v1/sessions/${id}/state?at=1`)).status).toBe(200); // a past version: rebuilt from the store
+    await t.app.get(SessionService).repository.flushSnapshots();
+    const text = (await anonymous('GET', '/metrics')).body as string;
+    expect(text).toMatch(/^rewind_event_append_duration_seconds_count\{outcome="ok"\} [1-9]/m);
+    expect(text).toMatch(/^rewind_snapshot_writes_total\{outcome="ok"\} [1-9]/m);
+    expect(text).toMatch(/^rewind_session_restore_duration_seconds_count [1-9]/m);
+    expect(text).toMatch(/^rewind_store_size_bytes [1-9]/m);
   });
 });

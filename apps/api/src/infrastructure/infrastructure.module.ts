@@ -13,6 +13,7 @@ import { CachedApiKeyStore, type ApiKeyStore } from '@rewind/tenancy';
 import { SqliteApiKeyStore } from '@rewind/tenancy/sqlite';
 import { PostgresApiKeyStore } from '@rewind/tenancy/postgres';
 import type { RewindConfig } from '@rewind/config';
+import { meteredEventStore, storeSizeBytes } from '@rewind/observability';
 import { RewindMetrics } from '../metrics/metrics';
 import { API_KEY_STORE, EVENT_STORE, MESSAGE_BUS, REWIND_CONFIG, SESSION_RUNTIME } from './tokens';
 
@@ -59,10 +60,10 @@ export class InfrastructureModule implements OnApplicationBootstrap, OnApplicati
       module: InfrastructureModule,
       providers: [
         { provide: REWIND_CONFIG, useValue: config },
-        { provide: EVENT_STORE, useValue: stores.events },
+        { provide: RewindMetrics, useFactory: () => new RewindMetrics() },
+        { provide: EVENT_STORE, inject: [RewindMetrics], useFactory: (metrics: RewindMetrics) => meteredEventStore(stores.events, metrics.store) },
         { provide: API_KEY_STORE, useValue: stores.keys },
         { provide: MESSAGE_BUS, useFactory: () => new InProcessMessageBus() },
-        { provide: RewindMetrics, useFactory: () => new RewindMetrics() },
         {
           provide: SESSION_RUNTIME,
           inject: [EVENT_STORE, MESSAGE_BUS, RewindMetrics],
@@ -74,6 +75,7 @@ export class InfrastructureModule implements OnApplicationBootstrap, OnApplicati
               bus,
               log: (m) => logger.warn(m),
               onCommitted: (events) => events.forEach((e) => metrics.eventsAppended.inc({ type: e.type })),
+              onRestored: (seconds) => metrics.store.restoreDuration.observe(seconds),
             });
           },
         },
@@ -109,6 +111,9 @@ export class InfrastructureModule implements OnApplicationBootstrap, OnApplicati
         ? new PostgresCheckpointStore(this.store.pool)
         : new SqliteCheckpointStore(join(this.config.dataDir, 'rewind.db'));
     this.metrics.gauge('rewind_store_last_position', 'The global log position readers may see', () => this.store.lastPosition());
+    this.metrics.gauge('rewind_store_size_bytes', "Bytes the event store takes on disk (its growth rate is seed 001's storage metric)", () =>
+      storeSizeBytes(this.store, join(this.config.dataDir, 'rewind.db')),
+    );
     this.metrics.gauge('rewind_rollbacks_running', 'Rollbacks this process is carrying out now', () => this.saga.runningCount);
     this.registerRelayLag();
     const resumed = await this.saga.resumeAll(this.store, this.checkpoints);

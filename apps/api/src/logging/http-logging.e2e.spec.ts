@@ -1,12 +1,13 @@
 import type { EventStore } from '@rewind/event-store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_STORE } from '../infrastructure/tokens';
+import { ReadModelsService } from '../projections/read-models.service';
 import { startLoggedApp } from '../../../../test/support/logged-app';
 
 describe('logs at the default level (log)', () => {
   let t: Awaited<ReturnType<typeof startLoggedApp>>;
   beforeAll(async () => {
-    t = await startLoggedApp('log');
+    t = await startLoggedApp('log', { REWIND_READY_STALL_SECONDS: '1' });
   });
   afterAll(() => t.close());
 
@@ -68,5 +69,33 @@ describe('logs at the default level (log)', () => {
     const response = await fetch(`${t.base}/v1/sessions`, { headers: { 'x-request-id': 'unauthenticated-1' } });
     expect(response.status).toBe(401);
     expect(t.lines().filter((l) => l.requestId === 'unauthenticated-1')).toEqual([expect.objectContaining({ level: 'info', msg: 'GET /v1/sessions 401' })]);
+  });
+
+  it('logs a 5xx at error, without an invented stack', async () => {
+    // /health/ready answers 503 once a projection is behind without moving for the threshold (1 s here).
+    const readModels = t.app.get(ReadModelsService);
+    await readModels.supervisor.stop();
+    try {
+      const write = await fetch(`${t.base}/v1/sessions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${t.adminKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ sessionId: 'stalled', title: 'x' }),
+      });
+      expect(write.status).toBe(201);
+      let status = 0;
+      for (let i = 0; i < 100 && status !== 503; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        status = (await fetch(`${t.base}/health/ready`, { headers: { 'x-request-id': `ready-${i}` } })).status;
+      }
+      expect(status).toBe(503);
+      const line = t
+        .lines()
+        .filter((l) => l.res?.statusCode === 503)
+        .at(-1)!;
+      expect(line).toMatchObject({ level: 'error', msg: 'GET /health/ready 503' });
+      expect(line).not.toHaveProperty('err');
+    } finally {
+      readModels.supervisor.start();
+    }
   });
 });

@@ -30,6 +30,11 @@ export function httpLoggingParams(root: Logger): Params {
       customLogLevel: (_request, response, error) => (error || response.statusCode >= 500 ? 'error' : 'info'),
       customSuccessMessage: (request, response) => `${request.method} ${request.url} ${response.statusCode}`,
       customErrorMessage: (request, response) => `${request.method} ${request.url} ${response.statusCode}`,
+      // pino-http invents an error with its own stack for any 5xx; the exception filter logs the real one.
+      customErrorObject: (_request, _response, _error, line: Record<string, unknown>) => {
+        const { err: _err, ...rest } = line;
+        return rest;
+      },
       serializers: {
         req: (request: { id: string; method: string; url: string }) => ({ id: request.id, method: request.method, url: request.url }),
         res: (response: { statusCode: number }) => ({ statusCode: response.statusCode }),

@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram } from 'prom-client';
-import { createMetricsRegistry, registerSubscriberLag, type SubscriberProgress } from '@rewind/observability';
+import { createMetricsRegistry, registerStoreMetrics, registerSubscriberLag, type SubscriberProgress } from '@rewind/observability';
 
 /**
  * Prometheus metrics of one process. Nothing here carries a tenant or session id, so the
@@ -20,6 +20,8 @@ export class RewindMetrics {
     labelNames: ['type'] as const,
     registers: [this.registry],
   });
+  /** Event write latency and snapshot outcomes (measured on the store itself, see meteredEventStore) and restore time. */
+  readonly store = registerStoreMetrics(this.registry);
   private readonly lags = new Map<string, () => Promise<number>>();
   private readonly subscribers = new Map<string, () => Promise<Omit<SubscriberProgress, 'name'>>>();
 
