@@ -1,3 +1,5 @@
+// First: tracing patches kafkajs before the worker loads it.
+import { tracing } from './tracing-setup';
 import 'reflect-metadata';
 import { KafkaConfigError } from '@rewind/messaging';
 import { errorMessage } from '@rewind/messaging';
@@ -29,7 +31,8 @@ async function main(): Promise<void> {
     }, config.shutdownTimeoutMs);
     timer.unref();
     worker.stop().then(
-      () => {
+      async () => {
+        await tracing?.shutdown(); // sends the last spans
         log.log('Worker stopped.');
         process.exit(0);
       },

@@ -5,3 +5,4 @@ export * from './metrics-registry';
 export * from './logging';
 export * from './metered-event-store';
 export * from './store-size';
+export * from './tracing';

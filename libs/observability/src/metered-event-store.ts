@@ -1,4 +1,5 @@
 import { Counter, Histogram, type Registry } from 'prom-client';
+import { inSpan } from './tracing';
 
 /** What the metered store needs of an event store: the two writes it times. */
 interface Writes {
@@ -47,7 +48,8 @@ export function registerStoreMetrics(registry: Registry): StoreMetrics {
  * its optional methods), with every other call going straight to it.
  */
 export function meteredEventStore<S extends Writes>(store: S, metrics: StoreMetrics): S {
-  const append = async (...args: never[]) => {
+  const append = (...args: never[]) => inSpan('rewind.event-store.append', {}, () => timedAppend(...args));
+  const timedAppend = async (...args: never[]) => {
     const stop = metrics.appendDuration.startTimer();
     try {
       const result = await store.append(...args);
