@@ -15,7 +15,7 @@ import { PostgresKafkaSigningSecretStore } from '@rewind/messaging/postgres';
 import { SqliteKafkaSigningSecretStore } from '@rewind/messaging/sqlite';
 import { ProjectionSupervisor, ReadModelDatabase } from '@rewind/projections';
 import { createSessionRuntime } from '@rewind/sagas';
-import { createMetricsRegistry, meteredEventStore, registerStoreMetrics, type HealthServer } from '@rewind/observability';
+import { createMetricsRegistry, meteredEventStore, registerSagaMetrics, registerStoreMetrics, type HealthServer } from '@rewind/observability';
 import { startWorkerApplication } from './worker-application';
 import { WorkerHealth } from './worker-health';
 import type { WorkerConfig } from './worker-config';
@@ -56,6 +56,7 @@ export async function startWorker(
   try {
     const registry = createMetricsRegistry();
     const storeMetrics = registerStoreMetrics(registry);
+    const sagaMetrics = registerSagaMetrics(registry);
     const postgres = config.store === 'postgres' ? await PostgresEventStore.open({ connectionString: config.databaseUrl!, poolSize: config.pgPoolSize }) : null;
     const store: EventStore = meteredEventStore(postgres ?? new SqliteEventStore({ filename: file, synchronous: config.sqliteSynchronous }), storeMetrics);
     closers.push(() => store.close());
@@ -85,6 +86,7 @@ export async function startWorker(
       bus,
       log: (m) => logger('Rollbacks').warn(m),
       onRestored: (seconds) => storeMetrics.restoreDuration.observe(seconds),
+      onCommitted: (events) => sagaMetrics.observeCommitted(events),
     });
     const sessions = runtime.sessions;
     closers.push(() => sessions.repository.flushSnapshots()); // before the store closes
@@ -126,6 +128,7 @@ export async function startWorker(
         maxAttempts: config.commands.maxAttempts,
         logger: logger('Commands'),
         onApplied: () => relay?.notify(), // publish a command's events now, not at the next poll
+        onDeadLettered: (status) => sagaMetrics.deadLettered(status),
       });
       await consumer.start();
       closers.push(() => consumer.stop()); // stopped before the relay, so the relay sees the last commands' events

@@ -6,3 +6,4 @@ export * from './logging';
 export * from './metered-event-store';
 export * from './store-size';
 export * from './tracing';
+export * from './saga-metrics';

@@ -74,7 +74,10 @@ export class InfrastructureModule implements OnApplicationBootstrap, OnApplicati
               snapshotEverySeconds: config.snapshotEverySeconds,
               bus,
               log: (m) => logger.warn(m),
-              onCommitted: (events) => events.forEach((e) => metrics.eventsAppended.inc({ type: e.type })),
+              onCommitted: (events) => {
+                events.forEach((e) => metrics.eventsAppended.inc({ type: e.type }));
+                metrics.saga.observeCommitted(events);
+              },
               onRestored: (seconds) => metrics.store.restoreDuration.observe(seconds),
             });
           },

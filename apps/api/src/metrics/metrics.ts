@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram } from 'prom-client';
-import { createMetricsRegistry, registerStoreMetrics, registerSubscriberLag, type SubscriberProgress } from '@rewind/observability';
+import { createMetricsRegistry, registerSagaMetrics, registerStoreMetrics, registerSubscriberLag, type SubscriberProgress } from '@rewind/observability';
 
 /**
  * Prometheus metrics of one process. Nothing here carries a tenant or session id, so the
@@ -22,6 +22,8 @@ export class RewindMetrics {
   });
   /** Event write latency and snapshot outcomes (measured on the store itself, see meteredEventStore) and restore time. */
   readonly store = registerStoreMetrics(this.registry);
+  /** Compensation outcomes and rollback durations, from the events this process commits. */
+  readonly saga = registerSagaMetrics(this.registry);
   private readonly lags = new Map<string, () => Promise<number>>();
   private readonly subscribers = new Map<string, () => Promise<Omit<SubscriberProgress, 'name'>>>();
 
