@@ -1,6 +1,8 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { CqrsModule } from '@nestjs/cqrs';
+import { LoggerModule } from 'nestjs-pino';
+import type { Logger as PinoLogger } from 'pino';
 import { ApplicationModule } from '@rewind/application';
 import { ApiKeyGuard } from './auth/api-key.guard';
 import { ApiExceptionFilter } from './common/api-exception.filter';
@@ -8,6 +10,8 @@ import { createValidationPipe } from './common/validation';
 import type { RewindConfig } from '@rewind/config';
 import { HealthController } from './health/health.controller';
 import { MemoryModule } from './memory/memory.module';
+import { httpLoggingParams } from './logging/http-logging';
+import { ReadinessHandler } from './health/queries/readiness.handler';
 import { MetricsController } from './metrics/metrics.controller';
 import { InfrastructureModule, type OpenedStores } from './infrastructure/infrastructure.module';
 import { KeysModule } from './keys/keys.module';
@@ -19,10 +23,11 @@ import { SessionsModule } from './sessions/sessions.module';
 
 @Module({})
 export class AppModule {
-  static forConfig(config: RewindConfig, stores: OpenedStores): DynamicModule {
+  static forConfig(config: RewindConfig, stores: OpenedStores, logger: PinoLogger): DynamicModule {
     return {
       module: AppModule,
       imports: [
+        LoggerModule.forRoot(httpLoggingParams(logger)),
         CqrsModule.forRoot(),
         InfrastructureModule.forConfig(config, stores),
         ApplicationModule,
@@ -36,6 +41,7 @@ export class AppModule {
       ],
       controllers: [HealthController, MetricsController],
       providers: [
+        ReadinessHandler,
         { provide: APP_GUARD, useClass: ApiKeyGuard },
         { provide: APP_FILTER, useClass: ApiExceptionFilter },
         { provide: APP_PIPE, useFactory: createValidationPipe },

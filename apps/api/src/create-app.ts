@@ -1,7 +1,10 @@
-import { Logger, type LogLevel } from '@nestjs/common';
+import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { SwaggerModule } from '@nestjs/swagger';
+import { createLogger } from '@rewind/observability';
+import { Logger as PinoNestLogger } from 'nestjs-pino';
+import type { DestinationStream } from 'pino';
 import { ensureAdminKey, type ApiKeyStore } from '@rewind/tenancy';
 import { AppModule } from './app.module';
 import type { RewindConfig } from '@rewind/config';
@@ -13,13 +16,12 @@ import { findUnsafeInput } from '@rewind/contracts';
 import { ApiError } from './common/api-error';
 import { clientErrorHandler, frameworkErrors } from './common/framework-errors';
 import { buildOpenApiDocument } from './openapi/openapi-document';
+import { requestIdOf, RewindNestLogger } from './logging/http-logging';
 
-const LEVELS: Record<RewindConfig['logLevel'], LogLevel[]> = {
-  error: ['fatal', 'error'],
-  warn: ['fatal', 'error', 'warn'],
-  log: ['fatal', 'error', 'warn', 'log'],
-  debug: ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'],
-};
+export interface CreateAppOptions {
+  /** Where the JSON log lines go (default: stdout). */
+  logDestination?: DestinationStream;
+}
 
 export interface CreatedApp {
   app: NestFastifyApplication;
@@ -28,7 +30,8 @@ export interface CreatedApp {
 }
 
 /** Builds the HTTP app (used by main.ts and by the end-to-end tests). */
-export async function createApp(config: RewindConfig): Promise<CreatedApp> {
+export async function createApp(config: RewindConfig, options: CreateAppOptions = {}): Promise<CreatedApp> {
+  const rootLogger = createLogger(config.logLevel, options.logDestination);
   const adapter = new FastifyAdapter({
     bodyLimit: config.maxBodyBytes,
     frameworkErrors,
@@ -36,13 +39,25 @@ export async function createApp(config: RewindConfig): Promise<CreatedApp> {
     // Fastify's default (100) made ids of 101-128 characters and longer names unroutable (a 404);
     // this fits a 256-character name percent-encoded, and the pipes refuse what is too long by name.
     routerOptions: { maxParamLength: 4096 },
+    // X-Request-Id is checked by requestIdOf, not taken as-is.
+    requestIdHeader: false,
+    genReqId: requestIdOf,
   });
   const stores = await openStores(config);
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forConfig(config, stores), adapter, {
-    logger: LEVELS[config.logLevel],
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forConfig(config, stores, rootLogger), adapter, {
+    // Nest's own lines wait for the JSON logger (useLogger below) instead of going out as coloured text.
+    bufferLogs: true,
     // Start-up failures reach main(), which explains them in one line instead of a stack.
     abortOnError: false,
   });
+  app.useLogger(new RewindNestLogger(app.get(PinoNestLogger)));
+  // Every response names its request id, so a client can quote it when reporting a problem.
+  app
+    .getHttpAdapter()
+    .getInstance()
+    .addHook('onRequest', async (request, reply) => {
+      void reply.header('x-request-id', request.id);
+    });
   // Only JSON bodies are accepted; say so plainly instead of failing field validation.
   app
     .getHttpAdapter()

@@ -1,9 +1,12 @@
+// First: tracing patches http before Fastify loads it.
+import { tracing } from './tracing-setup';
 import 'reflect-metadata';
 import { ConfigError, loadConfig } from '@rewind/config';
 import { createApp, logger } from './create-app';
 
 async function main(): Promise<void> {
   const config = loadConfig();
+  if (tracing) process.once('beforeExit', () => void tracing!.shutdown());
   const { app, generatedAdminKey } = await createApp(config);
   await app.listen(config.port, config.host);
   const url = `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${config.port}`;

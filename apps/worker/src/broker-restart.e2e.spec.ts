@@ -71,7 +71,13 @@ describeWithKafka('the worker across a broker stop and restart under a steady co
     await keys.close();
 
     const worker: Worker = await startWorker(
-      loadWorkerConfig({ REWIND_BUS: 'kafka', KAFKA_BROKERS: brokers, REWIND_DATA_DIR: dataDir, REWIND_COMMAND_MAX_ATTEMPTS: '50' }),
+      loadWorkerConfig({
+        REWIND_BUS: 'kafka',
+        KAFKA_BROKERS: brokers,
+        REWIND_DATA_DIR: dataDir,
+        REWIND_COMMAND_MAX_ATTEMPTS: '50',
+        REWIND_WORKER_HTTP_PORT: '0',
+      }),
       capture,
     );
     const client = new KafkaMessageBus({ brokers: [brokers], clientId: 'load', logger: capture('load'), clientLogLevel: 'nothing' });

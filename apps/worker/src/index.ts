@@ -1,1 +1,2 @@
 export * from './worker';
+export * from './worker-config';

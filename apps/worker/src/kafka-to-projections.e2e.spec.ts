@@ -45,6 +45,7 @@ describeWithKafka('a Kafka command on the PostgreSQL store: stored, projected, p
       KAFKA_COMMANDS_GROUP_ID: uniqueName('group'),
       REWIND_DATA_DIR: dataDir,
       REWIND_LOG_LEVEL: 'warn',
+      REWIND_WORKER_HTTP_PORT: '0',
     };
     worker = await startWorker(loadWorkerConfig(env), () => testLogger);
     api = await startTestApp({

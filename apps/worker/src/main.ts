@@ -1,6 +1,9 @@
+// First: tracing patches kafkajs before the worker loads it.
+import { tracing } from './tracing-setup';
 import 'reflect-metadata';
 import { KafkaConfigError } from '@rewind/messaging';
-import { consoleLogger, errorMessage } from '@rewind/messaging';
+import { errorMessage } from '@rewind/messaging';
+import { contextLogger, createLogger } from '@rewind/observability';
 import { startWorker } from './worker';
 import { loadWorkerConfig, WorkerConfigError } from './worker-config';
 
@@ -10,8 +13,10 @@ import { loadWorkerConfig, WorkerConfigError } from './worker-config';
  */
 async function main(): Promise<void> {
   const config = loadWorkerConfig();
-  const log = consoleLogger('Worker', config.logLevel);
-  const worker = await startWorker(config);
+  // One JSON line per entry, the Kafka client's lines included (through the 'Kafka' context).
+  const root = createLogger(config.logLevel);
+  const log = contextLogger(root, 'Worker');
+  const worker = await startWorker(config, (context) => contextLogger(root, context));
   let stopping = false;
   const shutdown = (signal: NodeJS.Signals) => {
     if (stopping) {
@@ -26,7 +31,8 @@ async function main(): Promise<void> {
     }, config.shutdownTimeoutMs);
     timer.unref();
     worker.stop().then(
-      () => {
+      async () => {
+        await tracing?.shutdown(); // sends the last spans
         log.log('Worker stopped.');
         process.exit(0);
       },

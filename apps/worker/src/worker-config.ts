@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { EnvReader } from '@rewind/config';
 import { loadKafkaSettings, type KafkaSettings } from '@rewind/messaging';
 import type { MessagingLogLevel } from '@rewind/messaging';
 
@@ -24,6 +25,12 @@ export interface WorkerConfig {
   projections: { enabled: boolean };
   /** Longest a graceful shutdown may take before the process exits anyway. */
   shutdownTimeoutMs: number;
+  /** The worker's HTTP server: /health/live, /health/ready and /metrics (port 0: any free port). */
+  http: { enabled: boolean; port: number; host: string };
+  /** /health/ready fails when a subscriber is behind without moving for longer than this. */
+  readyStallSeconds: number;
+  /** This worker's stable id (REWIND_WORKER_ID), unique among the live workers; null: a new one at each start. */
+  workerId: string | null;
 }
 
 export class WorkerConfigError extends Error {
@@ -33,32 +40,17 @@ export class WorkerConfigError extends Error {
   }
 }
 
-function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max) {
-    throw new WorkerConfigError(`${name}="${raw}" is not valid: expected a whole number from ${min} to ${max} (default ${fallback}).`);
-  }
-  return value;
-}
-
-function oneOf<T extends string>(env: NodeJS.ProcessEnv, name: string, allowed: readonly T[], fallback: T): T {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  if (!allowed.includes(raw as T)) throw new WorkerConfigError(`${name}="${raw}" is not valid: expected one of ${allowed.join(', ')} (default ${fallback}).`);
-  return raw as T;
-}
-
-const onOff = (env: NodeJS.ProcessEnv, name: string, fallback: 'on' | 'off') => oneOf(env, name, ['on', 'off'] as const, fallback) === 'on';
-
 /** Reads the worker's configuration from the environment (documented in README.md and docs/asyncapi.yaml). */
 export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env): WorkerConfig {
-  const bus = oneOf(env, 'REWIND_BUS', ['inprocess', 'kafka'] as const, 'inprocess');
+  const read = new EnvReader(env, (message) => new WorkerConfigError(message));
+  const bus = read.oneOf('REWIND_BUS', ['inprocess', 'kafka'] as const, 'inprocess');
   const groupId = env.KAFKA_COMMANDS_GROUP_ID || 'rewind-commands';
   if (!/^[A-Za-z0-9._-]{1,249}$/.test(groupId))
     throw new WorkerConfigError(`KAFKA_COMMANDS_GROUP_ID="${groupId}" is not valid: use 1-249 letters, digits, ".", "_" or "-".`);
-  const store = oneOf(env, 'REWIND_STORE', ['sqlite', 'postgres'] as const, 'sqlite');
+  const workerId = env.REWIND_WORKER_ID || null;
+  if (workerId !== null && !/^[A-Za-z0-9._:-]{1,128}$/.test(workerId))
+    throw new WorkerConfigError(`REWIND_WORKER_ID="${workerId}" is not valid: use 1-128 letters, digits, ".", "_", ":" or "-" (e.g. the pod name).`);
+  const store = read.oneOf('REWIND_STORE', ['sqlite', 'postgres'] as const, 'sqlite');
   const databaseUrl = env.DATABASE_URL || undefined;
   if (store === 'postgres' && !databaseUrl) {
     throw new WorkerConfigError('REWIND_STORE=postgres needs DATABASE_URL, e.g. DATABASE_URL=postgres://user:password@127.0.0.1:5432/rewind.');
@@ -66,26 +58,34 @@ export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env): WorkerCo
   return {
     store,
     databaseUrl,
-    pgPoolSize: integer(env, 'REWIND_PG_POOL_SIZE', 20, 1, 1000),
+    pgPoolSize: read.integer('REWIND_PG_POOL_SIZE', 20, 1, 1000),
     bus,
     kafka: bus === 'kafka' ? loadKafkaSettings(env, { clientId: 'rewind-worker' }) : null,
     dataDir: resolve(env.REWIND_DATA_DIR || './data'),
-    snapshotEvery: integer(env, 'REWIND_SNAPSHOT_EVERY', 100, 0, 1_000_000),
-    sqliteSynchronous: oneOf(env, 'REWIND_SQLITE_SYNCHRONOUS', ['FULL', 'NORMAL', 'EXTRA'] as const, 'FULL'),
-    logLevel: oneOf(env, 'REWIND_LOG_LEVEL', ['error', 'warn', 'log', 'debug'] as const, 'log'),
+    snapshotEvery: read.integer('REWIND_SNAPSHOT_EVERY', 100, 0, 1_000_000),
+    sqliteSynchronous: read.oneOf('REWIND_SQLITE_SYNCHRONOUS', ['FULL', 'NORMAL', 'EXTRA'] as const, 'FULL'),
+    logLevel: read.oneOf('REWIND_LOG_LEVEL', ['error', 'warn', 'log', 'debug'] as const, 'log'),
     commands: {
-      enabled: onOff(env, 'REWIND_WORKER_COMMANDS', 'on'),
+      enabled: read.onOff('REWIND_WORKER_COMMANDS', 'on'),
       groupId,
-      maxAttempts: integer(env, 'REWIND_COMMAND_MAX_ATTEMPTS', 5, 1, 1_000),
+      maxAttempts: read.integer('REWIND_COMMAND_MAX_ATTEMPTS', 5, 1, 1_000),
     },
     relay: {
-      enabled: onOff(env, 'REWIND_WORKER_RELAY', 'on'),
-      batchSize: integer(env, 'REWIND_RELAY_BATCH_SIZE', 500, 1, 100_000),
-      pollIntervalMs: integer(env, 'REWIND_RELAY_POLL_MS', 20, 1, 60_000),
-      leaseMs: integer(env, 'REWIND_RELAY_LEASE_MS', 10_000, 500, 600_000),
+      enabled: read.onOff('REWIND_WORKER_RELAY', 'on'),
+      batchSize: read.integer('REWIND_RELAY_BATCH_SIZE', 500, 1, 100_000),
+      pollIntervalMs: read.integer('REWIND_RELAY_POLL_MS', 20, 1, 60_000),
+      // 6 s: the shortest consumer session the default broker accepts, so both clocks fail over together.
+      leaseMs: read.integer('REWIND_RELAY_LEASE_MS', 6_000, 500, 600_000),
     },
-    saga: { enabled: onOff(env, 'REWIND_WORKER_SAGA', 'on') },
-    projections: { enabled: onOff(env, 'REWIND_WORKER_PROJECTIONS', 'on') },
-    shutdownTimeoutMs: integer(env, 'REWIND_SHUTDOWN_TIMEOUT_MS', 30_000, 100, 3_600_000),
+    saga: { enabled: read.onOff('REWIND_WORKER_SAGA', 'on') },
+    projections: { enabled: read.onOff('REWIND_WORKER_PROJECTIONS', 'on') },
+    shutdownTimeoutMs: read.integer('REWIND_SHUTDOWN_TIMEOUT_MS', 30_000, 100, 3_600_000),
+    http: {
+      enabled: read.onOff('REWIND_WORKER_HTTP', 'on'),
+      port: read.integer('REWIND_WORKER_HTTP_PORT', 3001, 0, 65_535),
+      host: env.REWIND_WORKER_HTTP_HOST || '0.0.0.0',
+    },
+    readyStallSeconds: read.integer('REWIND_READY_STALL_SECONDS', 60, 1, 86_400),
+    workerId,
   };
 }

@@ -59,3 +59,25 @@ describe('worker configuration from the environment', () => {
     expect(() => loadWorkerConfig({ REWIND_BUS: 'kafka', KAFKA_TOPIC_COMMANDS: 'bad topic!' })).toThrow(/not a valid Kafka topic name/);
   });
 });
+
+describe('failover settings', () => {
+  it('reads the consumer group timing and the worker id, and names the variable of a bad value', () => {
+    const config = loadWorkerConfig({
+      REWIND_BUS: 'kafka',
+      KAFKA_SESSION_TIMEOUT_MS: '6000',
+      REWIND_WORKER_ID: 'rewind-worker-0',
+      REWIND_RELAY_LEASE_MS: '3000',
+    });
+    expect(config.kafka!.consumer).toEqual({ sessionTimeoutMs: 6000, heartbeatIntervalMs: 1200, rebalanceTimeoutMs: 60_000 });
+    expect(loadWorkerConfig({ REWIND_BUS: 'kafka' }).kafka!.consumer.sessionTimeoutMs).toBe(6000);
+    expect(loadWorkerConfig({}).relay.leaseMs).toBe(6000);
+    expect(config.workerId).toBe('rewind-worker-0');
+    expect(config.relay.leaseMs).toBe(3000);
+    expect(loadWorkerConfig({}).workerId).toBeNull();
+    expect(() => loadWorkerConfig({ REWIND_BUS: 'kafka', KAFKA_SESSION_TIMEOUT_MS: '6000', KAFKA_HEARTBEAT_INTERVAL_MS: '3000' })).toThrow(
+      /KAFKA_HEARTBEAT_INTERVAL_MS="3000" is not valid: it must be at most a third of KAFKA_SESSION_TIMEOUT_MS \(6000\)/,
+    );
+    expect(() => loadWorkerConfig({ REWIND_BUS: 'kafka', KAFKA_REBALANCE_TIMEOUT_MS: 'soon' })).toThrow(/KAFKA_REBALANCE_TIMEOUT_MS="soon" is not valid/);
+    expect(() => loadWorkerConfig({ REWIND_WORKER_ID: 'two words' })).toThrow(/REWIND_WORKER_ID="two words" is not valid/);
+  });
+});

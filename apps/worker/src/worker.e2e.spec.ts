@@ -57,6 +57,7 @@ describeWithKafka('the worker process (built), two at once in one consumer group
       KAFKA_COMMANDS_GROUP_ID: uniqueName('group'),
       REWIND_DATA_DIR: dataDir,
       REWIND_LOG_LEVEL: 'log',
+      REWIND_WORKER_HTTP_PORT: '0', // two workers on one host: any free port each
     };
     workers.push(spawnWorker(env), spawnWorker(env));
     await until(

@@ -16,7 +16,9 @@ import { SqliteKafkaSigningSecretStore } from '@rewind/messaging/sqlite';
 import { ProjectionSupervisor, ReadModelDatabase } from '@rewind/projections';
 import { createSessionRuntime } from '@rewind/sagas';
 import { startMemoryIndexing, type MemoryIndexing } from './memory-indexing';
+import { createMetricsRegistry, meteredEventStore, registerSagaMetrics, registerStoreMetrics, type HealthServer } from '@rewind/observability';
 import { startWorkerApplication } from './worker-application';
+import { WorkerHealth } from './worker-health';
 import type { WorkerConfig } from './worker-config';
 
 export interface Worker {
@@ -27,6 +29,8 @@ export interface Worker {
   readonly relay: EventRelay | null;
   /** Long-term memory indexing from `rewind.events` (Kafka mode only). */
   readonly memory: MemoryIndexing | null;
+  /** The HTTP server of /health/live, /health/ready and /metrics (null with REWIND_WORKER_HTTP=off). */
+  readonly health: HealthServer | null;
   /** Graceful: finishes the command and the relay batch in flight, commits offsets, closes everything. */
   stop(): Promise<void>;
 }
@@ -53,8 +57,11 @@ export async function startWorker(
   };
 
   try {
+    const registry = createMetricsRegistry();
+    const storeMetrics = registerStoreMetrics(registry);
+    const sagaMetrics = registerSagaMetrics(registry);
     const postgres = config.store === 'postgres' ? await PostgresEventStore.open({ connectionString: config.databaseUrl!, poolSize: config.pgPoolSize }) : null;
-    const store: EventStore = postgres ?? new SqliteEventStore({ filename: file, synchronous: config.sqliteSynchronous });
+    const store: EventStore = meteredEventStore(postgres ?? new SqliteEventStore({ filename: file, synchronous: config.sqliteSynchronous }), storeMetrics);
     closers.push(() => store.close());
     const signingKeys = postgres ? new PostgresKafkaSigningSecretStore(postgres.pool) : new SqliteKafkaSigningSecretStore(file);
     closers.push(() => signingKeys.close());
@@ -65,7 +72,7 @@ export async function startWorker(
     const topics = config.kafka?.topics ?? DEFAULT_TOPICS;
     if (config.bus === 'kafka') {
       const kafka = config.kafka!;
-      const kafkaBus = new KafkaMessageBus({ brokers: kafka.brokers, clientId: kafka.clientId, logger: logger('Kafka') });
+      const kafkaBus = new KafkaMessageBus({ brokers: kafka.brokers, clientId: kafka.clientId, logger: logger('Kafka'), ...kafka.consumer });
       bus = kafkaBus;
       closers.push(() => kafkaBus.close());
       if (kafka.createTopics) await kafkaBus.ensureTopics(rewindTopicSpecs(kafka));
@@ -77,7 +84,13 @@ export async function startWorker(
 
     let relay: EventRelay | null = null;
     // The same write side as the API: tool registry, and the saga started by the commits that need it.
-    const runtime = createSessionRuntime(store, { snapshotEvery: config.snapshotEvery, bus, log: (m) => logger('Rollbacks').warn(m) });
+    const runtime = createSessionRuntime(store, {
+      snapshotEvery: config.snapshotEvery,
+      bus,
+      log: (m) => logger('Rollbacks').warn(m),
+      onRestored: (seconds) => storeMetrics.restoreDuration.observe(seconds),
+      onCommitted: (events) => sagaMetrics.observeCommitted(events),
+    });
     const sessions = runtime.sessions;
     closers.push(() => sessions.repository.flushSnapshots()); // before the store closes
     if (config.saga.enabled) {
@@ -95,6 +108,8 @@ export async function startWorker(
         batchSize: config.relay.batchSize,
         pollIntervalMs: config.relay.pollIntervalMs,
         leaseMs: config.relay.leaseMs,
+        // A stable id lets a restarted worker take its own lease back at once instead of waiting for it to expire.
+        ...(config.workerId ? { owner: config.workerId } : {}),
         logger: logger('Relay'),
       });
       r.start();
@@ -127,6 +142,7 @@ export async function startWorker(
         maxAttempts: config.commands.maxAttempts,
         logger: logger('Commands'),
         onApplied: () => relay?.notify(), // publish a command's events now, not at the next poll
+        onDeadLettered: (status) => sagaMetrics.deadLettered(status),
       });
       await consumer.start();
       closers.push(() => consumer.stop()); // stopped before the relay, so the relay sees the last commands' events
@@ -136,7 +152,7 @@ export async function startWorker(
     // Read models: one active runner per projection across processes (PostgreSQL advisory
     // lock); each batch re-reads its checkpoint under a row lock, so an API process running
     // them too is safe.
-    let projections: ProjectionSupervisor | null = null;
+    let projections: { supervisor: ProjectionSupervisor; db: ReadModelDatabase } | null = null;
     if (config.projections.enabled) {
       const readModels = await ReadModelDatabase.open(
         postgres
@@ -147,13 +163,21 @@ export async function startWorker(
       const supervisor = new ProjectionSupervisor(store, readModels, { logger: logger('Projections') });
       supervisor.start();
       closers.push(() => supervisor.stop());
-      projections = supervisor;
+      projections = { supervisor, db: readModels };
+    }
+
+    let health: HealthServer | null = null;
+    if (config.http.enabled) {
+      const parts = { store, checkpoints, relayTopic: relay ? topics.events : null, projections };
+      const server = await new WorkerHealth(parts, config.readyStallSeconds * 1000, registry).serve(config.http.port, config.http.host);
+      closers.push(() => server.close());
+      health = server;
     }
 
     log.log(
       `Worker is running (bus ${config.bus}${config.kafka ? ` on ${config.kafka.brokers.join(',')}` : ''}, store ${postgres ? 'postgres' : `sqlite in ${file}`}, saga ${config.saga.enabled ? 'on' : 'off'}): ` +
         `commands ${commands ? `on (group "${config.commands.groupId}")` : 'off'}, relay ${relay ? `on (to "${topics.events}")` : 'off'}, ` +
-        `projections ${projections ? 'on' : 'off'}, memory indexing ${memory ? `on (from "${topics.events}")` : 'off'}.`,
+        `projections ${projections ? 'on' : 'off'}, memory indexing ${memory ? `on (from "${topics.events}")` : 'off'}, health and metrics ${health ? `on http://${config.http.host}:${health.port}` : 'off'}.`,
     );
 
     let stopped: Promise<void> | undefined;
@@ -164,6 +188,7 @@ export async function startWorker(
       commands,
       relay,
       memory,
+      health,
       stop: () => (stopped ??= closeAll()),
     };
   } catch (error) {

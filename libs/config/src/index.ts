@@ -1,1 +1,2 @@
 export * from './rewind-config';
+export * from './env-reader';

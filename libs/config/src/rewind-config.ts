@@ -1,4 +1,5 @@
 import { join, resolve } from 'node:path';
+import { EnvReader } from './env-reader';
 
 export interface RewindConfig {
   /** Where events live: the embedded SQLite file, or PostgreSQL. */
@@ -17,6 +18,8 @@ export interface RewindConfig {
   maxBodyBytes: number;
   sqliteSynchronous: 'FULL' | 'NORMAL' | 'EXTRA';
   logLevel: 'error' | 'warn' | 'log' | 'debug';
+  /** /health/ready fails when a subscriber of the global log is behind without moving for longer than this. */
+  readyStallSeconds: number;
   /** With KAFKA_BROKERS set: the events topic whose relay lag /metrics reports. */
   relayTopic: string | null;
   /** Run the projection runners in this process (false: a worker runs them; queries still read the tables). */
@@ -40,30 +43,14 @@ export class ConfigError extends Error {
   }
 }
 
-function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max) {
-    throw new ConfigError(`${name}="${raw}" is not valid: expected a whole number from ${min} to ${max} (default ${fallback}).`);
-  }
-  return value;
-}
-
-function oneOf<T extends string>(env: NodeJS.ProcessEnv, name: string, allowed: readonly T[], fallback: T): T {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  if (!allowed.includes(raw as T)) throw new ConfigError(`${name}="${raw}" is not valid: expected one of ${allowed.join(', ')} (default ${fallback}).`);
-  return raw as T;
-}
-
 /** Reads configuration from the environment; every variable is documented in README.md. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): RewindConfig {
+  const read = new EnvReader(env, (message) => new ConfigError(message));
   const adminKey = env.REWIND_ADMIN_KEY || undefined;
   if (adminKey !== undefined && adminKey.length < 16) {
     throw new ConfigError('REWIND_ADMIN_KEY is too short: use at least 16 characters (e.g. `openssl rand -hex 24`).');
   }
-  const store = oneOf(env, 'REWIND_STORE', ['sqlite', 'postgres'] as const, 'sqlite');
+  const store = read.oneOf('REWIND_STORE', ['sqlite', 'postgres'] as const, 'sqlite');
   const databaseUrl = env.DATABASE_URL || undefined;
   if (store === 'postgres' && !databaseUrl) {
     throw new ConfigError('REWIND_STORE=postgres needs DATABASE_URL, e.g. DATABASE_URL=postgres://user:password@127.0.0.1:5432/rewind.');
@@ -71,21 +58,22 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RewindConfig {
   return {
     store,
     databaseUrl,
-    pgPoolSize: integer(env, 'REWIND_PG_POOL_SIZE', 20, 1, 1000),
-    port: integer(env, 'PORT', 3000, 0, 65535),
+    pgPoolSize: read.integer('REWIND_PG_POOL_SIZE', 20, 1, 1000),
+    port: read.integer('PORT', 3000, 0, 65535),
     host: env.HOST || '0.0.0.0',
     dataDir: resolve(env.REWIND_DATA_DIR || './data'),
     adminKey,
-    snapshotEvery: integer(env, 'REWIND_SNAPSHOT_EVERY', 100, 0, 1_000_000),
-    snapshotEverySeconds: integer(env, 'REWIND_SNAPSHOT_EVERY_SECONDS', 0, 0, 86_400),
-    maxBodyBytes: integer(env, 'REWIND_MAX_BODY_BYTES', 1_048_576, 1024, 100 * 1_048_576),
-    sqliteSynchronous: oneOf(env, 'REWIND_SQLITE_SYNCHRONOUS', ['FULL', 'NORMAL', 'EXTRA'] as const, 'FULL'),
-    logLevel: oneOf(env, 'REWIND_LOG_LEVEL', ['error', 'warn', 'log', 'debug'] as const, 'log'),
+    snapshotEvery: read.integer('REWIND_SNAPSHOT_EVERY', 100, 0, 1_000_000),
+    snapshotEverySeconds: read.integer('REWIND_SNAPSHOT_EVERY_SECONDS', 0, 0, 86_400),
+    maxBodyBytes: read.integer('REWIND_MAX_BODY_BYTES', 1_048_576, 1024, 100 * 1_048_576),
+    sqliteSynchronous: read.oneOf('REWIND_SQLITE_SYNCHRONOUS', ['FULL', 'NORMAL', 'EXTRA'] as const, 'FULL'),
+    logLevel: read.oneOf('REWIND_LOG_LEVEL', ['error', 'warn', 'log', 'debug'] as const, 'log'),
+    readyStallSeconds: read.integer('REWIND_READY_STALL_SECONDS', 60, 1, 86_400),
     relayTopic: env.KAFKA_BROKERS ? env.KAFKA_TOPIC_EVENTS || 'rewind.events' : null,
-    runProjections: oneOf(env, 'REWIND_RUN_PROJECTIONS', ['true', 'false'] as const, 'true') === 'true',
-    rateLimitPerSecond: integer(env, 'REWIND_RATE_LIMIT_PER_SECOND', 1000, 0, 1_000_000),
-    rateLimitBurst: integer(env, 'REWIND_RATE_LIMIT_BURST', 2000, 1, 10_000_000),
-    auditSealIntervalMs: integer(env, 'REWIND_AUDIT_SEAL_INTERVAL_MS', 1000, 0, 3_600_000),
+    runProjections: read.oneOf('REWIND_RUN_PROJECTIONS', ['true', 'false'] as const, 'true') === 'true',
+    rateLimitPerSecond: read.integer('REWIND_RATE_LIMIT_PER_SECOND', 1000, 0, 1_000_000),
+    rateLimitBurst: read.integer('REWIND_RATE_LIMIT_BURST', 2000, 1, 10_000_000),
+    auditSealIntervalMs: read.integer('REWIND_AUDIT_SEAL_INTERVAL_MS', 1000, 0, 3_600_000),
     masterKey: env.REWIND_MASTER_KEY || undefined,
     masterKeyFile: resolve(env.REWIND_MASTER_KEY_FILE || join(env.REWIND_DATA_DIR || './data', 'master.key')),
   };

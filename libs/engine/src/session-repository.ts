@@ -21,6 +21,8 @@ export interface SessionRepositoryOptions {
   snapshotEverySeconds?: number;
   /** Told when a background snapshot write fails (nothing is lost: snapshots are caches). */
   onSnapshotError?: (error: unknown) => void;
+  /** Told how long each rebuild of a session's state from the store took, in seconds (restore-time metric). */
+  onRestored?: (seconds: number) => void;
   /** How many sessions' current state to keep in memory. */
   cacheSize?: number;
   /** Decoded snapshot segments (default: one cache for the process). */
@@ -69,7 +71,7 @@ export class SessionRepository {
       const latest = await this.store.streamVersion(streamId);
       if (latest === cached.version) return cached;
     }
-    const state = await this.restore(streamId, version ?? Number.MAX_SAFE_INTEGER);
+    const state = await this.timedRestore(streamId, version ?? Number.MAX_SAFE_INTEGER);
     if (version === undefined) this.current.set(streamId, state);
     return state;
   }
@@ -81,8 +83,17 @@ export class SessionRepository {
   async pathAt(streamId: string, version: number): Promise<PathState> {
     const cached = this.current.get(streamId);
     if (cached && cached.head === version) return cloneState(cached.path);
-    const state = await this.restore(streamId, version);
+    const state = await this.timedRestore(streamId, version);
     return state.path;
+  }
+
+  /** `restore`, timed for `onRestored` (only here: restore recurses into the paths it needs). */
+  private async timedRestore(streamId: string, version: number): Promise<SessionState> {
+    if (!this.options.onRestored) return this.restore(streamId, version);
+    const started = performance.now();
+    const state = await this.restore(streamId, version);
+    this.options.onRestored((performance.now() - started) / 1000);
+    return state;
   }
 
   /** Rebuilds state at `version` from the store (snapshot + tail); never touches the cache. */

@@ -32,6 +32,8 @@ export interface SessionRuntimeOptions {
   log?: (message: string) => void;
   /** Also told about every commit (metrics, waking a relay). */
   onCommitted?: (events: StoredEvent[]) => void;
+  /** Told how long each rebuild of a session's state took, in seconds (metrics). */
+  onRestored?: (seconds: number) => void;
 }
 
 /**
@@ -46,6 +48,7 @@ export function createSessionRuntime(store: EventStore, options: SessionRuntimeO
     new SessionRepository(store, {
       snapshotEvery: options.snapshotEvery,
       ...(options.snapshotEverySeconds ? { snapshotEverySeconds: options.snapshotEverySeconds } : {}),
+      ...(options.onRestored ? { onRestored: options.onRestored } : {}),
     }),
     {
       tools,

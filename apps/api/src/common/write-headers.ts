@@ -2,9 +2,10 @@ import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
 import type { WriteOptions } from '@rewind/engine';
 import { ApiError } from './api-error';
 
-/** Reads `Idempotency-Key`, `If-Match` and `X-Correlation-Id` into write options. */
+/** Reads `Idempotency-Key`, `If-Match` and `X-Correlation-Id` (else the request id) into write options. */
 export const WriteHeaders = createParamDecorator((_: unknown, ctx: ExecutionContext): WriteOptions => {
-  const headers = ctx.switchToHttp().getRequest().headers as Record<string, string | undefined>;
+  const request = ctx.switchToHttp().getRequest<{ headers: Record<string, string | undefined>; id?: unknown }>();
+  const headers = request.headers;
   const options: WriteOptions = {};
   const key = headers['idempotency-key'];
   if (key !== undefined) {
@@ -27,5 +28,7 @@ export const WriteHeaders = createParamDecorator((_: unknown, ctx: ExecutionCont
   }
   const correlationId = headers['x-correlation-id'];
   if (correlationId !== undefined && correlationId.length > 0 && correlationId.length <= 128) options.correlationId = correlationId;
+  // The request id (X-Request-Id or generated) ties the events to this request's log lines.
+  else if (typeof request.id === 'string') options.correlationId = request.id;
   return options;
 });

@@ -13,6 +13,7 @@ import { CachedApiKeyStore, TokenBuckets, type ApiKeyStore } from '@rewind/tenan
 import { SqliteApiKeyStore } from '@rewind/tenancy/sqlite';
 import { PostgresApiKeyStore } from '@rewind/tenancy/postgres';
 import type { RewindConfig } from '@rewind/config';
+import { meteredEventStore, storeSizeBytes } from '@rewind/observability';
 import { RewindMetrics } from '../metrics/metrics';
 import { API_KEY_STORE, EVENT_STORE, MESSAGE_BUS, RATE_LIMITER, REWIND_CONFIG, SESSION_RUNTIME } from './tokens';
 
@@ -60,11 +61,11 @@ export class InfrastructureModule implements OnApplicationBootstrap, OnApplicati
       module: InfrastructureModule,
       providers: [
         { provide: REWIND_CONFIG, useValue: config },
-        { provide: EVENT_STORE, useValue: stores.events },
+        { provide: RewindMetrics, useFactory: () => new RewindMetrics() },
+        { provide: EVENT_STORE, inject: [RewindMetrics], useFactory: (metrics: RewindMetrics) => meteredEventStore(stores.events, metrics.store) },
         { provide: API_KEY_STORE, useValue: stores.keys },
         { provide: RATE_LIMITER, useFactory: () => new TokenBuckets({ perSecond: config.rateLimitPerSecond, burst: config.rateLimitBurst }) },
         { provide: MESSAGE_BUS, useFactory: () => new InProcessMessageBus() },
-        { provide: RewindMetrics, useFactory: () => new RewindMetrics() },
         {
           provide: SESSION_RUNTIME,
           inject: [EVENT_STORE, MESSAGE_BUS, RewindMetrics],
@@ -75,7 +76,11 @@ export class InfrastructureModule implements OnApplicationBootstrap, OnApplicati
               snapshotEverySeconds: config.snapshotEverySeconds,
               bus,
               log: (m) => logger.warn(m),
-              onCommitted: (events) => events.forEach((e) => metrics.eventsAppended.inc({ type: e.type })),
+              onCommitted: (events) => {
+                events.forEach((e) => metrics.eventsAppended.inc({ type: e.type }));
+                metrics.saga.observeCommitted(events);
+              },
+              onRestored: (seconds) => metrics.store.restoreDuration.observe(seconds),
             });
           },
         },
@@ -115,6 +120,9 @@ export class InfrastructureModule implements OnApplicationBootstrap, OnApplicati
         ? new PostgresCheckpointStore(this.store.pool)
         : new SqliteCheckpointStore(join(this.config.dataDir, 'rewind.db'));
     this.metrics.gauge('rewind_store_last_position', 'The global log position readers may see', () => this.store.lastPosition());
+    this.metrics.gauge('rewind_store_size_bytes', "Bytes the event store takes on disk (its growth rate is seed 001's storage metric)", () =>
+      storeSizeBytes(this.store, join(this.config.dataDir, 'rewind.db')),
+    );
     this.metrics.gauge('rewind_rollbacks_running', 'Rollbacks this process is carrying out now', () => this.saga.runningCount);
     this.registerRelayLag();
     this.sealStore =

@@ -1,11 +1,12 @@
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, Gauge, Histogram } from 'prom-client';
+import { createMetricsRegistry, registerSagaMetrics, registerStoreMetrics, registerSubscriberLag, type SubscriberProgress } from '@rewind/observability';
 
 /**
  * Prometheus metrics of one process. Nothing here carries a tenant or session id, so the
  * endpoint can be scraped without an API key.
  */
 export class RewindMetrics {
-  readonly registry = new Registry();
+  readonly registry = createMetricsRegistry();
   readonly httpDuration = new Histogram({
     name: 'rewind_http_request_duration_seconds',
     help: 'HTTP requests by route pattern and status',
@@ -19,26 +20,31 @@ export class RewindMetrics {
     labelNames: ['type'] as const,
     registers: [this.registry],
   });
+  /** Event write latency and snapshot outcomes (measured on the store itself, see meteredEventStore) and restore time. */
+  readonly store = registerStoreMetrics(this.registry);
+  /** Compensation outcomes and rollback durations, from the events this process commits. */
+  readonly saga = registerSagaMetrics(this.registry);
   private readonly lags = new Map<string, () => Promise<number>>();
+  private readonly subscribers = new Map<string, () => Promise<Omit<SubscriberProgress, 'name'>>>();
 
   constructor() {
-    collectDefaultMetrics({ register: this.registry, prefix: 'rewind_process_' });
-    const lags = this.lags;
-    new Gauge({
-      name: 'rewind_subscriber_lag_events',
-      help: 'How far each subscriber of the global log (projections, relay) is behind its head',
-      labelNames: ['subscriber'] as const,
-      registers: [this.registry],
-      async collect() {
-        this.reset();
-        for (const [name, lag] of lags) this.set({ subscriber: name }, await lag().catch(() => -1));
-      },
-    });
+    registerSubscriberLag(this.registry, this.lags);
   }
 
   /** A subscriber reports its lag (the global log's head minus its checkpoint) on each scrape. */
   registerLag(subscriber: string, lag: () => Promise<number>): void {
     this.lags.set(subscriber, lag);
+  }
+
+  /** A subscriber whose checkpoint is known too: its lag is scraped, and readiness watches it for stalls. */
+  registerSubscriber(subscriber: string, progress: () => Promise<Omit<SubscriberProgress, 'name'>>): void {
+    this.subscribers.set(subscriber, progress);
+    this.registerLag(subscriber, async () => (await progress()).lag);
+  }
+
+  /** Where every registered subscriber stands now (for /health/ready). */
+  async subscriberProgress(): Promise<SubscriberProgress[]> {
+    return Promise.all([...this.subscribers].map(async ([name, read]) => ({ name, ...(await read()) })));
   }
 
   gauge(name: string, help: string, read: () => Promise<number> | number): void {

@@ -71,6 +71,8 @@ const headMove: OperationDoc = {
 /** Every operation's answers, by operationId (set on each controller method). */
 export const OPERATIONS: Record<string, OperationDoc> = {
   getHealth: { success: [{ description: 'Alive; the store answers.', schema: ref('Health') }], errors: [503] },
+  getLiveness: { success: [{ description: 'The process answers (no I/O).', schema: ANY_OBJECT }], errors: [] },
+  getReadiness: { success: [{ description: 'Ready: every check passed (each listed).', schema: ANY_OBJECT }], errors: [503] },
   getMetrics: { success: [{ description: 'Prometheus text format.', schema: 'text' }], errors: [] },
 
   startSession: {

@@ -62,7 +62,13 @@ export class ReadModelsService implements OnApplicationBootstrap, BeforeApplicat
     });
     this.queries = new ReadModelQueries(db);
     for (const name of this.supervisor.runners.keys()) {
-      metrics?.registerLag(`projection:${name}`, async () => (await this.supervisor.runner(name).status()).lag);
+      const progress = async () => {
+        const { position, lag } = await this.supervisor.runner(name).status();
+        return { position, lag };
+      };
+      // Readiness watches only the runners of this process: another process's stall is its own probe's to report.
+      if (options.runRunners !== false) metrics?.registerSubscriber(`projection:${name}`, progress);
+      else metrics?.registerLag(`projection:${name}`, async () => (await progress()).lag);
     }
   }
 

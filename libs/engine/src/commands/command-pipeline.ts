@@ -1,3 +1,4 @@
+import { SpanStatusCode, trace } from '@opentelemetry/api';
 import { randomUUID } from 'node:crypto';
 import { EVENT_SCHEMA_VERSION } from '@rewind/domain';
 import { ConcurrencyError, IdempotencyKeyReusedError, type EventStore, type IdempotencyRecord, type NewEvent, type StoredEvent } from '@rewind/event-store';
@@ -66,6 +67,8 @@ export interface CommandPipelineOptions {
  * append, commit, notify. Everything stream-specific comes from the `CommandStream` and
  * the `Decide` function; the I/O happens here and nowhere else.
  */
+const tracer = trace.getTracer('rewind');
+
 export class CommandPipeline {
   private readonly mutex = new KeyedMutex();
   readonly newId: () => string;
@@ -84,9 +87,25 @@ export class CommandPipeline {
     request: CommandRequest,
     decide: Decide<State, Context>,
   ): Promise<Result> {
-    // Not async: without an Idempotency-Key the hot path goes straight to the writer queue.
-    if (request.options.idempotencyKey !== undefined) return this.replayOrWrite(stream, request, decide, request.options.idempotencyKey);
-    return this.write(stream, request, decide);
+    // One span per command (a no-op unless tracing is on): the store's append and the HTTP or Kafka work around it nest under it.
+    return tracer.startActiveSpan('rewind.command', { attributes: { 'rewind.stream_id': request.streamId } }, (span) => {
+      // Not async: without an Idempotency-Key the hot path goes straight to the writer queue.
+      const result =
+        request.options.idempotencyKey !== undefined
+          ? this.replayOrWrite(stream, request, decide, request.options.idempotencyKey)
+          : this.write(stream, request, decide);
+      return result.then(
+        (value) => {
+          span.end();
+          return value;
+        },
+        (error: unknown) => {
+          span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
+          span.end();
+          throw error;
+        },
+      );
+    });
   }
 
   private async replayOrWrite<State extends { readonly version: number }, Context, Result>(

@@ -21,6 +21,8 @@ export interface CommandConsumerOptions {
   logger?: MessagingLogger;
   /** Called after a command wrote events (e.g. to wake the relay in the same process instead of waiting for its next poll). */
   onApplied?: () => void;
+  /** Told about each command copied to the DLQ, with its result status (metrics). */
+  onDeadLettered?: (status: string) => void;
 }
 
 interface Outcome {
@@ -97,7 +99,10 @@ export class CommandConsumer {
       if (this.pending.size > 10_000) this.pending.clear(); // entries of partitions that moved to another worker
       this.pending.set(position, outcome);
     }
-    if (outcome.deadLetter) await this.options.bus.publish(this.topics.commandsDlq, [outcome.deadLetter]);
+    if (outcome.deadLetter) {
+      await this.options.bus.publish(this.topics.commandsDlq, [outcome.deadLetter]);
+      this.options.onDeadLettered?.(outcome.result.status);
+    }
     await this.options.bus.publish(this.topics.commandResults, [resultMessage(outcome.result)]);
     this.pending.delete(position);
     this.attempts.delete(position);

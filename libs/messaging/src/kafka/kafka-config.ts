@@ -1,3 +1,5 @@
+import { EnvReader } from '@rewind/config';
+
 /**
  * Kafka settings, read from the environment. Every variable is documented in
  * docs/asyncapi.yaml (servers / topics) and the README's configuration table.
@@ -39,6 +41,8 @@ export interface KafkaSettings {
   createTopics: boolean;
   /** `max.message.bytes` of the topics Rewind creates: events can be as large as an HTTP body. */
   maxMessageBytes: number;
+  /** Consumer group timing: how soon a crashed worker's partitions move to another (see README, failover). */
+  consumer: { sessionTimeoutMs: number; heartbeatIntervalMs: number; rebalanceTimeoutMs: number };
 }
 
 export class KafkaConfigError extends Error {
@@ -55,24 +59,6 @@ const TOPIC_ENV: Record<keyof RewindTopics, string> = {
   commandsDlq: 'KAFKA_TOPIC_COMMANDS_DLQ',
   events: 'KAFKA_TOPIC_EVENTS',
 };
-
-function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max) {
-    throw new KafkaConfigError(`${name}="${raw}" is not valid: expected a whole number from ${min} to ${max} (default ${fallback}).`);
-  }
-  return value;
-}
-
-function boolean(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  if (/^(true|1|yes|on)$/i.test(raw)) return true;
-  if (/^(false|0|no|off)$/i.test(raw)) return false;
-  throw new KafkaConfigError(`${name}="${raw}" is not valid: expected true or false (default ${fallback}).`);
-}
 
 /** `host:port[,host:port...]`; each entry is checked so that a typo fails at start, not at first use. */
 export function parseBrokers(raw: string, name = 'KAFKA_BROKERS'): string[] {
@@ -91,6 +77,7 @@ export function parseBrokers(raw: string, name = 'KAFKA_BROKERS'): string[] {
 }
 
 export function loadKafkaSettings(env: NodeJS.ProcessEnv = process.env, defaults: { clientId?: string } = {}): KafkaSettings {
+  const read = new EnvReader(env, (message) => new KafkaConfigError(message));
   const topics = { ...DEFAULT_TOPICS };
   for (const key of Object.keys(TOPIC_ENV) as (keyof RewindTopics)[]) {
     const raw = env[TOPIC_ENV[key]];
@@ -102,7 +89,7 @@ export function loadKafkaSettings(env: NodeJS.ProcessEnv = process.env, defaults
   }
   const names = Object.values(topics);
   if (new Set(names).size !== names.length) throw new KafkaConfigError(`The Kafka topics must all differ; got ${names.join(', ')}.`);
-  const partitions = integer(env, 'KAFKA_PARTITIONS', 3, 1, 10_000);
+  const partitions = read.integer('KAFKA_PARTITIONS', 3, 1, 10_000);
   const clientId = env.KAFKA_CLIENT_ID || defaults.clientId || 'rewind';
   if (!/^[A-Za-z0-9._-]{1,200}$/.test(clientId))
     throw new KafkaConfigError(`KAFKA_CLIENT_ID="${clientId}" is not valid: use 1-200 letters, digits, ".", "_" or "-".`);
@@ -111,15 +98,33 @@ export function loadKafkaSettings(env: NodeJS.ProcessEnv = process.env, defaults
     clientId,
     topics,
     partitions: {
-      commands: integer(env, 'KAFKA_TOPIC_COMMANDS_PARTITIONS', partitions, 1, 10_000),
-      commandResults: integer(env, 'KAFKA_TOPIC_COMMAND_RESULTS_PARTITIONS', partitions, 1, 10_000),
-      commandsDlq: integer(env, 'KAFKA_TOPIC_COMMANDS_DLQ_PARTITIONS', partitions, 1, 10_000),
-      events: integer(env, 'KAFKA_TOPIC_EVENTS_PARTITIONS', partitions, 1, 10_000),
+      commands: read.integer('KAFKA_TOPIC_COMMANDS_PARTITIONS', partitions, 1, 10_000),
+      commandResults: read.integer('KAFKA_TOPIC_COMMAND_RESULTS_PARTITIONS', partitions, 1, 10_000),
+      commandsDlq: read.integer('KAFKA_TOPIC_COMMANDS_DLQ_PARTITIONS', partitions, 1, 10_000),
+      events: read.integer('KAFKA_TOPIC_EVENTS_PARTITIONS', partitions, 1, 10_000),
     },
-    replicationFactor: integer(env, 'KAFKA_REPLICATION_FACTOR', 1, 1, 100),
-    createTopics: boolean(env, 'KAFKA_CREATE_TOPICS', true),
-    maxMessageBytes: integer(env, 'KAFKA_MAX_MESSAGE_BYTES', 8 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    replicationFactor: read.integer('KAFKA_REPLICATION_FACTOR', 1, 1, 100),
+    createTopics: read.boolean('KAFKA_CREATE_TOPICS', true),
+    maxMessageBytes: read.integer('KAFKA_MAX_MESSAGE_BYTES', 8 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    consumer: consumerTiming(read),
   };
+}
+
+/**
+ * The consumer group's timing. The broker bounds the session timeout (group.min.session.timeout.ms,
+ * 6 000 by default, to group.max.session.timeout.ms); a heartbeat must come well within it.
+ */
+function consumerTiming(read: EnvReader): KafkaSettings['consumer'] {
+  // 6 s: the broker's default group.min.session.timeout.ms, the shortest failover it allows (5 heartbeats of 1.2 s).
+  const sessionTimeoutMs = read.integer('KAFKA_SESSION_TIMEOUT_MS', 6_000, 1_000, 1_800_000);
+  const heartbeatDefault = Math.max(500, Math.floor(sessionTimeoutMs / 5));
+  const heartbeatIntervalMs = read.integer('KAFKA_HEARTBEAT_INTERVAL_MS', heartbeatDefault, 100, 600_000);
+  if (heartbeatIntervalMs * 3 > sessionTimeoutMs) {
+    throw new KafkaConfigError(
+      `KAFKA_HEARTBEAT_INTERVAL_MS="${heartbeatIntervalMs}" is not valid: it must be at most a third of KAFKA_SESSION_TIMEOUT_MS (${sessionTimeoutMs}), so that a late heartbeat does not cost the worker its partitions.`,
+    );
+  }
+  return { sessionTimeoutMs, heartbeatIntervalMs, rebalanceTimeoutMs: read.integer('KAFKA_REBALANCE_TIMEOUT_MS', 60_000, 1_000, 1_800_000) };
 }
 
 /** The four Rewind topics with their partition counts, as `ensureTopics` takes them. */

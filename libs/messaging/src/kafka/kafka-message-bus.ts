@@ -32,6 +32,10 @@ export interface KafkaMessageBusOptions {
   maxWaitTimeInMs?: number;
   /** Consumer group session timeout: how soon a dead member's partitions move to another (default 10 000). */
   sessionTimeoutMs?: number;
+  /** How often a consumer tells the group it is alive (default a fifth of the session timeout, at least 500). */
+  heartbeatIntervalMs?: number;
+  /** Longest a rebalance waits for the members to rejoin (default 60 000, kafkajs' own). */
+  rebalanceTimeoutMs?: number;
   connectionTimeoutMs?: number;
 }
 
@@ -44,7 +48,8 @@ const CLIENT_LEVEL: Record<KafkaClientLogLevel, logLevel> = {
 };
 
 /**
- * Routes kafkajs' structured log lines to a MessagingLogger as one readable line each. While
+ * Routes kafkajs' structured log lines to a MessagingLogger as one readable line each (its errors
+ * as warnings: it recovers from them by itself). While
  * a broker is down kafkajs repeats the same error many times a second: a line already
  * written in the last 10 s is counted instead, and the count is shown when it comes again.
  */
@@ -68,8 +73,9 @@ function kafkaLogCreator(logger: MessagingLogger, quietMs = 10_000) {
         .join(' ');
       const repeated = last?.suppressed ? ` [${last.suppressed} more like this in the last ${Math.round((now - last.at) / 1000)} s]` : '';
       const line = `kafkajs ${namespace}: ${message}${context ? ` (${context})` : ''}${repeated}`;
-      if (level <= logLevel.ERROR) logger.error(line);
-      else if (level === logLevel.WARN) logger.warn(line);
+      // The client retries what it logs as an error (coordinator not available, connection refused, a
+      // consumer crash it restarts from): a warning. Rewind itself logs ERROR when it gives up.
+      if (level <= logLevel.WARN) logger.warn(line);
       else if (level === logLevel.INFO) logger.log(line);
       else logger.debug?.(line);
     };
@@ -274,7 +280,8 @@ export class KafkaMessageBus implements MessageBus {
       allowAutoTopicCreation: false,
       maxWaitTimeInMs: this.options.maxWaitTimeInMs ?? 500,
       sessionTimeout,
-      heartbeatInterval: Math.max(500, Math.floor(sessionTimeout / 5)),
+      heartbeatInterval: this.options.heartbeatIntervalMs ?? Math.max(500, Math.floor(sessionTimeout / 5)),
+      rebalanceTimeout: this.options.rebalanceTimeoutMs ?? 60_000,
       retry: { retries: 8, initialRetryTime: 200, maxRetryTime: 5_000 },
     });
     const subscription = new KafkaSubscription(
@@ -292,7 +299,9 @@ export class KafkaMessageBus implements MessageBus {
       crashes++;
       if (!payload.restart || Date.now() - lastCrashLog >= 10_000) {
         lastCrashLog = Date.now();
-        this.logger.error(
+        // A consumer that restarts by itself is a warning; ERROR only when it gives up.
+        (payload.restart ? this.logger.warn : this.logger.error).call(
+          this.logger,
           `The Kafka consumer of topic "${topic}" (group "${options.groupId}") stopped on an error: ${errorMessage(payload.error)}. ` +
             (payload.restart
               ? 'It restarts by itself and resumes from the last committed offset.'

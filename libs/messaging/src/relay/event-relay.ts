@@ -227,8 +227,8 @@ export class EventRelay {
       } catch (error) {
         this.failures++;
         const delay = this.backoff();
-        const log = this.failures === 1 || this.failures % 10 === 0 ? this.logger.error.bind(this.logger) : this.logger.warn.bind(this.logger);
-        log(
+        // A warning: the relay never gives up (it retries with backoff and skips nothing); the lag metric says how far behind it is.
+        this.logger.warn(
           `Could not publish events after global position ${this.position} to "${this.topic}" (attempt ${this.failures}): ${errorMessage(error)} ` +
             `Retrying in ${delay} ms; no event is skipped, and those already sent may be sent again.`,
         );

@@ -1,4 +1,4 @@
-import type { PoolClient } from 'pg';
+import type { Pool, PoolClient } from 'pg';
 import { migration1 } from './0001-event-store-tables';
 import { migration2 } from './0002-compact-events';
 import { migration3 } from './0003-group-commit';
@@ -55,4 +55,16 @@ export async function migrate(client: PoolClient, schema: string, migrateTo = Nu
   const origin = info.rows[0]?.xid_origin;
   if (origin === undefined) throw new Error(`${schema}.store_info is empty: the schema was not created by Rewind.`);
   return origin;
+}
+
+/** Names of the migrations the schema lacks (none once a Rewind process has opened it); for readiness probes. */
+export async function pendingMigrations(pool: Pick<Pool, 'query'>, schema: string): Promise<string[]> {
+  const s = `"${schema}"`;
+  const exists = await pool.query<{ t: string | null }>(`SELECT to_regclass($1::text)::text AS t`, [`${s}.schema_migrations`]);
+  const applied = exists.rows[0]?.t
+    ? new Set((await pool.query<{ version: number }>(`SELECT version FROM ${s}.schema_migrations`)).rows.map((r) => r.version))
+    : new Set<number>();
+  return migrations(s)
+    .filter((m) => !applied.has(m.version))
+    .map((m) => `${schema} ${m.version} ${m.name}`);
 }

@@ -1,0 +1,45 @@
+import { Inject } from '@nestjs/common';
+import { QueryHandler, type IQueryHandler } from '@nestjs/cqrs';
+import type { RewindConfig } from '@rewind/config';
+import type { EventStore } from '@rewind/event-store';
+import { PostgresEventStore, pendingMigrations } from '@rewind/event-store/postgres';
+import { checkReadiness, migrationsApplied, storeReachable, subscribersMoving, SubscriberStallWatch, type Readiness } from '@rewind/observability';
+import { EVENT_STORE, REWIND_CONFIG } from '../../infrastructure/tokens';
+import { RewindMetrics } from '../../metrics/metrics';
+import { ReadModelsService } from '../../projections/read-models.service';
+import { ReadinessQuery } from './readiness.query';
+
+/** A probe that does not answer in this time is a failed probe (Kubernetes' own default timeout is 1 s). */
+const CHECK_TIMEOUT_MS = 900;
+
+@QueryHandler(ReadinessQuery)
+export class ReadinessHandler implements IQueryHandler<ReadinessQuery, Readiness> {
+  private readonly stallWatch: SubscriberStallWatch;
+
+  constructor(
+    @Inject(EVENT_STORE) private readonly store: EventStore,
+    @Inject(REWIND_CONFIG) config: RewindConfig,
+    private readonly readModels: ReadModelsService,
+    private readonly metrics: RewindMetrics,
+  ) {
+    this.stallWatch = new SubscriberStallWatch(config.readyStallSeconds * 1000);
+  }
+
+  execute(): Promise<Readiness> {
+    return checkReadiness(
+      [
+        storeReachable(() => this.store.lastPosition()),
+        migrationsApplied(() => this.pendingMigrations()),
+        subscribersMoving(this.stallWatch, () => this.metrics.subscriberProgress()),
+      ],
+      CHECK_TIMEOUT_MS,
+    );
+  }
+
+  /** The event store's schema (PostgreSQL; the SQLite file creates its tables when opened) and the read models'. */
+  private async pendingMigrations(): Promise<string[]> {
+    const pending = this.store instanceof PostgresEventStore ? await pendingMigrations(this.store.pool, this.store.schema) : [];
+    if (await this.readModels.db.dataSource.showMigrations()) pending.push('read models (TypeORM)');
+    return pending;
+  }
+}
