@@ -162,9 +162,9 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   },
   rotateApiKey: {
     success: [{ status: 200, description: 'A new secret (same id); the old one works for the grace period.', schema: ANY_OBJECT }],
-    errors: [400, 401, 404, 413, 415, 503],
+    errors: [400, 401, 404, 409, 413, 415, 503],
   },
-  setApiKeyExpiry: { success: [{ description: 'The key with its new expiry.', schema: ANY_OBJECT }], errors: [400, 401, 404, 413, 415, 503] },
+  setApiKeyExpiry: { success: [{ description: 'The key with its new expiry.', schema: ANY_OBJECT }], errors: [400, 401, 404, 409, 413, 415, 503] },
 
   getEncryptionPolicies: { success: [{ description: "The tenant's encryption policies.", schema: ANY_OBJECT }], errors: [401, 503] },
   setToolEncryption: { success: [{ description: "The tool's encrypted input and output paths.", schema: ANY_OBJECT }], errors: [400, 401, 413, 415, 503] },
@@ -173,5 +173,5 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     errors: [400, 401, 413, 415, 503],
   },
 
-  verifyAuditChains: { success: [{ description: 'The hash chains checked: the first broken link, if any.', schema: ANY_OBJECT }], errors: READ },
+  verifyAuditChains: { success: [{ description: 'The hash chains checked: the first broken link, if any.', schema: ANY_OBJECT }], errors: SESSION_READ },
 };
