@@ -110,6 +110,26 @@ export function scopesOf(input: Pick<CreateApiKeyInput, 'scopes' | 'role'>): Api
   return API_KEY_SCOPES.filter((s) => scopes.includes(s));
 }
 
+/** The record of a key just created: active, never rotated. */
+export function newKeyRecord(
+  input: Pick<CreateApiKeyInput, 'tenantId' | 'name'>,
+  keyId: string,
+  scopes: ApiKeyScope[],
+  expiresAt: string | null,
+): ApiKeyRecord {
+  return {
+    keyId,
+    tenantId: input.tenantId,
+    name: input.name,
+    scopes,
+    createdAt: new Date().toISOString(),
+    expiresAt,
+    revokedAt: null,
+    rotatedAt: null,
+    previousSecretValidUntil: null,
+  };
+}
+
 export function checkExpiry(expiresAt: string | null | undefined): string | null {
   if (expiresAt === undefined || expiresAt === null) return null;
   const at = Date.parse(expiresAt);

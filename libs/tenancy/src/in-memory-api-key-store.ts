@@ -6,6 +6,7 @@ import {
   generateKey,
   hashKey,
   keyIdOf,
+  newKeyRecord,
   notFound,
   scopesOf,
   type ApiKeyRecord,
@@ -41,17 +42,7 @@ export class InMemoryApiKeyStore implements ApiKeyStore {
     const { key, keyId } = input.plaintext !== undefined ? { key: input.plaintext, keyId: keyIdOf(input.plaintext) } : generateKey();
     const existing = this.find(hashKey(key));
     if (existing) return { key, record: { ...existing.record } };
-    const record: ApiKeyRecord = {
-      keyId,
-      tenantId: input.tenantId,
-      name: input.name,
-      scopes,
-      createdAt: new Date().toISOString(),
-      expiresAt,
-      revokedAt: null,
-      rotatedAt: null,
-      previousSecretValidUntil: null,
-    };
+    const record = newKeyRecord(input, keyId, scopes, expiresAt);
     this.byId.set(keyId, { record, hash: hashKey(key), previousHash: null });
     this.version++;
     return { key, record: { ...record } };

@@ -8,6 +8,7 @@ import {
   generateKey,
   hashKey,
   keyIdOf,
+  newKeyRecord,
   notFound,
   scopesOf,
   scopesOfRole,
@@ -108,17 +109,7 @@ export class SqliteApiKeyStore implements ApiKeyStore {
     const hash = hashKey(key);
     const existing = this.db.prepare<[string, string], Row>('SELECT * FROM api_keys WHERE hash = ? OR previous_hash = ?').get(hash, hash);
     if (existing) return { key, record: toRecord(existing) };
-    const record: ApiKeyRecord = {
-      keyId,
-      tenantId: input.tenantId,
-      name: input.name,
-      scopes,
-      createdAt: new Date().toISOString(),
-      expiresAt,
-      revokedAt: null,
-      rotatedAt: null,
-      previousSecretValidUntil: null,
-    };
+    const record = newKeyRecord(input, keyId, scopes, expiresAt);
     this.db
       .prepare(
         `INSERT INTO api_keys (key_id, hash, tenant_id, name, role, scopes, created_at, expires_at)
