@@ -81,8 +81,11 @@ export async function createApp(config: RewindConfig, options: CreateAppOptions 
     .getHttpAdapter()
     .getInstance()
     .addHook('preValidation', async (request, reply) => {
-      if (request.body === null || typeof request.body !== 'object') return;
-      const unsafe = findUnsafeInput(request.body);
+      // Path and query parameters too: interceptors read the session id before any pipe runs.
+      const unsafe =
+        findUnsafeInput(request.params ?? {}) ??
+        findUnsafeInput(request.query ?? {}) ??
+        (request.body !== null && typeof request.body === 'object' ? findUnsafeInput(request.body) : null);
       if (unsafe) {
         await reply
           .status(400)

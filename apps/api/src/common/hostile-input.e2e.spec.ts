@@ -102,6 +102,12 @@ describe.each(E2E_STORES)('hostile input on the %s store: a 4xx in the documente
     expect((await http('GET', `/v1/sessions?q=${encodeURIComponent('\ud83d\ude00')}`)).status).toBe(200);
   });
 
+  it('refuses a NUL in a path before any interceptor reads it (an encryption policy makes the interceptor look the session up)', async () => {
+    expect((await http('PUT', '/v1/encryption/memory-keys/city', { encrypted: true })).status).toBe(200);
+    expectRefusal(await http('PUT', '/v1/sessions/a%00b/memory/city', { value: {} }), 400, 'id');
+    expect((await http('PUT', '/v1/encryption/memory-keys/city', { encrypted: false })).status).toBe(200);
+  });
+
   it('routes every id and name the API accepts, however long (Fastify stopped at 100 characters)', async () => {
     const longId = `s${'x'.repeat(127)}`;
     expect((await http('POST', '/v1/sessions', { sessionId: longId })).status).toBe(201);
