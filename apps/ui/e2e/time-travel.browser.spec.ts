@@ -133,6 +133,31 @@ const suiteName = canRun
     await shot('sessions');
   });
 
+  it('pages through the sessions list forward and back', async () => {
+    const tag = `Paging ${randomUUID().slice(0, 6)}`;
+    for (let i = 1; i <= 21; i++) await step('POST', '/v1/sessions', { sessionId: `page-${randomUUID().slice(0, 8)}`, title: `${tag} #${i}` });
+    await page.goto(`${t.baseUrl}/ui/`);
+    await page.getByLabel('Search titles').fill(tag);
+    const rows = page.locator('tbody tr');
+    await expect.poll(() => rows.count(), EVENTUALLY).toBe(20); // one page of 20
+    const previous = page.getByRole('button', { name: '← Previous' });
+    const next = page.getByRole('button', { name: 'Next →' });
+    expect(await previous.isDisabled()).toBe(true);
+    await next.click();
+    await expect.poll(() => rows.count(), EVENTUALLY).toBe(1);
+    expect(await page.locator('.pager').textContent()).toContain('Page 2');
+    expect(await next.isDisabled()).toBe(true);
+    await previous.click();
+    await expect.poll(() => rows.count(), EVENTUALLY).toBe(20);
+    expect(await page.locator('.pager').textContent()).toContain('Page 1');
+    // A new search starts again from the first page.
+    await next.click();
+    await page.getByLabel('Search titles').fill(`${tag} #21`);
+    await expect.poll(() => rows.count(), EVENTUALLY).toBe(1);
+    expect(await page.locator('.pager').textContent()).toContain('Page 1');
+    await page.getByLabel('Search titles').fill('');
+  });
+
   it('draws both branches of the timeline, and clicking a step shows its state with the change said in words', async () => {
     await page.goto(`${t.baseUrl}/ui/#/sessions/${tripId}`);
     await page.locator(`.graph [data-version="${v.last}"]`).waitFor();

@@ -55,3 +55,27 @@ export function useDebounced<T>(value: T, ms: number): T {
   }, [value, ms]);
   return settled;
 }
+
+export interface CursorPages {
+  /** The cursor of the page shown (null: the first page). */
+  cursor: string | null;
+  /** 1-based number of the page shown. */
+  page: number;
+  previous: (() => void) | null;
+  next: (nextCursor: string | null | undefined) => void;
+  restart: () => void;
+}
+
+/** Keyset paging: keeps the cursors of the pages before this one, so "Previous" can go back. */
+export function useCursorPages(): CursorPages {
+  const [cursors, setCursors] = useState<(string | null)[]>([null]);
+  return {
+    cursor: cursors[cursors.length - 1] ?? null,
+    page: cursors.length,
+    previous: cursors.length < 2 ? null : () => setCursors((c) => c.slice(0, -1)),
+    next: (nextCursor) => {
+      if (nextCursor) setCursors((c) => [...c, nextCursor]);
+    },
+    restart: () => setCursors([null]),
+  };
+}

@@ -1,8 +1,8 @@
 import { useState } from 'react';
 import { get, query } from '../api/client';
 import type { AuditEntry, Page, ToolCallEntry } from '../api/types';
-import { useLoad } from '../hooks';
-import { ErrorMessage, StatusBadge } from './common';
+import { useCursorPages, useLoad } from '../hooks';
+import { ErrorMessage, Pager, StatusBadge } from './common';
 
 const PAGE_SIZE = 50;
 
@@ -11,15 +11,15 @@ export function AuditPage({ sessionId }: { sessionId: string | null }) {
   const [session, setSession] = useState(sessionId ?? '');
   const [type, setType] = useState('');
   const [actor, setActor] = useState('');
-  const [cursors, setCursors] = useState<(string | null)[]>([null]);
-  const cursor = cursors[cursors.length - 1] ?? null;
+  const pages = useCursorPages();
+  const cursor = pages.cursor;
   const filters = { sessionId: session.trim(), type: type.trim(), actor: actor.trim() };
   const log = useLoad(
     () => get<Page<AuditEntry>>(`/v1/audit${query({ ...filters, cursor, limit: PAGE_SIZE })}`),
     [filters.sessionId, filters.type, filters.actor, cursor],
   );
   const ledger = useLoad(() => get<Page<ToolCallEntry>>(`/v1/tool-calls${query({ sessionId: filters.sessionId, limit: PAGE_SIZE })}`), [filters.sessionId]);
-  const restart = () => setCursors([null]);
+  const restart = pages.restart;
 
   return (
     <div className="audit">
@@ -104,15 +104,7 @@ export function AuditPage({ sessionId }: { sessionId: string | null }) {
             </tbody>
           </table>
         </div>
-        <div className="pager">
-          <button type="button" disabled={cursors.length < 2} onClick={() => setCursors((c) => c.slice(0, -1))}>
-            ← Previous
-          </button>
-          <span>Page {cursors.length}</span>
-          <button type="button" disabled={!log.data?.nextCursor} onClick={() => log.data?.nextCursor && setCursors((c) => [...c, log.data!.nextCursor])}>
-            Next →
-          </button>
-        </div>
+        <Pager pages={pages} nextCursor={log.data?.nextCursor} />
       </section>
       <section className="panel" aria-labelledby="ledger-title">
         <h2 id="ledger-title">Tool-call ledger</h2>

@@ -1,8 +1,8 @@
 import { useState } from 'react';
 import { get, query } from '../api/client';
 import type { Page, SessionSummary } from '../api/types';
-import { useLoad } from '../hooks';
-import { ErrorMessage, StatusBadge, timeAgo } from './common';
+import { useCursorPages, useLoad } from '../hooks';
+import { ErrorMessage, Pager, StatusBadge, timeAgo } from './common';
 
 const STATUSES = ['active', 'rolling_back', 'needs_attention'] as const;
 const PAGE_SIZE = 20;
@@ -12,15 +12,14 @@ export function SessionsList() {
   const [search, setSearch] = useState('');
   const [status, setStatus] = useState('');
   const [sort, setSort] = useState<'updatedAt' | 'createdAt' | 'sessionId'>('updatedAt');
-  // The cursors of the pages before this one, so "Previous" can go back.
-  const [cursors, setCursors] = useState<(string | null)[]>([null]);
-  const cursor = cursors[cursors.length - 1] ?? null;
+  const pages = useCursorPages();
+  const cursor = pages.cursor;
 
   const page = useLoad(
     () => get<Page<SessionSummary>>(`/v1/sessions${query({ q: search.trim(), status, sort, cursor, limit: PAGE_SIZE })}`),
     [search, status, sort, cursor],
   );
-  const restart = () => setCursors([null]);
+  const restart = pages.restart;
 
   return (
     <section className="panel sessions" aria-labelledby="sessions-title">
@@ -116,15 +115,7 @@ export function SessionsList() {
           </tbody>
         </table>
       </div>
-      <div className="pager">
-        <button type="button" disabled={cursors.length < 2} onClick={() => setCursors((c) => c.slice(0, -1))}>
-          ← Previous
-        </button>
-        <span>Page {cursors.length}</span>
-        <button type="button" disabled={!page.data?.nextCursor} onClick={() => page.data?.nextCursor && setCursors((c) => [...c, page.data!.nextCursor])}>
-          Next →
-        </button>
-      </div>
+      <Pager pages={pages} nextCursor={page.data?.nextCursor} />
     </section>
   );
 }

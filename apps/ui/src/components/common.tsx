@@ -1,5 +1,6 @@
 import type { ReactNode } from 'react';
 import type { ApiProblem } from '../api/client';
+import type { CursorPages } from '../hooks';
 
 export function ErrorMessage({ error }: { error: ApiProblem | null }) {
   if (!error) return null;
@@ -41,4 +42,18 @@ export function timeAgo(iso: string | null | undefined): string {
 
 export function Json({ value }: { value: unknown }) {
   return <pre className="json">{JSON.stringify(value, null, 2)}</pre>;
+}
+
+export function Pager({ pages, nextCursor }: { pages: CursorPages; nextCursor: string | null | undefined }) {
+  return (
+    <div className="pager">
+      <button type="button" disabled={!pages.previous} onClick={() => pages.previous?.()}>
+        ← Previous
+      </button>
+      <span>Page {pages.page}</span>
+      <button type="button" disabled={!nextCursor} onClick={() => pages.next(nextCursor)}>
+        Next →
+      </button>
+    </div>
+  );
 }
