@@ -79,6 +79,11 @@ export class MemoryRuntime {
     return setMemoryPolicy({ policies: this.policies, index: this.index, indexer: this.indexer }, tenantId, sessionId, policy);
   }
 
+  /** Crypto-shredding: the session's (or tenant's) items leave the index now, every model's. */
+  shred(tenantId: string, sessionId?: string): Promise<number> {
+    return this.indexer.shred(sessionId === undefined ? { tenantId } : { tenantId, sessionId });
+  }
+
   async close(): Promise<void> {
     await this.indexer.stop();
     await this.model.close();

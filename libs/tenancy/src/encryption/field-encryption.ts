@@ -20,6 +20,11 @@ export class FieldEncryptionError extends Error {
 
 const MARKER = /^rwd:enc:v1:(dk_[0-9a-f]{24}):([A-Za-z0-9_-]+)$/;
 
+/** True for a value that field encryption wrote (ciphertext under a session's data key). */
+export function isEncryptedValue(value: unknown): value is string {
+  return typeof value === 'string' && value.startsWith(ENCRYPTED_PREFIX) && MARKER.test(value);
+}
+
 /**
  * Field-level encryption with per-session data keys (AES-256-GCM), wrapped by a KeyProvider.
  * Values are encrypted before they reach the command pipeline, so events, snapshots, read
