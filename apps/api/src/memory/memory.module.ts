@@ -17,6 +17,7 @@ import { MEMORY_RUNTIME } from './memory-runtime.provider';
 import { MemoryStatusHandler } from './memory-status.query';
 import { RecallHandler } from './recall.query';
 import { SetMemoryPolicyHandler } from './set-memory-policy.command';
+import { ShredSessionMemoryHandler } from './shred-session-memory.command';
 
 /**
  * Long-term memory in the API process. Embedded mode (no Kafka relay configured): the
@@ -41,6 +42,7 @@ import { SetMemoryPolicyHandler } from './set-memory-policy.command';
     RecallHandler,
     MemoryStatusHandler,
     SetMemoryPolicyHandler,
+    ShredSessionMemoryHandler,
     { provide: APP_INTERCEPTOR, useClass: ContextRecallInterceptor },
   ],
 })

@@ -1,6 +1,6 @@
 import { closeSync, fsyncSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { SEGMENTED_FORMAT, SessionRepository, SessionService, sessionIdFromStream, sessionStreamPrefix, type SegmentedHead } from '@rewind/engine';
+import { SEGMENTED_FORMAT, SessionRepository, SessionService, sessionIdFromStream, type SegmentedHead } from '@rewind/engine';
 import type { EventStore, StreamSummary } from '@rewind/event-store';
 import { PostgresEventStore, prunePostgresSnapshots } from '@rewind/event-store/postgres';
 import { pruneSqliteSnapshots, SqliteEventStore } from '@rewind/event-store/sqlite';
@@ -8,18 +8,14 @@ import { FieldEncryption, loadMasterKey, MasterKeyProvider, type DataKeyStore, t
 import { SqliteDataKeyStore } from '@rewind/tenancy/sqlite';
 import { PostgresDataKeyStore } from '@rewind/tenancy/postgres';
 import { EXIT_OK, idFlag, positiveIntFlag, stringFlag, UsageError, type CommandContext, type CommandSpec } from '../command';
+import { shredFromMemory } from './memory-shredding';
 import { withEventStore } from './state';
+import { tenantSessions } from './tenant-sessions';
 
 const PAGE = 1000;
 
 async function inactiveSessions(store: EventStore, tenantId: string, before: number): Promise<StreamSummary[]> {
-  const out: StreamSummary[] = [];
-  for (let after: string | undefined; ; ) {
-    const page = await store.listStreams({ prefix: sessionStreamPrefix(tenantId), limit: PAGE, ...(after ? { after } : {}) });
-    out.push(...page.filter((s) => Date.parse(s.updatedAt) < before));
-    if (page.length < PAGE) return out;
-    after = page[page.length - 1]!.streamId;
-  }
+  return (await tenantSessions(store, tenantId)).filter((s) => Date.parse(s.updatedAt) < before);
 }
 
 /** Writes a session's events as NDJSON, decrypted (the archive is the readable copy), and syncs the file. */
@@ -134,8 +130,10 @@ async function applyPolicy(
         reason: `retention: inactive for ${days}+ days, exported first`,
       });
     }
+    const removedItems = await shredFromMemory(context, { tenantId, sessionId });
     out.write(
-      `exported ${written.events} event(s) of session "${sessionId}" to ${file}${key ? ', then shredded its data key' : ' (nothing was encrypted; marked retired)'}\n`,
+      `exported ${written.events} event(s) of session "${sessionId}" to ${file}${key ? ', then shredded its data key' : ' (nothing was encrypted; marked retired)'}` +
+        `${removedItems > 0 ? ` and removed its ${removedItems} memory item(s)` : ''}\n`,
     );
   }
   out.write(
