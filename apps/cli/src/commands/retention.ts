@@ -4,10 +4,9 @@ import { SEGMENTED_FORMAT, SessionRepository, SessionService, sessionIdFromStrea
 import type { EventStore, StreamSummary } from '@rewind/event-store';
 import { PostgresEventStore, prunePostgresSnapshots } from '@rewind/event-store/postgres';
 import { pruneSqliteSnapshots, SqliteEventStore } from '@rewind/event-store/sqlite';
-import { FieldEncryption, loadMasterKey, MasterKeyProvider, type DataKeyStore, type RetentionPolicy } from '@rewind/tenancy';
-import { SqliteDataKeyStore } from '@rewind/tenancy/sqlite';
-import { PostgresDataKeyStore } from '@rewind/tenancy/postgres';
+import type { DataKeyStore, FieldEncryption, RetentionPolicy } from '@rewind/tenancy';
 import { EXIT_OK, idFlag, positiveIntFlag, stringFlag, UsageError, type CommandContext, type CommandSpec } from '../command';
+import { cliFieldEncryption, openDataKeys } from './data-keys';
 import { shredFromMemory } from './memory-shredding';
 import { withEventStore } from './state';
 import { tenantSessions } from './tenant-sessions';
@@ -64,18 +63,13 @@ const run: CommandSpec = {
     if (!dryRun && !exportDir) throw new UsageError('--export-dir is required (the sessions are exported before their keys are destroyed), or give --dry-run');
     const out = context.io.stdout;
     return withEventStore(context, async (store) => {
-      const keys =
-        store instanceof PostgresEventStore ? await PostgresDataKeyStore.open(store.pool, store.schema) : new SqliteDataKeyStore(context.databaseFile);
+      const keys = await openDataKeys(store, context);
       try {
         const policies = given
           ? [{ tenantId: idFlag(flags, 'tenant'), inactiveDays: positiveIntFlag(flags, 'inactive-days') }]
           : await keys.retentionPolicies();
         if (policies.length === 0) out.write('No retention policy is set: `rewind retention set --tenant <id> --inactive-days <n>` sets one.\n');
-        const encryption = new FieldEncryption(
-          keys,
-          new MasterKeyProvider(loadMasterKey({ key: context.config.masterKey, file: context.config.masterKeyFile })),
-          0,
-        );
+        const encryption = cliFieldEncryption(keys, context);
         for (const policy of policies) await applyPolicy(context, store, keys, encryption, policy, { dryRun, exportDir });
         return EXIT_OK;
       } finally {
@@ -185,8 +179,7 @@ const set: CommandSpec = {
     if ((flags.off === true) === (flags['inactive-days'] !== undefined)) throw new UsageError('give either --inactive-days <n> or --off');
     const days = flags.off === true ? null : positiveIntFlag(flags, 'inactive-days');
     await withEventStore(context, async (store) => {
-      const keys =
-        store instanceof PostgresEventStore ? await PostgresDataKeyStore.open(store.pool, store.schema) : new SqliteDataKeyStore(context.databaseFile);
+      const keys = await openDataKeys(store, context);
       try {
         await keys.setRetention(tenantId, days);
       } finally {

@@ -1,10 +1,7 @@
 import { DomainError } from '@rewind/domain';
 import { SessionRepository, SessionService, sessionIdFromStream } from '@rewind/engine';
-import { FieldEncryption, loadMasterKey, MasterKeyProvider, type DataKeyStore } from '@rewind/tenancy';
-import { PostgresEventStore } from '@rewind/event-store/postgres';
-import { SqliteDataKeyStore } from '@rewind/tenancy/sqlite';
-import { PostgresDataKeyStore } from '@rewind/tenancy/postgres';
 import { idFlag, EXIT_OK, type CommandSpec } from '../command';
+import { cliFieldEncryption, openDataKeys } from './data-keys';
 import { shredFromMemory } from './memory-shredding';
 import { withEventStore } from './state';
 import { tenantSessions } from './tenant-sessions';
@@ -18,14 +15,9 @@ const shred: CommandSpec = {
   async run(context, flags) {
     const tenantId = idFlag(flags, 'tenant');
     const { keysDestroyed, sessionsMarked } = await withEventStore(context, async (store) => {
-      const keys: DataKeyStore =
-        store instanceof PostgresEventStore ? await PostgresDataKeyStore.open(store.pool, store.schema) : new SqliteDataKeyStore(context.databaseFile);
+      const keys = await openDataKeys(store, context);
       try {
-        const encryption = new FieldEncryption(
-          keys,
-          new MasterKeyProvider(loadMasterKey({ key: context.config.masterKey, file: context.config.masterKeyFile })),
-          0,
-        );
+        const encryption = cliFieldEncryption(keys, context);
         const recorder = new SessionService(new SessionRepository(store, { snapshotEvery: 0 }));
         // Keys first, then the record in each session's stream: a failure in between leaves data unreadable, never readable.
         const record = async (sessionId: string, keyIds: string[]) =>
