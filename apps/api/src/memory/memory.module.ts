@@ -6,6 +6,7 @@ import { SessionService } from '@rewind/engine';
 import { type EventStore } from '@rewind/event-store';
 import { PostgresEventStore } from '@rewind/event-store/postgres';
 import { EngineSessionPaths } from '@rewind/memory';
+import { PostgresPolicyStore } from '@rewind/memory/postgres';
 import { MemoryRuntime, memoryConfigFromEnv } from '@rewind/memory/runtime';
 import { PostgresCheckpointStore } from '@rewind/messaging/postgres';
 import { SqliteCheckpointStore } from '@rewind/messaging/sqlite';
@@ -36,7 +37,15 @@ import { ShredSessionMemoryHandler } from './shred-session-memory.command';
         const logger = new Logger('Memory');
         const checkpoints =
           store instanceof PostgresEventStore ? new PostgresCheckpointStore(store.pool) : new SqliteCheckpointStore(join(config.dataDir, 'rewind.db'));
-        return new MemoryRuntime({ config: memoryConfig, paths: new EngineSessionPaths(sessions), store, checkpoints, logger });
+        return new MemoryRuntime({
+          config: memoryConfig,
+          paths: new EngineSessionPaths(sessions),
+          store,
+          checkpoints,
+          logger,
+          // Shared with the other API processes and the worker.
+          ...(store instanceof PostgresEventStore ? { policies: new PostgresPolicyStore(store.pool, store.schema) } : {}),
+        });
       },
     },
     RecallHandler,
