@@ -18,6 +18,7 @@ import { SqliteApiKeyStore, SqliteDataKeyStore } from '@rewind/tenancy/sqlite';
 import { PostgresApiKeyStore, PostgresDataKeyStore } from '@rewind/tenancy/postgres';
 import { randomBytes } from 'node:crypto';
 import { E2E_STORES, storeEnv } from '../../../test/support/postgres';
+import { SqliteVectorIndex } from '@rewind/memory/sqlite-vec';
 import { runCli } from './cli';
 
 /** The key and signing-key commands, and the store readers, on the store the API is configured with. */
@@ -287,10 +288,38 @@ describe.each(E2E_STORES)('rewind CLI on the %s store', (storeName) => {
       expect(dry.stdout).toContain('nothing was changed');
       expect((await keys.forSession('retained', 'old-secret'))?.wrapped).toMatch(/^mk1:/);
 
+      // What the memory indexer had written of the sessions (any model: the CLI loads none).
+      const memory = new SqliteVectorIndex({ filename: join(dataDir, 'rewind.memory.db') });
+      await memory.open({ id: 'some-model', dimensions: 8 });
+      await memory.upsert(
+        ['old-plain', 'fresh'].map((sessionId, i) => ({
+          item: {
+            id: `e${i}:0`,
+            tenantId: 'retained',
+            sessionId,
+            eventId: `e${i}`,
+            version: 2,
+            globalPosition: i + 1,
+            role: 'memory' as const,
+            occurredAt: '2020-01-01T00:00:00.000Z',
+            chunk: 0,
+            text: `city: Lisbon ${sessionId}`,
+          },
+          vector: Float32Array.of(1, 0, 0, 0, 0, 0, 0, 0),
+        })),
+      );
+      await memory.close();
+
       const exportDir = mkdtempSync(join(tmpdir(), 'rewind-retention-'));
       const run = await rewind('retention', 'run', '--tenant', 'retained', '--inactive-days', '30', '--export-dir', exportDir);
       expect(run.stderr).toBe('');
       expect(run.code).toBe(0);
+      expect(run.stdout).toContain('session "old-plain"');
+      expect(run.stdout).toMatch(/old-plain.*removed its 1 memory item/);
+      const left = new SqliteVectorIndex({ filename: join(dataDir, 'rewind.memory.db') });
+      await left.open({ id: 'some-model', dimensions: 8 });
+      expect((await left.listItems()).map((i) => i.text)).toEqual(['city: Lisbon fresh']);
+      await left.close();
       expect(run.stdout).toMatch(/Tenant "retained": exported 2 session\(s\) \(\d+ bytes of NDJSON\) and destroyed 1 data key\(s\)/);
       const archive = readFileSync(join(exportDir, 'retained', 'old-secret.ndjson'), 'utf8')
         .trim()
