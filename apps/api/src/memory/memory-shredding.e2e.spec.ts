@@ -109,3 +109,29 @@ describe.each(E2E_STORES)('crypto-shredding reaches long-term memory on the %s s
     expect(indexBytes()).not.toContain(KEPT);
   });
 });
+
+// Qdrant configured but unreachable (nothing listens on the port): the keys still go, and the answer says what is left to do.
+describe('crypto-shredding with the memory index unreachable', () => {
+  let t: TestApp;
+  // Memory reads its settings from the process environment (like the service).
+  const memoryEnv = { REWIND_MEMORY_INDEX: 'qdrant', QDRANT_URL: 'http://127.0.0.1:9' };
+  beforeAll(async () => {
+    Object.assign(process.env, memoryEnv);
+    t = await startTestApp({ REWIND_AUDIT_SEAL_INTERVAL_MS: '0' });
+  });
+  afterAll(async () => {
+    await t?.close();
+    for (const name of Object.keys(memoryEnv)) delete process.env[name];
+  });
+
+  it('destroys the keys and records the shred, then answers 503 memory_unavailable saying the indexer will finish and how to retry', async () => {
+    expect((await t.http('POST', '/v1/sessions', { sessionId: 'vault' })).status).toBe(201);
+    expect((await t.http('PUT', '/v1/sessions/vault/memory/code', { value: '7741' }, { 'rewind-encrypt': 'value' })).status).toBe(200);
+    const shred = await t.http('POST', '/v1/sessions/vault/shred');
+    expect(shred.status).toBe(503);
+    expect(shred.body.error).toMatchObject({ code: 'memory_unavailable', message: expect.stringMatching(/data keys are destroyed.*Repeat the request/) });
+    expect((await t.http('GET', '/v1/sessions/vault')).body.memory).toEqual({ code: '[shredded]' });
+    const events = (await t.http('GET', '/v1/sessions/vault/events')).body.events as { type: string }[];
+    expect(events.at(-1)!.type).toBe('DataShredded');
+  });
+});
