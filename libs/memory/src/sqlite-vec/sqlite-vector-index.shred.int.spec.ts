@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { axisVector, memoryItem, rawIndexBytes } from '../testing';
 import { SqliteVectorIndex } from './sqlite-vector-index';
@@ -55,5 +56,47 @@ describe('SqliteVectorIndex.shredScope on a file', () => {
     expect(await index.shredScope({ tenantId: 't1' })).toBe(802);
     expect(rawIndexBytes(filename)).not.toContain('Plumbifora');
     await index.close();
+  });
+
+  it('removes exactly the scope: every item of it, in every model, and nothing else (property)', async () => {
+    const D = 8;
+    const item = fc.record({ tenant: fc.constantFrom('t1', 't2'), session: fc.constantFrom('a', 'b', 'c'), model: fc.constantFrom('m1', 'm2') });
+    const scope = fc.record({ tenantId: fc.constantFrom('t1', 't2'), sessionId: fc.option(fc.constantFrom('a', 'b', 'c'), { nil: undefined }) });
+    await fc.assert(
+      fc.asyncProperty(fc.array(item, { maxLength: 30 }), scope, async (items, target) => {
+        const index = new SqliteVectorIndex({ filename: ':memory:' });
+        try {
+          for (const model of ['m1', 'm2']) {
+            await index.open({ id: model, dimensions: D });
+            await index.upsert(
+              items
+                .map((it, i) => ({ ...it, i }))
+                .filter((it) => it.model === model)
+                .map((it) => ({
+                  item: memoryItem({ id: `e${it.i}:0`, text: `word${it.i} note`, tenantId: it.tenant, sessionId: it.session }),
+                  vector: axisVector(D, it.i),
+                })),
+            );
+          }
+          const inTarget = (it: { tenant: string; session: string }) =>
+            it.tenant === target.tenantId && (target.sessionId === undefined || it.session === target.sessionId);
+          expect(await index.shredScope(target)).toBe(items.filter(inTarget).length);
+          for (const model of ['m1', 'm2']) {
+            await index.open({ id: model, dimensions: D });
+            const left = (await index.listItems()).map((i) => i.id).sort();
+            const expected = items
+              .map((it, i) => ({ ...it, id: `e${i}:0` }))
+              .filter((it) => it.model === model && !inTarget(it))
+              .map((it) => it.id)
+              .sort();
+            expect(left).toEqual(expected);
+            expect(await index.searchText('note', target, 50)).toEqual([]);
+          }
+        } finally {
+          await index.close();
+        }
+      }),
+      { numRuns: 60 },
+    );
   });
 });
