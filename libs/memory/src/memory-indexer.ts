@@ -245,7 +245,7 @@ function inScope(item: MemoryItem, scope: MemoryScope): boolean {
   return item.tenantId === scope.tenantId && (scope.sessionId === undefined || item.sessionId === scope.sessionId);
 }
 
-/** Sets a memory policy; switching a session (or tenant) to `none` also removes its items from the index. */
+/** Sets a memory policy; switching a session (or tenant) to `none` also removes its items from the index (every model's). */
 export async function setMemoryPolicy(
   deps: { policies: MemoryPolicyStore; index: VectorIndex; indexer?: MemoryIndexer },
   tenantId: string,
@@ -254,6 +254,7 @@ export async function setMemoryPolicy(
 ): Promise<{ removedItems: number }> {
   await deps.policies.set(tenantId, sessionId, policy);
   if (policy !== 'none') return { removedItems: 0 };
-  await deps.indexer?.open();
-  return { removedItems: await deps.index.deleteScope(sessionId === undefined ? { tenantId } : { tenantId, sessionId }) };
+  // Removed like a shred (every model's tables, no text left in free space, not written back by a batch in flight).
+  const scope = sessionId === undefined ? { tenantId } : { tenantId, sessionId };
+  return { removedItems: deps.indexer ? await deps.indexer.shred(scope) : await deps.index.shredScope(scope) };
 }
