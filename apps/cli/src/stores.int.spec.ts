@@ -18,6 +18,7 @@ import { SqliteApiKeyStore, SqliteDataKeyStore } from '@rewind/tenancy/sqlite';
 import { PostgresApiKeyStore, PostgresDataKeyStore } from '@rewind/tenancy/postgres';
 import { randomBytes } from 'node:crypto';
 import { E2E_STORES, storeEnv } from '../../../test/support/postgres';
+import { SqliteVectorIndex } from '@rewind/memory/sqlite-vec';
 import { runCli } from './cli';
 
 /** The key and signing-key commands, and the store readers, on the store the API is configured with. */
@@ -183,6 +184,48 @@ describe.each(E2E_STORES)('rewind CLI on the %s store', (storeName) => {
     expect((await rewind('audit', 'verify', '--digest', 'not-a-digest')).code).toBe(2);
   });
 
+  it('events export decrypts encrypted fields (shredded ones read "[shredded]"); --as-stored writes the ciphertext', async () => {
+    const keys = pool ? await PostgresDataKeyStore.open(pool) : new SqliteDataKeyStore(join(dataDir, 'rewind.db'));
+    const events: EventStore =
+      storeName === 'postgres'
+        ? await PostgresEventStore.open({ connectionString: env.DATABASE_URL!, poolSize: 2 })
+        : new SqliteEventStore({ filename: join(dataDir, 'rewind.db') });
+    try {
+      // Written as the API writes it: encrypted at the edge with the configured master key (here the data dir's key file).
+      const encryption = new FieldEncryption(keys, new MasterKeyProvider(loadMasterKey({ file: join(dataDir, 'master.key') })), 0);
+      const sessions = new SessionService(new SessionRepository(events, { snapshotEvery: 0 }));
+      const caller = { tenantId: 'exports', actor: 't' };
+      for (const id of ['open', 'gone']) {
+        await sessions.startSession(caller, { sessionId: id });
+        const body = (await encryption.encryptPaths('exports', id, { value: `ssn of ${id} 078-05-1120`, note: 'plain' }, ['value'])) as { value: string };
+        await sessions.execute(caller, id, { type: 'WriteMemory', key: 'ssn', value: body });
+      }
+      await encryption.shred('exports', 'gone', 'test');
+      const lines = (out: string) =>
+        out
+          .trim()
+          .split('\n')
+          .map((line) => JSON.parse(line) as { type: string; data: { value?: unknown } });
+
+      const decrypted = await rewind('events', 'export', '--session', 'open', '--tenant', 'exports');
+      expect(decrypted.code).toBe(0);
+      expect(lines(decrypted.stdout).map((e) => e.data.value)).toEqual([undefined, { value: 'ssn of open 078-05-1120', note: 'plain' }]);
+      const shredded = await rewind('events', 'export', '--session', 'gone', '--tenant', 'exports');
+      expect(lines(shredded.stdout)[1]!.data.value).toEqual({ value: '[shredded]', note: 'plain' });
+      expect(shredded.stdout).not.toContain('078-05-1120');
+
+      const stored = await rewind('events', 'export', '--session', 'open', '--tenant', 'exports', '--as-stored');
+      expect(stored.code).toBe(0);
+      expect(stored.stdout).not.toContain('078-05-1120');
+      expect((lines(stored.stdout)[1]!.data.value as { value: string }).value).toMatch(/^rwd:enc:v1:dk_/);
+      // What --as-stored writes is the store's bytes: the same events, decryptable with the keys.
+      expect(await encryption.decryptDeep('exports', lines(stored.stdout))).toEqual(lines(decrypted.stdout));
+    } finally {
+      await events.close();
+      await keys.close();
+    }
+  });
+
   it('tenants shred destroys the data keys of every session of one tenant, and no other', async () => {
     const keys: DataKeyStore = pool ? await PostgresDataKeyStore.open(pool) : new SqliteDataKeyStore(join(dataDir, 'rewind.db'));
     try {
@@ -245,10 +288,38 @@ describe.each(E2E_STORES)('rewind CLI on the %s store', (storeName) => {
       expect(dry.stdout).toContain('nothing was changed');
       expect((await keys.forSession('retained', 'old-secret'))?.wrapped).toMatch(/^mk1:/);
 
+      // What the memory indexer had written of the sessions (any model: the CLI loads none).
+      const memory = new SqliteVectorIndex({ filename: join(dataDir, 'rewind.memory.db') });
+      await memory.open({ id: 'some-model', dimensions: 8 });
+      await memory.upsert(
+        ['old-plain', 'fresh'].map((sessionId, i) => ({
+          item: {
+            id: `e${i}:0`,
+            tenantId: 'retained',
+            sessionId,
+            eventId: `e${i}`,
+            version: 2,
+            globalPosition: i + 1,
+            role: 'memory' as const,
+            occurredAt: '2020-01-01T00:00:00.000Z',
+            chunk: 0,
+            text: `city: Lisbon ${sessionId}`,
+          },
+          vector: Float32Array.of(1, 0, 0, 0, 0, 0, 0, 0),
+        })),
+      );
+      await memory.close();
+
       const exportDir = mkdtempSync(join(tmpdir(), 'rewind-retention-'));
       const run = await rewind('retention', 'run', '--tenant', 'retained', '--inactive-days', '30', '--export-dir', exportDir);
       expect(run.stderr).toBe('');
       expect(run.code).toBe(0);
+      expect(run.stdout).toContain('session "old-plain"');
+      expect(run.stdout).toMatch(/old-plain.*removed its 1 memory item/);
+      const left = new SqliteVectorIndex({ filename: join(dataDir, 'rewind.memory.db') });
+      await left.open({ id: 'some-model', dimensions: 8 });
+      expect((await left.listItems()).map((i) => i.text)).toEqual(['city: Lisbon fresh']);
+      await left.close();
       expect(run.stdout).toMatch(/Tenant "retained": exported 2 session\(s\) \(\d+ bytes of NDJSON\) and destroyed 1 data key\(s\)/);
       const archive = readFileSync(join(exportDir, 'retained', 'old-secret.ndjson'), 'utf8')
         .trim()

@@ -50,6 +50,22 @@ describeWithKafka('the worker indexes long-term memory from rewind.events', () =
     expect((await memory.runtime.indexer.status()).items).toBe(2);
     const { hits } = await memory.runtime.recall.recall({ tenantId: 'acme', sessionId: 'trip', query: 'Which gate does the Porto flight leave from?' });
     expect(hits.map((h) => h.text)).toEqual(['Our flight to Porto leaves at 7:40 from gate 12']);
+
+    // A shred recorded in the log reaches the worker's own index through rewind.events.
+    await sessions.startSession(caller, { sessionId: 'kept' });
+    await sessions.execute(caller, 'kept', { type: 'RecordMessage', role: 'user', content: 'The Plumbifora bakery opens at seven' });
+    await sessions.execute(caller, 'trip', { type: 'RecordShredding', keyIds: [], reason: 'test' });
+    await sessions.execute(caller, 'kept', { type: 'RecordMessage', role: 'user', content: 'The Plumbifora bakery closes at noon on Sundays' });
+    // Sessions are different partitions: wait for each (bounded).
+    await until(async () => (await memory.runtime.index.count({ tenantId: 'acme', sessionId: 'kept' })) === 2, 'the worker to index the kept session', 60_000);
+    await until(async () => (await memory.runtime.index.count({ tenantId: 'acme', sessionId: 'trip' })) === 0, 'the worker to shred the trip', 60_000);
+    const after = await memory.runtime.recall.recall({
+      tenantId: 'acme',
+      sessionId: 'kept',
+      query: 'Which gate does the Porto flight leave from?',
+      scope: 'tenant',
+    });
+    expect(after.hits.map((h) => h.text).filter((t) => t.includes('Porto'))).toEqual([]);
     await store.close();
   });
 });

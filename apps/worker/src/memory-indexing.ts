@@ -1,6 +1,6 @@
 import type { SessionService } from '@rewind/engine';
 import { EngineSessionPaths, type MemorySourceEvent } from '@rewind/memory';
-import { MemoryRuntime, memoryConfigFromEnv } from '@rewind/memory/runtime';
+import { MemoryRuntime, memoryConfigFromEnv, type MemoryRuntimeOptions } from '@rewind/memory/runtime';
 import type { MessageBus, MessagingLogger, Subscription } from '@rewind/messaging';
 
 export interface MemoryIndexing {
@@ -22,10 +22,17 @@ export async function startMemoryIndexing(options: {
   eventsTopic: string;
   sessions: SessionService;
   logger: MessagingLogger;
+  /** On PostgreSQL: memory policies are read there, shared with the API. */
+  policies?: MemoryRuntimeOptions['policies'];
 }): Promise<MemoryIndexing | null> {
   const config = memoryConfigFromEnv(options.env, options.dataDir);
   if (!config.enabled || options.busKind !== 'kafka') return null;
-  const runtime = new MemoryRuntime({ config, paths: new EngineSessionPaths(options.sessions), logger: options.logger });
+  const runtime = new MemoryRuntime({
+    config,
+    paths: new EngineSessionPaths(options.sessions),
+    logger: options.logger,
+    ...(options.policies ? { policies: options.policies } : {}),
+  });
   const groupId = options.env.KAFKA_MEMORY_GROUP_ID || 'rewind-memory-indexer';
   let subscription: Subscription;
   try {

@@ -15,6 +15,7 @@ import { PostgresKafkaSigningSecretStore } from '@rewind/messaging/postgres';
 import { SqliteKafkaSigningSecretStore } from '@rewind/messaging/sqlite';
 import { ProjectionSupervisor, ReadModelDatabase } from '@rewind/projections';
 import { createSessionRuntime } from '@rewind/sagas';
+import { PostgresPolicyStore } from '@rewind/memory/postgres';
 import { startMemoryIndexing, type MemoryIndexing } from './memory-indexing';
 import { createMetricsRegistry, meteredEventStore, registerSagaMetrics, registerStoreMetrics, type HealthServer } from '@rewind/observability';
 import { startWorkerApplication } from './worker-application';
@@ -125,6 +126,7 @@ export async function startWorker(
       eventsTopic: topics.events,
       sessions,
       logger: logger('Memory'),
+      ...(postgres ? { policies: new PostgresPolicyStore(postgres.pool, postgres.schema) } : {}),
     });
     if (memory) closers.push(() => memory.stop());
 

@@ -1,9 +1,9 @@
 import type { EventStore } from '@rewind/event-store';
 import type { CheckpointStore } from '@rewind/messaging';
 import type { EmbeddingModel } from './embedding-model';
-import { MemoryItemExtractor, type MemorySourceEvent } from './memory-item';
+import { MemoryItemExtractor, type MemoryItem, type MemorySourceEvent } from './memory-item';
 import { effectivePolicy, type MemoryPolicyStore } from './memory-policy';
-import type { VectorIndex } from './vector-index';
+import type { MemoryScope, VectorIndex } from './vector-index';
 
 export interface MemoryIndexerLogger {
   log(message: string): void;
@@ -68,6 +68,10 @@ export class MemoryIndexer {
   private skippedEvents = 0;
   private failures = 0;
   private lastError: string | null = null;
+  /** Batches being embedded, and the scopes shredded meanwhile (those batches must not write them back). */
+  private batchesInFlight = 0;
+  private shredsDuringBatches: { scope: MemoryScope; generation: number }[] = [];
+  private shredGeneration = 0;
 
   constructor(private readonly options: MemoryIndexerOptions) {
     this.extractor = options.extractor ?? new MemoryItemExtractor();
@@ -88,6 +92,26 @@ export class MemoryIndexer {
 
   /** Embeds and writes the items of these events (idempotent: an event seen twice is written twice, as one item). */
   async indexEvents(events: readonly MemorySourceEvent[]): Promise<number> {
+    this.batchesInFlight++;
+    try {
+      return await this.indexBatch(events);
+    } finally {
+      if (--this.batchesInFlight === 0) this.shredsDuringBatches = [];
+    }
+  }
+
+  /**
+   * Crypto-shredding of a session or tenant (`DataShredded`, or the process that shreds):
+   * removes its items from the index now, and keeps a batch being embedded meanwhile from
+   * writing them back.
+   */
+  async shred(scope: MemoryScope): Promise<number> {
+    if (this.batchesInFlight > 0) this.shredsDuringBatches.push({ scope, generation: ++this.shredGeneration });
+    return this.options.index.shredScope(scope);
+  }
+
+  private async indexBatch(events: readonly MemorySourceEvent[]): Promise<number> {
+    const generation = this.shredGeneration;
     await this.open();
     const policies = new Map<string, Promise<string>>();
     const policyOf = (tenantId: string, sessionId: string) => {
@@ -96,9 +120,17 @@ export class MemoryIndexer {
       if (!policy) policies.set(key, (policy = effectivePolicy(this.options.policies, tenantId, sessionId)));
       return policy;
     };
-    const items = [];
+    let items: MemoryItem[] = [];
     for (const event of events) {
       this.highestSeen = Math.max(this.highestSeen, event.globalPosition);
+      if (event.type === 'DataShredded') {
+        // What the session said before its shred is forgotten, in this batch and in the index; what it says later is new.
+        const scope = { tenantId: event.metadata.tenantId, sessionId: event.metadata.sessionId };
+        items = items.filter((item) => !inScope(item, scope));
+        await this.options.index.shredScope(scope);
+        this.skippedEvents++;
+        continue;
+      }
       const found = this.extractor.itemsOf(event);
       if (found.length === 0 || (await policyOf(event.metadata.tenantId, event.metadata.sessionId)) === 'none') {
         this.skippedEvents++;
@@ -108,9 +140,11 @@ export class MemoryIndexer {
     }
     if (items.length === 0) return 0;
     const vectors = await this.options.model.embed(items.map((i) => i.text));
-    await this.options.index.upsert(items.map((item, i) => ({ item, vector: vectors[i]! })));
-    this.indexedItems += items.length;
-    return items.length;
+    const shredMeanwhile = this.shredsDuringBatches.filter((s) => s.generation > generation).map((s) => s.scope);
+    const indexed = items.map((item, i) => ({ item, vector: vectors[i]! })).filter(({ item }) => !shredMeanwhile.some((scope) => inScope(item, scope)));
+    await this.options.index.upsert(indexed);
+    this.indexedItems += indexed.length;
+    return indexed.length;
   }
 
   /** Indexes everything committed up to now (one pass; the loop of start() does this continuously). */
@@ -207,7 +241,11 @@ export class MemoryIndexer {
   }
 }
 
-/** Sets a memory policy; switching a session (or tenant) to `none` also removes its items from the index. */
+function inScope(item: MemoryItem, scope: MemoryScope): boolean {
+  return item.tenantId === scope.tenantId && (scope.sessionId === undefined || item.sessionId === scope.sessionId);
+}
+
+/** Sets a memory policy; switching a session (or tenant) to `none` also removes its items from the index (every model's). */
 export async function setMemoryPolicy(
   deps: { policies: MemoryPolicyStore; index: VectorIndex; indexer?: MemoryIndexer },
   tenantId: string,
@@ -216,6 +254,7 @@ export async function setMemoryPolicy(
 ): Promise<{ removedItems: number }> {
   await deps.policies.set(tenantId, sessionId, policy);
   if (policy !== 'none') return { removedItems: 0 };
-  await deps.indexer?.open();
-  return { removedItems: await deps.index.deleteScope(sessionId === undefined ? { tenantId } : { tenantId, sessionId }) };
+  // Removed like a shred (every model's tables, no text left in free space, not written back by a batch in flight).
+  const scope = sessionId === undefined ? { tenantId } : { tenantId, sessionId };
+  return { removedItems: deps.indexer ? await deps.indexer.shred(scope) : await deps.index.shredScope(scope) };
 }

@@ -1,4 +1,5 @@
 import type { JsonValue } from '@rewind/domain';
+import { isEncryptedValue } from '@rewind/tenancy';
 import { chunkText, type ChunkingOptions } from './chunking';
 import { LowInformationFilter, type LowInformationOptions } from './low-information';
 
@@ -42,9 +43,13 @@ export interface MemoryItemOptions {
   chunking?: ChunkingOptions;
 }
 
-/** Renders a JSON value as plain text for search: strings as they are, objects as `key: value` lines. */
+/**
+ * Renders a JSON value as plain text for search: strings as they are, objects as `key: value`
+ * lines. Encrypted fields render as nothing: memory never holds a sensitive field, neither its
+ * plaintext (it never sees it) nor its ciphertext (noise to search, and it would outlive a shred).
+ */
 export function renderValue(value: JsonValue | undefined): string {
-  if (value === null || value === undefined) return '';
+  if (value === null || value === undefined || isEncryptedValue(value)) return '';
   if (typeof value === 'string') return value;
   if (typeof value !== 'object') return String(value);
   if (Array.isArray(value))
@@ -84,7 +89,7 @@ export class MemoryItemExtractor {
 
   itemsOf(event: MemorySourceEvent): MemoryItem[] {
     const source = this.sourceText(event);
-    if (!source || this.filter.isLowInformation(source.text)) return [];
+    if (!source || source.text.length === 0 || this.filter.isLowInformation(source.text)) return [];
     return chunkText(source.text, this.options.chunking).map((text, chunk) => ({
       id: `${event.eventId}:${chunk}`,
       tenantId: event.metadata.tenantId,
@@ -104,17 +109,18 @@ export class MemoryItemExtractor {
     const data = (event.data ?? {}) as Record<string, unknown>;
     switch (event.type) {
       case 'UserMessageReceived':
-        return { role: 'user', text: String(data.content ?? '') };
+        return { role: 'user', text: renderValue(data.content as JsonValue) };
       case 'AgentMessageProduced':
-        return { role: 'agent', text: String(data.content ?? '') };
+        return { role: 'agent', text: renderValue(data.content as JsonValue) };
       case 'TurnInterrupted':
         // Only what the user saw of the cut-off answer (seed 003).
-        return { role: 'agent', text: String(data.partialContent ?? '') };
+        return { role: 'agent', text: renderValue(data.partialContent as JsonValue) };
       case 'ToolCallSucceeded':
         return { role: 'tool', text: renderValue(data.output as JsonValue) };
       case 'MemoryWritten': {
         const key = String(data.key ?? '');
-        return { role: 'memory', text: renderMemoryWrite(key, data.value as JsonValue), memoryKey: key };
+        const value = renderValue(data.value as JsonValue);
+        return { role: 'memory', text: value.length > 0 ? renderMemoryWrite(key, data.value as JsonValue) : '', memoryKey: key };
       }
       default:
         return null;

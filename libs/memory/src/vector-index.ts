@@ -33,6 +33,12 @@ export interface VectorIndex {
   searchText(query: string, scope: MemoryScope, limit: number): Promise<ScoredItem[]>;
   /** Removes every item of the scope (a session, or a whole tenant); tells how many. */
   deleteScope(scope: MemoryScope): Promise<number>;
+  /**
+   * Crypto-shredding's part in memory: removes every item of the scope from every model's
+   * collection (not only the open one), leaving none of their text in the storage's free
+   * space where the adapter controls it; tells how many. Needs no open() (no model).
+   */
+  shredScope(scope: MemoryScope): Promise<number>;
   count(scope?: MemoryScope): Promise<number>;
   close(): Promise<void>;
 }

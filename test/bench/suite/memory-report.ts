@@ -13,8 +13,10 @@ interface TargetCheck {
 const pct = (v: unknown) => (typeof v === 'number' ? `${(v * 100).toFixed(1)} %` : '–');
 
 export function memoryTables(rows: Row[], table: (header: string[], body: string[][]) => string): string {
-  const quality = rows.filter((r) => r.key.startsWith('MEM.recall.'));
-  const timed = rows.filter((r) => !r.key.startsWith('MEM.recall.') && r.latency);
+  // Recall quality rows, English (MEM.recall.*) and Chinese (MEM.zh.recall.*).
+  const isQuality = (r: Row) => /^MEM\.(zh\.)?recall\./.test(r.key);
+  const quality = rows.filter(isQuality);
+  const timed = rows.filter((r) => !isQuality(r) && r.latency);
   const rates = rows.filter((r) => r.throughput !== undefined);
   const parts: string[] = [];
   if (quality.length > 0) {

@@ -6,6 +6,7 @@ import { SessionService } from '@rewind/engine';
 import { type EventStore } from '@rewind/event-store';
 import { PostgresEventStore } from '@rewind/event-store/postgres';
 import { EngineSessionPaths } from '@rewind/memory';
+import { PostgresPolicyStore } from '@rewind/memory/postgres';
 import { MemoryRuntime, memoryConfigFromEnv } from '@rewind/memory/runtime';
 import { PostgresCheckpointStore } from '@rewind/messaging/postgres';
 import { SqliteCheckpointStore } from '@rewind/messaging/sqlite';
@@ -17,6 +18,7 @@ import { MEMORY_RUNTIME } from './memory-runtime.provider';
 import { MemoryStatusHandler } from './memory-status.query';
 import { RecallHandler } from './recall.query';
 import { SetMemoryPolicyHandler } from './set-memory-policy.command';
+import { ShredSessionMemoryHandler } from './shred-session-memory.command';
 
 /**
  * Long-term memory in the API process. Embedded mode (no Kafka relay configured): the
@@ -35,12 +37,21 @@ import { SetMemoryPolicyHandler } from './set-memory-policy.command';
         const logger = new Logger('Memory');
         const checkpoints =
           store instanceof PostgresEventStore ? new PostgresCheckpointStore(store.pool) : new SqliteCheckpointStore(join(config.dataDir, 'rewind.db'));
-        return new MemoryRuntime({ config: memoryConfig, paths: new EngineSessionPaths(sessions), store, checkpoints, logger });
+        return new MemoryRuntime({
+          config: memoryConfig,
+          paths: new EngineSessionPaths(sessions),
+          store,
+          checkpoints,
+          logger,
+          // Shared with the other API processes and the worker.
+          ...(store instanceof PostgresEventStore ? { policies: new PostgresPolicyStore(store.pool, store.schema) } : {}),
+        });
       },
     },
     RecallHandler,
     MemoryStatusHandler,
     SetMemoryPolicyHandler,
+    ShredSessionMemoryHandler,
     { provide: APP_INTERCEPTOR, useClass: ContextRecallInterceptor },
   ],
 })

@@ -1,6 +1,7 @@
 import { existsSync, renameSync, rmSync } from 'node:fs';
 import { SessionRepository, SessionService } from '@rewind/engine';
 import { EngineSessionPaths, MemoryIndexer } from '@rewind/memory';
+import { PostgresPolicyStore } from '@rewind/memory/postgres';
 import { SqlitePolicyStore, SqliteVectorIndex } from '@rewind/memory/sqlite-vec';
 import { MemoryConfigError, MemoryRuntime, memoryConfigFromEnv, type MemoryConfig } from '@rewind/memory/runtime';
 import { InMemoryCheckpointStore, type CheckpointStore } from '@rewind/messaging';
@@ -29,6 +30,11 @@ function checkpointsOf(store: EventStore, context: CommandContext): CheckpointSt
   return store instanceof PostgresEventStore ? new PostgresCheckpointStore(store.pool) : new SqliteCheckpointStore(context.databaseFile);
 }
 
+/** On PostgreSQL, memory policies live there (shared by the API and the worker), not in the index file. */
+function policiesOf(store: EventStore): { policies?: PostgresPolicyStore } {
+  return store instanceof PostgresEventStore ? { policies: new PostgresPolicyStore(store.pool, store.schema) } : {};
+}
+
 const status: CommandSpec = {
   name: 'memory status',
   summary: 'Show the memory index: model, index, items, checkpoint and lag behind the event log',
@@ -42,6 +48,7 @@ const status: CommandSpec = {
         paths: new EngineSessionPaths(new SessionService(new SessionRepository(store, { snapshotEvery: 0 }))),
         store,
         checkpoints,
+        ...policiesOf(store),
       });
       try {
         await runtime.indexer.open();
@@ -73,7 +80,11 @@ const rebuild: CommandSpec = {
     const fresh = `${config.sqliteFile}.rebuild-${process.pid}`;
     rmSync(fresh, { force: true });
     return withEventStore(context, async (store) => {
-      const runtime = new MemoryRuntime({ config, paths: new EngineSessionPaths(new SessionService(new SessionRepository(store, { snapshotEvery: 0 }))) });
+      const runtime = new MemoryRuntime({
+        config,
+        paths: new EngineSessionPaths(new SessionService(new SessionRepository(store, { snapshotEvery: 0 }))),
+        ...policiesOf(store),
+      });
       const freshIndex = new SqliteVectorIndex({ filename: fresh });
       const progress = new InMemoryCheckpointStore();
       const indexer = new MemoryIndexer({
@@ -120,10 +131,12 @@ const rebuild: CommandSpec = {
           context.io.stderr.write('The live memory index matches the event log.\n');
           return EXIT_OK;
         }
-        // Memory policies live in the same file: carry them over.
-        new SqlitePolicyStore(freshIndex.db);
-        freshIndex.db.prepare('ATTACH DATABASE ? AS live').run(config.sqliteFile);
-        freshIndex.db.exec('INSERT OR REPLACE INTO memory_policies SELECT * FROM live.memory_policies; DETACH DATABASE live');
+        if (runtime.policies instanceof SqlitePolicyStore) {
+          // Memory policies live in the same file: carry them over.
+          new SqlitePolicyStore(freshIndex.db);
+          freshIndex.db.prepare('ATTACH DATABASE ? AS live').run(config.sqliteFile);
+          freshIndex.db.exec('INSERT OR REPLACE INTO memory_policies SELECT * FROM live.memory_policies; DETACH DATABASE live');
+        }
         await freshIndex.close();
         await runtime.close();
         for (const suffix of ['', '-wal', '-shm']) rmSync(`${config.sqliteFile}${suffix}`, { force: true });

@@ -1,25 +1,20 @@
 import { closeSync, fsyncSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { SEGMENTED_FORMAT, SessionRepository, SessionService, sessionIdFromStream, sessionStreamPrefix, type SegmentedHead } from '@rewind/engine';
+import { SEGMENTED_FORMAT, SessionRepository, SessionService, sessionIdFromStream, type SegmentedHead } from '@rewind/engine';
 import type { EventStore, StreamSummary } from '@rewind/event-store';
 import { PostgresEventStore, prunePostgresSnapshots } from '@rewind/event-store/postgres';
 import { pruneSqliteSnapshots, SqliteEventStore } from '@rewind/event-store/sqlite';
-import { FieldEncryption, loadMasterKey, MasterKeyProvider, type DataKeyStore, type RetentionPolicy } from '@rewind/tenancy';
-import { SqliteDataKeyStore } from '@rewind/tenancy/sqlite';
-import { PostgresDataKeyStore } from '@rewind/tenancy/postgres';
+import type { DataKeyStore, FieldEncryption, RetentionPolicy } from '@rewind/tenancy';
 import { EXIT_OK, idFlag, positiveIntFlag, stringFlag, UsageError, type CommandContext, type CommandSpec } from '../command';
+import { cliFieldEncryption, openDataKeys } from './data-keys';
+import { shredFromMemory } from './memory-shredding';
 import { withEventStore } from './state';
+import { tenantSessions } from './tenant-sessions';
 
 const PAGE = 1000;
 
 async function inactiveSessions(store: EventStore, tenantId: string, before: number): Promise<StreamSummary[]> {
-  const out: StreamSummary[] = [];
-  for (let after: string | undefined; ; ) {
-    const page = await store.listStreams({ prefix: sessionStreamPrefix(tenantId), limit: PAGE, ...(after ? { after } : {}) });
-    out.push(...page.filter((s) => Date.parse(s.updatedAt) < before));
-    if (page.length < PAGE) return out;
-    after = page[page.length - 1]!.streamId;
-  }
+  return (await tenantSessions(store, tenantId)).filter((s) => Date.parse(s.updatedAt) < before);
 }
 
 /** Writes a session's events as NDJSON, decrypted (the archive is the readable copy), and syncs the file. */
@@ -68,18 +63,13 @@ const run: CommandSpec = {
     if (!dryRun && !exportDir) throw new UsageError('--export-dir is required (the sessions are exported before their keys are destroyed), or give --dry-run');
     const out = context.io.stdout;
     return withEventStore(context, async (store) => {
-      const keys =
-        store instanceof PostgresEventStore ? await PostgresDataKeyStore.open(store.pool, store.schema) : new SqliteDataKeyStore(context.databaseFile);
+      const keys = await openDataKeys(store, context);
       try {
         const policies = given
           ? [{ tenantId: idFlag(flags, 'tenant'), inactiveDays: positiveIntFlag(flags, 'inactive-days') }]
           : await keys.retentionPolicies();
         if (policies.length === 0) out.write('No retention policy is set: `rewind retention set --tenant <id> --inactive-days <n>` sets one.\n');
-        const encryption = new FieldEncryption(
-          keys,
-          new MasterKeyProvider(loadMasterKey({ key: context.config.masterKey, file: context.config.masterKeyFile })),
-          0,
-        );
+        const encryption = cliFieldEncryption(keys, context);
         for (const policy of policies) await applyPolicy(context, store, keys, encryption, policy, { dryRun, exportDir });
         return EXIT_OK;
       } finally {
@@ -134,8 +124,10 @@ async function applyPolicy(
         reason: `retention: inactive for ${days}+ days, exported first`,
       });
     }
+    const removedItems = await shredFromMemory(context, { tenantId, sessionId });
     out.write(
-      `exported ${written.events} event(s) of session "${sessionId}" to ${file}${key ? ', then shredded its data key' : ' (nothing was encrypted; marked retired)'}\n`,
+      `exported ${written.events} event(s) of session "${sessionId}" to ${file}${key ? ', then shredded its data key' : ' (nothing was encrypted; marked retired)'}` +
+        `${removedItems > 0 ? ` and removed its ${removedItems} memory item(s)` : ''}\n`,
     );
   }
   out.write(
@@ -187,8 +179,7 @@ const set: CommandSpec = {
     if ((flags.off === true) === (flags['inactive-days'] !== undefined)) throw new UsageError('give either --inactive-days <n> or --off');
     const days = flags.off === true ? null : positiveIntFlag(flags, 'inactive-days');
     await withEventStore(context, async (store) => {
-      const keys =
-        store instanceof PostgresEventStore ? await PostgresDataKeyStore.open(store.pool, store.schema) : new SqliteDataKeyStore(context.databaseFile);
+      const keys = await openDataKeys(store, context);
       try {
         await keys.setRetention(tenantId, days);
       } finally {

@@ -1,48 +1,66 @@
 import { DomainError } from '@rewind/domain';
-import { SessionRepository, SessionService } from '@rewind/engine';
-import type { DataKeyStore } from '@rewind/tenancy';
-import { PostgresEventStore } from '@rewind/event-store/postgres';
-import { SqliteDataKeyStore } from '@rewind/tenancy/sqlite';
-import { PostgresDataKeyStore } from '@rewind/tenancy/postgres';
+import { SessionRepository, SessionService, sessionIdFromStream } from '@rewind/engine';
 import { idFlag, EXIT_OK, type CommandSpec } from '../command';
+import { cliFieldEncryption, openDataKeys } from './data-keys';
+import { shredFromMemory } from './memory-shredding';
 import { withEventStore } from './state';
+import { tenantSessions } from './tenant-sessions';
 
 const shred: CommandSpec = {
   name: 'tenants shred',
-  summary: 'Crypto-shred a tenant: destroy the data keys of all its sessions, so their encrypted fields can never be read again',
+  summary: 'Crypto-shred a tenant: destroy the data keys of all its sessions, so their encrypted fields can never be read again, and remove them from memory',
   flags: {
     tenant: { type: 'string', placeholder: '<id>', required: true, description: 'the tenant whose data keys to destroy' },
   },
   async run(context, flags) {
     const tenantId = idFlag(flags, 'tenant');
-    const destroyed = await withEventStore(context, async (store) => {
-      const keys: DataKeyStore =
-        store instanceof PostgresEventStore ? await PostgresDataKeyStore.open(store.pool, store.schema) : new SqliteDataKeyStore(context.databaseFile);
+    const { keysDestroyed, sessionsMarked } = await withEventStore(context, async (store) => {
+      const keys = await openDataKeys(store, context);
       try {
-        const shredded = await keys.shred(tenantId, null, 'cli');
+        const encryption = cliFieldEncryption(keys, context);
+        const recorder = new SessionService(new SessionRepository(store, { snapshotEvery: 0 }));
         // Keys first, then the record in each session's stream: a failure in between leaves data unreadable, never readable.
-        const sessions = new SessionService(new SessionRepository(store, { snapshotEvery: 0 }));
-        for (const sessionId of new Set(shredded.map((k) => k.sessionId))) {
-          await sessions
-            .execute({ tenantId, actor: 'cli' }, sessionId, {
-              type: 'RecordShredding',
-              keyIds: shredded.filter((k) => k.sessionId === sessionId).map((k) => k.keyId),
-              reason: 'rewind tenants shred',
-            })
+        const record = async (sessionId: string, keyIds: string[]) =>
+          recorder
+            .execute({ tenantId, actor: 'cli' }, sessionId, { type: 'RecordShredding', keyIds, reason: 'rewind tenants shred' })
             // A key whose first encrypted write was refused has no session to record in.
             .catch((error: unknown) => {
               if (!(error instanceof DomainError && error.code === 'session_not_found')) throw error;
             });
+        let keysDestroyed = 0;
+        let sessionsMarked = 0;
+        // Every session is marked, even one that never had a key: the record is what tells every
+        // memory indexer (and any rebuild) to forget the session.
+        for (const session of await tenantSessions(store, tenantId)) {
+          const sessionId = sessionIdFromStream(session.streamId);
+          const hadKey = (await keys.forSession(tenantId, sessionId)) !== null;
+          const destroyed = await encryption.retire(tenantId, sessionId, 'cli');
+          if (destroyed.length === 0) continue;
+          if (hadKey) keysDestroyed += destroyed.length;
+          sessionsMarked++;
+          await record(
+            sessionId,
+            destroyed.map((k) => k.keyId),
+          );
         }
-        return shredded.length;
+        const rest = await encryption.shred(tenantId, null, 'cli');
+        for (const sessionId of new Set(rest.map((k) => k.sessionId))) {
+          await record(
+            sessionId,
+            rest.filter((k) => k.sessionId === sessionId).map((k) => k.keyId),
+          );
+        }
+        return { keysDestroyed: keysDestroyed + rest.length, sessionsMarked };
       } finally {
         await keys.close();
       }
     });
+    const removedItems = await shredFromMemory(context, { tenantId });
+    const memory = `removed ${removedItems} memory item(s) of the tenant from the memory index`;
     context.io.stdout.write(
-      destroyed === 0
-        ? `Tenant "${tenantId}" has no live data keys: nothing encrypted is left to shred.\n`
-        : `Destroyed ${destroyed} data key(s) of tenant "${tenantId}" and recorded it in each session: its encrypted fields now read "[shredded]" on every read path (API processes drop cached keys within a second). Events stay in the log, as ciphertext.\n`,
+      keysDestroyed === 0 && sessionsMarked === 0
+        ? `Tenant "${tenantId}" has no live data keys: nothing encrypted is left to shred; ${memory}.\n`
+        : `Destroyed ${keysDestroyed} data key(s) of tenant "${tenantId}", recorded it in its ${sessionsMarked} session(s) and ${memory}: its encrypted fields now read "[shredded]" on every read path (other API processes drop cached keys within a second) and recall finds nothing of it. Events stay in the log, as ciphertext.\n`,
     );
     return EXIT_OK;
   },

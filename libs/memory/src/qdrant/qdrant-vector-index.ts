@@ -117,6 +117,18 @@ export class QdrantVectorIndex implements VectorIndex {
     return before;
   }
 
+  async shredScope(scope: MemoryScope): Promise<number> {
+    const client = await this.client;
+    const prefix = `${this.options.collectionPrefix ?? 'rewind_memory'}_`;
+    const { collections } = await client.getCollections();
+    let removed = 0;
+    for (const { name } of collections.filter((c) => c.name.startsWith(prefix))) {
+      removed += (await client.count(name, { exact: true, filter: scopeFilter(scope) })).count;
+      await client.delete(name, { wait: true, filter: scopeFilter(scope) });
+    }
+    return removed;
+  }
+
   async count(scope?: MemoryScope): Promise<number> {
     const result = await (await this.client).count(this.collection, { exact: true, ...(scope ? { filter: scopeFilter(scope) } : {}) });
     return result.count;

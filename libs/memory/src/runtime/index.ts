@@ -1,2 +1,3 @@
 export * from './memory-config';
 export * from './memory-runtime';
+export * from './shred-memory';

@@ -3,7 +3,7 @@ import type { CheckpointStore } from '@rewind/messaging';
 import { DeterministicRewriter } from '../deterministic-rewriter';
 import type { EmbeddingModel } from '../embedding-model';
 import { MemoryIndexer, setMemoryPolicy, type MemoryIndexerLogger } from '../memory-indexer';
-import type { MemoryPolicy } from '../memory-policy';
+import type { MemoryPolicy, MemoryPolicyStore } from '../memory-policy';
 import { OnnxEmbeddingModel } from '../onnx';
 import { OpenAiEmbeddingModel, OpenAiRewriter } from '../openai';
 import { QdrantVectorIndex } from '../qdrant';
@@ -20,6 +20,12 @@ export interface MemoryRuntimeOptions {
   /** For the embedded subscription; the Kafka worker feeds the indexer itself. */
   store?: EventStore;
   checkpoints?: CheckpointStore;
+  /**
+   * Where memory policies live: by default a table of the SQLite index file, which only this
+   * host sees. On PostgreSQL pass `PostgresPolicyStore` (`@rewind/memory/postgres`), so the API
+   * processes and the worker share them.
+   */
+  policies?: MemoryPolicyStore & { close(): void | Promise<void> };
   logger?: MemoryIndexerLogger;
 }
 
@@ -27,7 +33,7 @@ export interface MemoryRuntimeOptions {
 export class MemoryRuntime {
   readonly model: EmbeddingModel;
   readonly index: VectorIndex;
-  readonly policies: SqlitePolicyStore;
+  readonly policies: MemoryPolicyStore & { close(): void | Promise<void> };
   readonly rewriter: QueryRewriter;
   readonly indexer: MemoryIndexer;
   readonly recall: MemoryRecall;
@@ -49,7 +55,7 @@ export class MemoryRuntime {
       config.index === 'qdrant'
         ? new QdrantVectorIndex({ url: config.qdrantUrl!, ...(config.qdrantApiKey ? { apiKey: config.qdrantApiKey } : {}) })
         : new SqliteVectorIndex({ filename: config.sqliteFile });
-    this.policies = new SqlitePolicyStore(config.sqliteFile);
+    this.policies = options.policies ?? new SqlitePolicyStore(config.sqliteFile);
     this.rewriter =
       config.llmUrl && config.llmModel
         ? new OpenAiRewriter({
@@ -79,10 +85,15 @@ export class MemoryRuntime {
     return setMemoryPolicy({ policies: this.policies, index: this.index, indexer: this.indexer }, tenantId, sessionId, policy);
   }
 
+  /** Crypto-shredding: the session's (or tenant's) items leave the index now, every model's. */
+  shred(tenantId: string, sessionId?: string): Promise<number> {
+    return this.indexer.shred(sessionId === undefined ? { tenantId } : { tenantId, sessionId });
+  }
+
   async close(): Promise<void> {
     await this.indexer.stop();
     await this.model.close();
     await this.index.close();
-    this.policies.close();
+    await this.policies.close();
   }
 }

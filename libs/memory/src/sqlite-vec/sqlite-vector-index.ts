@@ -100,6 +100,8 @@ export class SqliteVectorIndex implements VectorIndex {
 
   constructor(private readonly options: SqliteVectorIndexOptions) {
     this.db = openSqliteFile(options.filename, 'NORMAL');
+    // Freed pages are zeroed: the text of a deleted (shredded) item must not linger in free space.
+    this.db.pragma('secure_delete = ON');
     sqliteVec.load(this.db);
   }
 
@@ -147,6 +149,8 @@ export class SqliteVectorIndex implements VectorIndex {
     `);
     // The scope column only filters: it must not weigh in BM25 (it would favour short texts).
     this.db.prepare(`INSERT INTO ${p}_fts (${p}_fts, rank) VALUES ('rank', 'bm25(1.0, 0.0)')`).run();
+    // A deleted row's words leave the full-text index at once (not at some later merge).
+    this.db.prepare(`INSERT INTO ${p}_fts (${p}_fts, rank) VALUES ('secure-delete', 1)`).run();
     this.statements = this.prepare();
   }
 
@@ -293,6 +297,34 @@ export class SqliteVectorIndex implements VectorIndex {
       for (const { rowid } of rowids) this.removeRow(rowid);
     })();
     return rowids.length;
+  }
+
+  async shredScope(scope: MemoryScope): Promise<number> {
+    const prefixes = this.db
+      .prepare<[], { name: string }>(`SELECT name FROM sqlite_master WHERE type = 'table' AND name GLOB 'memory_*_items'`)
+      .all()
+      .map((t) => t.name.slice(0, -'_items'.length));
+    let removed = 0;
+    this.db.transaction(() => {
+      for (const p of prefixes) {
+        this.db.prepare(`INSERT INTO ${p}_fts (${p}_fts, rank) VALUES ('secure-delete', 1)`).run();
+        const rowids = this.db
+          .prepare<
+            [string, string | null, string | null],
+            { rowid: number }
+          >(`SELECT rowid FROM ${p}_items WHERE tenant_id = ? AND (? IS NULL OR session_id = ?)`)
+          .all(scope.tenantId, scope.sessionId ?? null, scope.sessionId ?? null);
+        const deletes = [`${p}_vec`, `${p}_fts`, `${p}_items`].map((table) => this.db.prepare(`DELETE FROM ${table} WHERE rowid = ?`));
+        for (const { rowid } of rowids) for (const statement of deletes) statement.run(BigInt(rowid));
+        this.db
+          .prepare(`DELETE FROM ${p}_session_vectors WHERE tenant_id = ? AND (? IS NULL OR session_id = ?)`)
+          .run(scope.tenantId, scope.sessionId ?? null, scope.sessionId ?? null);
+        removed += rowids.length;
+      }
+    })();
+    // The WAL still holds the pages as they were written: fold it into the file and empty it.
+    if (removed > 0) this.db.pragma('wal_checkpoint(TRUNCATE)');
+    return removed;
   }
 
   async count(scope?: MemoryScope): Promise<number> {

@@ -1,2 +1,3 @@
 export * from './vector-index.contract';
 export * from './memory-fixture';
+export * from './raw-index-bytes';

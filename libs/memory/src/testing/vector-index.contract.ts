@@ -116,6 +116,22 @@ export function vectorIndexContract(name: string, create: () => Promise<VectorIn
       expect(await index.count()).toBe(1);
     });
 
+    it('shreds a session or a tenant: its items are gone from vector and keyword search, the rest stays', async () => {
+      await index.upsert([
+        { item: memoryItem({ id: 'a:0', text: 'quixotic one' }), vector: axisVector(D, 1) },
+        { item: memoryItem({ id: 'b:0', text: 'quixotic two', sessionId: 's2' }), vector: axisVector(D, 1, 2, 0.1) },
+        { item: memoryItem({ id: 'c:0', text: 'quixotic three', tenantId: 't2' }), vector: axisVector(D, 1) },
+      ]);
+      expect(await index.shredScope({ tenantId: 't1', sessionId: 's1' })).toBe(1);
+      const ids = (hits: { item: { id: string } }[]) => hits.map((h) => h.item.id);
+      expect(ids(await index.searchVector(axisVector(D, 1), { tenantId: 't1' }, 5))).toEqual(['b:0']);
+      expect(ids(await index.searchText('quixotic', { tenantId: 't1' }, 5))).toEqual(['b:0']);
+      expect(await index.shredScope({ tenantId: 't1' })).toBe(1);
+      expect(await index.count({ tenantId: 't1' })).toBe(0);
+      expect(ids(await index.searchText('quixotic', { tenantId: 't2' }, 5))).toEqual(['c:0']);
+      expect(await index.shredScope({ tenantId: 't1' })).toBe(0);
+    });
+
     it('refuses a vector of the wrong dimension', async () => {
       await expect(index.upsert([{ item: memoryItem({ id: 'a:0', text: 'x' }), vector: new Float32Array(D + 1) }])).rejects.toThrow(/dimension/);
       expect(await index.count()).toBe(0);

@@ -20,14 +20,22 @@ export class FieldEncryptionError extends Error {
 
 const MARKER = /^rwd:enc:v1:(dk_[0-9a-f]{24}):([A-Za-z0-9_-]+)$/;
 
+/** True for a value that field encryption wrote (ciphertext under a session's data key). */
+export function isEncryptedValue(value: unknown): value is string {
+  return typeof value === 'string' && value.startsWith(ENCRYPTED_PREFIX) && MARKER.test(value);
+}
+
 /**
  * Field-level encryption with per-session data keys (AES-256-GCM), wrapped by a KeyProvider.
  * Values are encrypted before they reach the command pipeline, so events, snapshots, read
  * models and everything derived from them hold only ciphertext; reads decrypt on the way out.
- * Unwrapped keys are kept at most `cacheMs`: a shred reaches every process within that time.
+ * Unwrapped keys are kept at most `cacheMs`: a shred reaches every other process within that
+ * time; the process that shreds forgets them at once and never caches them again.
  */
 export class FieldEncryption {
   private readonly cache = new Map<string, { key: Buffer | null; tenantId: string; until: number }>();
+  /** Keys this process destroyed: an unwrap that was in flight during the shred must not put one back in the cache. */
+  private readonly destroyed = new Set<string>();
 
   constructor(
     private readonly store: DataKeyStore,
@@ -90,6 +98,7 @@ export class FieldEncryption {
   /** Destroys the data keys of a session, or of every session of a tenant. */
   async shred(tenantId: string, sessionId: string | null, actor: string): Promise<ShreddedKey[]> {
     const shredded = await this.store.shred(tenantId, sessionId, actor);
+    for (const { keyId } of shredded) this.destroyed.add(keyId);
     for (const [keyId, entry] of this.cache) if (entry.tenantId === tenantId) this.cache.delete(keyId);
     return shredded;
   }
@@ -115,10 +124,14 @@ export class FieldEncryption {
         `Session "${sessionId}" was shredded at ${stored.shreddedAt}: its data key is destroyed, so nothing more can be encrypted for it. Start a new session.`,
       );
     }
-    return { keyId: stored.keyId, key: await this.unwrapCached(stored.keyId, tenantId, stored.wrapped) };
+    const key = await this.unwrapCached(stored.keyId, tenantId, stored.wrapped);
+    if (!key)
+      throw new FieldEncryptionError('shredded', `Session "${sessionId}" was shredded just now: nothing more can be encrypted for it. Start a new session.`);
+    return { keyId: stored.keyId, key };
   }
 
   private async keyById(tenantId: string, keyId: string): Promise<Buffer | null> {
+    if (this.destroyed.has(keyId)) return null;
     const hit = this.cache.get(keyId);
     if (hit && hit.until > this.now()) return hit.tenantId === tenantId ? hit.key : null;
     const stored = await this.store.byId(keyId);
@@ -130,10 +143,12 @@ export class FieldEncryption {
     return this.unwrapCached(keyId, tenantId, stored.wrapped);
   }
 
-  private async unwrapCached(keyId: string, tenantId: string, wrapped: string): Promise<Buffer> {
+  /** The unwrapped key; null when this process shredded it meanwhile. */
+  private async unwrapCached(keyId: string, tenantId: string, wrapped: string): Promise<Buffer | null> {
     const hit = this.cache.get(keyId);
     if (hit?.key && hit.until > this.now()) return hit.key;
     const key = await this.provider.unwrap(wrapped, keyId);
+    if (this.destroyed.has(keyId)) return null;
     this.cache.set(keyId, { key, tenantId, until: this.now() + this.cacheMs });
     return key;
   }

@@ -58,4 +58,40 @@ describe('FieldEncryption', () => {
     const wrapped = await new MasterKeyProvider(randomBytes(32)).wrap(randomBytes(32), 'dk_1');
     await expect(other.unwrap(wrapped, 'dk_1')).rejects.toThrow(/not the one the data was written with/);
   });
+
+  it('never serves a key it shredded, even with a long cache and an unwrap in flight during the shred', async () => {
+    const keys = new MemoryDataKeys();
+    const master = new MasterKeyProvider(randomBytes(32));
+    // A key provider whose unwrap can be held open (a slow KMS), so the shred lands in the middle of it.
+    const hold = { gate: Promise.resolve(), entered: () => {} };
+    const slow = {
+      wrap: (key: Buffer, keyId: string) => master.wrap(key, keyId),
+      unwrap: async (wrapped: string, keyId: string) => {
+        const key = await master.unwrap(wrapped, keyId);
+        hold.entered();
+        await hold.gate;
+        return key;
+      },
+    };
+    const writer = new FieldEncryption(keys, master, 60_000);
+    const body = await writer.encryptPaths('t', 's', { secret: 'plain words' }, ['secret']);
+    const reader = new FieldEncryption(keys, slow, 60_000);
+    expect(await reader.decryptDeep('t', body)).toEqual({ secret: 'plain words' });
+
+    // Cached for a minute, yet gone at once in the process that shreds.
+    await reader.shred('t', 's', 'test');
+    expect(await reader.decryptDeep('t', body)).toEqual({ secret: SHREDDED_VALUE });
+
+    const second = await new FieldEncryption(keys, master, 0).encryptPaths('t', 's2', { secret: 'other words' }, ['secret']);
+    let release!: () => void;
+    hold.gate = new Promise((resolve) => (release = resolve));
+    const unwrapping = new Promise<void>((resolve) => (hold.entered = resolve));
+    const inFlight = reader.decryptDeep('t', second);
+    await unwrapping;
+    await reader.shred('t', 's2', 'test');
+    release();
+    await inFlight;
+    expect(await reader.decryptDeep('t', second)).toEqual({ secret: SHREDDED_VALUE });
+    await expect(reader.encryptPaths('t', 's2', { secret: 1 }, ['secret'])).rejects.toThrow(/shredded/);
+  });
 });

@@ -80,7 +80,25 @@ const QUESTIONS: Record<FactSpec['attribute'], string[]> = {
   time: ['When does it open?', 'What time can we go there?', 'What are its opening hours?'],
 };
 
-function random(seed: number): () => number {
+/** A generated conversation set and how its user talks (the English one below, the Chinese one in mem-dataset-zh.ts). */
+export interface RecallDataset {
+  sessions: SessionSpec[];
+  questions: QuestionSpec[];
+  /** The user's question that the agent answers with a fact. */
+  ask(fact: FactSpec): string;
+  /** The user coming back to a place before asking a follow-up about it by pronoun. */
+  returnTo(entity: string): string;
+}
+
+export function englishDataset(sessions: number, entitiesPerSession: number): RecallDataset {
+  return {
+    ...generateDataset(sessions, entitiesPerSession),
+    ask: (fact) => `Tell me about the ${fact.attribute} of ${fact.entity}.`,
+    returnTo: (entity) => `Let's get back to ${entity} for a moment.`,
+  };
+}
+
+export function random(seed: number): () => number {
   let s = seed;
   return () => ((s = (s * 16807) % 2147483647) - 1) / 2147483646;
 }

@@ -25,7 +25,8 @@ import { InMemoryCheckpointStore } from '@rewind/messaging';
 import { LatencyRecorder } from '../recorder';
 import { latencyRow, type Row } from '../results';
 import type { Sizes } from '../sizes';
-import { generateDataset } from './mem-dataset';
+import { englishDataset, type RecallDataset } from './mem-dataset';
+import { chineseDataset, CHINESE_MODEL } from './mem-dataset-zh';
 
 const base = { workload: 'MEM' as const, system: 'rewind' as const, store: 'sqlite' as const, path: 'library' };
 
@@ -35,22 +36,39 @@ export async function measureMemory(sizes: Sizes): Promise<Row[]> {
   try {
     const info = await model.info();
     const rows: Row[] = [];
-    rows.push(...(await recallQuality(dir, model, sizes)));
+    rows.push(...(await recallQuality(dir, model, englishDataset(sizes.quick ? 4 : 20, sizes.quick ? 4 : 8))));
     for (const items of sizes.quick ? [10_000] : [10_000, 100_000]) rows.push(...(await searchLatency(dir, info.dimensions, items, sizes.quick ? 100 : 300)));
     rows.push(...(await lagAndAppend(dir, model, sizes.quick ? 4 : 20)));
     for (const row of rows) row.notes = [...(row.notes ?? []), `model ${info.id} (${info.dimensions} dims), sqlite-vec bit[] + re-rank, FTS5`];
-    return rows;
+    return [...rows, ...(await chineseRecall(dir, sizes))];
   } finally {
     await model.close();
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
-async function recallQuality(dir: string, model: OnnxEmbeddingModel, sizes: Sizes): Promise<Row[]> {
-  const { sessions: specs, questions } = generateDataset(sizes.quick ? 4 : 20, sizes.quick ? 4 : 8);
-  const store = new SqliteEventStore({ filename: join(dir, 'recall.db') });
+/** The same recall measurement on the generated Chinese set, with the catalogued Chinese model (rows `MEM.zh.*`). */
+export async function chineseRecall(dir: string, sizes: Sizes): Promise<Row[]> {
+  const model = new OnnxEmbeddingModel({ model: CHINESE_MODEL });
+  try {
+    const info = await model.info();
+    const rows = await recallQuality(dir, model, chineseDataset(sizes.quick ? 4 : 20, sizes.quick ? 4 : 8), 'zh');
+    for (const row of rows)
+      row.notes = [...(row.notes ?? []), `Chinese set, model ${info.id} (${info.dimensions} dims), sqlite-vec bit[] + re-rank, FTS5 (bigrams)`];
+    return rows;
+  } finally {
+    await model.close();
+  }
+}
+
+async function recallQuality(dir: string, model: OnnxEmbeddingModel, dataset: RecallDataset, language?: 'zh'): Promise<Row[]> {
+  const { sessions: specs, questions } = dataset;
+  // English rows keep their keys (MEM.recall.rewind, …); the Chinese ones are MEM.zh.recall.rewind, ….
+  const keyOf = (key: string) => (language ? key.replace(/^MEM\./, `MEM.${language}.`) : key);
+  const labelOf = (label: string) => (language ? `Chinese: ${label}` : label);
+  const store = new SqliteEventStore({ filename: join(dir, `recall${language ? `-${language}` : ''}.db`) });
   const sessions = new SessionService(new SessionRepository(store, { snapshotEvery: 100 }));
-  const index = new SqliteVectorIndex({ filename: join(dir, 'recall.memory.db') });
+  const index = new SqliteVectorIndex({ filename: join(dir, `recall${language ? `-${language}` : ''}.memory.db`) });
   const policies = new InMemoryPolicyStore();
   const indexer = new MemoryIndexer({ store, checkpoints: new InMemoryCheckpointStore(), index, model, policies, batchSize: 512 });
   const caller = { tenantId: 'bench', actor: 'bench' };
@@ -61,7 +79,7 @@ async function recallQuality(dir: string, model: OnnxEmbeddingModel, sizes: Size
     await sessions.startSession(caller, { sessionId: spec.sessionId });
     let f = 0;
     for (const fact of spec.facts) {
-      await say(spec.sessionId, 'user', `Tell me about the ${fact.attribute} of ${fact.entity}.`);
+      await say(spec.sessionId, 'user', dataset.ask(fact));
       if (fact.abandonedText) {
         await say(spec.sessionId, 'agent', fact.abandonedText);
         await sessions.execute(caller, spec.sessionId, { type: 'MoveHead', kind: 'undo', steps: 1 });
@@ -71,7 +89,7 @@ async function recallQuality(dir: string, model: OnnxEmbeddingModel, sizes: Size
     }
     // Later in the conversation the user comes back to a place, then asks a follow-up about it.
     for (const q of questions.filter((q) => q.sessionId === spec.sessionId)) {
-      const version = await say(spec.sessionId, 'user', `Let's get back to ${q.entity} for a moment.`);
+      const version = await say(spec.sessionId, 'user', dataset.returnTo(q.entity));
       askedAt.set(`${q.sessionId}|${q.entity}|${q.attribute}`, version);
     }
   }
@@ -82,8 +100,8 @@ async function recallQuality(dir: string, model: OnnxEmbeddingModel, sizes: Size
   const rows: Row[] = [
     {
       ...base,
-      key: 'MEM.index',
-      label: 'indexing throughput: items embedded (real local model) and written to the index',
+      key: keyOf('MEM.index'),
+      label: labelOf('indexing throughput: items embedded (real local model) and written to the index'),
       throughput: status.items / seconds,
       extra: { items: status.items, events: status.checkpoint, seconds },
     },
@@ -138,8 +156,8 @@ async function recallQuality(dir: string, model: OnnxEmbeddingModel, sizes: Size
       latencyRow(
         {
           ...base,
-          key: config.key,
-          label: config.label,
+          key: keyOf(config.key),
+          label: labelOf(config.label),
           extra: {
             questions: questions.length,
             recallAt5: found / questions.length,

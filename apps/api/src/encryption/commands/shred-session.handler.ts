@@ -1,10 +1,11 @@
 import { Inject } from '@nestjs/common';
-import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
+import { CommandBus, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { SessionService, sessionStreamId } from '@rewind/engine';
 import type { EventStore } from '@rewind/event-store';
 import type { FieldEncryption } from '@rewind/tenancy';
 import { ApiError } from '../../common/api-error';
 import { EVENT_STORE } from '../../infrastructure/tokens';
+import { ShredSessionMemoryCommand } from '../../memory/shred-session-memory.command';
 import { FIELD_ENCRYPTION } from '../tokens';
 import { ShredSessionCommand } from './shred-session.command';
 
@@ -14,6 +15,7 @@ export class ShredSessionHandler implements ICommandHandler<ShredSessionCommand,
     @Inject(EVENT_STORE) private readonly store: EventStore,
     @Inject(FIELD_ENCRYPTION) private readonly encryption: FieldEncryption,
     private readonly sessions: SessionService,
+    private readonly commands: CommandBus,
   ) {}
 
   async execute({ caller, sessionId }: ShredSessionCommand) {
@@ -26,6 +28,8 @@ export class ShredSessionHandler implements ICommandHandler<ShredSessionCommand,
     if (destroyed.length > 0) {
       await this.sessions.execute(caller, sessionId, { type: 'RecordShredding', keyIds: destroyed.map((k) => k.keyId), reason: 'POST /v1/sessions/:id/shred' });
     }
+    // Memory holds the session's plain text too: it leaves the index now, and again (already shredded) on a repeated request.
+    await this.commands.execute(new ShredSessionMemoryCommand(caller.tenantId, sessionId));
     return { sessionId, keysDestroyed: destroyed.length };
   }
 }

@@ -1,0 +1,3 @@
+// Memory's PostgreSQL adapter: policies shared by every process of a distributed deployment.
+export * from './postgres-policy-store';
+export { memoryMigrations, migrateMemory, type MemoryMigration } from './migrations';
