@@ -93,6 +93,7 @@ function isStoreUnreachable(error: unknown): boolean {
   if (!e) return false;
   return (
     e.name === 'PostgresUnavailableError' ||
+    e.name === 'EventStoreDbUnavailableError' ||
     (typeof e.code === 'string' && CONNECTION_ERRORS.has(e.code)) ||
     /Connection terminated|timeout exceeded when trying to connect/i.test(e.message ?? '')
   );
