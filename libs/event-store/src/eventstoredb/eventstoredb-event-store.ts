@@ -80,6 +80,13 @@ export class EventStoreDbEventStore implements EventStore {
   private newestLogPosition = 0;
   private scannedTo: number;
   private scanning: Promise<number> | null = null;
+  /**
+   * Where a read after a given position can resume: the last record a previous read looked at
+   * (snapshots, idempotency records and other streams' events lie between log events, and an
+   * idle subscriber asks for the same `after` many times). Everything up to it was visible and
+   * is final, so nothing new can appear before it.
+   */
+  private readonly resumeAt = new Map<number, Position>();
 
   private constructor(
     readonly client: EventStoreDBClient,
@@ -233,8 +240,10 @@ export class EventStoreDbEventStore implements EventStore {
     const events: StoredEvent[] = [];
     if (options.limit <= 0) return events;
     const after = BigInt(options.after);
+    let examined: Position | undefined;
     try {
-      await scanAll(this.client, readPositionOf(Math.max(options.after, this.origin)), (event) => {
+      await scanAll(this.client, this.resumeAt.get(options.after) ?? readPositionOf(Math.max(options.after, this.origin)), (event) => {
+        examined = event.position;
         if (event.position.commit <= after) return 'continue';
         const streamId = this.names.portStreamId(event.streamId);
         if (streamId === null || event.type.startsWith('$')) return 'continue';
@@ -244,7 +253,16 @@ export class EventStoreDbEventStore implements EventStore {
     } catch (error) {
       throw unavailableOr(error, this.options.url);
     }
+    this.rememberScan(events.length > 0 ? events[events.length - 1]!.globalPosition : options.after, examined);
     return events;
+  }
+
+  /** The next read after `from` may start at `examined` (see resumeAt); a few hundred subscribers' worth are kept. */
+  private rememberScan(from: number, examined: Position | undefined): void {
+    if (!examined || examined.commit <= BigInt(from)) return;
+    this.resumeAt.delete(from);
+    this.resumeAt.set(from, examined);
+    if (this.resumeAt.size > 256) this.resumeAt.delete(this.resumeAt.keys().next().value!);
   }
 
   /**
