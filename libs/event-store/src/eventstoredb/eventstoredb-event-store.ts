@@ -241,8 +241,9 @@ export class EventStoreDbEventStore implements EventStore {
     if (options.limit <= 0) return events;
     const after = BigInt(options.after);
     let examined: Position | undefined;
+    const resume = this.resumeAt.get(options.after);
     try {
-      await scanAll(this.client, this.resumeAt.get(options.after) ?? readPositionOf(Math.max(options.after, this.origin)), (event) => {
+      await scanAll(this.client, resume ?? readPositionOf(Math.max(options.after, this.origin)), (event) => {
         examined = event.position;
         if (event.position.commit <= after) return 'continue';
         const streamId = this.names.portStreamId(event.streamId);
@@ -251,7 +252,13 @@ export class EventStoreDbEventStore implements EventStore {
         return events.length >= options.limit ? 'stop' : 'continue';
       });
     } catch (error) {
-      throw unavailableOr(error, this.options.url);
+      const mapped = unavailableOr(error, this.options.url);
+      if (mapped !== error || resume || options.after <= this.origin) throw mapped;
+      throw new Error(
+        `EventStoreDB could not read $all after position ${options.after} (${(error as Error).message}). Positions on EventStoreDB are offsets this store gave; ` +
+          'a checkpoint kept by another store (e.g. SQLite event counts in a reused REWIND_DATA_DIR) is not one: use a fresh data directory.',
+        { cause: error },
+      );
     }
     this.rememberScan(events.length > 0 ? events[events.length - 1]!.globalPosition : options.after, examined);
     return events;
