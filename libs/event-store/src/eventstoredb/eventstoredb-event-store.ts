@@ -134,7 +134,11 @@ export class EventStoreDbEventStore implements EventStore {
       return { streamId, firstVersion: version + 1, lastVersion: version, duplicate: false };
     }
     if (!options.idempotency) return this.write(streamId, events, options.expectedVersion);
-    return this.appendClaimed(streamId, events, options.expectedVersion, options.idempotency);
+    try {
+      return await this.appendClaimed(streamId, events, options.expectedVersion, options.idempotency);
+    } catch (error) {
+      throw unavailableOr(error, this.options.url);
+    }
   }
 
   private async write(streamId: string, events: readonly NewEvent[], expected: ExpectedVersion, idempotencyKey?: string): Promise<AppendResult> {
@@ -159,7 +163,7 @@ export class EventStoreDbEventStore implements EventStore {
     const key = storedIdempotencyKey(claim.key);
     const lease = this.options.claimLeaseMs ?? 30_000;
     for (let attempt = 0; ; attempt++) {
-      const state = await this.claims.state(claim.scope, key).catch((error: unknown) => Promise.reject(unavailableOr(error, this.options.url)));
+      const state = await this.claims.state(claim.scope, key);
       if (state.kind === 'completed') return answerDuplicate(state.record, claim);
       if (state.kind === 'claimed') {
         if (state.fingerprint !== claim.fingerprint) throw new IdempotencyKeyReusedError(claim.key);
@@ -175,15 +179,20 @@ export class EventStoreDbEventStore implements EventStore {
       try {
         result = await this.write(streamId, events, expected, key);
       } catch (error) {
-        await this.claims.release(claim.scope, key, claimRevision);
+        // If even the release fails, the claim is taken over after the lease (nothing carries the key).
+        await this.claims.release(claim.scope, key, claimRevision).catch(() => undefined);
         throw error;
       }
-      await this.claims.complete(claim.scope, key, claimRevision, {
-        fingerprint: claim.fingerprint,
-        streamId,
-        firstVersion: result.firstVersion,
-        lastVersion: result.lastVersion,
-      });
+      // The events are written: answer with them even if recording the outcome fails; a retry then
+      // finds the claim, and after the lease completes it from the events that carry the key.
+      await this.claims
+        .complete(claim.scope, key, claimRevision, {
+          fingerprint: claim.fingerprint,
+          streamId,
+          firstVersion: result.firstVersion,
+          lastVersion: result.lastVersion,
+        })
+        .catch(() => undefined);
       return result;
     }
   }

@@ -49,8 +49,10 @@ export class StreamCatalogue {
     await this.refresh();
     const candidates = this.ids.filter((id) => id.startsWith(options.prefix) && (options.after === undefined || id > options.after));
     const found: StreamSummary[] = [];
-    for (let at = 0; at < candidates.length && found.length < options.limit; at += options.limit) {
-      const page = await Promise.all(candidates.slice(at, at + options.limit).map((id) => this.summary(id)));
+    // Two reads per stream (its first and last event), at most 64 streams at a time.
+    const batch = Math.min(options.limit, 64);
+    for (let at = 0; at < candidates.length && found.length < options.limit; at += batch) {
+      const page = await Promise.all(candidates.slice(at, at + batch).map((id) => this.summary(id)));
       for (const summary of page) if (summary && found.length < options.limit) found.push(summary);
     }
     return found;
