@@ -29,6 +29,7 @@ import {
   type StoredEvent,
   type StreamSummary,
 } from '../event-store';
+import type { PruneSnapshotsOptions, PruneSnapshotsResult, SnapshotPruner } from '../snapshot-pruning';
 import { storedIdempotencyKey } from '../idempotency-key';
 import { EventStoreDbUnavailableError, maskEventStoreDbUrl, toPortError, unavailableOr } from './errors';
 import { toEventData, toStoredEvent } from './event-mapping';
@@ -71,7 +72,7 @@ export function expectedRevisionOf(expected: ExpectedVersion): AppendExpectedRev
  * records, snapshots and idempotency records lie between), increasing, and every subscriber
  * checkpoints the last position it handled and reads on after it, as on the SQL stores.
  */
-export class EventStoreDbEventStore implements EventStore {
+export class EventStoreDbEventStore implements EventStore, SnapshotPruner {
   private closed = false;
   private readonly claims: IdempotencyClaims;
   private readonly catalogue: StreamCatalogue;
@@ -339,6 +340,15 @@ export class EventStoreDbEventStore implements EventStore {
 
   async loadSnapshotSegments(streamId: string, ids: readonly string[]): Promise<Map<string, string>> {
     return this.snapshots.loadSegments(streamId, ids).catch((error: unknown) => Promise.reject(unavailableOr(error, this.options.url)));
+  }
+
+  /** Snapshot retention on the server (see SnapshotStreams.prune: truncation, then the next scavenge). */
+  async pruneSnapshots(options: PruneSnapshotsOptions): Promise<PruneSnapshotsResult> {
+    try {
+      return await this.snapshots.prune(await this.catalogue.all(), options);
+    } catch (error) {
+      throw unavailableOr(error, this.options.url);
+    }
   }
 
   async close(): Promise<void> {

@@ -45,6 +45,12 @@ export class StreamCatalogue {
     this.ids.splice(low, 0, streamId);
   }
 
+  /** Every catalogued port stream id, sorted. */
+  async all(): Promise<readonly string[]> {
+    await this.refresh();
+    return [...this.ids];
+  }
+
   async list(options: { prefix: string; after?: string; limit: number }): Promise<StreamSummary[]> {
     await this.refresh();
     const candidates = this.ids.filter((id) => id.startsWith(options.prefix) && (options.after === undefined || id > options.after));
