@@ -367,7 +367,8 @@ function answerDuplicate(record: IdempotencyRecord, claim: IdempotencyClaim): Ap
 async function originOf(client: EventStoreDBClient, names: StreamNames): Promise<number> {
   const positionOf = (position: Position | undefined): number => {
     if (!position) throw new Error('EventStoreDB did not return the position of a write: Rewind needs EventStoreDB 22.6 or later (or KurrentDB).');
-    return globalPositionOf(position, names.origin);
+    // The write's commit position is where its first record starts: a valid place to read from.
+    return globalPositionOf({ commit: position.commit, prepare: position.commit }, names.origin);
   };
   try {
     const written = await client.appendToStream(names.origin, jsonEvent({ type: 'RewindNamespaceOpened', data: { namespace: names.namespace } }), {
