@@ -9,6 +9,14 @@ export class EventStoreDbUnavailableError extends Error {
   }
 }
 
+/** The server refused an append larger than its MaxAppendSize: nothing was written; the HTTP layer answers 413. */
+export class AppendTooLargeError extends RangeError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'AppendTooLargeError';
+  }
+}
+
 /** The connection string with the password of its `user:password@` part replaced by `***`. */
 export function maskEventStoreDbUrl(url: string): string {
   return url.replace(/^([a-z+]+:\/\/[^:@/]*:)[^@/]*@/i, '$1***@');
@@ -26,8 +34,8 @@ export function versionOf(revision: CurrentRevision): number {
 export function toPortError(error: unknown, url: string, streamId: string, expected: ExpectedVersion): unknown {
   if (error instanceof WrongExpectedVersionError) return new ConcurrencyError(streamId, expected, versionOf(error.actualVersion));
   if (error instanceof MaxAppendSizeExceededError) {
-    return new RangeError(
-      `EventStoreDB refused the append to ${streamId}: it is larger than the server's maximum append size (${error.maxAppendSize} bytes; the server's MaxAppendSize setting).`,
+    return new AppendTooLargeError(
+      `EventStoreDB refused the append to ${streamId}: it is larger than the server's maximum append size (${error.maxAppendSize} bytes; the server's MaxAppendSize setting); nothing was written. Send fewer or smaller events at once, or raise MaxAppendSize.`,
       { cause: error },
     );
   }

@@ -40,7 +40,7 @@ import { SnapshotStreams } from './snapshot-streams';
 import { StreamCatalogue } from './stream-catalogue';
 import { StreamNames } from './stream-names';
 
-export { EventStoreDbUnavailableError, maskEventStoreDbUrl } from './errors';
+export { AppendTooLargeError, EventStoreDbUnavailableError, maskEventStoreDbUrl } from './errors';
 
 export interface EventStoreDbEventStoreOptions {
   /** The client's connection string, e.g. `esdb://127.0.0.1:2113?tls=false` (EVENTSTOREDB_URL). */

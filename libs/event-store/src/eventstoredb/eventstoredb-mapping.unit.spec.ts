@@ -1,10 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import { ANY, NO_STREAM, UnavailableError, WrongExpectedVersionError, type AllStreamJSONRecordedEvent } from '@eventstore/db-client';
+import {
+  ANY,
+  MaxAppendSizeExceededError,
+  NO_STREAM,
+  UnavailableError,
+  WrongExpectedVersionError,
+  type AllStreamJSONRecordedEvent,
+} from '@eventstore/db-client';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ConcurrencyError, type NewEvent } from '../event-store';
 import { newEvent } from '../testing/event-store.contract';
-import { EventStoreDbUnavailableError, maskEventStoreDbUrl, toPortError, versionOf } from './errors';
+import { AppendTooLargeError, EventStoreDbUnavailableError, maskEventStoreDbUrl, toPortError, versionOf } from './errors';
 import { claimedKeyOf, nameBasedUuid, serverEventId, toEventData, toStoredEvent } from './event-mapping';
 import { expectedRevisionOf } from './eventstoredb-event-store';
 import { globalPositionOf, readPositionOf } from './position';
@@ -124,6 +131,12 @@ describe('EventStoreDB expected revisions and errors', () => {
       1,
     );
     expect(missing).toMatchObject({ actual: 0 });
+  });
+
+  it("say when an append is larger than the server's maximum append size, and what sets it", () => {
+    const error = toPortError(new MaxAppendSizeExceededError(undefined, 1_048_576), 'esdb://h:2113', 'session:t:s', 'any');
+    expect(error).toBeInstanceOf(AppendTooLargeError);
+    expect((error as Error).message).toMatch(/append to session:t:s: .*maximum append size \(1048576 bytes; the server's MaxAppendSize setting\)/);
   });
 
   it('name EVENTSTOREDB_URL, without its password, when the server cannot be reached', () => {
