@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
  * entry of every exports map resolves.
  */
 const ROOT = join(__dirname, '..', '..');
-const ADAPTER_MODULES = /[\\/]node_modules[\\/](pg|pg-pool|better-sqlite3|kafkajs|typeorm)[\\/]/;
+const ADAPTER_MODULES = /[\\/]node_modules[\\/](pg|pg-pool|better-sqlite3|kafkajs|typeorm|@eventstore[\\/]db-client|@grpc[\\/]grpc-js)[\\/]/;
 
 function modulesLoadedBy(specifier: string): string[] {
   const script = `require(${JSON.stringify(specifier)}); process.stdout.write(JSON.stringify(Object.keys(require.cache)));`;
@@ -30,6 +30,10 @@ describe('package entries', () => {
 
   it('@rewind/event-store/postgres loads pg (the check above would notice an adapter)', () => {
     expect(modulesLoadedBy('@rewind/event-store/postgres').some((file) => ADAPTER_MODULES.test(file))).toBe(true);
+  });
+
+  it('@rewind/event-store/eventstoredb loads the EventStoreDB client (and the port entry does not)', () => {
+    expect(modulesLoadedBy('@rewind/event-store/eventstoredb').some((file) => file.includes(join('@eventstore', 'db-client')))).toBe(true);
   });
 
   it('every export of every package resolves to a built file', () => {

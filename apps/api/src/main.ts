@@ -22,7 +22,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  if (error instanceof ConfigError || (error as Error)?.name === 'PostgresUnavailableError') {
+  if (error instanceof ConfigError || ['PostgresUnavailableError', 'EventStoreDbUnavailableError'].includes((error as Error)?.name)) {
     process.stderr.write(`Rewind cannot start: ${(error as Error).message}\n`);
   } else {
     const e = error as NodeJS.ErrnoException;

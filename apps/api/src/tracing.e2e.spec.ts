@@ -2,6 +2,7 @@ import { SpanKind } from '@opentelemetry/api';
 import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace';
 import { startTracing, type Tracing } from '@rewind/observability';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TravelService } from '@rewind/demo';
 import type { TestApp } from '../../../test/support/test-app';
 
 // Its own file (its own process): tracing sets OpenTelemetry's global provider.
@@ -9,13 +10,18 @@ describe('traces (in-memory exporter)', () => {
   const exporter = new InMemorySpanExporter();
   let tracing: Tracing;
   let t: TestApp;
+  let travel: TravelService;
   beforeAll(async () => {
     // As main.ts does: tracing first, then the modules that load Fastify.
     tracing = startTracing({ serviceName: 'rewind-api-test', exporter })!;
     const { startTestApp } = await import('../../../test/support/test-app.js');
     t = await startTestApp();
+    const { TravelService } = await import('@rewind/demo');
+    travel = new TravelService();
+    await travel.start();
   });
   afterAll(async () => {
+    await travel.stop();
     await t.close();
     await tracing.shutdown();
   });
@@ -48,5 +54,57 @@ describe('traces (in-memory exporter)', () => {
     expect(client, spans.map((s) => `${s.name}/${s.kind}`).join(', ')).toBeDefined();
     expect(server!.parentSpanContext?.spanId).toBe(client!.spanContext().spanId);
     expect(command!.spanContext().traceId).toBe(client!.spanContext().traceId);
+  });
+
+  it('traces a rollback from the request through the saga to each compensation’s HTTP call, which the compensator receives with traceparent', async () => {
+    const registered = await t.http('PUT', '/v1/tools/book_flights', {
+      kind: 'reversible',
+      compensation: { channel: 'http', target: `${travel.url}/flights/{{output.bookingId}}/cancel` },
+      retry: { maxAttempts: 1, baseDelayMs: 5, maxDelayMs: 5, timeoutMs: 2000 },
+    });
+    expect(registered.status).toBe(200);
+    expect((await t.http('POST', '/v1/sessions', { sessionId: 'traced-rollback' })).status).toBe(201);
+    expect((await t.http('POST', '/v1/sessions/traced-rollback/tool-calls', { toolCallId: 'f1', tool: 'book_flights', input: { to: 'OPO' } })).status).toBe(
+      201,
+    );
+    const booked = await fetch(`${travel.url}/flights`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ to: 'OPO' }),
+    });
+    const output = (await booked.json()) as { bookingId: string };
+    expect((await t.http('POST', '/v1/sessions/traced-rollback/tool-calls/f1/succeed', { output })).status).toBe(200);
+
+    exporter.reset();
+    const undo = await t.http('POST', '/v1/sessions/traced-rollback/rollback', { toVersion: 1, waitMs: 5000 });
+    expect(undo.body.rollback.status).toBe('completed');
+    const spans = exporter.getFinishedSpans();
+    const names = spans.map((s) => `${s.name}/${SpanKind[s.kind]}`).join(', ');
+    const id = (s: ReadableSpan) => s.spanContext().spanId;
+    const rollback = spans.find((s) => s.name === 'rewind.saga.rollback');
+    expect(rollback, names).toBeDefined();
+    expect(rollback!.attributes).toMatchObject({
+      'rewind.session_id': 'traced-rollback',
+      'rewind.rollback_id': undo.body.rollbackId,
+      'rewind.rollback_status': 'completed',
+    });
+    const compensation = spans.find((s) => s.name === 'rewind.saga.compensation');
+    expect(compensation!.parentSpanContext?.spanId).toBe(id(rollback!));
+    expect(compensation!.attributes).toMatchObject({
+      'rewind.tool': 'book_flights',
+      'rewind.tool_call_id': 'f1',
+      'rewind.compensation.attempt': 1,
+      'rewind.compensation.status': 'applied',
+    });
+    // The compensation's HTTP call (undici instrumentation) nests under it, and the compensator's server continues it.
+    const call = spans.find((s) => s.kind === SpanKind.CLIENT && s.parentSpanContext?.spanId === id(compensation!));
+    expect(call, names).toBeDefined();
+    const compensator = spans.find((s) => s.kind === SpanKind.SERVER && s.parentSpanContext?.spanId === id(call!));
+    expect(compensator, names).toBeDefined();
+    expect(compensator!.attributes['url.path'] ?? compensator!.attributes['http.target']).toBe(`/flights/${output.bookingId}/cancel`);
+    // The saga's commands (recording the outcome) nest under the rollback too; all one trace with the request that asked for it.
+    expect(spans.some((s) => s.name === 'rewind.command' && s.parentSpanContext?.spanId === id(rollback!))).toBe(true);
+    const request = spans.find((s) => s.kind === SpanKind.SERVER && s.parentSpanContext?.spanId !== id(call!));
+    expect(new Set([request, rollback, compensation, call, compensator].map((s) => s!.spanContext().traceId)).size).toBe(1);
   });
 });

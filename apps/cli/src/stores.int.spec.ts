@@ -22,7 +22,8 @@ import { SqliteVectorIndex } from '@rewind/memory/sqlite-vec';
 import { runCli } from './cli';
 
 /** The key and signing-key commands, and the store readers, on the store the API is configured with. */
-describe.each(E2E_STORES)('rewind CLI on the %s store', (storeName) => {
+// Reads the stores' rows directly: SQLite and PostgreSQL.
+describe.each(E2E_STORES.filter((s) => s !== 'eventstoredb'))('rewind CLI on the %s store', (storeName) => {
   let env: Record<string, string> = {};
   let cleanup: () => Promise<void> = async () => undefined;
   let dataDir = '';

@@ -2,14 +2,23 @@ import { Pool } from 'pg';
 import { type EventStore } from '@rewind/event-store';
 import { SqliteEventStore } from '@rewind/event-store/sqlite';
 import { maskConnectionString, PostgresEventStore, PostgresUnavailableError } from '@rewind/event-store/postgres';
+import { EventStoreDbEventStore, EventStoreDbUnavailableError } from '@rewind/event-store/eventstoredb';
 import { CliError, requireDatabase, type CommandContext } from './command';
 
 /** The PostgreSQL schema of the event store, API keys and signing keys (the API's default, or REWIND_PG_SCHEMA). */
 export const storeSchemaOf = (context: CommandContext) => context.io.env.REWIND_PG_SCHEMA || 'rewind';
 
-/** The configured event store (the embedded file, or PostgreSQL with REWIND_STORE=postgres), as the API opens it. */
+/** The configured event store (the embedded file, PostgreSQL or EventStoreDB, per REWIND_STORE), as the API opens it. */
 export async function openEventStore(context: CommandContext, poolSize = 4): Promise<EventStore> {
   const { config } = context;
+  if (config.store === 'eventstoredb') {
+    try {
+      return await EventStoreDbEventStore.open({ url: config.eventStoreDbUrl!, namespace: config.eventStoreDbNamespace });
+    } catch (error) {
+      if (error instanceof EventStoreDbUnavailableError) throw new CliError(error.message);
+      throw error;
+    }
+  }
   if (config.store === 'sqlite') {
     requireDatabase(context);
     return new SqliteEventStore({ filename: context.databaseFile, synchronous: config.sqliteSynchronous });

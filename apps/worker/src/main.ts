@@ -47,7 +47,11 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  if (error instanceof WorkerConfigError || error instanceof KafkaConfigError || (error as Error)?.name === 'PostgresUnavailableError') {
+  if (
+    error instanceof WorkerConfigError ||
+    error instanceof KafkaConfigError ||
+    ['PostgresUnavailableError', 'EventStoreDbUnavailableError'].includes((error as Error)?.name)
+  ) {
     process.stderr.write(`The Rewind worker cannot start: ${(error as Error).message}\n`);
   } else {
     process.stderr.write(`The Rewind worker cannot start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);

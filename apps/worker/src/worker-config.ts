@@ -1,17 +1,15 @@
 import { resolve } from 'node:path';
-import { EnvReader } from '@rewind/config';
+import { EnvReader, readStoreChoice, type StoreChoice } from '@rewind/config';
 import { loadKafkaSettings, type KafkaSettings } from '@rewind/messaging';
 import type { MessagingLogLevel } from '@rewind/messaging';
 
 export type BusKind = 'inprocess' | 'kafka';
 
-export interface WorkerConfig {
+/** Where events live (StoreChoice: the embedded file in dataDir, PostgreSQL, or EventStoreDB beside the file), and the rest. */
+export interface WorkerConfig extends StoreChoice {
   bus: BusKind;
   /** Only read (and checked) when bus = kafka. */
   kafka: KafkaSettings | null;
-  /** Where events live: the embedded SQLite file in dataDir, or PostgreSQL at databaseUrl. */
-  store: 'sqlite' | 'postgres';
-  databaseUrl: string | undefined;
   pgPoolSize: number;
   dataDir: string;
   snapshotEvery: number;
@@ -50,14 +48,9 @@ export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env): WorkerCo
   const workerId = env.REWIND_WORKER_ID || null;
   if (workerId !== null && !/^[A-Za-z0-9._:-]{1,128}$/.test(workerId))
     throw new WorkerConfigError(`REWIND_WORKER_ID="${workerId}" is not valid: use 1-128 letters, digits, ".", "_", ":" or "-" (e.g. the pod name).`);
-  const store = read.oneOf('REWIND_STORE', ['sqlite', 'postgres'] as const, 'sqlite');
-  const databaseUrl = env.DATABASE_URL || undefined;
-  if (store === 'postgres' && !databaseUrl) {
-    throw new WorkerConfigError('REWIND_STORE=postgres needs DATABASE_URL, e.g. DATABASE_URL=postgres://user:password@127.0.0.1:5432/rewind.');
-  }
+  const choice = readStoreChoice(read, env, (message) => new WorkerConfigError(message));
   return {
-    store,
-    databaseUrl,
+    ...choice,
     pgPoolSize: read.integer('REWIND_PG_POOL_SIZE', 20, 1, 1000),
     bus,
     kafka: bus === 'kafka' ? loadKafkaSettings(env, { clientId: 'rewind-worker' }) : null,

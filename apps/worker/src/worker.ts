@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { type EventStore } from '@rewind/event-store';
 import { SqliteEventStore } from '@rewind/event-store/sqlite';
 import { PostgresEventStore } from '@rewind/event-store/postgres';
+import { EventStoreDbEventStore } from '@rewind/event-store/eventstoredb';
 import { CommandConsumer } from '@rewind/messaging';
 import { DEFAULT_TOPICS, rewindTopicSpecs, type RewindTopics } from '@rewind/messaging';
 import { KafkaMessageBus } from '@rewind/messaging/kafka';
@@ -62,7 +63,13 @@ export async function startWorker(
     const storeMetrics = registerStoreMetrics(registry);
     const sagaMetrics = registerSagaMetrics(registry);
     const postgres = config.store === 'postgres' ? await PostgresEventStore.open({ connectionString: config.databaseUrl!, poolSize: config.pgPoolSize }) : null;
-    const store: EventStore = meteredEventStore(postgres ?? new SqliteEventStore({ filename: file, synchronous: config.sqliteSynchronous }), storeMetrics);
+    // On EventStoreDB only the events live there; signing keys and checkpoints stay in the embedded file.
+    const events: EventStore =
+      postgres ??
+      (config.store === 'eventstoredb'
+        ? await EventStoreDbEventStore.open({ url: config.eventStoreDbUrl!, namespace: config.eventStoreDbNamespace })
+        : new SqliteEventStore({ filename: file, synchronous: config.sqliteSynchronous }));
+    const store: EventStore = meteredEventStore(events, storeMetrics);
     closers.push(() => store.close());
     const signingKeys = postgres ? new PostgresKafkaSigningSecretStore(postgres.pool) : new SqliteKafkaSigningSecretStore(file);
     closers.push(() => signingKeys.close());

@@ -1,11 +1,8 @@
 import { join, resolve } from 'node:path';
 import { EnvReader } from './env-reader';
+import { readStoreChoice, type StoreChoice } from './store-choice';
 
-export interface RewindConfig {
-  /** Where events live: the embedded SQLite file, or PostgreSQL. */
-  store: 'sqlite' | 'postgres';
-  /** PostgreSQL connection string (REWIND_STORE=postgres). */
-  databaseUrl: string | undefined;
+export interface RewindConfig extends StoreChoice {
   /** PostgreSQL pool size. */
   pgPoolSize: number;
   port: number;
@@ -50,14 +47,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RewindConfig {
   if (adminKey !== undefined && adminKey.length < 16) {
     throw new ConfigError('REWIND_ADMIN_KEY is too short: use at least 16 characters (e.g. `openssl rand -hex 24`).');
   }
-  const store = read.oneOf('REWIND_STORE', ['sqlite', 'postgres'] as const, 'sqlite');
-  const databaseUrl = env.DATABASE_URL || undefined;
-  if (store === 'postgres' && !databaseUrl) {
-    throw new ConfigError('REWIND_STORE=postgres needs DATABASE_URL, e.g. DATABASE_URL=postgres://user:password@127.0.0.1:5432/rewind.');
-  }
+  const choice = readStoreChoice(read, env, (message) => new ConfigError(message));
   return {
-    store,
-    databaseUrl,
+    ...choice,
     pgPoolSize: read.integer('REWIND_PG_POOL_SIZE', 20, 1, 1000),
     port: read.integer('PORT', 3000, 0, 65535),
     host: env.HOST || '0.0.0.0',

@@ -4,7 +4,6 @@ import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { registerInstrumentations } from '@opentelemetry/instrumentation';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
-import { KafkaJsInstrumentation } from '@opentelemetry/instrumentation-kafkajs';
 import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchSpanProcessor, SimpleSpanProcessor, TracerProvider, type SpanExporter } from '@opentelemetry/sdk-trace';
@@ -24,7 +23,7 @@ export interface Tracing {
 
 /**
  * Turns tracing on: HTTP in and out (Fastify's server, compensation calls through fetch),
- * kafkajs publish and consume, and Rewind's own spans (command, append), exported over
+ * and Rewind's own spans (command, append, saga, Kafka publish and consume), exported over
  * OTLP/HTTP. Returns null when neither an endpoint nor an exporter is given: then the
  * OpenTelemetry API stays its no-op self and tracing costs nothing. Call it before the
  * HTTP server and the Kafka client are created.
@@ -42,7 +41,11 @@ export function startTracing(options: TracingOptions): Tracing | null {
   trace.setGlobalTracerProvider(provider);
   const unregister = registerInstrumentations({
     tracerProvider: provider,
-    instrumentations: [new HttpInstrumentation(), new UndiciInstrumentation(), new KafkaJsInstrumentation()],
+    // Kafka is traced by the bus itself (@rewind/messaging/kafka: a PRODUCER span and `traceparent`
+    // per publish, a CONSUMER span per message, child of the producer's), not by the kafkajs
+    // instrumentation: with eachBatch that one only links a batch to its producers, so the work a
+    // command causes would not join the sender's trace.
+    instrumentations: [new HttpInstrumentation(), new UndiciInstrumentation()],
   });
   return {
     async shutdown() {

@@ -1,3 +1,4 @@
+import { SpanStatusCode, trace } from '@opentelemetry/api';
 import {
   DEFAULT_RETRY_POLICY,
   DomainError,
@@ -11,7 +12,7 @@ import {
 import { sessionIdFromStream, type Caller, type SessionService, type WriteOptions } from '@rewind/engine';
 import type { EventStore } from '@rewind/event-store';
 import type { CheckpointStore } from '@rewind/messaging';
-import type { CompensationChannel, CompensationResult } from './compensation-channel';
+import type { CompensationChannel, CompensationRequest, CompensationResult } from './compensation-channel';
 import { nextDelay } from './retry-policy';
 
 export interface RollbackSagaOptions {
@@ -19,6 +20,9 @@ export interface RollbackSagaOptions {
   random?: () => number;
   log?: (message: string) => void;
 }
+
+/** Spans of the saga (no-ops unless tracing is on): one per rollback run, one per compensation attempt. */
+const tracer = trace.getTracer('rewind');
 
 /** Where the restart scan may start (see resumeAll). */
 export const SAGA_CHECKPOINT = 'saga:rollbacks';
@@ -55,7 +59,26 @@ export class RollbackSaga {
     const key = `${tenantId}\u0000${rollbackId}`;
     const existing = this.running.get(key);
     if (existing) return existing;
-    const run = this.execute({ tenantId, actor: 'saga' }, sessionId, rollbackId).finally(() => this.running.delete(key));
+    // A child of whatever started it (the request or command that asked for the rollback), so one trace shows both.
+    const run = tracer
+      .startActiveSpan(
+        'rewind.saga.rollback',
+        { attributes: { 'rewind.tenant_id': tenantId, 'rewind.session_id': sessionId, 'rewind.rollback_id': rollbackId } },
+        (span) =>
+          this.execute({ tenantId, actor: 'saga' }, sessionId, rollbackId).then(
+            (record) => {
+              span.setAttribute('rewind.rollback_status', record?.status ?? 'stopped');
+              span.end();
+              return record;
+            },
+            (error: unknown) => {
+              span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
+              span.end();
+              throw error;
+            },
+          ),
+      )
+      .finally(() => this.running.delete(key));
     this.running.set(key, run);
     return run;
   }
@@ -154,7 +177,7 @@ export class RollbackSaga {
         result = { status: 'failed', retryable: false, error: `no "${spec.channel}" compensation channel is configured in this process` };
       } else {
         const filled = fillCompensation(spec, { input: call.input, output: call.output });
-        result = await channel.send({
+        result = await this.compensate(channel, next.tool, next.toolCallId, attempt, {
           idempotencyKey: `rewind:${rollbackId}:${next.toolCallId}:${next.startedVersion}`,
           tenantId: caller.tenantId,
           sessionId,
@@ -189,6 +212,35 @@ export class RollbackSaga {
         await this.sleep(delay);
       }
     }
+  }
+
+  /** One attempt, in its span: the channel's own work (an HTTP call, a Kafka message) nests under it. */
+  private compensate(
+    channel: CompensationChannel,
+    tool: string,
+    toolCallId: string,
+    attempt: number,
+    request: CompensationRequest,
+  ): Promise<CompensationResult> {
+    const attributes = {
+      'rewind.tool': tool,
+      'rewind.tool_call_id': toolCallId,
+      'rewind.compensation.channel': channel.name,
+      'rewind.compensation.attempt': attempt,
+    };
+    return tracer.startActiveSpan('rewind.saga.compensation', { attributes }, async (span) => {
+      try {
+        const result = await channel.send(request);
+        span.setAttribute('rewind.compensation.status', result.status);
+        if (result.status === 'failed') span.setStatus({ code: SpanStatusCode.ERROR, message: result.error });
+        return result;
+      } catch (error) {
+        span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
+        throw error;
+      } finally {
+        span.end();
+      }
+    });
   }
 
   private async record(

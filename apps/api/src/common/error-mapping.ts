@@ -54,6 +54,8 @@ export function toApiError(error: unknown): ApiError {
       { 'retry-after': '1' },
     );
   }
+  // The store refused an append larger than it takes (EventStoreDB's MaxAppendSize): nothing was written.
+  if ((error as Error | null)?.name === 'AppendTooLargeError') return new ApiError(413, 'payload_too_large', (error as Error).message);
   const fastifyError = error as { statusCode?: number; code?: string; message?: string };
   if (typeof fastifyError?.statusCode === 'number' && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500) {
     const status = fastifyError.statusCode;
@@ -93,6 +95,7 @@ function isStoreUnreachable(error: unknown): boolean {
   if (!e) return false;
   return (
     e.name === 'PostgresUnavailableError' ||
+    e.name === 'EventStoreDbUnavailableError' ||
     (typeof e.code === 'string' && CONNECTION_ERRORS.has(e.code)) ||
     /Connection terminated|timeout exceeded when trying to connect/i.test(e.message ?? '')
   );

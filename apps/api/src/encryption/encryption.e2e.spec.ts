@@ -13,7 +13,8 @@ import { EVENT_STORE } from '../infrastructure/tokens';
 const SSN = '078-05-1120';
 const CARD = '4111 1111 1111 1111';
 
-describe.each(E2E_STORES)('field encryption and crypto-shredding on the %s store', (storeName) => {
+// Reads the stores' raw bytes: SQLite and PostgreSQL (on EventStoreDB the events' bytes are on the server, not read here).
+describe.each(E2E_STORES.filter((s) => s !== 'eventstoredb'))('field encryption and crypto-shredding on the %s store', (storeName) => {
   let cleanup: () => Promise<void> = async () => undefined;
   let t: TestApp;
   let databaseUrl: string | undefined;

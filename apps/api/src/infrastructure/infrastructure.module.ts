@@ -4,6 +4,7 @@ import { SessionCommands, SessionQueries, SessionService, ToolRegistry } from '@
 import { AuditSealer, type EventStore } from '@rewind/event-store';
 import { SqliteEventStore, SqliteSealStore } from '@rewind/event-store/sqlite';
 import { PostgresEventStore, PostgresSealStore } from '@rewind/event-store/postgres';
+import { EventStoreDbEventStore } from '@rewind/event-store/eventstoredb';
 import { type CheckpointStore, type MessageBus } from '@rewind/messaging';
 import { SqliteCheckpointStore } from '@rewind/messaging/sqlite';
 import { PostgresCheckpointStore } from '@rewind/messaging/postgres';
@@ -24,7 +25,9 @@ export interface OpenedStores {
 
 /**
  * Opens the configured stores before the app is built, so that an unreachable database
- * stops the start with one clear sentence (PostgresUnavailableError) instead of a stack.
+ * stops the start with one clear sentence (PostgresUnavailableError, EventStoreDbUnavailableError)
+ * instead of a stack. On EventStoreDB only the events move there: API keys, checkpoints, seals
+ * and read models stay in the embedded file, as with REWIND_STORE=sqlite.
  */
 export async function openStores(config: RewindConfig): Promise<OpenedStores> {
   if (config.store === 'postgres') {
@@ -32,6 +35,10 @@ export async function openStores(config: RewindConfig): Promise<OpenedStores> {
     return { events, keys: new CachedApiKeyStore(await PostgresApiKeyStore.open(events.pool)) };
   }
   const databaseFile = join(config.dataDir, 'rewind.db');
+  if (config.store === 'eventstoredb') {
+    const events = await EventStoreDbEventStore.open({ url: config.eventStoreDbUrl!, namespace: config.eventStoreDbNamespace });
+    return { events, keys: new CachedApiKeyStore(new SqliteApiKeyStore(databaseFile)) };
+  }
   // Cached as on PostgreSQL: a lookup on the file's second connection costs ~40 µs per request under write load.
   // The cache rereads the keys' change counter every 250 ms, so a revocation is honoured within a second.
   return {

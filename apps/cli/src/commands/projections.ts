@@ -1,6 +1,6 @@
 import type { EventStore } from '@rewind/event-store';
 import { maskConnectionString, PostgresEventStore, PostgresUnavailableError } from '@rewind/event-store/postgres';
-import { SqliteEventStore } from '@rewind/event-store/sqlite';
+import { maskEventStoreDbUrl } from '@rewind/event-store/eventstoredb';
 import {
   DEFAULT_READ_MODEL_SCHEMA,
   formatVerification,
@@ -29,6 +29,7 @@ import {
   type CommandSpec,
   type Flags,
 } from '../command';
+import { openEventStore } from '../stores';
 
 /** What the projection commands work on. */
 export interface ProjectionTarget {
@@ -44,11 +45,15 @@ export async function withProjections<T>(context: CommandContext, use: (target: 
   let readModels: ReadModelConfig;
   let where: string;
   try {
-    if (config.store === 'sqlite') {
+    if (config.store === 'sqlite' || config.store === 'eventstoredb') {
+      // On EventStoreDB the read models stay in the embedded file, as the API keeps them.
       requireDatabase(context);
-      store = new SqliteEventStore({ filename: context.databaseFile, synchronous: config.sqliteSynchronous });
+      store = await openEventStore(context);
       readModels = { type: 'sqlite', filename: context.databaseFile, synchronous: config.sqliteSynchronous };
-      where = context.databaseFile;
+      where =
+        config.store === 'sqlite'
+          ? context.databaseFile
+          : `EventStoreDB ${maskEventStoreDbUrl(config.eventStoreDbUrl!)} (read models in ${context.databaseFile})`;
     } else {
       // The schemas default to the API's; REWIND_PG_SCHEMA / REWIND_READ_SCHEMA pick others (tests, several deployments in one database).
       const storeSchema = io.env.REWIND_PG_SCHEMA || 'rewind';

@@ -4,6 +4,7 @@ import { SEGMENTED_FORMAT, SessionRepository, SessionService, sessionIdFromStrea
 import type { EventStore, StreamSummary } from '@rewind/event-store';
 import { PostgresEventStore, prunePostgresSnapshots } from '@rewind/event-store/postgres';
 import { pruneSqliteSnapshots, SqliteEventStore } from '@rewind/event-store/sqlite';
+import { EventStoreDbEventStore } from '@rewind/event-store/eventstoredb';
 import type { DataKeyStore, FieldEncryption, RetentionPolicy } from '@rewind/tenancy';
 import { EXIT_OK, idFlag, positiveIntFlag, stringFlag, UsageError, type CommandContext, type CommandSpec } from '../command';
 import { cliFieldEncryption, openDataKeys } from './data-keys';
@@ -156,10 +157,12 @@ const snapshots: CommandSpec = {
       const result =
         store instanceof PostgresEventStore
           ? await prunePostgresSnapshots(store.pool, store.schema, options)
-          : pruneSqliteSnapshots((store as SqliteEventStore).db, options);
+          : store instanceof EventStoreDbEventStore
+            ? await store.pruneSnapshots(options)
+            : pruneSqliteSnapshots((store as SqliteEventStore).db, options);
       context.io.stdout.write(
         `${dryRun ? 'Dry run: would delete' : 'Deleted'} ${result.snapshotsDeleted} snapshot(s) and ${result.segmentsDeleted} unreferenced segment(s) in ${result.streams} stream(s), ` +
-          `${result.bytesReclaimed} bytes${dryRun ? '' : ' reclaimed (reused by the database; the file shrinks only on VACUUM)'}.\n`,
+          `${result.bytesReclaimed} bytes${dryRun ? '' : store instanceof EventStoreDbEventStore ? ' (EventStoreDB frees them at its next scavenge)' : ' reclaimed (reused by the database; the file shrinks only on VACUUM)'}.\n`,
       );
       return EXIT_OK;
     });

@@ -1,3 +1,4 @@
+import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import {
   Kafka,
   logLevel,
@@ -98,6 +99,42 @@ function headerText(value: IHeaders[string]): string | undefined {
   return first === undefined ? undefined : first.toString();
 }
 
+const tracer = trace.getTracer('rewind');
+
+/**
+ * Runs the handler of one delivered message in a CONSUMER span whose parent is the producer's
+ * span carried in the message's `traceparent` header (W3C; `publish` writes it), so the work a message causes joins the trace of whoever sent it. No-op when tracing is off.
+ */
+function handleInSpan(delivered: DeliveredMessage, groupId: string, handler: MessageHandler): Promise<void> {
+  const parent = propagation.extract(ROOT_CONTEXT, delivered.headers);
+  const attributes = {
+    'messaging.system': 'kafka',
+    'messaging.operation.type': 'process',
+    'messaging.destination.name': delivered.topic,
+    'messaging.destination.partition.id': String(delivered.partition),
+    'messaging.kafka.offset': Number(delivered.offset),
+    'messaging.consumer.group.name': groupId,
+  };
+  return tracer.startActiveSpan(`process ${delivered.topic}`, { kind: SpanKind.CONSUMER, attributes }, parent, async (span) => {
+    try {
+      await handler(delivered);
+    } catch (error) {
+      span.setStatus({ code: SpanStatusCode.ERROR, message: errorMessage(error) });
+      throw error;
+    } finally {
+      span.end();
+    }
+  });
+}
+
+/** The headers plus the active trace context (`traceparent`, W3C) while tracing records; else the headers as they are. */
+function withTraceContext(recording: boolean, headers: Record<string, string> | undefined): Record<string, string> | undefined {
+  if (!recording) return headers;
+  const carried: Record<string, string> = { ...headers };
+  propagation.inject(context.active(), carried);
+  return carried;
+}
+
 function toDelivered(topic: string, partition: number, message: KafkaMessage): DeliveredMessage {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(message.headers ?? {})) {
@@ -140,7 +177,7 @@ class KafkaSubscription implements Subscription {
       if (this.closing || !isRunning() || isStale()) return;
       const delivered = toDelivered(batch.topic, batch.partition, message);
       try {
-        await this.handler(delivered);
+        await handleInSpan(delivered, this.groupId, this.handler);
       } catch (error) {
         this.redeliverLater(batch.partition, message.offset, error, pause);
         return; // the rest of this batch is fetched again after the pause
@@ -260,16 +297,27 @@ export class KafkaMessageBus implements MessageBus {
   async publish(topic: string, messages: BusMessage[]): Promise<void> {
     this.assertOpen();
     if (messages.length === 0) return;
-    try {
-      const producer = await this.producer();
-      await producer.send({
-        topic,
-        acks: -1,
-        messages: messages.map((m) => ({ key: m.key, value: m.value, headers: m.headers })),
-      });
-    } catch (error) {
-      throw new KafkaPublishError(topic, messages.length, this.brokers, error);
-    }
+    const attributes = {
+      'messaging.system': 'kafka',
+      'messaging.operation.type': 'send',
+      'messaging.destination.name': topic,
+      'messaging.batch.message_count': messages.length,
+    };
+    await tracer.startActiveSpan(`send ${topic}`, { kind: SpanKind.PRODUCER, attributes }, async (span) => {
+      try {
+        const producer = await this.producer();
+        await producer.send({
+          topic,
+          acks: -1,
+          messages: messages.map((m) => ({ key: m.key, value: m.value, headers: withTraceContext(span.isRecording(), m.headers) })),
+        });
+      } catch (error) {
+        span.setStatus({ code: SpanStatusCode.ERROR, message: errorMessage(error) });
+        throw new KafkaPublishError(topic, messages.length, this.brokers, error);
+      } finally {
+        span.end();
+      }
+    });
   }
 
   async subscribe(topic: string, options: SubscribeOptions, handler: MessageHandler): Promise<Subscription> {

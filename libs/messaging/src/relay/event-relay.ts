@@ -1,10 +1,14 @@
 import { randomBytes } from 'node:crypto';
+import { trace } from '@opentelemetry/api';
 import { hostname } from 'node:os';
 import type { EventStore, StoredEvent } from '@rewind/event-store';
 import { DEFAULT_TOPICS } from '../kafka/kafka-config';
 import { errorMessage, silentLogger, type MessagingLogger } from '../kafka/logger';
 import type { BusMessage, MessageBus } from '../message-bus';
 import type { CheckpointStore } from './checkpoint-store';
+
+/** The relay's publish spans (no-ops unless tracing is on); the kafkajs instrumentation's send spans nest under them. */
+const tracer = trace.getTracer('rewind');
 
 export interface EventRelayOptions {
   store: EventStore;
@@ -206,7 +210,15 @@ export class EventRelay {
           continue;
         }
         for (const chunk of this.chunks(events)) {
-          await this.options.bus.publish(this.topic, chunk.messages);
+          const attributes = {
+            'messaging.destination.name': this.topic,
+            'messaging.batch.message_count': chunk.messages.length,
+            'rewind.global_position.first': chunk.events[0]!.globalPosition,
+            'rewind.global_position.last': chunk.events[chunk.events.length - 1]!.globalPosition,
+          };
+          await tracer.startActiveSpan('rewind.relay.publish', { attributes }, (span) =>
+            this.options.bus.publish(this.topic, chunk.messages).finally(() => span.end()),
+          );
           this.published += chunk.messages.length;
           const last = chunk.events[chunk.events.length - 1]!.globalPosition;
           const hook = this.options.testHooks?.afterPublish;

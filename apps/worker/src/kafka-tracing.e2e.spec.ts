@@ -1,0 +1,110 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SpanKind, trace } from '@opentelemetry/api';
+import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { commandMessage, type DeliveredMessage } from '@rewind/messaging';
+import { KafkaMessageBus } from '@rewind/messaging/kafka';
+import { collect, describeWithKafka, KAFKA_TEST_BROKERS, testLogger, trackTopics, uniqueName, until } from '@rewind/messaging/kafka/testing';
+import { SqliteKafkaSigningSecretStore } from '@rewind/messaging/sqlite';
+import { startTracing, type Tracing } from '@rewind/observability';
+import { databaseFile, startWorker, type Worker } from './worker';
+import { loadWorkerConfig } from './worker-config';
+
+// Its own file (its own process): tracing sets OpenTelemetry's global provider.
+describeWithKafka('traces across Kafka (in-memory exporter, real broker, the worker in process)', () => {
+  const exporter = new InMemorySpanExporter();
+  const dataDir = mkdtempSync(join(tmpdir(), 'rewind-kafka-traces-'));
+  const prefix = uniqueName('traces');
+  const topics = { commands: `${prefix}.commands`, results: `${prefix}.results`, dlq: `${prefix}.dlq`, events: `${prefix}.events` };
+  trackTopics(...Object.values(topics));
+  let tracing: Tracing;
+  let worker: Worker;
+  let bus: KafkaMessageBus;
+  let events: { messages: DeliveredMessage[] };
+
+  const memory = process.env.REWIND_MEMORY;
+  beforeAll(async () => {
+    process.env.REWIND_MEMORY = 'off'; // the worker's memory indexer reads the process environment; not under test here
+    tracing = startTracing({ serviceName: 'rewind-worker-test', exporter })!;
+    worker = await startWorker(
+      loadWorkerConfig({
+        REWIND_DATA_DIR: dataDir,
+        REWIND_BUS: 'kafka',
+        KAFKA_BROKERS: KAFKA_TEST_BROKERS.join(','),
+        KAFKA_TOPIC_COMMANDS: topics.commands,
+        KAFKA_TOPIC_COMMAND_RESULTS: topics.results,
+        KAFKA_TOPIC_COMMANDS_DLQ: topics.dlq,
+        KAFKA_TOPIC_EVENTS: topics.events,
+        KAFKA_COMMANDS_GROUP_ID: uniqueName('group'),
+        REWIND_WORKER_HTTP: 'off',
+        REWIND_MEMORY: 'off',
+      }),
+      () => testLogger,
+    );
+    bus = new KafkaMessageBus({ brokers: KAFKA_TEST_BROKERS, logger: testLogger, clientLogLevel: 'error' });
+    events = await collect(bus, topics.events);
+  }, 60_000);
+  afterAll(async () => {
+    await bus?.close();
+    await worker?.stop();
+    await tracing?.shutdown();
+    rmSync(dataDir, { recursive: true, force: true });
+    if (memory === undefined) delete process.env.REWIND_MEMORY;
+    else process.env.REWIND_MEMORY = memory;
+  });
+
+  const spans = () => exporter.getFinishedSpans();
+  const id = (s: ReadableSpan) => s.spanContext().spanId;
+  const parentOf = (s: ReadableSpan) => s.parentSpanContext?.spanId;
+  const names = () =>
+    spans()
+      .map((s) => `${s.name}/${SpanKind[s.kind]}`)
+      .join(', ');
+
+  it('carries a producer’s trace through the command topic into the worker’s command and append, and the relay’s publish to its consumers', async () => {
+    const keys = new SqliteKafkaSigningSecretStore(databaseFile(dataDir));
+    const key = await keys.create({ tenantId: 'acme' });
+    await keys.close();
+    const sessionId = `traced-${randomUUID().slice(0, 8)}`;
+    const commandId = randomUUID();
+
+    // A traced producer: its span is the parent the worker must continue.
+    const producerSpanId = await trace.getTracer('test').startActiveSpan('test.produce', async (span) => {
+      await bus.publish(topics.commands, [commandMessage({ commandId, type: 'StartSession', tenantId: 'acme', sessionId }, key)]);
+      span.end();
+      return id(span as unknown as ReadableSpan);
+    });
+
+    await until(() => events.messages.some((m) => m.key === sessionId), `the session's event on ${topics.events}`);
+    await until(() => spans().some((s) => s.name === `process ${topics.events}` && s.kind === SpanKind.CONSUMER), `the events consumer's span (${names()})`);
+
+    // Producer -> Kafka (traceparent header) -> the worker's consume -> command -> append.
+    const send = spans().find((s) => s.name === `send ${topics.commands}` && s.kind === SpanKind.PRODUCER);
+    expect(send, names()).toBeDefined();
+    expect(parentOf(send!)).toBe(producerSpanId);
+    const consume = spans().find((s) => s.name === `process ${topics.commands}` && s.kind === SpanKind.CONSUMER);
+    expect(consume, names()).toBeDefined();
+    expect(parentOf(consume!)).toBe(id(send!));
+    expect(consume!.spanContext().traceId).toBe(send!.spanContext().traceId);
+    expect(consume!.attributes).toMatchObject({ 'messaging.system': 'kafka', 'messaging.destination.name': topics.commands });
+    const command = spans().find((s) => s.name === 'rewind.command' && s.attributes['rewind.stream_id'] === `session:acme:${sessionId}`);
+    expect(command, names()).toBeDefined();
+    expect(parentOf(command!)).toBe(id(consume!));
+    const append = spans().find((s) => s.name === 'rewind.event-store.append' && parentOf(s) === id(command!));
+    expect(append, names()).toBeDefined();
+
+    // The relay publishes from the log (its own trace: it runs after the command's, from a checkpoint); its consumers continue it.
+    const relayed = events.messages.find((m) => m.key === sessionId)!;
+    expect(relayed.headers.traceparent).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
+    const publish = spans().find((s) => s.name === 'rewind.relay.publish' && relayed.headers.traceparent!.includes(s.spanContext().traceId));
+    expect(publish, names()).toBeDefined();
+    const relaySend = spans().find((s) => s.name === `send ${topics.events}` && parentOf(s) === id(publish!));
+    expect(relaySend, names()).toBeDefined();
+    expect(relayed.headers.traceparent).toBe(`00-${relaySend!.spanContext().traceId}-${id(relaySend!)}-01`);
+    const eventConsume = spans().find((s) => s.name === `process ${topics.events}` && parentOf(s) === id(relaySend!));
+    expect(eventConsume, names()).toBeDefined();
+  });
+});
