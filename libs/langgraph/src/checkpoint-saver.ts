@@ -119,9 +119,8 @@ export abstract class ThreadCheckpointSaver extends BaseCheckpointSaver {
   async put(config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata, newVersions: ChannelVersions): Promise<RunnableConfig> {
     const threadId = threadOf(config, 'save a checkpoint');
     const ns = configurable(config, 'checkpoint_ns') ?? '';
-    await this.openThread(threadId);
-    const index = await this.index(threadId);
     const parentId = configurable(config, 'checkpoint_id') ?? null;
+    const index = await this.indexForWrite(threadId, parentId ? key(ns, parentId) : undefined);
     const parent = parentId ? index.checkpoints.get(key(ns, parentId)) : undefined;
     const values: Record<string, EncodedChannel> = {};
     const sources: Record<string, string> = {};
@@ -151,7 +150,7 @@ export abstract class ThreadCheckpointSaver extends BaseCheckpointSaver {
       values,
       sources,
     };
-    await this.record(threadId, `${CHECKPOINT_VARIABLE}/${ns}`, record as unknown as JsonValue);
+    await this.record(threadId, index, `${CHECKPOINT_VARIABLE}/${ns}`, record as unknown as JsonValue);
     for (const [channel, list] of lists) index.lists.set(`${key(ns, checkpoint.id)}\u0000${channel}`, list);
     return { configurable: { thread_id: threadId, checkpoint_ns: ns, checkpoint_id: checkpoint.id } };
   }
@@ -172,8 +171,7 @@ export abstract class ThreadCheckpointSaver extends BaseCheckpointSaver {
         ),
       ),
     };
-    await this.openThread(threadId);
-    await this.record(threadId, `${WRITES_VARIABLE}/${ns}`, record as unknown as JsonValue);
+    await this.record(threadId, await this.indexForWrite(threadId), `${WRITES_VARIABLE}/${ns}`, record as unknown as JsonValue);
   }
 
   /**
@@ -183,12 +181,25 @@ export abstract class ThreadCheckpointSaver extends BaseCheckpointSaver {
   async deleteThread(threadId: string): Promise<void> {
     const index = await this.index(threadId);
     if (index.streamVersion === 0) return;
-    await this.record(threadId, DELETED_VARIABLE, new Date().toISOString());
+    await this.record(threadId, index, DELETED_VARIABLE, new Date().toISOString());
   }
 
-  /** Records one step and takes it into the index (read back only when another writer came in between). */
-  private async record(threadId: string, name: string, value: JsonValue): Promise<void> {
+  /**
+   * The thread's index before a write, its session started if new. The cached index is used
+   * as it is when it already knows the parent checkpoint (records never change once written):
+   * a write answers with its stream version, and `record` reads the stream again whenever
+   * another writer came in between. One request less per `put` and `putWrites` over HTTP.
+   */
+  private async indexForWrite(threadId: string, parentKey?: string): Promise<ThreadIndex> {
+    const cached = this.indexes.get(threadId);
+    if (cached && cached.streamVersion > 0 && (parentKey === undefined || cached.checkpoints.has(parentKey))) return cached;
     const index = await this.index(threadId);
+    if (index.streamVersion === 0) await this.threads.ensureThread(threadId);
+    return index;
+  }
+
+  /** Records one step and takes it into the index (reading the stream instead when another writer came in between). */
+  private async record(threadId: string, index: ThreadIndex, name: string, value: JsonValue): Promise<void> {
     const version = await this.threads.setVariable(threadId, name, value);
     if (version === index.streamVersion + 1) index.apply(version, name, value);
     else await this.index(threadId);

@@ -136,6 +136,31 @@ export function checkpointSaverContract(open: () => Promise<SaverUnderTest>): vo
     expect((await saver.getTuple(again))?.checkpoint.channel_values).toEqual({ a: 9 });
   });
 
+  it('two savers writing one thread in turn (two processes) each read every checkpoint, with the values the other wrote', async () => {
+    const other = env.fresh();
+    let config: RunnableConfig = { configurable: { thread_id: 'shared' } };
+    const written: [RunnableConfig, unknown[]][] = [];
+    let list: unknown[] = [];
+    for (let step = 0; step < 6; step++) {
+      list = [...list, `m${step}`];
+      const writer = step % 2 === 0 ? saver : other;
+      config = await writer.put(config, checkpointOf({ messages: list, n: step }, { messages: step + 1, n: step + 1 }), meta(step), {
+        messages: step + 1,
+        n: step + 1,
+      });
+      await (step % 2 === 0 ? other : saver).putWrites(config, [['n', step]], `task-${step}`);
+      written.push([config, list]);
+    }
+    for (const reader of [saver, other]) {
+      for (const [at, messages] of written) {
+        const tuple = await reader.getTuple(at);
+        expect(tuple?.checkpoint.channel_values.messages).toEqual(messages);
+        expect(tuple?.pendingWrites).toHaveLength(1);
+      }
+      expect(await collect(reader.list({ configurable: { thread_id: 'shared' } }))).toHaveLength(6);
+    }
+  });
+
   it('keeps special writes (errors, interrupts) apart from regular ones', async () => {
     const config = await saver.put({ configurable: { thread_id: 't' } }, checkpointOf({}, {}), meta(0), {});
     await saver.putWrites(config, [['__error__', { message: 'boom' }]], 'task');
