@@ -19,7 +19,7 @@ import { startMemoryIndexing, type MemoryIndexing } from './memory-indexing';
 import { createMetricsRegistry, meteredEventStore, registerSagaMetrics, registerStoreMetrics, type HealthServer } from '@rewind/observability';
 import { startWorkerApplication } from './worker-application';
 import { WorkerHealth } from './worker-health';
-import { openWorkspaceChannel, WorkspaceCommandDispatch, type WorkspaceChannel } from './workspace-channel';
+import { openWorkspaceChannel, recordedCallOf, WorkspaceCommandDispatch, type WorkspaceChannel } from './workspace-channel';
 import type { WorkerConfig } from './worker-config';
 
 export interface Worker {
@@ -141,7 +141,11 @@ export async function startWorker(
       closers.push(() => application.context.close());
       const consumer = new CommandConsumer({
         bus,
-        dispatch: new WorkspaceCommandDispatch(application.dispatch, workspace?.files ?? null),
+        dispatch: new WorkspaceCommandDispatch(
+          application.dispatch,
+          workspace?.files ?? null,
+          recordedCallOf((caller, id) => sessions.getState(caller, id)),
+        ),
         signingKeys,
         topics,
         groupId: config.commands.groupId,

@@ -14,7 +14,6 @@ import { SqliteKafkaSigningSecretStore } from '@rewind/messaging/sqlite';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/postgres';
 import { databaseFile, startWorker, type Worker } from './worker';
 import { loadWorkerConfig } from './worker-config';
-import { WorkspaceCommandDispatch } from './workspace-channel';
 
 /** The store's environment for the worker, and a signing key of tenant "acme" in that store. */
 async function storeFor(store: 'sqlite' | 'postgres', dataDir: string): Promise<{ env: Record<string, string>; key: SigningKey; drop(): Promise<void> }> {
@@ -143,18 +142,5 @@ describeWithKafka('the worker’s workspace channel (Kafka commands, real files)
       const compensated = (await worker.store.readStream(stream)).filter((e) => e.type === 'CompensationApplied');
       expect(compensated).toHaveLength(5);
     });
-  });
-
-  it('a worker without REWIND_WORKSPACE_ROOT rejects workspace changes and says what to set', async () => {
-    const untouched = { execute: () => Promise.reject(new Error('must not be reached')) } as never;
-    const dispatch = new WorkspaceCommandDispatch(untouched, null);
-    await expect(
-      dispatch.execute(
-        { tenantId: 't', actor: 'a' },
-        's',
-        { type: 'StartToolCall', toolCallId: 'c', tool: 'workspace.file', input: { path: 'a', content: 'x' } },
-        {},
-      ),
-    ).rejects.toMatchObject({ code: 'workspace_not_configured', message: expect.stringContaining('REWIND_WORKSPACE_ROOT') });
   });
 });

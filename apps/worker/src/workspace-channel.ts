@@ -1,4 +1,14 @@
-import type { EffectDescriptor, ErrorDetail, HeadMovePlan, JsonObject, MoveHead, SessionCommand, StartToolCall } from '@rewind/domain';
+import {
+  DomainError,
+  type EffectDescriptor,
+  type ErrorDetail,
+  type HeadMovePlan,
+  type JsonObject,
+  type MoveHead,
+  type SessionCommand,
+  type StartToolCall,
+  type ToolCall,
+} from '@rewind/domain';
 import type { Caller, WriteOptions, WriteResult } from '@rewind/engine';
 import { CommandRejection, type SessionCommandDispatch } from '@rewind/messaging';
 import type { InlineCompensationChannel } from '@rewind/sagas';
@@ -60,6 +70,8 @@ export class WorkspaceCommandDispatch implements SessionCommandDispatch {
   constructor(
     private readonly inner: SessionCommandDispatch,
     private readonly files: WorkspaceFiles | null,
+    /** The call as the session recorded it (on its current path), if it was. */
+    private readonly recordedCall: (caller: Caller, sessionId: string, toolCallId: string) => Promise<ToolCall | undefined>,
   ) {}
 
   startSession(caller: Caller, input: { sessionId?: string; title?: string; metadata?: JsonObject }, options: WriteOptions): Promise<WriteResult> {
@@ -70,7 +82,7 @@ export class WorkspaceCommandDispatch implements SessionCommandDispatch {
     return this.inner.planHeadMove(caller, sessionId, move);
   }
 
-  executeSteps(caller: Caller, sessionId: string, steps: readonly SessionCommand[], options: WriteOptions): Promise<WriteResult> {
+  async executeSteps(caller: Caller, sessionId: string, steps: readonly SessionCommand[], options: WriteOptions): Promise<WriteResult> {
     const index = steps.findIndex(isWorkspaceCall);
     if (index >= 0) {
       throw invalid(`payload.steps[${index}]`, `a workspace change cannot be one of several steps: send it as its own StartToolCall command`);
@@ -87,20 +99,19 @@ export class WorkspaceCommandDispatch implements SessionCommandDispatch {
       );
     }
     const request = workspaceRequest(command);
-    let change: FileChange;
-    try {
-      change = this.files.prepareChange(request.path, request.content);
-    } catch (error) {
-      if (error instanceof WorkspacePathError) throw refusedPath(error);
-      throw error;
-    }
+    // A redelivered command (the worker stopped mid-change) finishes with the change it recorded:
+    // the file may already hold the new content, so its "previous" content is not the file's now.
+    const recorded = await this.recordedCall(caller, sessionId, command.toolCallId);
+    const change = recorded?.tool === WORKSPACE_TOOL ? (recorded.input as FileChange) : this.prepare(request);
     const call = { toolCallId: command.toolCallId };
-    await this.inner.execute(
+    const started = await this.inner.execute(
       caller,
       sessionId,
       { type: 'StartToolCall', ...call, tool: WORKSPACE_TOOL, input: change, effect: WORKSPACE_EFFECT, ...(command.turnId ? { turnId: command.turnId } : {}) },
       options,
     );
+    // Already finished: answer as before, and never write the file again (later changes may have followed).
+    if (recorded && recorded.status !== 'started') return started;
     // One command, three steps: each its own idempotency key, so a redelivered command finishes what a crash interrupted.
     const step = (name: string): WriteOptions => ({
       ...options,
@@ -116,6 +127,27 @@ export class WorkspaceCommandDispatch implements SessionCommandDispatch {
     }
     return this.inner.execute(caller, sessionId, { type: 'CompleteToolCall', ...call, output: change }, step('completed'));
   }
+
+  private prepare(request: WorkspaceRequest): FileChange {
+    try {
+      return this.files!.prepareChange(request.path, request.content);
+    } catch (error) {
+      if (error instanceof WorkspacePathError) throw refusedPath(error);
+      throw error;
+    }
+  }
+}
+
+/** Reads the call from the session, none when the session does not exist (the command is then refused as usual). */
+export function recordedCallOf(getState: (caller: Caller, sessionId: string) => Promise<{ path: { toolCalls: Record<string, ToolCall> } }>) {
+  return async (caller: Caller, sessionId: string, toolCallId: string): Promise<ToolCall | undefined> => {
+    try {
+      return (await getState(caller, sessionId)).path.toolCalls[toolCallId];
+    } catch (error) {
+      if (error instanceof DomainError && error.code === 'session_not_found') return undefined;
+      throw error;
+    }
+  };
 }
 
 function isWorkspaceCall(command: SessionCommand): command is StartToolCall {
