@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { EnvReader } from '@rewind/config';
+import { EnvReader, loadWorkspaceSettings, type WorkspaceSettings } from '@rewind/config';
 import { loadKafkaSettings, type KafkaSettings } from '@rewind/messaging';
 import type { MessagingLogLevel } from '@rewind/messaging';
 
@@ -32,15 +32,7 @@ export interface WorkerConfig {
   /** This worker's stable id (REWIND_WORKER_ID), unique among the live workers; null: a new one at each start. */
   workerId: string | null;
   /** The workspace channel (REWIND_WORKSPACE_ROOT): file changes under the root, undone on rollback; null: off. */
-  workspace: WorkspaceConfig | null;
-}
-
-export interface WorkspaceConfig {
-  root: string;
-  /** Where previous contents are kept by hash (default: `.rewind-blobs` beside the root). */
-  blobDir: string | undefined;
-  /** Kept contents unused for this long are deleted (0: kept for ever). */
-  retentionMs: number;
+  workspace: WorkspaceSettings | null;
 }
 
 export class WorkerConfigError extends Error {
@@ -97,12 +89,6 @@ export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env): WorkerCo
     },
     readyStallSeconds: read.integer('REWIND_READY_STALL_SECONDS', 60, 1, 86_400),
     workerId,
-    workspace: env.REWIND_WORKSPACE_ROOT
-      ? {
-          root: resolve(env.REWIND_WORKSPACE_ROOT),
-          blobDir: env.REWIND_WORKSPACE_BLOB_DIR ? resolve(env.REWIND_WORKSPACE_BLOB_DIR) : undefined,
-          retentionMs: read.integer('REWIND_WORKSPACE_RETENTION_HOURS', 0, 0, 87_600) * 3_600_000,
-        }
-      : null,
+    workspace: loadWorkspaceSettings(env, read),
   };
 }

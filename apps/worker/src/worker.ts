@@ -19,7 +19,8 @@ import { startMemoryIndexing, type MemoryIndexing } from './memory-indexing';
 import { createMetricsRegistry, meteredEventStore, registerSagaMetrics, registerStoreMetrics, type HealthServer } from '@rewind/observability';
 import { startWorkerApplication } from './worker-application';
 import { WorkerHealth } from './worker-health';
-import { openWorkspaceChannel, recordedCallOf, WorkspaceCommandDispatch, type WorkspaceChannel } from './workspace-channel';
+import { recordedCallOf, WorkspaceCommandDispatch } from './workspace-channel';
+import { openWorkspaceChannel, type WorkspaceChannel } from '@rewind/sagas/workspace';
 import type { WorkerConfig } from './worker-config';
 
 export interface Worker {

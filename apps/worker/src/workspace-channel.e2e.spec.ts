@@ -12,6 +12,7 @@ import { collect, describeWithKafka, KAFKA_TEST_BROKERS, testLogger, trackTopics
 import { PostgresKafkaSigningSecretStore } from '@rewind/messaging/postgres';
 import { SqliteKafkaSigningSecretStore } from '@rewind/messaging/sqlite';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/postgres';
+import { startTestApp } from '../../../test/support/test-app';
 import { databaseFile, startWorker, type Worker } from './worker';
 import { loadWorkerConfig } from './worker-config';
 
@@ -19,26 +20,30 @@ import { loadWorkerConfig } from './worker-config';
 async function storeFor(store: 'sqlite' | 'postgres', dataDir: string): Promise<{ env: Record<string, string>; key: SigningKey; drop(): Promise<void> }> {
   if (store === 'sqlite') {
     const keys = new SqliteKafkaSigningSecretStore(databaseFile(dataDir));
-    const key = await keys.create({ tenantId: 'acme' });
+    const key = await keys.create({ tenantId: 'default' });
     await keys.close();
     return { env: {}, key, drop: async () => undefined };
   }
   const db: TestDatabase = await createTestDatabase('rewind_ws');
   const pool = new Pool({ connectionString: db.url, max: 1 });
-  const key = await new PostgresKafkaSigningSecretStore(pool).create({ tenantId: 'acme' });
+  const key = await new PostgresKafkaSigningSecretStore(pool).create({ tenantId: 'default' });
   await pool.end();
   return { env: { REWIND_STORE: 'postgres', DATABASE_URL: db.url }, key, drop: () => db.drop() };
 }
 
-// Seed 004's RollbackManager in distributed mode, all real: the broker, the worker, its store, the files.
+// Seed 004's RollbackManager in distributed mode, all real: the broker, the worker, its store, the files (and the API).
 describeWithKafka('the worker’s workspace channel (Kafka commands, real files)', () => {
   const cleanups: (() => Promise<void> | void)[] = [];
   afterEach(async () => {
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
   });
 
-  describe.each(['sqlite', 'postgres'] as const)('on the %s store', (storeName) => {
-    it('changes files under the root, refuses paths outside it with nothing recorded, and a rollback over Kafka puts every file back', async () => {
+  // The rollback over Kafka is carried out by the worker's saga; over HTTP by the API's, which sees the same folder.
+  describe.each([
+    ['sqlite', 'kafka'],
+    ['postgres', 'http'],
+  ] as const)('on the %s store, rolled back over %s', (storeName, rollbackOver) => {
+    it('changes files under the root, refuses paths outside it with nothing recorded, and a rollback puts every file back', async () => {
       const base = mkdtempSync(join(tmpdir(), 'rewind-ws-worker-'));
       cleanups.push(() => rmSync(base, { recursive: true, force: true }));
       const dataDir = join(base, 'data');
@@ -84,7 +89,7 @@ describeWithKafka('the worker’s workspace channel (Kafka commands, real files)
       cleanups.push(() => results.subscription.close());
       const outcomes = () => results.messages.map((m) => JSON.parse(m.value) as CommandResultMessage);
       const send = async (type: CommandEnvelope['type'], payload: Record<string, JsonValue>) => {
-        const envelope: CommandEnvelope = { commandId: randomUUID(), type, tenantId: 'acme', sessionId: 'agent', payload };
+        const envelope: CommandEnvelope = { commandId: randomUUID(), type, tenantId: 'default', sessionId: 'agent', payload };
         await bus.publish(topics.commands, [commandMessage(envelope, store.key)]);
         await until(() => outcomes().some((o) => o.commandId === envelope.commandId), `the result of ${type}`, 40_000);
         return outcomes().find((o) => o.commandId === envelope.commandId)!;
@@ -93,7 +98,7 @@ describeWithKafka('the worker’s workspace channel (Kafka commands, real files)
 
       expect((await send('StartSession', {})).status).toBe('applied');
       expect((await send('CreateCheckpoint', { label: 'start' })).status).toBe('applied');
-      const stream = 'session:acme:agent';
+      const stream = 'session:default:agent';
       const before = (await worker.store.readStream(stream)).length;
 
       // Refused at the edge: nothing recorded, nothing outside the root touched.
@@ -133,7 +138,12 @@ describeWithKafka('the worker’s workspace channel (Kafka commands, real files)
       expect(started[2]!.input).toMatchObject({ path: 'draft.md', next: null });
       expect(events.filter((e) => e.type === 'ToolCallSucceeded')).toHaveLength(5);
 
-      expect((await send('Rollback', { toCheckpoint: 'start' })).status).toBe('applied');
+      if (rollbackOver === 'kafka') expect((await send('Rollback', { toCheckpoint: 'start' })).status).toBe('applied');
+      else {
+        const api = await startTestApp({ ...store.env, REWIND_DATA_DIR: dataDir, REWIND_MEMORY: 'off', REWIND_WORKSPACE_ROOT: root });
+        cleanups.push(() => api.close());
+        expect((await api.http('POST', '/v1/sessions/agent/rollback', { toCheckpoint: 'start', waitMs: 20_000 })).status).toBe(200);
+      }
       await until(async () => (await worker.store.readStream(stream)).some((e) => e.type === 'RollbackCompleted'), 'the rollback to complete', 40_000);
       expect(readFileSync(join(root, 'notes.md'), 'utf8')).toBe('original');
       expect(readFileSync(join(root, 'draft.md'), 'utf8')).toBe('draft');

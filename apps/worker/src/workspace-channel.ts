@@ -11,9 +11,7 @@ import {
 } from '@rewind/domain';
 import type { Caller, WriteOptions, WriteResult } from '@rewind/engine';
 import { CommandRejection, type SessionCommandDispatch } from '@rewind/messaging';
-import type { InlineCompensationChannel } from '@rewind/sagas';
 import { WORKSPACE_TOOL, WORKSPACE_UNDO_TARGET, WorkspaceFiles, WorkspacePathError, type FileChange } from '@rewind/sagas/workspace';
-import type { WorkspaceConfig } from './worker-config';
 
 /** What a workspace change is recorded with: undone in the worker by putting the previous content back. */
 export const WORKSPACE_EFFECT: EffectDescriptor = {
@@ -152,34 +150,4 @@ export function recordedCallOf(getState: (caller: Caller, sessionId: string) => 
 
 function isWorkspaceCall(command: SessionCommand): command is StartToolCall {
   return command.type === 'StartToolCall' && command.tool === WORKSPACE_TOOL;
-}
-
-export interface WorkspaceChannel {
-  readonly files: WorkspaceFiles;
-  stop(): void;
-}
-
-/**
- * Opens the worker's workspace: registers the compensator that undoes workspace changes on
- * the saga's inline channel, and applies the retention policy now and every hour.
- */
-export function openWorkspaceChannel(config: WorkspaceConfig, inline: InlineCompensationChannel, log: (message: string) => void): WorkspaceChannel {
-  const files = new WorkspaceFiles({
-    root: config.root,
-    ...(config.blobDir ? { blobDir: config.blobDir } : {}),
-    ...(config.retentionMs > 0 ? { retention: { maxAgeMs: config.retentionMs } } : {}),
-  });
-  inline.register(WORKSPACE_UNDO_TARGET, (request) => files.undo((request.payload as { input: FileChange }).input));
-  const prune = () => {
-    try {
-      const removed = files.prune();
-      if (removed > 0) log(`Workspace: removed ${removed} kept content(s) unused for longer than REWIND_WORKSPACE_RETENTION_HOURS.`);
-    } catch (error) {
-      log(`Workspace: the retention pass failed and will run again in an hour: ${(error as Error).message}`);
-    }
-  };
-  prune();
-  const timer = setInterval(prune, 3_600_000);
-  timer.unref();
-  return { files, stop: () => clearInterval(timer) };
 }

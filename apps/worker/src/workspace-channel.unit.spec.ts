@@ -10,7 +10,8 @@ import type { SessionCommandDispatch } from '@rewind/messaging';
 import { InProcessMessageBus } from '@rewind/messaging/in-process';
 import { createSessionRuntime } from '@rewind/sagas';
 import { startWorkerApplication, type WorkerApplication } from './worker-application';
-import { openWorkspaceChannel, recordedCallOf, WorkspaceCommandDispatch, type WorkspaceChannel } from './workspace-channel';
+import { recordedCallOf, WorkspaceCommandDispatch } from './workspace-channel';
+import { openWorkspaceChannel, type WorkspaceChannel } from '@rewind/sagas/workspace';
 
 const caller: Caller = { tenantId: 'acme', actor: 'signing-key:k1' };
 const cleanups: (() => unknown)[] = [];

@@ -1,2 +1,3 @@
 export * from './rewind-config';
 export * from './env-reader';
+export * from './workspace-settings';

@@ -1,5 +1,6 @@
 import { join, resolve } from 'node:path';
 import { EnvReader } from './env-reader';
+import { loadWorkspaceSettings, type WorkspaceSettings } from './workspace-settings';
 
 export interface RewindConfig {
   /** Where events live: the embedded SQLite file, or PostgreSQL. */
@@ -34,6 +35,8 @@ export interface RewindConfig {
   masterKey: string | undefined;
   /** ...or this file (REWIND_MASTER_KEY_FILE; default <data dir>/master.key, created on first use). */
   masterKeyFile: string;
+  /** REWIND_WORKSPACE_ROOT: this process's saga can undo workspace changes (the worker makes them); null: off. */
+  workspace: WorkspaceSettings | null;
 }
 
 export class ConfigError extends Error {
@@ -76,5 +79,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RewindConfig {
     auditSealIntervalMs: read.integer('REWIND_AUDIT_SEAL_INTERVAL_MS', 1000, 0, 3_600_000),
     masterKey: env.REWIND_MASTER_KEY || undefined,
     masterKeyFile: resolve(env.REWIND_MASTER_KEY_FILE || join(env.REWIND_DATA_DIR || './data', 'master.key')),
+    workspace: loadWorkspaceSettings(env, read),
   };
 }

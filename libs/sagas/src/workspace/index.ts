@@ -1,1 +1,2 @@
 export * from './workspace-files';
+export * from './workspace-channel';
