@@ -15,6 +15,7 @@ import {
   type SerializerProtocol,
 } from '@langchain/langgraph-checkpoint';
 import type { JsonValue } from '@rewind/domain';
+import { ID_PATTERN } from '@rewind/engine';
 import { decodeValue, encodeChannel, encodeValue, EncodingMemo, type EncodedChannel, type EncodedValue, type MaterializedList } from './channel-encoding';
 import {
   CHECKPOINT_VARIABLE,
@@ -44,6 +45,12 @@ export function threadOf(config: RunnableConfig, action: string): string {
   if (!threadId) {
     throw new Error(
       `Cannot ${action}: the RunnableConfig has no configurable.thread_id. Pass one, e.g. graph.invoke(input, { configurable: { thread_id: "my-thread" } }); each thread is a Rewind session.`,
+    );
+  }
+  // The same rule on every transport (the HTTP API refuses other session ids), so a thread can be reached from both.
+  if (!ID_PATTERN.test(threadId)) {
+    throw new Error(
+      `Cannot ${action}: thread_id "${threadId.slice(0, 140)}" cannot name a Rewind session (its session id): use 1-128 letters, digits, "_", "-" or ".".`,
     );
   }
   return threadId;
@@ -88,7 +95,7 @@ export abstract class ThreadCheckpointSaver extends BaseCheckpointSaver {
 
   async getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
     const threadId = configurable(config, 'thread_id');
-    if (!threadId) return undefined;
+    if (!threadId || !ID_PATTERN.test(threadId)) return undefined; // no session can have that id
     const ns = configurable(config, 'checkpoint_ns') ?? '';
     const index = await this.index(threadId);
     const checkpointId = getCheckpointId(config) || (await this.latest(threadId, ns, index));
@@ -98,6 +105,7 @@ export abstract class ThreadCheckpointSaver extends BaseCheckpointSaver {
 
   async *list(config: RunnableConfig, options: CheckpointListOptions = {}): AsyncGenerator<CheckpointTuple> {
     const threadId = configurable(config, 'thread_id');
+    if (threadId && !ID_PATTERN.test(threadId)) return; // no session can have that id
     const ns = configurable(config, 'checkpoint_ns');
     const only = configurable(config, 'checkpoint_id');
     const before = options.before ? configurable(options.before, 'checkpoint_id') : undefined;

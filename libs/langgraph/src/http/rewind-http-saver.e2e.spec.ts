@@ -41,7 +41,12 @@ describe.each(E2E_STORES)('RewindHttpCheckpointSaver against the real server on 
   describe('LangGraph validation cases', () => {
     checkpointSaverContract(async () => {
       const client = await freshTenant();
-      return { saver: new RewindHttpCheckpointSaver(client), fresh: () => new RewindHttpCheckpointSaver(client), close: async () => undefined };
+      return {
+        saver: new RewindHttpCheckpointSaver(client),
+        fresh: () => new RewindHttpCheckpointSaver(client),
+        threadListLags: true,
+        close: async () => undefined,
+      };
     });
   });
 
