@@ -126,6 +126,16 @@ describe.each(E2E_STORES)('RewindHttpCheckpointSaver against the real server on 
       expect(hotelOf(savoy)).toBe('Savoy');
     });
 
+    it('a rollback whose compensation fails for good throws rollback_needs_attention, naming the rollback to look at', async () => {
+      await graph.invoke({ messages: [new HumanMessage('book Ritz')] }, thread);
+      const [ritz] = texts(await graph.getState(thread)).filter((text) => text.startsWith('H-'));
+      travel.failNext(`/hotels/${ritz}/cancel`, { status: 422, times: 1 }); // a 4xx: permanent
+      const beforeTheBooking = (await history(thread)).at(-1)!.config;
+      const failure = await saver.rollbackTo(beforeTheBooking).catch((error: unknown) => error);
+      expect(failure).toMatchObject({ code: 'rollback_needs_attention', message: expect.stringMatching(/GET \/v1\/rollbacks\/\S+, then retry or resolve/) });
+      expect(travel.bookings.get(ritz!)?.status).toBe('booked');
+    });
+
     it('forks with updateState from a past checkpoint without touching the original branch', async () => {
       await graph.invoke({ messages: [new HumanMessage('book Ritz')] }, thread);
       const beforeTool = (await history(thread)).find((s) => s.next.includes('tools'))!;
