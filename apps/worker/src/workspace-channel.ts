@@ -13,7 +13,7 @@ import type { Caller, WriteOptions, WriteResult } from '@rewind/engine';
 import { CommandRejection, type SessionCommandDispatch } from '@rewind/messaging';
 import { WORKSPACE_TOOL, WORKSPACE_UNDO_TARGET, WorkspaceFiles, WorkspacePathError, type FileChange } from '@rewind/sagas/workspace';
 
-/** What a workspace change is recorded with: undone in the worker by putting the previous content back. */
+/** What a workspace change is recorded with: undone by the saga (the worker's, or the API's with the same folder) putting the previous content back. */
 export const WORKSPACE_EFFECT: EffectDescriptor = {
   kind: 'reversible',
   compensation: { channel: 'inline', target: WORKSPACE_UNDO_TARGET, payload: { input: '{{input}}', output: '{{output}}' } },
