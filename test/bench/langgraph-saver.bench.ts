@@ -1,14 +1,17 @@
 /**
- * One LangGraph thread of 300 turns on three checkpointers, the same compiled StateGraph
+ * One LangGraph thread of 300 turns on four checkpointers, the same compiled StateGraph
  * (agent → tool node → agent per turn, so four checkpoints and their pending writes per turn):
- * LangGraph's PostgresSaver, and @rewind/langgraph's saver on Rewind's PostgreSQL and SQLite
- * stores. Reports the thread's storage after turn 20 and turn 300, and the time of one turn
- * (graph.invoke) around turn 20 and turn 300 (median of turns n-2..n+2).
- * Usage: npm run bench:langgraph [-- --turns 300] [-- --only postgres-saver,rewind-postgres,rewind-sqlite]
+ * LangGraph's PostgresSaver, and @rewind/langgraph's saver in-process on Rewind's PostgreSQL and
+ * SQLite stores and over HTTP to the Rewind API on PostgreSQL. Reports the thread's storage after
+ * turn 20 and turn 300, and the time of one turn (graph.invoke) around turn 20 and turn 300
+ * (median of turns n-2..n+2). Saves them in test/bench/langgraph-results.json (each saver's
+ * entry replaced by this run's), from which BENCHMARKS.md's LangGraph section is rendered (here,
+ * and by every `npm run bench`).
+ * Usage: npm run bench:langgraph [-- --turns 300] [-- --only postgres-saver,rewind-postgres,rewind-http,rewind-sqlite] [-- --no-save]
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import Database from 'better-sqlite3';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from '@langchain/core/messages';
@@ -22,8 +25,20 @@ import { z } from 'zod';
 import { Rewind } from '@rewind/embedded';
 import { PostgresEventStore } from '@rewind/event-store/postgres';
 import { RewindCheckpointSaver } from '@rewind/langgraph';
+import { RewindHttpCheckpointSaver } from '@rewind/langgraph/http';
+import { createRewindClient } from '@rewind/client';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
 import { withClient } from './suite/databases';
+import {
+  LANGGRAPH_RESULTS_FILE,
+  LANGGRAPH_SYSTEMS,
+  langgraphSection,
+  loadLangGraphResults,
+  replaceLangGraphSection,
+  type LangGraphMeasurement,
+  type LangGraphSystem,
+} from './suite/langgraph-report';
+import { startRewindApi } from './suite/peers/rewind-http';
 
 function agent(state: typeof MessagesAnnotation.State): { messages: BaseMessage[] } {
   const last = state.messages[state.messages.length - 1]!;
@@ -49,12 +64,13 @@ function graphOn(checkpointer: BaseCheckpointSaver) {
     .compile({ checkpointer });
 }
 
-/** Every user table of the database (heap, TOAST, indexes). */
-async function databaseTableBytes(url: string): Promise<number> {
+/** Every user table of the database (heap, TOAST, indexes), or of one schema. */
+async function databaseTableBytes(url: string, schema?: string): Promise<number> {
   return withClient(url, async (client) => {
     const { rows } = await client.query<{ bytes: string | null }>(
       `SELECT sum(pg_total_relation_size(c.oid)) AS bytes FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-        WHERE c.relkind = 'r' AND n.nspname NOT IN ('pg_catalog', 'information_schema')`,
+        WHERE c.relkind = 'r' AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND ($1::text IS NULL OR n.nspname = $1)`,
+      [schema ?? null],
     );
     return Number(rows[0]?.bytes ?? 0);
   });
@@ -62,6 +78,8 @@ async function databaseTableBytes(url: string): Promise<number> {
 
 interface System {
   name: string;
+  setup: string;
+  store: LangGraphMeasurement['store'];
   saver: BaseCheckpointSaver;
   bytes(): Promise<number>;
   close(): Promise<void>;
@@ -75,7 +93,9 @@ async function postgresSaver(): Promise<System> {
   await saver.setup();
   const base = await databaseTableBytes(db.url);
   return {
-    name: 'LangGraph PostgresSaver 1.0.5 (pg Pool, default size 10)',
+    name: 'PostgresSaver',
+    setup: 'LangGraph PostgresSaver 1.0.5 on a pg Pool of 10.',
+    store: 'PostgreSQL',
     saver,
     bytes: async () => (await databaseTableBytes(db.url)) - base,
     close: async () => (await saver.end(), await db.drop()),
@@ -87,7 +107,9 @@ async function rewindOnPostgres(): Promise<System> {
   const rewind = Rewind.on(await PostgresEventStore.open({ connectionString: db.url }));
   const base = await databaseTableBytes(db.url);
   return {
-    name: '@rewind/langgraph on Rewind (PostgreSQL store)',
+    name: 'Rewind in-process',
+    setup: '`RewindCheckpointSaver` on `Rewind.on(PostgresEventStore)`.',
+    store: 'PostgreSQL',
     saver: new RewindCheckpointSaver(rewind),
     bytes: async () => (await rewind.sessions.repository.flushSnapshots(), (await databaseTableBytes(db.url)) - base),
     close: async () => (await rewind.close(), await db.drop()),
@@ -109,16 +131,36 @@ async function rewindOnSqlite(): Promise<System> {
     }
   };
   return {
-    name: '@rewind/langgraph on Rewind (embedded SQLite store; pages in use)',
+    name: 'Rewind in-process',
+    setup: '`RewindCheckpointSaver` on `Rewind.open` (embedded file, synchronous=FULL).',
+    store: 'SQLite',
     saver: new RewindCheckpointSaver(rewind),
     bytes: async () => (await rewind.sessions.repository.flushSnapshots(), usedBytes()),
     close: async () => (await rewind.close(), rmSync(dir, { recursive: true, force: true })),
   };
 }
 
+async function rewindOverHttp(): Promise<System> {
+  const api = await startRewindApi('postgres', `lg${Date.now().toString(36)}`, 'langgraph');
+  // The event store's schema, as for the in-process saver; the API's read models (rewind_read) come on top.
+  const eventStoreBytes = () => databaseTableBytes(api.databaseUrl!, 'rewind');
+  const base = await eventStoreBytes();
+  return {
+    name: 'Rewind over HTTP',
+    setup:
+      '`RewindHttpCheckpointSaver` (`@rewind/langgraph/http`, `@rewind/client`) to the Rewind API (createApp, as `npm start` builds it, in the bench process, PostgreSQL store); bytes: its event store schema `rewind`.',
+    store: 'PostgreSQL',
+    saver: new RewindHttpCheckpointSaver(createRewindClient({ baseUrl: api.baseUrl, apiKey: api.apiKey })),
+    bytes: async () => (await eventStoreBytes()) - base,
+    close: () => api.close(),
+  };
+}
+
+const markdownTable = (header: string[], body: string[][]) => [header, header.map(() => '---'), ...body].map((cells) => `| ${cells.join(' | ')} |`).join('\n');
+
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
-async function run(system: System, turns: number): Promise<Record<string, string>> {
+async function run(system: System, turns: number): Promise<Omit<LangGraphMeasurement, 'measuredAt' | 'command' | 'loadAverage'>> {
   const graph = graphOn(system.saver);
   const config = { configurable: { thread_id: 'bench-thread' } };
   const took: number[] = [];
@@ -131,31 +173,50 @@ async function run(system: System, turns: number): Promise<Record<string, string
   }
   const around = (n: number) => median(took.slice(Math.max(0, n - 3), Math.min(turns, n + 2)));
   return {
-    system: system.name,
-    'bytes after turn 20': `${(bytesAt[20]! / 1024).toFixed(0)} KB`,
-    [`bytes after turn ${turns}`]: `${(bytesAt[turns]! / 1024).toFixed(0)} KB`,
-    'ms per turn at 20': around(20).toFixed(1),
-    [`ms per turn at ${turns}`]: around(turns).toFixed(1),
+    saver: system.name,
+    setup: system.setup,
+    store: system.store,
+    turns,
+    bytes: { early: bytesAt[20]!, last: bytesAt[turns]! },
+    msPerTurn: { early: around(20), last: around(turns) },
   };
 }
 
 async function main(): Promise<void> {
   const turnsArg = process.argv.indexOf('--turns');
   const turns = turnsArg > 0 ? Number(process.argv[turnsArg + 1]) : 300;
-  const rows = [];
+  if (!Number.isInteger(turns) || turns < 20)
+    throw new Error(`--turns must be a whole number of at least 20 (the first figures are taken at turn 20); got ${process.argv[turnsArg + 1]}.`);
   const only = process.argv.indexOf('--only');
-  const systems = { 'postgres-saver': postgresSaver, 'rewind-postgres': rewindOnPostgres, 'rewind-sqlite': rewindOnSqlite };
-  const chosen = only > 0 ? process.argv[only + 1]!.split(',') : Object.keys(systems);
-  for (const open of chosen.map((name) => systems[name as keyof typeof systems])) {
-    const system = await open();
+  const systems: Record<LangGraphSystem, () => Promise<System>> = {
+    'postgres-saver': postgresSaver,
+    'rewind-postgres': rewindOnPostgres,
+    'rewind-http': rewindOverHttp,
+    'rewind-sqlite': rewindOnSqlite,
+  };
+  const chosen = only > 0 ? process.argv[only + 1]!.split(',') : [...LANGGRAPH_SYSTEMS];
+  const unknown = chosen.filter((name) => !(name in systems));
+  if (unknown.length > 0) throw new Error(`Unknown saver(s) in --only: ${unknown.join(', ')}. Choose among ${LANGGRAPH_SYSTEMS.join(', ')}.`);
+  const command = `npm run bench:langgraph -- ${process.argv.slice(2).join(' ')}`.trim().replace(/ --$/, '');
+  const loadAverage = loadavg()[0]!;
+  const results = loadLangGraphResults() ?? {};
+  for (const name of chosen as LangGraphSystem[]) {
+    const system = await systems[name]();
     try {
-      rows.push(await run(system, turns));
-      console.log(JSON.stringify(rows[rows.length - 1]));
+      const measured = await run(system, turns);
+      results[name] = { ...measured, measuredAt: new Date().toISOString(), command, loadAverage };
+      console.log(JSON.stringify({ [name]: results[name] }));
     } finally {
       await system.close();
     }
   }
-  console.table(rows);
+  const markdown = langgraphSection(results, markdownTable);
+  console.log(`\n${markdown}`);
+  if (!process.argv.includes('--no-save')) {
+    writeFileSync(LANGGRAPH_RESULTS_FILE, JSON.stringify(results, null, 2) + '\n');
+    writeFileSync('BENCHMARKS.md', replaceLangGraphSection(readFileSync('BENCHMARKS.md', 'utf8'), markdown));
+    console.error(`Saved in ${LANGGRAPH_RESULTS_FILE} and BENCHMARKS.md's LangGraph section (every \`npm run bench\` renders it from that file again).`);
+  }
 }
 
 main().catch((error) => {

@@ -21,7 +21,14 @@ function recordingEnv(answers: Record<string, string>): { env: NodeJS.ProcessEnv
 
 describe('configuration', () => {
   const readme = readFileSync(join(process.cwd(), 'README.md'), 'utf8');
-  const answers = { REWIND_STORE: 'postgres', DATABASE_URL: 'postgres://x@127.0.0.1/x', REWIND_BUS: 'kafka', KAFKA_BROKERS: '127.0.0.1:9092' };
+  const answers = {
+    REWIND_STORE: 'postgres',
+    DATABASE_URL: 'postgres://x@127.0.0.1/x',
+    REWIND_BUS: 'kafka',
+    KAFKA_BROKERS: '127.0.0.1:9092',
+    REWIND_WORKSPACE_ROOT: '/srv/agent-files',
+    REWIND_WORKSPACE_BLOB_DIR: '/srv/agent-blobs',
+  };
 
   it.each([
     ['the API and the CLI (loadConfig)', (env: NodeJS.ProcessEnv) => loadConfig(env)],

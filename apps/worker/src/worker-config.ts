@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { EnvReader, readStoreChoice, type StoreChoice } from '@rewind/config';
+import { EnvReader, loadWorkspaceSettings, readStoreChoice, type StoreChoice, type WorkspaceSettings } from '@rewind/config';
 import { loadKafkaSettings, type KafkaSettings } from '@rewind/messaging';
 import type { MessagingLogLevel } from '@rewind/messaging';
 
@@ -29,6 +29,8 @@ export interface WorkerConfig extends StoreChoice {
   readyStallSeconds: number;
   /** This worker's stable id (REWIND_WORKER_ID), unique among the live workers; null: a new one at each start. */
   workerId: string | null;
+  /** The workspace channel (REWIND_WORKSPACE_ROOT): file changes under the root, undone on rollback; null: off. */
+  workspace: WorkspaceSettings | null;
 }
 
 export class WorkerConfigError extends Error {
@@ -80,5 +82,6 @@ export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env): WorkerCo
     },
     readyStallSeconds: read.integer('REWIND_READY_STALL_SECONDS', 60, 1, 86_400),
     workerId,
+    workspace: loadWorkspaceSettings(env, read),
   };
 }

@@ -81,3 +81,16 @@ describe('failover settings', () => {
     expect(() => loadWorkerConfig({ REWIND_WORKER_ID: 'two words' })).toThrow(/REWIND_WORKER_ID="two words" is not valid/);
   });
 });
+
+describe('workspace channel settings', () => {
+  it('is off without REWIND_WORKSPACE_ROOT; reads the root, the blob folder and the retention in hours; names a bad value', () => {
+    expect(loadWorkerConfig({}).workspace).toBeNull();
+    expect(loadWorkerConfig({ REWIND_WORKSPACE_ROOT: '/srv/files' }).workspace).toEqual({ root: '/srv/files', blobDir: undefined, retentionMs: 0 });
+    expect(
+      loadWorkerConfig({ REWIND_WORKSPACE_ROOT: '/srv/files/', REWIND_WORKSPACE_BLOB_DIR: '/srv/blobs', REWIND_WORKSPACE_RETENTION_HOURS: '168' }).workspace,
+    ).toEqual({ root: '/srv/files', blobDir: '/srv/blobs', retentionMs: 168 * 3_600_000 });
+    expect(() => loadWorkerConfig({ REWIND_WORKSPACE_ROOT: '/srv/files', REWIND_WORKSPACE_RETENTION_HOURS: 'a week' })).toThrow(
+      /REWIND_WORKSPACE_RETENTION_HOURS="a week" is not valid/,
+    );
+  });
+});

@@ -21,6 +21,8 @@ import { startMemoryIndexing, type MemoryIndexing } from './memory-indexing';
 import { createMetricsRegistry, meteredEventStore, registerSagaMetrics, registerStoreMetrics, type HealthServer } from '@rewind/observability';
 import { startWorkerApplication } from './worker-application';
 import { WorkerHealth } from './worker-health';
+import { recordedCallOf, WorkspaceCommandDispatch } from './workspace-channel';
+import { openWorkspaceChannel, type WorkspaceChannel } from '@rewind/sagas/workspace';
 import type { WorkerConfig } from './worker-config';
 
 export interface Worker {
@@ -33,6 +35,8 @@ export interface Worker {
   readonly memory: MemoryIndexing | null;
   /** The HTTP server of /health/live, /health/ready and /metrics (null with REWIND_WORKER_HTTP=off). */
   readonly health: HealthServer | null;
+  /** File changes under REWIND_WORKSPACE_ROOT, undone on rollback (null when it is not set). */
+  readonly workspace: WorkspaceChannel | null;
   /** Graceful: finishes the command and the relay batch in flight, commits offsets, closes everything. */
   stop(): Promise<void>;
 }
@@ -101,6 +105,9 @@ export async function startWorker(
     });
     const sessions = runtime.sessions;
     closers.push(() => sessions.repository.flushSnapshots()); // before the store closes
+    // Before the saga resumes anything: a rollback left in progress may have workspace changes to undo.
+    const workspace = config.workspace ? openWorkspaceChannel(config.workspace, runtime.inline, (m) => log.log(m)) : null;
+    if (workspace) closers.push(async () => workspace.stop());
     if (config.saga.enabled) {
       closers.push(() => runtime.saga.stop());
       const resumed = await runtime.saga.resumeAll(store, checkpoints);
@@ -144,7 +151,11 @@ export async function startWorker(
       closers.push(() => application.context.close());
       const consumer = new CommandConsumer({
         bus,
-        dispatch: application.dispatch,
+        dispatch: new WorkspaceCommandDispatch(
+          application.dispatch,
+          workspace?.files ?? null,
+          recordedCallOf((caller, id) => sessions.getState(caller, id)),
+        ),
         signingKeys,
         topics,
         groupId: config.commands.groupId,
@@ -186,7 +197,8 @@ export async function startWorker(
     log.log(
       `Worker is running (bus ${config.bus}${config.kafka ? ` on ${config.kafka.brokers.join(',')}` : ''}, store ${postgres ? 'postgres' : `sqlite in ${file}`}, saga ${config.saga.enabled ? 'on' : 'off'}): ` +
         `commands ${commands ? `on (group "${config.commands.groupId}")` : 'off'}, relay ${relay ? `on (to "${topics.events}")` : 'off'}, ` +
-        `projections ${projections ? 'on' : 'off'}, memory indexing ${memory ? `on (from "${topics.events}")` : 'off'}, health and metrics ${health ? `on http://${config.http.host}:${health.port}` : 'off'}.`,
+        `projections ${projections ? 'on' : 'off'}, memory indexing ${memory ? `on (from "${topics.events}")` : 'off'}, health and metrics ${health ? `on http://${config.http.host}:${health.port}` : 'off'}, ` +
+        `workspace ${workspace ? `on (${workspace.files.root})` : 'off'}.`,
     );
 
     let stopped: Promise<void> | undefined;
@@ -198,6 +210,7 @@ export async function startWorker(
       relay,
       memory,
       health,
+      workspace,
       stop: () => (stopped ??= closeAll()),
     };
   } catch (error) {

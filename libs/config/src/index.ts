@@ -1,3 +1,4 @@
 export * from './rewind-config';
 export * from './env-reader';
 export * from './store-choice';
+export * from './workspace-settings';

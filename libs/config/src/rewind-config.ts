@@ -1,6 +1,7 @@
 import { join, resolve } from 'node:path';
 import { EnvReader } from './env-reader';
 import { readStoreChoice, type StoreChoice } from './store-choice';
+import { loadWorkspaceSettings, type WorkspaceSettings } from './workspace-settings';
 
 export interface RewindConfig extends StoreChoice {
   /** PostgreSQL pool size. */
@@ -31,6 +32,8 @@ export interface RewindConfig extends StoreChoice {
   masterKey: string | undefined;
   /** ...or this file (REWIND_MASTER_KEY_FILE; default <data dir>/master.key, created on first use). */
   masterKeyFile: string;
+  /** REWIND_WORKSPACE_ROOT: this process's saga can undo workspace changes (the worker makes them); null: off. */
+  workspace: WorkspaceSettings | null;
 }
 
 export class ConfigError extends Error {
@@ -68,5 +71,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RewindConfig {
     auditSealIntervalMs: read.integer('REWIND_AUDIT_SEAL_INTERVAL_MS', 1000, 0, 3_600_000),
     masterKey: env.REWIND_MASTER_KEY || undefined,
     masterKeyFile: resolve(env.REWIND_MASTER_KEY_FILE || join(env.REWIND_DATA_DIR || './data', 'master.key')),
+    workspace: loadWorkspaceSettings(env, read),
   };
 }

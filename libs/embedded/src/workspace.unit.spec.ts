@@ -3,8 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Rewind, RollbackNeedsAttention } from './rewind';
-import { Workspace, WorkspacePathError } from './workspace';
+import { WORKSPACE_UNDO_TARGET } from '@rewind/sagas/workspace';
+import { Rewind, RollbackNeedsAttention, toolUndoHandler } from './rewind';
+import { Workspace, WORKSPACE_TOOL, WorkspacePathError } from './workspace';
 
 describe('workspace files as an effect (seed 004 RollbackManager)', () => {
   const dirs: string[] = [];
@@ -36,6 +37,10 @@ describe('workspace files as an effect (seed 004 RollbackManager)', () => {
     expect(existsSync(join(root, 'plan/itinerary.md'))).toBe(false);
     expect((await session.state()).toolCalls).toEqual([]);
     await rewind.close();
+  });
+
+  it("records its changes as the worker's workspace channel does: the same tool, undone by the same compensator", () => {
+    expect(toolUndoHandler(WORKSPACE_TOOL)).toBe(WORKSPACE_UNDO_TARGET);
   });
 
   it('keeps each content once, by hash', async () => {

@@ -1,1 +1,3 @@
+export * from './checkpoint-saver';
+export * from './rewind-threads';
 export * from './rewind-saver';

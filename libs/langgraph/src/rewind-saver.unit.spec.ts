@@ -2,155 +2,32 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RunnableConfig } from '@langchain/core/runnables';
-import { emptyCheckpoint, TASKS, uuid6, type Checkpoint, type CheckpointMetadata, type CheckpointTuple } from '@langchain/langgraph-checkpoint';
 import fc from 'fast-check';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Rewind } from '@rewind/embedded';
 import { RewindCheckpointSaver } from './rewind-saver';
+import { checkpointOf, checkpointSaverContract, meta } from './testing/checkpoint-saver.contract';
 
-/**
- * The cases of LangGraph's checkpointer validation suite (@langchain/langgraph-checkpoint-validation
- * needs vitest 4; this repository runs vitest 3), written out against both library stores.
- */
+/** LangGraph's validation cases, on both library stores (the HTTP transport runs them in http/rewind-http-saver.e2e.spec.ts). */
 const stores = {
-  memory: (): { rewind: Rewind; cleanup: () => void } => ({ rewind: Rewind.inMemory(), cleanup: () => undefined }),
+  memory: () => ({ rewind: Rewind.inMemory(), cleanup: () => undefined }),
   sqlite: () => {
     const dir = mkdtempSync(join(tmpdir(), 'rewind-langgraph-'));
     return { rewind: Rewind.open({ dataDir: dir }), cleanup: () => rmSync(dir, { recursive: true, force: true }) };
   },
 };
 
-function checkpointOf(values: Record<string, unknown>, versions: Record<string, number>, id = uuid6(-3)): Checkpoint {
-  return { ...emptyCheckpoint(), id, channel_values: values, channel_versions: versions, versions_seen: { node: versions } };
-}
-
-const meta = (step: number, source: CheckpointMetadata['source'] = 'loop'): CheckpointMetadata => ({ source, step, parents: {} });
-
-async function collect(iterable: AsyncIterable<CheckpointTuple>): Promise<CheckpointTuple[]> {
-  const out: CheckpointTuple[] = [];
-  for await (const item of iterable) out.push(item);
-  return out;
-}
-
 describe.each(Object.entries(stores))('RewindCheckpointSaver on the %s store', (_name, open) => {
-  let env: ReturnType<(typeof stores)['memory']>;
-  let saver: RewindCheckpointSaver;
-  beforeEach(() => {
-    env = open();
-    saver = new RewindCheckpointSaver(env.rewind);
-  });
-  afterEach(async () => {
-    await env.rewind.close();
-    env.cleanup();
-  });
-
-  describe.each(['', 'child'])('namespace "%s"', (ns) => {
-    it('put returns a config naming only the thread, namespace and checkpoint, and round-trips checkpoint and metadata unaltered', async () => {
-      const checkpoint = checkpointOf({ foo: 'bar', list: [1, { a: 2 }] }, { foo: 1, list: 1 });
-      const config = await saver.put({ configurable: { thread_id: 't1', checkpoint_ns: ns, canary: 'tweet' } }, checkpoint, meta(-1, 'input'), {
-        foo: 1,
-        list: 1,
-      });
-      expect(config).toEqual({ configurable: { thread_id: 't1', checkpoint_ns: ns, checkpoint_id: checkpoint.id } });
-      const tuple = await saver.getTuple(config);
-      expect(tuple?.checkpoint).toEqual(checkpoint);
-      expect(tuple?.metadata).toEqual(meta(-1, 'input'));
-      expect(tuple?.parentConfig).toBeUndefined();
-      expect(tuple?.pendingWrites).toEqual([]);
-    });
-
-    it('put refuses a config without a thread_id, and persists nothing', async () => {
-      await expect(saver.put({}, checkpointOf({}, {}), meta(0), {})).rejects.toThrow('configurable.thread_id');
-      await expect(saver.put({ configurable: { checkpoint_ns: ns } }, checkpointOf({}, {}), meta(0), {})).rejects.toThrow('thread_id');
-      expect(await collect(saver.list({}))).toEqual([]);
-    });
-
-    it('getTuple finds the latest checkpoint, one by id, its parent config and its pending writes in task order', async () => {
-      const first = checkpointOf({ foo: 'a' }, { foo: 1 });
-      const c1 = await saver.put({ configurable: { thread_id: 't', checkpoint_ns: ns } }, first, meta(0), { foo: 1 });
-      const second = checkpointOf({ foo: 'b' }, { foo: 2 });
-      const c2 = await saver.put(c1, second, meta(1), { foo: 2 });
-      await saver.putWrites(c2, [['foo', 'w2']], 'task-b', 'path-b');
-      await saver.putWrites(
-        c2,
-        [
-          ['foo', 'w1'],
-          ['bar', { x: 1 }],
-        ],
-        'task-a',
-        'path-a',
-      );
-      await saver.putWrites(c2, [['foo', 'duplicate ignored']], 'task-a', 'path-a');
-
-      const latest = await saver.getTuple({ configurable: { thread_id: 't', checkpoint_ns: ns } });
-      expect(latest?.checkpoint).toEqual(second);
-      expect(latest?.parentConfig).toEqual(c1);
-      expect(latest?.pendingWrites).toEqual([
-        ['task-a', 'foo', 'w1'],
-        ['task-a', 'bar', { x: 1 }],
-        ['task-b', 'foo', 'w2'],
-      ]);
-      expect((await saver.getTuple(c1))?.checkpoint).toEqual(first);
-      expect(await saver.getTuple({ configurable: { thread_id: 't', checkpoint_ns: ns, checkpoint_id: uuid6(-3) } })).toBeUndefined();
-      expect(await saver.getTuple({ configurable: { thread_id: 'never-seen', checkpoint_ns: ns } })).toBeUndefined();
-    });
-  });
-
-  it('stores only the channels newVersions names; unchanged channels come from the parent', async () => {
-    const c0 = await saver.put({ configurable: { thread_id: 't' } }, checkpointOf({ foo: 'bar', baz: 'qux' }, { foo: 1, baz: 1 }), meta(-1), {});
-    expect((await saver.getTuple(c0))?.checkpoint.channel_values).toEqual({});
-    const c1 = await saver.put(c0, checkpointOf({ foo: 'bar', baz: 'qux' }, { foo: 1, baz: 1 }), meta(0), { foo: 1 });
-    expect((await saver.getTuple(c1))?.checkpoint.channel_values).toEqual({ foo: 'bar' });
-    const c2 = await saver.put(c1, checkpointOf({ foo: 'bar', baz: 'qux' }, { foo: 1, baz: 2 }), meta(1), { baz: 2 });
-    expect((await saver.getTuple(c2))?.checkpoint.channel_values).toEqual({ foo: 'bar', baz: 'qux' });
-  });
-
-  it('list: newest first, across namespaces or one, with limit, before and a metadata filter', async () => {
-    let config: RunnableConfig = { configurable: { thread_id: 't', checkpoint_ns: '' } };
-    const ids: string[] = [];
-    for (let step = 0; step < 4; step++) {
-      const checkpoint = checkpointOf({ n: step }, { n: step + 1 });
-      ids.push(checkpoint.id);
-      config = await saver.put(config, checkpoint, meta(step, step === 0 ? 'input' : 'loop'), { n: step + 1 });
-    }
-    await saver.put({ configurable: { thread_id: 't', checkpoint_ns: 'sub' } }, checkpointOf({}, {}), meta(0), {});
-    await saver.put({ configurable: { thread_id: 'other' } }, checkpointOf({}, {}), meta(0), {});
-
-    const idsOf = (tuples: CheckpointTuple[]) => tuples.map((t) => t.checkpoint.id);
-    expect(idsOf(await collect(saver.list({ configurable: { thread_id: 't', checkpoint_ns: '' } })))).toEqual([...ids].reverse());
-    expect(await collect(saver.list({ configurable: { thread_id: 't' } }))).toHaveLength(5);
-    expect(await collect(saver.list({}))).toHaveLength(6);
-    expect(idsOf(await collect(saver.list({ configurable: { thread_id: 't', checkpoint_ns: '' } }, { limit: 2 })))).toEqual([ids[3], ids[2]]);
-    const before = { configurable: { thread_id: 't', checkpoint_ns: '', checkpoint_id: ids[2] } };
-    expect(idsOf(await collect(saver.list({ configurable: { thread_id: 't', checkpoint_ns: '' } }, { before })))).toEqual([ids[1], ids[0]]);
-    const inputs = await collect(saver.list({ configurable: { thread_id: 't', checkpoint_ns: '' } }, { filter: { source: 'input' } }));
-    expect(idsOf(inputs)).toEqual([ids[0]]);
-    expect(inputs[0]!.metadata).toEqual(meta(0, 'input'));
-  });
-
-  it('deleteThread removes the thread from LangGraph (and only that thread); the thread can start again', async () => {
-    const kept = await saver.put({ configurable: { thread_id: 'keep' } }, checkpointOf({ a: 1 }, { a: 1 }), meta(0), { a: 1 });
-    const gone = await saver.put({ configurable: { thread_id: 'gone' } }, checkpointOf({ a: 1 }, { a: 1 }), meta(0), { a: 1 });
-    await saver.putWrites(gone, [['a', 2]], 'task');
-    await saver.deleteThread('gone');
-    await saver.deleteThread('never-existed');
-    expect(await saver.getTuple({ configurable: { thread_id: 'gone' } })).toBeUndefined();
-    expect(await saver.getTuple(gone)).toBeUndefined();
-    expect(await collect(saver.list({ configurable: { thread_id: 'gone' } }))).toEqual([]);
-    expect(await saver.getTuple(kept)).toBeDefined();
-    // A fresh saver reads the same from the store.
-    expect(await new RewindCheckpointSaver(env.rewind).getTuple({ configurable: { thread_id: 'gone' } })).toBeUndefined();
-    const again = await saver.put({ configurable: { thread_id: 'gone' } }, checkpointOf({ a: 9 }, { a: 1 }), meta(0), { a: 1 });
-    expect((await saver.getTuple(again))?.checkpoint.channel_values).toEqual({ a: 9 });
-  });
-
-  it('keeps special writes (errors, interrupts) apart from regular ones', async () => {
-    const config = await saver.put({ configurable: { thread_id: 't' } }, checkpointOf({}, {}), meta(0), {});
-    await saver.putWrites(config, [['__error__', { message: 'boom' }]], 'task');
-    await saver.putWrites(config, [[TASKS, { node: 'x' }]], 'task');
-    const writes = (await saver.getTuple(config))?.pendingWrites ?? [];
-    expect(writes).toContainEqual(['task', '__error__', { message: 'boom' }]);
-    expect(writes).toContainEqual(['task', TASKS, { node: 'x' }]);
+  checkpointSaverContract(async () => {
+    const { rewind, cleanup } = open();
+    return {
+      saver: new RewindCheckpointSaver(rewind),
+      fresh: () => new RewindCheckpointSaver(rewind),
+      close: async () => {
+        await rewind.close();
+        cleanup();
+      },
+    };
   });
 });
 

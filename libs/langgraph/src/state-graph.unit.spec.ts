@@ -1,4 +1,4 @@
-import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from '@langchain/core/messages';
+import { AIMessage, HumanMessage, type BaseMessage } from '@langchain/core/messages';
 import type { RunnableConfig } from '@langchain/core/runnables';
 import { tool } from '@langchain/core/tools';
 import { END, MessagesAnnotation, START, StateGraph, type StateSnapshot } from '@langchain/langgraph';
@@ -7,18 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { Rewind } from '@rewind/embedded';
 import { RewindCheckpointSaver } from './rewind-saver';
-
-/**
- * A deterministic agent (no model needed): "book X" makes it call the booking tool; the
- * tool's answer makes it confirm. The graph, its tool node and the checkpointer are LangGraph's own.
- */
-function agent(state: typeof MessagesAnnotation.State): { messages: BaseMessage[] } {
-  const last = state.messages[state.messages.length - 1]!;
-  if (last instanceof ToolMessage) return { messages: [new AIMessage(`Done: ${String(last.content)}`)] };
-  const hotel = /book (\w+)/.exec(String(last.content))?.[1];
-  if (!hotel) return { messages: [new AIMessage('How can I help?')] };
-  return { messages: [new AIMessage({ content: '', tool_calls: [{ id: `call-${hotel}`, name: 'book_hotel', args: { hotel }, type: 'tool_call' }] })] };
-}
+import { agent } from './testing/booking-agent';
 
 describe('a LangGraph StateGraph with a tool node, checkpointed on Rewind', () => {
   let rewind: Rewind;

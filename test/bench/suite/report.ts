@@ -4,6 +4,7 @@ import { fmtBytes, fmtCount, fmtMs } from './recorder';
 import type { Row, WorkloadId } from './results';
 import type { Sizes } from './sizes';
 import { memoryTables, memoryTargets } from './memory-report';
+import { langgraphSection, type LangGraphResults } from './langgraph-report';
 
 export interface JobRun {
   job: string;
@@ -23,6 +24,8 @@ export interface SuiteReport {
   sizes: Sizes;
   jobs: JobRun[];
   rows: Row[];
+  /** `npm run bench:langgraph`'s figures (its own section), when saved. */
+  langgraph?: LangGraphResults | null;
 }
 
 export interface TargetCheck {
@@ -437,6 +440,7 @@ export function renderMarkdown(report: SuiteReport): string {
     ),
     '',
   );
+  if (report.langgraph) lines.push(langgraphSection(report.langgraph, table), '');
   return lines.join('\n');
 }
 

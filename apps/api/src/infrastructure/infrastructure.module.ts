@@ -10,6 +10,7 @@ import { SqliteCheckpointStore } from '@rewind/messaging/sqlite';
 import { PostgresCheckpointStore } from '@rewind/messaging/postgres';
 import { InProcessMessageBus } from '@rewind/messaging/in-process';
 import { createSessionRuntime, InlineCompensationChannel, RollbackSaga, type SessionRuntime } from '@rewind/sagas';
+import { openWorkspaceChannel, type WorkspaceChannel } from '@rewind/sagas/workspace';
 import { CachedApiKeyStore, TokenBuckets, type ApiKeyStore } from '@rewind/tenancy';
 import { SqliteApiKeyStore } from '@rewind/tenancy/sqlite';
 import { PostgresApiKeyStore } from '@rewind/tenancy/postgres';
@@ -61,6 +62,7 @@ export class InfrastructureModule implements OnApplicationBootstrap, OnApplicati
     private readonly metrics: RewindMetrics,
     private readonly sessions: SessionService,
     @Inject(REWIND_CONFIG) private readonly config: RewindConfig,
+    private readonly inline: InlineCompensationChannel,
   ) {}
 
   static forConfig(config: RewindConfig, stores: OpenedStores): DynamicModule {
@@ -120,6 +122,8 @@ export class InfrastructureModule implements OnApplicationBootstrap, OnApplicati
   /** Seals new events into the audit hash chains every second (`rewind audit verify`). */
   private sealer: AuditSealer | null = null;
   private sealStore: SqliteSealStore | PostgresSealStore | null = null;
+  /** REWIND_WORKSPACE_ROOT: this process's saga undoes the workers' workspace changes (same folder). */
+  private workspace: WorkspaceChannel | null = null;
 
   async onApplicationBootstrap(): Promise<void> {
     this.checkpoints =
@@ -138,6 +142,7 @@ export class InfrastructureModule implements OnApplicationBootstrap, OnApplicati
         : new SqliteSealStore(join(this.config.dataDir, 'rewind.db'));
     this.sealer = new AuditSealer(this.store, this.sealStore, this.config.auditSealIntervalMs, (m) => new Logger('Audit').warn(m));
     this.sealer.start();
+    if (this.config.workspace) this.workspace = openWorkspaceChannel(this.config.workspace, this.inline, (m) => new Logger('Workspace').log(m));
     const resumed = await this.saga.resumeAll(this.store, this.checkpoints);
     if (resumed > 0) this.logger.log(`Resuming ${resumed} rollback(s) that were in progress when the service last stopped.`);
   }
@@ -155,6 +160,7 @@ export class InfrastructureModule implements OnApplicationBootstrap, OnApplicati
   }
 
   async onApplicationShutdown(): Promise<void> {
+    this.workspace?.stop();
     await this.sealer?.stop();
     await this.sealStore?.close();
     await this.checkpoints?.close();

@@ -1,0 +1,301 @@
+import type { RunnableConfig } from '@langchain/core/runnables';
+import {
+  BaseCheckpointSaver,
+  compareWritesSortKeys,
+  getCheckpointId,
+  WRITES_IDX_MAP,
+  writesSortKey,
+  type ChannelVersions,
+  type Checkpoint,
+  type CheckpointListOptions,
+  type CheckpointMetadata,
+  type CheckpointPendingWrite,
+  type CheckpointTuple,
+  type PendingWrite,
+  type SerializerProtocol,
+} from '@langchain/langgraph-checkpoint';
+import type { JsonValue } from '@rewind/domain';
+import { ID_PATTERN } from '@rewind/engine';
+import { decodeValue, encodeChannel, encodeValue, EncodingMemo, type EncodedChannel, type EncodedValue, type MaterializedList } from './channel-encoding';
+import {
+  CHECKPOINT_VARIABLE,
+  DELETED_VARIABLE,
+  key,
+  ThreadIndex,
+  WRITES_VARIABLE,
+  type CheckpointRecord,
+  type StoredWrite,
+  type WritesRecord,
+} from './thread-index';
+import type { RewindThreads } from './rewind-threads';
+
+type IndexedCheckpoint = CheckpointRecord & { streamVersion: number };
+
+export function configurable(config: RunnableConfig, field: string): string | undefined {
+  const value = (config.configurable as Record<string, unknown> | undefined)?.[field];
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'string') {
+    throw new Error(`The RunnableConfig's configurable.${field} must be a string (got ${typeof value}): Rewind keys threads and checkpoints by string ids.`);
+  }
+  return value;
+}
+
+export function threadOf(config: RunnableConfig, action: string): string {
+  const threadId = configurable(config, 'thread_id');
+  if (!threadId) {
+    throw new Error(
+      `Cannot ${action}: the RunnableConfig has no configurable.thread_id. Pass one, e.g. graph.invoke(input, { configurable: { thread_id: "my-thread" } }); each thread is a Rewind session.`,
+    );
+  }
+  // The same rule on every transport (the HTTP API refuses other session ids), so a thread can be reached from both.
+  if (!ID_PATTERN.test(threadId)) {
+    throw new Error(
+      `Cannot ${action}: thread_id "${threadId.slice(0, 140)}" cannot name a Rewind session (its session id): use 1-128 letters, digits, "_", "-" or ".".`,
+    );
+  }
+  return threadId;
+}
+
+/**
+ * The LangGraph ↔ Rewind mapping, whatever carries it (the in-process engine or the HTTP
+ * API): each thread is a Rewind session, each checkpoint and each task's pending writes one
+ * step of its timeline (a context variable under `langgraph.*`). Checkpoints keep only what
+ * changed (a list channel only what was appended), so a thread's storage grows with its
+ * length, not its square.
+ */
+export abstract class ThreadCheckpointSaver extends BaseCheckpointSaver {
+  private readonly indexes = new Map<string, ThreadIndex>();
+  private readonly memo = new EncodingMemo();
+  /** List items already deserialized, by their stored form (shared by every version that kept them). */
+  private readonly decoded = new WeakMap<EncodedValue, unknown>();
+
+  constructor(
+    protected readonly threads: RewindThreads,
+    serde?: SerializerProtocol,
+  ) {
+    super(serde);
+  }
+
+  /** Starts the thread's session unless it exists; returns the thread (session) id. */
+  protected async openThread(config: RunnableConfig | string): Promise<string> {
+    const threadId = typeof config === 'string' ? config : threadOf(config, 'open the thread');
+    if ((await this.index(threadId)).streamVersion === 0) await this.threads.ensureThread(threadId);
+    return threadId;
+  }
+
+  /** The thread and stream version of the checkpoint a config names: where a Rewind rollback goes. */
+  protected async rollbackTarget(config: RunnableConfig): Promise<{ threadId: string; streamVersion: number }> {
+    const threadId = threadOf(config, 'roll back');
+    const checkpointId = getCheckpointId(config);
+    const target = checkpointId ? (await this.index(threadId)).checkpoints.get(key(configurable(config, 'checkpoint_ns') ?? '', checkpointId)) : undefined;
+    if (!target)
+      throw new Error(`Cannot roll back thread "${threadId}": it has no checkpoint "${checkpointId ?? ''}". Pass the config of one of its checkpoints.`);
+    return { threadId, streamVersion: target.streamVersion };
+  }
+
+  async getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
+    const threadId = configurable(config, 'thread_id');
+    if (!threadId || !ID_PATTERN.test(threadId)) return undefined; // no session can have that id
+    const ns = configurable(config, 'checkpoint_ns') ?? '';
+    const index = await this.index(threadId);
+    const checkpointId = getCheckpointId(config) || (await this.latest(threadId, ns, index));
+    const record = checkpointId ? index.checkpoints.get(key(ns, checkpointId)) : undefined;
+    return record ? this.tuple(threadId, index, record) : undefined;
+  }
+
+  async *list(config: RunnableConfig, options: CheckpointListOptions = {}): AsyncGenerator<CheckpointTuple> {
+    const threadId = configurable(config, 'thread_id');
+    if (threadId && !ID_PATTERN.test(threadId)) return; // no session can have that id
+    const ns = configurable(config, 'checkpoint_ns');
+    const only = configurable(config, 'checkpoint_id');
+    const before = options.before ? configurable(options.before, 'checkpoint_id') : undefined;
+    let remaining = options.limit ?? Number.POSITIVE_INFINITY;
+    for (const thread of threadId ? [threadId] : await this.threads.threadIds()) {
+      const index = await this.index(thread);
+      for (const record of index.ids(ns)) {
+        if (remaining <= 0) return;
+        if (only && record.id !== only) continue;
+        if (before && record.id >= before) continue;
+        const metadata = (await decodeValue(this.serde, record.metadata)) as Record<string, unknown>;
+        if (options.filter && !Object.entries(options.filter).every(([k, v]) => metadata[k] === v)) continue;
+        remaining--;
+        yield await this.tuple(thread, index, record, metadata);
+      }
+    }
+  }
+
+  async put(config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata, newVersions: ChannelVersions): Promise<RunnableConfig> {
+    const threadId = threadOf(config, 'save a checkpoint');
+    const ns = configurable(config, 'checkpoint_ns') ?? '';
+    const parentId = configurable(config, 'checkpoint_id') ?? null;
+    const index = await this.indexForWrite(threadId, parentId ? key(ns, parentId) : undefined);
+    const parent = parentId ? index.checkpoints.get(key(ns, parentId)) : undefined;
+    const values: Record<string, EncodedChannel> = {};
+    const sources: Record<string, string> = {};
+    const lists = new Map<string, MaterializedList>();
+    for (const [channel, value] of Object.entries(checkpoint.channel_values)) {
+      if (!(channel in newVersions)) {
+        // Unchanged (like every saver, only what `newVersions` names is written): point at where the parent found it.
+        const inherited = parent && parent.versions[channel] === checkpoint.channel_versions[channel] ? this.sourceOf(parent, channel) : null;
+        if (inherited) sources[channel] = inherited;
+        continue;
+      }
+      const previousSource = parent ? this.sourceOf(parent, channel) : null;
+      const previous = previousSource && Array.isArray(value) ? await this.listAt(index, ns, previousSource, channel) : null;
+      const encoded = await encodeChannel(this.serde, this.memo, value, previous && previousSource ? { version: previousSource, list: previous } : null);
+      values[channel] = encoded.channel;
+      if (encoded.list) lists.set(channel, encoded.list);
+    }
+    const record: CheckpointRecord = {
+      ns,
+      id: checkpoint.id,
+      parent: parentId,
+      v: checkpoint.v,
+      ts: checkpoint.ts,
+      versions: checkpoint.channel_versions,
+      seen: checkpoint.versions_seen,
+      metadata: await encodeValue(this.serde, metadata),
+      values,
+      sources,
+    };
+    await this.record(threadId, index, `${CHECKPOINT_VARIABLE}/${ns}`, record as unknown as JsonValue);
+    for (const [channel, list] of lists) index.lists.set(`${key(ns, checkpoint.id)}\u0000${channel}`, list);
+    return { configurable: { thread_id: threadId, checkpoint_ns: ns, checkpoint_id: checkpoint.id } };
+  }
+
+  async putWrites(config: RunnableConfig, writes: PendingWrite[], taskId: string, taskPath?: string): Promise<void> {
+    const threadId = threadOf(config, 'save pending writes');
+    const checkpointId = configurable(config, 'checkpoint_id');
+    if (!checkpointId) throw new Error('Cannot save pending writes: the RunnableConfig has no configurable.checkpoint_id (the checkpoint they belong to).');
+    const ns = configurable(config, 'checkpoint_ns') ?? '';
+    const record: WritesRecord = {
+      ns,
+      checkpoint: checkpointId,
+      task: taskId,
+      path: taskPath ?? '',
+      writes: await Promise.all(
+        writes.map(
+          async ([channel, value], idx) => [WRITES_IDX_MAP[channel] ?? idx, channel, await encodeValue(this.serde, value)] as WritesRecord['writes'][number],
+        ),
+      ),
+    };
+    await this.record(threadId, await this.indexForWrite(threadId), `${WRITES_VARIABLE}/${ns}`, record as unknown as JsonValue);
+  }
+
+  /**
+   * Hides the thread's checkpoints from LangGraph. Rewind never deletes events (the audit log
+   * is append-only): the thread's history stays readable through Rewind.
+   */
+  async deleteThread(threadId: string): Promise<void> {
+    const index = await this.index(threadId);
+    if (index.streamVersion === 0) return;
+    await this.record(threadId, index, DELETED_VARIABLE, new Date().toISOString());
+  }
+
+  /**
+   * The thread's index before a write, its session started if new. The cached index is used
+   * as it is when it already knows the parent checkpoint (records never change once written):
+   * a write answers with its stream version, and `record` reads the stream again whenever
+   * another writer came in between. One request less per `put` and `putWrites` over HTTP.
+   */
+  private async indexForWrite(threadId: string, parentKey?: string): Promise<ThreadIndex> {
+    const cached = this.indexes.get(threadId);
+    if (cached && cached.streamVersion > 0 && (parentKey === undefined || cached.checkpoints.has(parentKey))) return cached;
+    const index = await this.index(threadId);
+    if (index.streamVersion === 0) await this.threads.ensureThread(threadId);
+    return index;
+  }
+
+  /** Records one step and takes it into the index (reading the stream instead when another writer came in between). */
+  private async record(threadId: string, index: ThreadIndex, name: string, value: JsonValue): Promise<void> {
+    const version = await this.threads.setVariable(threadId, name, value);
+    if (version === index.streamVersion + 1) index.apply(version, name, value);
+    else await this.index(threadId);
+  }
+
+  /** The thread's index, brought up to date with the events after the last one read. */
+  private async index(threadId: string): Promise<ThreadIndex> {
+    let index = this.indexes.get(threadId);
+    if (!index) this.indexes.set(threadId, (index = new ThreadIndex()));
+    for (const event of await this.threads.events(threadId, index.streamVersion + 1)) {
+      if (event.streamVersion <= index.streamVersion) continue;
+      index.streamVersion = event.streamVersion;
+      const data = event.data as { name?: string; value?: JsonValue };
+      if (event.type === 'ContextVariableSet' && data.name?.startsWith('langgraph.')) index.apply(event.streamVersion, data.name, data.value ?? null);
+    }
+    return index;
+  }
+
+  /** The latest checkpoint on the session's current timeline path (so a Rewind rollback moves it). */
+  private async latest(threadId: string, ns: string, index: ThreadIndex): Promise<string | undefined> {
+    if (index.checkpoints.size === 0) return undefined;
+    const current = (await this.threads.headVariable(threadId, `${CHECKPOINT_VARIABLE}/${ns}`)) as { id?: string } | undefined;
+    return current?.id && index.checkpoints.has(key(ns, current.id)) ? current.id : undefined;
+  }
+
+  private sourceOf(record: CheckpointRecord, channel: string): string | null {
+    if (channel in record.values) return record.id;
+    return record.sources[channel] ?? null;
+  }
+
+  /** The serialized list a channel held at a checkpoint, following appended parts back to the first. */
+  private async listAt(index: ThreadIndex, ns: string, checkpointId: string, channel: string): Promise<MaterializedList | null> {
+    const cacheKey = `${key(ns, checkpointId)}\u0000${channel}`;
+    const cached = index.lists.get(cacheKey);
+    if (cached) return cached;
+    const stored = index.checkpoints.get(key(ns, checkpointId))?.values[channel];
+    if (!stored || !('list' in stored)) return null;
+    const base = stored.list.base ? await this.listAt(index, ns, stored.list.base, channel) : null;
+    const items = [...(base?.items.slice(0, stored.list.keep) ?? []), ...stored.list.items];
+    const list = { items, keys: items.map((item) => JSON.stringify(item)) };
+    index.lists.set(cacheKey, list);
+    return list;
+  }
+
+  private async channelValue(index: ThreadIndex, ns: string, source: string, channel: string): Promise<unknown> {
+    const stored = index.checkpoints.get(key(ns, source))?.values[channel];
+    if (!stored) return undefined;
+    if ('whole' in stored) return decodeValue(this.serde, stored.whole);
+    const list = (await this.listAt(index, ns, source, channel))!;
+    // Items unchanged since an earlier read are not deserialized again: reviving LangChain
+    // messages is what a long thread's reads would otherwise spend their time on.
+    return Promise.all(
+      list.items.map(async (item, i) => {
+        if (this.decoded.has(item)) return this.decoded.get(item);
+        const value = await decodeValue(this.serde, item);
+        this.decoded.set(item, value);
+        this.memo.remember(value, item, list.keys[i]);
+        return value;
+      }),
+    );
+  }
+
+  private async tuple(threadId: string, index: ThreadIndex, record: IndexedCheckpoint, metadata?: Record<string, unknown>): Promise<CheckpointTuple> {
+    const channelValues: Record<string, unknown> = {};
+    for (const channel of new Set([...Object.keys(record.values), ...Object.keys(record.sources)])) {
+      const source = this.sourceOf(record, channel);
+      if (source) channelValues[channel] = await this.channelValue(index, record.ns, source, channel);
+    }
+    const checkpoint: Checkpoint = {
+      v: record.v,
+      id: record.id,
+      ts: record.ts,
+      channel_values: channelValues,
+      channel_versions: { ...record.versions },
+      versions_seen: structuredClone(record.seen),
+    };
+    const writes = [...(index.writes.get(key(record.ns, record.id))?.values() ?? [])].sort((a: StoredWrite, b: StoredWrite) =>
+      compareWritesSortKeys(writesSortKey(a.path, a.task, a.idx), writesSortKey(b.path, b.task, b.idx)),
+    );
+    const pendingWrites: CheckpointPendingWrite[] = await Promise.all(
+      writes.map(async (w) => [w.task, w.channel, await decodeValue(this.serde, w.value)] as CheckpointPendingWrite),
+    );
+    return {
+      config: { configurable: { thread_id: threadId, checkpoint_ns: record.ns, checkpoint_id: record.id } },
+      checkpoint,
+      metadata: (metadata ?? (await decodeValue(this.serde, record.metadata))) as CheckpointMetadata,
+      pendingWrites,
+      ...(record.parent ? { parentConfig: { configurable: { thread_id: threadId, checkpoint_ns: record.ns, checkpoint_id: record.parent } } } : {}),
+    };
+  }
+}

@@ -1,0 +1,54 @@
+import type { JsonValue } from '@rewind/domain';
+import { isRewindError, RewindError, type RewindClient } from '@rewind/client';
+import type { RewindThreads, ThreadEvent } from '../rewind-threads';
+
+/** Largest pages the API serves (GET /v1/sessions/:id/events, GET /v1/sessions). */
+const EVENT_PAGE = 1000;
+const SESSION_PAGE = 500;
+
+/** The saver's transport over the HTTP API: every read and write is a documented route, through `@rewind/client`. */
+export class HttpThreads implements RewindThreads {
+  constructor(readonly client: RewindClient) {}
+
+  async ensureThread(threadId: string): Promise<void> {
+    await this.client.startSession({ sessionId: threadId, title: 'LangGraph thread' }).catch((error: unknown) => {
+      if (!isRewindError(error, 'session_exists')) throw error;
+    });
+  }
+
+  async events(threadId: string, fromVersion: number): Promise<ThreadEvent[]> {
+    const events: ThreadEvent[] = [];
+    for (let from: number | null = fromVersion; from !== null; ) {
+      try {
+        const page = await this.client.listEvents(threadId, { from, limit: EVENT_PAGE });
+        events.push(...page.events);
+        from = page.nextFrom;
+      } catch (error) {
+        if (isRewindError(error, 'session_not_found')) return events;
+        throw error;
+      }
+    }
+    return events;
+  }
+
+  async headVariable(threadId: string, name: string): Promise<JsonValue | undefined> {
+    return ((await this.client.getSession(threadId)).contextVars as Record<string, JsonValue>)[name];
+  }
+
+  async setVariable(threadId: string, name: string, value: JsonValue): Promise<number> {
+    return (await this.client.setContextVariable(threadId, name, value)).version;
+  }
+
+  async threadIds(): Promise<string[]> {
+    const ids: string[] = [];
+    for (let cursor: string | undefined; ; ) {
+      const { data, error, response } = await this.client.api.GET('/v1/sessions', {
+        params: { query: { sort: 'sessionId', limit: SESSION_PAGE, ...(cursor ? { cursor } : {}) } },
+      });
+      if (!data) throw RewindError.fromResponse(response.status, error);
+      ids.push(...data.items.map((s) => s.sessionId));
+      if (data.nextCursor === null) return ids;
+      cursor = data.nextCursor;
+    }
+  }
+}

@@ -1,0 +1,2 @@
+export * from './rewind-http-saver';
+export * from './http-threads';

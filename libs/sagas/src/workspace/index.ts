@@ -1,0 +1,2 @@
+export * from './workspace-files';
+export * from './workspace-channel';
