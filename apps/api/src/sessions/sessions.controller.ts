@@ -1,4 +1,4 @@
-import { Body, Controller, Get, Param, Post, Query, Res } from '@nestjs/common';
+import { Body, Controller, Get, Param, Post, Query, Res, UseInterceptors } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
@@ -7,6 +7,7 @@ import { presentState, type Caller, type WriteOptions } from '@rewind/engine';
 import { CurrentCaller } from '../auth/caller.decorator';
 import { WriteHeaders } from '../common/write-headers';
 import { ContextQueryDto, DiffQueryDto, EventsQueryDto, StartSessionDto, StateQueryDto, TimelineQueryDto } from '@rewind/contracts';
+import { ContextRecallInterceptor } from '../memory/context-recall.interceptor';
 import { IdParamPipe } from './path-params';
 
 /** Sessions and their reads: current state, any past state, timeline, events, diff, context. */
@@ -73,6 +74,8 @@ export class SessionsController {
   }
 
   @Get(':id/context')
+  // On this route only: a global interceptor costs every request an AsyncResource and an rxjs chain.
+  @UseInterceptors(ContextRecallInterceptor)
   @ApiOperation({ operationId: 'getContext', summary: 'Sanitized LLM context: head path only, interrupted turns as seen, unfinished tool calls stripped' })
   context(@CurrentCaller() caller: Caller, @Param('id', IdParamPipe) id: string, @Query() query: ContextQueryDto) {
     if (query.maxTurns === undefined && query.maxChars === undefined && query.at === undefined) return this.queries.execute(new GetContextQuery(caller, id));
