@@ -18,7 +18,7 @@ import { findUnsafeInput } from '@rewind/contracts';
 import { ApiError } from './common/api-error';
 import { clientErrorHandler, frameworkErrors } from './common/framework-errors';
 import { buildOpenApiDocument } from './openapi/openapi-document';
-import { requestIdOf, RewindNestLogger } from './logging/http-logging';
+import { logAccess, requestIdOf, RewindNestLogger } from './logging/http-logging';
 
 export interface CreateAppOptions {
   /** Where the JSON log lines go (default: stdout). */
@@ -101,6 +101,7 @@ export async function createApp(config: RewindConfig, options: CreateAppOptions 
     .getHttpAdapter()
     .getInstance()
     .addHook('preSerialization', decryptAnswers(app.get<FieldEncryption>(FIELD_ENCRYPTION)));
+  app.getHttpAdapter().getInstance().addHook('onResponse', logAccess(rootLogger));
   const metrics = app.get(RewindMetrics);
   app
     .getHttpAdapter()
