@@ -100,7 +100,7 @@ export async function createApp(config: RewindConfig, options: CreateAppOptions 
   app
     .getHttpAdapter()
     .getInstance()
-    .addHook('preSerialization', decryptAnswers(app.get<FieldEncryption>(FIELD_ENCRYPTION)));
+    .addHook('onSend', decryptAnswers(app.get<FieldEncryption>(FIELD_ENCRYPTION)));
   app.getHttpAdapter().getInstance().addHook('onResponse', logAccess(rootLogger));
   const metrics = app.get(RewindMetrics);
   app

@@ -12,7 +12,7 @@ export const ENCRYPT_HEADER = 'rewind-encrypt';
  * Encryption at the edge, on the way in: a write's `Rewind-Encrypt: input.ssn, output.card`
  * header names body fields to encrypt with the session's data key before anything is stored,
  * and so do the tenant's policies (a tool's input and output paths, a memory key). Answers are
- * decrypted on the way out by `decryptAnswers` (a Fastify preSerialization hook).
+ * decrypted on the way out by `decryptAnswers` (a Fastify onSend hook).
  *
  * A guard rather than an interceptor: it runs after ApiKeyGuard (registered after it, it sees
  * the caller) and before any pipe, like an interceptor would, but Nest wraps every interceptor of

@@ -68,11 +68,6 @@ export class FieldEncryption {
     return copy;
   }
 
-  /** Whether `value` holds an encrypted value anywhere (an answer without one needs no decryption). */
-  holdsCiphertext(value: unknown): boolean {
-    return holdsMarker(value);
-  }
-
   /** Decrypts every encrypted value in `value` that belongs to `tenantId`; shredded ones read as SHREDDED_VALUE. */
   async decryptDeep<T>(tenantId: string, value: T): Promise<T> {
     const keyIds = new Set<string>();
@@ -166,15 +161,6 @@ function collect(value: unknown, into: Set<string>): void {
     }
   } else if (Array.isArray(value)) for (const item of value) collect(item, into);
   else if (value && typeof value === 'object') for (const item of Object.values(value)) collect(item, into);
-}
-
-function holdsMarker(value: unknown): boolean {
-  if (typeof value === 'string') return value.startsWith(ENCRYPTED_PREFIX) && MARKER.test(value);
-  if (Array.isArray(value)) return value.some(holdsMarker);
-  if (value && typeof value === 'object') {
-    for (const item of Object.values(value)) if (holdsMarker(item)) return true;
-  }
-  return false;
 }
 
 function replace(value: unknown, decryptText: (text: string) => unknown): unknown {
