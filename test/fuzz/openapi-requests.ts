@@ -111,6 +111,15 @@ const hostileText = fc.oneof(
   fc.string({ maxLength: 300 }).map(encodeURIComponent),
 );
 
+/**
+ * A valid path parameter as one URL segment. "." and ".." (which ID_PATTERN allows) are
+ * dot-segments: every URL parser removes them, percent-encoded too (`/v1/keys/./expiry` is
+ * `/v1/keys/expiry`), so no client can send them as an id; they stay among the hostile values.
+ */
+function pathSegment(value: string): string {
+  return /^\.{1,2}$/.test(value) ? `${value}_` : encodeURIComponent(value);
+}
+
 export function resolveSchema(doc: OpenApiDocument, schema: OpenApiSchema | undefined): OpenApiSchema {
   let current = schema ?? {};
   for (let i = 0; i < 10 && current.$ref; i++) current = doc.components.schemas[current.$ref.split('/').pop()!] ?? {};
@@ -219,7 +228,7 @@ export function requestsFrom(doc: OpenApiDocument, ids: KnownIds, authorization:
       const pathParams = params.filter((p) => p.in === 'path');
       const queryParams = params.filter((p) => p.in === 'query');
       const bodySchema = op.requestBody?.content?.['application/json']?.schema;
-      const validPath = fc.tuple(...pathParams.map((p) => (validValue(doc, p.schema, p.name, ids) as fc.Arbitrary<string>).map(encodeURIComponent)));
+      const validPath = fc.tuple(...pathParams.map((p) => (validValue(doc, p.schema, p.name, ids) as fc.Arbitrary<string>).map(pathSegment)));
       const anyPath = fc.tuple(
         ...pathParams.map((p) =>
           fc.oneof({ weight: 3, arbitrary: validValue(doc, p.schema, p.name, ids).map((v) => encodeURIComponent(String(v))) }, hostileText),

@@ -5,18 +5,20 @@ import { SwaggerModule } from '@nestjs/swagger';
 import { createLogger } from '@rewind/observability';
 import { Logger as PinoNestLogger } from 'nestjs-pino';
 import type { DestinationStream } from 'pino';
-import { ensureAdminKey, type ApiKeyStore } from '@rewind/tenancy';
+import { ensureAdminKey, type ApiKeyStore, type FieldEncryption } from '@rewind/tenancy';
 import { AppModule } from './app.module';
 import type { RewindConfig } from '@rewind/config';
 import { openStores } from './infrastructure/infrastructure.module';
 import { RewindMetrics } from './metrics/metrics';
 import { API_KEY_STORE } from './infrastructure/tokens';
 import { serveUi } from './ui/serve-ui';
+import { decryptAnswers } from './encryption/decrypt-answers';
+import { FIELD_ENCRYPTION } from './encryption/tokens';
 import { findUnsafeInput } from '@rewind/contracts';
 import { ApiError } from './common/api-error';
 import { clientErrorHandler, frameworkErrors } from './common/framework-errors';
 import { buildOpenApiDocument } from './openapi/openapi-document';
-import { requestIdOf, RewindNestLogger } from './logging/http-logging';
+import { logAccess, requestIdOf, RewindNestLogger } from './logging/http-logging';
 
 export interface CreateAppOptions {
   /** Where the JSON log lines go (default: stdout). */
@@ -94,6 +96,12 @@ export async function createApp(config: RewindConfig, options: CreateAppOptions 
           );
       }
     });
+  // Answers are decrypted for the caller's tenant (EncryptRequestFieldsGuard encrypts on the way in).
+  app
+    .getHttpAdapter()
+    .getInstance()
+    .addHook('onSend', decryptAnswers(app.get<FieldEncryption>(FIELD_ENCRYPTION)));
+  app.getHttpAdapter().getInstance().addHook('onResponse', logAccess(rootLogger));
   const metrics = app.get(RewindMetrics);
   app
     .getHttpAdapter()

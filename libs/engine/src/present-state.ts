@@ -29,3 +29,30 @@ export function presentState(state: SessionState) {
     checkpoints: Object.values(state.checkpoints),
   };
 }
+
+/** What a windowed state read left out (`GET …/state?turns=last:N`). */
+export interface StateWindow {
+  /** The N asked for (at least 1). */
+  lastTurns: number;
+  /** Turns and tool calls on the state's path; the answer holds the last N turns and the calls started during them. */
+  totalTurns: number;
+  totalToolCalls: number;
+  /** The stream version the window starts at: the first kept turn's, or 1 when every turn is kept. */
+  fromVersion: number;
+}
+
+/**
+ * A session view with only its last `lastTurns` (≥ 1) turns and the tool calls started since the
+ * first of them: what an agent or a timeline slider shows, at a size that does not grow with the
+ * session. Everything else (memory, context variables, tasks, checkpoints, head, status) is whole.
+ */
+export function windowOfTurns(view: SessionView, lastTurns: number): SessionView & { window: StateWindow } {
+  const all = view.conversation.turns;
+  const fromVersion = lastTurns >= all.length ? 1 : all[all.length - lastTurns]!.startedVersion;
+  return {
+    ...view,
+    conversation: { turns: lastTurns >= all.length ? all : all.slice(-lastTurns) },
+    toolCalls: view.toolCalls.filter((call) => call.startedVersion >= fromVersion),
+    window: { lastTurns, totalTurns: all.length, totalToolCalls: view.toolCalls.length, fromVersion },
+  };
+}

@@ -8,7 +8,8 @@ export function httpSender(spec: { baseUrl: string; apiKey: string }, maxSockets
   const agent = new Agent({ keepAlive: true, maxSockets });
   return (method, path, body) =>
     new Promise((resolve, reject) => {
-      const payload = JSON.stringify(body);
+      // A GET (body undefined) sends no body and no content headers, as a client's read does.
+      const payload = body === undefined ? undefined : JSON.stringify(body);
       const req = httpRequest(
         {
           agent,
@@ -16,7 +17,10 @@ export function httpSender(spec: { baseUrl: string; apiKey: string }, maxSockets
           port: url.port,
           method,
           path,
-          headers: { authorization: `Bearer ${spec.apiKey}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) },
+          headers: {
+            authorization: `Bearer ${spec.apiKey}`,
+            ...(payload === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) }),
+          },
         },
         (res) => {
           let text = '';
@@ -35,8 +39,8 @@ export function fetchSender(spec: { baseUrl: string; apiKey: string }): Send {
   return async (method, path, body) => {
     const response = await fetch(spec.baseUrl + path, {
       method,
-      headers: { authorization: `Bearer ${spec.apiKey}`, 'content-type': 'application/json' },
-      body: JSON.stringify(body),
+      headers: { authorization: `Bearer ${spec.apiKey}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
     return { status: response.status, text: await response.text() };
   };

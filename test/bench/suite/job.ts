@@ -41,8 +41,8 @@ export const JOB_WORKLOADS: Record<JobName, WorkloadId[]> = {
   'rewind-postgres': ['W7', 'W1', 'W2', 'W3', 'W4'],
   emmett: ['W7', 'W1', 'W2', 'W3', 'W4'],
   langgraph: ['W7', 'W1', 'W3', 'W2'],
-  'rewind-sqlite-http': ['W3', 'W4', 'W6'],
-  'rewind-postgres-http': ['W3', 'W4', 'W6'],
+  'rewind-sqlite-http': ['W3', 'W4', 'W6', 'HTTP', 'W2'],
+  'rewind-postgres-http': ['W3', 'W4', 'W6', 'HTTP', 'W2'],
   'emmett-http': ['W4'],
   projections: ['W5'],
   memory: ['MEM'],
@@ -97,6 +97,7 @@ async function rewindHttp(ctx: Context, store: StoreName): Promise<Row[]> {
   const { measureHttpAppend } = await import('./workloads/w3-append.js');
   const { measureHttpThroughput } = await import('./workloads/w4-throughput.js');
   const { measureRollback } = await import('./workloads/w6-rollback.js');
+  const { measureHttpPath, measureHttpTimeTravel } = await import('./workloads/http-path.js');
   const rows: Row[] = [];
   const api = await startRewindApi(store, ctx.spec.run);
   try {
@@ -110,6 +111,8 @@ async function rewindHttp(ctx: Context, store: StoreName): Promise<Row[]> {
       rows.push(await measureHttpThroughput(api, { system: 'rewind', store, notes: [api.description] }, ctx.sizes, 'w4turn', 'turn'));
     }
     if (ctx.want('W6')) rows.push(await measureRollback(api, ctx.sizes));
+    if (ctx.want('HTTP')) rows.push(...(await measureHttpPath(api, store, ctx.sizes)));
+    if (ctx.want('W2')) rows.push(...(await measureHttpTimeTravel(api, store, ctx.sizes)));
   } finally {
     await api.close();
   }

@@ -7,6 +7,7 @@
  * Usage: node dist/test/bench/suite/load-client.js '<json LoadSpec>'
  */
 import { performance } from 'node:perf_hooks';
+import { clientMain } from './client-process';
 import { STEPS_PER_TURN, stepRequest, turnRequest } from './conversation';
 import { fetchSender, httpSender } from './http-senders';
 import { LatencyRecorder, type Histogram, type LatencySummary } from './recorder';
@@ -96,16 +97,4 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
   };
 }
 
-if (require.main === module) {
-  const spec = JSON.parse(process.argv[2] ?? '{}') as LoadSpec;
-  runLoad(spec).then(
-    (result) => {
-      process.stdout.write(`RESULT ${JSON.stringify(result)}\n`);
-      process.exit(0);
-    },
-    (error: unknown) => {
-      console.error(error);
-      process.exit(1);
-    },
-  );
-}
+if (require.main === module) clientMain(runLoad);

@@ -5,6 +5,7 @@ import type { Row, WorkloadId } from './results';
 import type { Sizes } from './sizes';
 import { memoryTables, memoryTargets } from './memory-report';
 import { langgraphSection, type LangGraphResults } from './langgraph-report';
+import { httpPathTable, httpPathTargets } from './http-path-report';
 
 export interface JobRun {
   job: string;
@@ -298,6 +299,7 @@ const WORKLOAD_TITLES: Record<WorkloadId, string> = {
   W5: 'W5 — projection rebuild',
   W6: 'W6 — rollback over 10 effectful calls with local HTTP compensators',
   W7: 'W7 — bytes on disk per 20-turn session',
+  HTTP: 'HTTP — the agent’s view: client in its own process, one request at a time, Rewind beside a null Fastify server',
   DB: 'The physical reference: the database’s own commit ceiling, and a null HTTP server, on this machine',
   MEM: 'MEM — long-term memory: recall quality, indexing, search, index lag (embedded: sqlite-vec + FTS5, local model)',
 };
@@ -371,12 +373,16 @@ export function renderMarkdown(report: SuiteReport): string {
   lines.push(
     table(
       ['Target', 'Measured', 'Met'],
-      [...checkTargets(rows), ...memoryTargets(rows)].map((c) => [c.target, c.measured, c.met === null ? '–' : c.met ? 'yes' : '**no**']),
+      [...checkTargets(rows), ...httpPathTargets(rows), ...memoryTargets(rows)].map((c) => [
+        c.target,
+        c.measured,
+        c.met === null ? '–' : c.met ? 'yes' : '**no**',
+      ]),
     ),
     '',
   );
 
-  const workloads: WorkloadId[] = ['W1', 'W2', 'W3', 'W4', 'W5', 'W6', 'W7', 'DB', 'MEM'];
+  const workloads: WorkloadId[] = ['W1', 'W2', 'W3', 'W4', 'W5', 'W6', 'W7', 'HTTP', 'DB', 'MEM'];
   lines.push('## Results', '');
   lines.push(
     'Ratios are the peer’s figure divided by Rewind’s on PostgreSQL in the same run (latency and bytes: above 1× means Rewind is better; throughput: below 1× means Rewind is better).',
@@ -390,6 +396,7 @@ export function renderMarkdown(report: SuiteReport): string {
       continue;
     }
     if (w === 'MEM') lines.push(memoryTables(wrows, table), '');
+    else if (w === 'HTTP') lines.push(httpPathTable(wrows, table), '');
     else if (w === 'W3') lines.push(appendTable(wrows), '');
     else if (w === 'W4') lines.push(throughputTable(wrows, rows), '');
     else if (w === 'W7') lines.push(storageTable(wrows), '');
@@ -456,6 +463,7 @@ export function renderConsole(report: SuiteReport): string {
       out.push(`${head}: p50 ${fmtMs(row.latency.p50)} ms  p95 ${fmtMs(row.latency.p95)} ms  p99 ${fmtMs(row.latency.p99)} ms  (n=${row.latency.n})`);
   }
   out.push('', 'Targets:');
-  for (const c of checkTargets(report.rows)) out.push(`  [${c.met === null ? ' - ' : c.met ? 'met' : 'MISS'}] ${c.target}: ${c.measured}`);
+  for (const c of [...checkTargets(report.rows), ...httpPathTargets(report.rows)])
+    out.push(`  [${c.met === null ? ' - ' : c.met ? 'met' : 'MISS'}] ${c.target}: ${c.measured}`);
   return out.join('\n');
 }

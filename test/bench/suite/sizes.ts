@@ -22,6 +22,9 @@ export interface Sizes {
   concurrentSessions: number;
   throughputSteps: number;
   throughputWarmup: number;
+  /** HTTP path (client in its own process): measured requests per operation, and warm-up requests. */
+  httpPathRuns: number;
+  httpPathWarmup: number;
   /** W5: events in the log to rebuild from. */
   rebuildTurns: number;
   rebuildSessions: number;
@@ -48,6 +51,8 @@ export function sizesFor(quick: boolean): Sizes {
         concurrentSessions: 100,
         throughputSteps: 10,
         throughputWarmup: 2,
+        httpPathRuns: 200,
+        httpPathWarmup: 50,
         rebuildTurns: 20,
         rebuildSessions: 50,
         rollbackRuns: 10,
@@ -68,6 +73,8 @@ export function sizesFor(quick: boolean): Sizes {
         concurrentSessions: 100,
         throughputSteps: 100,
         throughputWarmup: 10,
+        httpPathRuns: 3000,
+        httpPathWarmup: 300,
         rebuildTurns: 20,
         rebuildSessions: 1000,
         rollbackRuns: 200,

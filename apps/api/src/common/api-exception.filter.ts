@@ -25,8 +25,9 @@ function wrongMethod(request: FastifyRequest): ApiError | null {
 export class ApiExceptionFilter implements ExceptionFilter {
   catch(exception: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
-    let apiError = toApiError(exception);
-    if (apiError.code === 'route_not_found') apiError = wrongMethod(http.getRequest<FastifyRequest>()) ?? apiError;
+    const request = http.getRequest<FastifyRequest>();
+    let apiError = toApiError(exception, request.id);
+    if (apiError.code === 'route_not_found') apiError = wrongMethod(request) ?? apiError;
     http.getResponse<FastifyReply>().headers(apiError.headers).status(apiError.status).send(apiError.body());
   }
 }

@@ -28,8 +28,8 @@ const HTTP_WORDING: RefusalWording = {
   }),
 };
 
-/** Turns anything thrown while serving a request into the documented error shape. */
-export function toApiError(error: unknown): ApiError {
+/** Turns anything thrown while serving a request into the documented error shape; what is logged names the request. */
+export function toApiError(error: unknown, requestId?: string): ApiError {
   if (error instanceof ApiError) return error;
   const refusal = refusalOf(error, HTTP_WORDING);
   if (refusal) return new ApiError(refusal.status, refusal.code, refusal.message, refusal.details);
@@ -45,7 +45,7 @@ export function toApiError(error: unknown): ApiError {
     return new ApiError(status, CODE_OF_STATUS[status] ?? 'error', message);
   }
   if (isStoreUnreachable(error)) {
-    logger.error(`The event store is unreachable: ${(error as Error).message}`);
+    logger.error({ requestId, msg: `The event store is unreachable: ${(error as Error).message}` });
     return new ApiError(
       503,
       'store_unavailable',
@@ -66,7 +66,7 @@ export function toApiError(error: unknown): ApiError {
     }
     return new ApiError(status, CODE_OF_STATUS[status] ?? 'bad_request', fastifyError.message ?? 'Bad request');
   }
-  logger.error(error instanceof Error ? (error.stack ?? error.message) : String(error));
+  logger.error({ requestId, msg: error instanceof Error ? (error.stack ?? error.message) : String(error) });
   return new ApiError(
     500,
     'internal_error',

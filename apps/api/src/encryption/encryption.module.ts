@@ -1,5 +1,5 @@
 import { Global, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
-import { APP_INTERCEPTOR } from '@nestjs/core';
+import { APP_GUARD } from '@nestjs/core';
 import { join } from 'node:path';
 import type { RewindConfig } from '@rewind/config';
 import type { EventStore } from '@rewind/event-store';
@@ -10,7 +10,7 @@ import { PostgresDataKeyStore } from '@rewind/tenancy/postgres';
 import { EVENT_STORE, REWIND_CONFIG } from '../infrastructure/tokens';
 import { ShredSessionHandler } from './commands/shred-session.handler';
 import { EncryptionController } from './encryption.controller';
-import { FieldEncryptionInterceptor } from './field-encryption.interceptor';
+import { EncryptRequestFieldsGuard } from './encrypt-request-fields.guard';
 import { EncryptionPoliciesController } from './encryption-policies.controller';
 import { SetMemoryKeyEncryptionHandler } from './commands/set-memory-key-encryption.handler';
 import { SetToolEncryptionHandler } from './commands/set-tool-encryption.handler';
@@ -39,7 +39,8 @@ const DATA_KEY_STORE = Symbol('DATA_KEY_STORE');
     },
     { provide: ENCRYPTION_POLICIES, useExisting: DATA_KEY_STORE },
     { provide: PolicyCache, inject: [ENCRYPTION_POLICIES], useFactory: (store: EncryptionPolicyStore) => new PolicyCache(store) },
-    { provide: APP_INTERCEPTOR, useClass: FieldEncryptionInterceptor },
+    // After AppModule's ApiKeyGuard (global guards run in registration order; the root module's come first).
+    { provide: APP_GUARD, useClass: EncryptRequestFieldsGuard },
     ShredSessionHandler,
     SetToolEncryptionHandler,
     SetMemoryKeyEncryptionHandler,

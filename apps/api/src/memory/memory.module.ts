@@ -1,5 +1,4 @@
 import { Inject, Logger, Module, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { APP_INTERCEPTOR } from '@nestjs/core';
 import { join } from 'node:path';
 import type { RewindConfig } from '@rewind/config';
 import { SessionService } from '@rewind/engine';
@@ -12,7 +11,6 @@ import { PostgresCheckpointStore } from '@rewind/messaging/postgres';
 import { SqliteCheckpointStore } from '@rewind/messaging/sqlite';
 import { EVENT_STORE, REWIND_CONFIG } from '../infrastructure/tokens';
 import { RewindMetrics } from '../metrics/metrics';
-import { ContextRecallInterceptor } from './context-recall.interceptor';
 import { MemoryController } from './memory.controller';
 import { MEMORY_RUNTIME } from './memory-runtime.provider';
 import { MemoryStatusHandler } from './memory-status.query';
@@ -52,7 +50,6 @@ import { ShredSessionMemoryHandler } from './shred-session-memory.command';
     MemoryStatusHandler,
     SetMemoryPolicyHandler,
     ShredSessionMemoryHandler,
-    { provide: APP_INTERCEPTOR, useClass: ContextRecallInterceptor },
   ],
 })
 export class MemoryModule implements OnApplicationBootstrap, OnApplicationShutdown {

@@ -82,7 +82,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   },
   listSessions: { success: [{ description: 'One page of sessions.', schema: ref('SessionPageDto') }], errors: READ },
   getSession: { success: [{ description: 'The current state (the head).', schema: ref('SessionState'), headers: ['ETag'] }], errors: SESSION_READ },
-  getSessionState: { success: [{ description: 'The state at that version.', schema: ref('SessionState') }], errors: SESSION_READ },
+  getSessionState: { success: [{ description: 'The state at that version (windowed with turns=last:N).', schema: ref('SessionState') }], errors: SESSION_READ },
   getTimeline: { success: [{ description: 'The timeline DAG.', schema: ref('Timeline') }], errors: SESSION_READ },
   listEvents: { success: [{ description: 'One page of events, in stream order.', schema: ref('EventPage') }], errors: SESSION_READ },
   getDiff: { success: [{ description: 'Field-by-field changes.', schema: ref('Diff') }], errors: SESSION_READ },

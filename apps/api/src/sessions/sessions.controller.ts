@@ -1,12 +1,13 @@
-import { Body, Controller, Get, Param, Post, Query, Res } from '@nestjs/common';
+import { Body, Controller, Get, Param, Post, Query, Res, UseInterceptors } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { GetContextQuery, GetDiffQuery, GetEventsQuery, GetSessionStateQuery, GetTimelineQuery, StartSessionCommand } from '@rewind/application';
-import { presentState, type Caller, type WriteOptions } from '@rewind/engine';
+import { presentState, windowOfTurns, type Caller, type WriteOptions } from '@rewind/engine';
 import { CurrentCaller } from '../auth/caller.decorator';
 import { WriteHeaders } from '../common/write-headers';
-import { ContextQueryDto, DiffQueryDto, EventsQueryDto, StartSessionDto, StateQueryDto, TimelineQueryDto } from '@rewind/contracts';
+import { ContextQueryDto, DiffQueryDto, EventsQueryDto, lastTurnsOf, SessionStateQueryDto, StartSessionDto, TimelineQueryDto } from '@rewind/contracts';
+import { ContextRecallInterceptor } from '../memory/context-recall.interceptor';
 import { IdParamPipe } from './path-params';
 
 /** Sessions and their reads: current state, any past state, timeline, events, diff, context. */
@@ -43,8 +44,9 @@ export class SessionsController {
 
   @Get(':id/state')
   @ApiOperation({ operationId: 'getSessionState', summary: 'State at any version, on any branch (time travel)' })
-  async stateAt(@CurrentCaller() caller: Caller, @Param('id', IdParamPipe) id: string, @Query() query: StateQueryDto) {
-    return presentState(await this.queries.execute(new GetSessionStateQuery(caller, id, query.at)));
+  async stateAt(@CurrentCaller() caller: Caller, @Param('id', IdParamPipe) id: string, @Query() query: SessionStateQueryDto) {
+    const view = presentState(await this.queries.execute(new GetSessionStateQuery(caller, id, query.at)));
+    return query.turns === undefined ? view : windowOfTurns(view, lastTurnsOf(query.turns));
   }
 
   @Get(':id/timeline')
@@ -73,6 +75,8 @@ export class SessionsController {
   }
 
   @Get(':id/context')
+  // On this route only: a global interceptor costs every request an AsyncResource and an rxjs chain.
+  @UseInterceptors(ContextRecallInterceptor)
   @ApiOperation({ operationId: 'getContext', summary: 'Sanitized LLM context: head path only, interrupted turns as seen, unfinished tool calls stripped' })
   context(@CurrentCaller() caller: Caller, @Param('id', IdParamPipe) id: string, @Query() query: ContextQueryDto) {
     if (query.maxTurns === undefined && query.maxChars === undefined && query.at === undefined) return this.queries.execute(new GetContextQuery(caller, id));

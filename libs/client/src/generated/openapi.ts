@@ -1583,6 +1583,17 @@ export interface components {
             tasks: components["schemas"]["Task"][];
             toolCalls: components["schemas"]["ToolCall"][];
             checkpoints: components["schemas"]["Checkpoint"][];
+            /** @description Present when turns=last:N was asked for: what the answer holds of the whole. */
+            window?: {
+                /** @description The N of turns=last:N. */
+                lastTurns: number;
+                /** @description Turns on the path; conversation.turns holds the last lastTurns of them. */
+                totalTurns: number;
+                /** @description Tool calls on the path; toolCalls holds those started since fromVersion. */
+                totalToolCalls: number;
+                /** @description The stream version the window starts at: the first kept turn’s, or 1 when every turn is kept. */
+                fromVersion: number;
+            };
         };
         TimelineNode: {
             version: number;
@@ -2091,6 +2102,8 @@ export interface operations {
             query?: {
                 /** @description Any version of the stream, on any branch. */
                 at?: number;
+                /** @description A window of the conversation: only the last N turns (N from 1 to 1000000) and the tool calls started since the first of them; `window` says how many there are in all. Everything else is whole, so the answer keeps its size however long the session grows. Without `at`, the window is of the head. */
+                turns?: string;
             };
             header?: never;
             path: {
@@ -2100,7 +2113,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The state at that version. */
+            /** @description The state at that version (windowed with turns=last:N). */
             200: {
                 headers: {
                     [name: string]: unknown;

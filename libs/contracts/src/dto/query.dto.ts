@@ -3,11 +3,32 @@ import { IsOptional, Matches } from 'class-validator';
 import { WholeNumberQuery } from './query-number';
 import { ID_PATTERN } from '@rewind/engine';
 
+/** `turns=last:N`: N from 1 to 1 000 000, digits only. */
+export const LAST_TURNS = /^last:([1-9]\d{0,5}|1000000)$/;
+
+/** N of a validated `turns=last:N`. */
+export function lastTurnsOf(turns: string): number {
+  return Number(turns.slice('last:'.length));
+}
+
 export class StateQueryDto {
   @ApiPropertyOptional({ description: 'Any version of the stream, on any branch.', minimum: 1 })
   @IsOptional()
   @WholeNumberQuery('at')
   at?: number;
+}
+
+/** `GET /v1/sessions/:id/state`: any version, and optionally a window of the conversation. */
+export class SessionStateQueryDto extends StateQueryDto {
+  @ApiPropertyOptional({
+    description:
+      'A window of the conversation: only the last N turns (N from 1 to 1000000) and the tool calls started since the first of them; `window` says how many there are in all. Everything else is whole, so the answer keeps its size however long the session grows. Without `at`, the window is of the head.',
+    pattern: LAST_TURNS.source,
+    example: 'last:20',
+  })
+  @IsOptional()
+  @Matches(LAST_TURNS, { message: 'turns must be last:N with N a whole number from 1 to 1000000, e.g. turns=last:20' })
+  turns?: string;
 }
 
 export class TimelineQueryDto {

@@ -10,7 +10,12 @@ import type { Row } from '../results';
 import type { Sizes } from '../sizes';
 import { runLoadClient } from './w4-throughput';
 
-export async function measureHttpCeiling(sizes: Sizes): Promise<Row> {
+/**
+ * The null server: a write (POST/PUT, any path) parses its JSON body and answers a small 201; a
+ * read (GET, any path) answers `readAnswer` — the same document Rewind would send, so the two
+ * serialise the same bytes. Listens on a free local port.
+ */
+export async function startNullServer(readAnswer: unknown = {}): Promise<{ baseUrl: string; close(): Promise<void> }> {
   const app = Fastify({ logger: false });
   let version = 0;
   const answer = async (_request: unknown, reply: { code(status: number): unknown }) => {
@@ -19,11 +24,17 @@ export async function measureHttpCeiling(sizes: Sizes): Promise<Row> {
   };
   app.post('/*', answer);
   app.put('/*', answer);
+  app.get('/*', async () => readAnswer);
   await app.listen({ port: 0, host: '127.0.0.1' });
+  const { port } = app.server.address() as { port: number };
+  return { baseUrl: `http://127.0.0.1:${port}`, close: () => app.close() };
+}
+
+export async function measureHttpCeiling(sizes: Sizes): Promise<Row> {
+  const server = await startNullServer();
   try {
-    const { port } = app.server.address() as { port: number };
     const result = await runLoadClient({
-      baseUrl: `http://127.0.0.1:${port}`,
+      baseUrl: server.baseUrl,
       apiKey: 'null-server',
       sessions: sizes.concurrentSessions,
       steps: sizes.throughputSteps,
@@ -44,6 +55,6 @@ export async function measureHttpCeiling(sizes: Sizes): Promise<Row> {
       extra: { requests: result.requests, clientCpuMs: result.clientCpuMs, elapsedMs: result.elapsedMs },
     };
   } finally {
-    await app.close();
+    await server.close();
   }
 }

@@ -5,10 +5,9 @@
  *    (load-client.ts, node:http keep-alive), so the two share the machine's cores, as PostgreSQL does.
  *  - library: the same 100 concurrent sessions driven in-process through the library.
  */
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { SystemAdapter } from '../adapter';
+import { runClientProcess } from '../client-process';
 import { STEPS_PER_TURN } from '../conversation';
 import { busySince, cpuTimes } from '../cpu';
 import type { LoadResult, LoadSpec } from '../load-client';
@@ -18,18 +17,7 @@ import type { Row, StoreName, SystemName } from '../results';
 import type { Sizes } from '../sizes';
 
 export function runLoadClient(spec: LoadSpec): Promise<LoadResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(__dirname, '..', 'load-client.js'), JSON.stringify(spec)], { stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    child.stdout.setEncoding('utf8');
-    child.stdout.on('data', (chunk: string) => (out += chunk));
-    child.on('error', reject);
-    child.on('exit', (code) => {
-      const line = out.split('\n').find((l) => l.startsWith('RESULT '));
-      if (code !== 0 || !line) return reject(new Error(`load client exited with ${code}: ${out.slice(0, 500)}`));
-      resolve(JSON.parse(line.slice('RESULT '.length)) as LoadResult);
-    });
-  });
+  return runClientProcess<LoadResult>('load-client.js', spec);
 }
 
 export async function measureHttpThroughput(

@@ -1,0 +1,33 @@
+/** Runs one of the suite's client scripts (load-client, latency-client) as its own Node process and returns its `RESULT` line. */
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+
+export function runClientProcess<T>(script: 'load-client.js' | 'latency-client.js', spec: unknown): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [join(__dirname, script), JSON.stringify(spec)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (chunk: string) => (out += chunk));
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      const line = out.split('\n').find((l) => l.startsWith('RESULT '));
+      if (code !== 0 || !line) return reject(new Error(`${script} exited with ${code}: ${out.slice(0, 500)}`));
+      resolve(JSON.parse(line.slice('RESULT '.length)) as T);
+    });
+  });
+}
+
+/** The other side: a client script's entry point, which runs `run` on the spec in argv[2] and prints `RESULT <json>`. */
+export function clientMain<S, R>(run: (spec: S) => Promise<R>): void {
+  const spec = JSON.parse(process.argv[2] ?? '{}') as S;
+  run(spec).then(
+    (result) => {
+      process.stdout.write(`RESULT ${JSON.stringify(result)}\n`);
+      process.exit(0);
+    },
+    (error: unknown) => {
+      console.error(error);
+      process.exit(1);
+    },
+  );
+}
