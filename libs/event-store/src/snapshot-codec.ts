@@ -1,18 +1,19 @@
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 
 /**
- * Below this, snapshots stay plain JSON: inflating costs ~30 µs per restore, which short
- * sessions (the common case, restored most often) should not pay.
+ * Below this, snapshots stay plain JSON on SQLite: inflating costs ~30 µs per restore, which
+ * short sessions (the common case, restored most often) should not pay.
  */
 const COMPRESS_ABOVE_BYTES = 32 * 1024;
 
 /**
  * Snapshots are whole states, highly repetitive JSON: deflated they take ~5x less room,
- * and inflating costs far less than the events they save from being replayed.
+ * and inflating costs far less than the events they save from being replayed. Stores choose
+ * the size from which they deflate (`compressAbove`, JSON characters).
  */
-export function encodeSnapshot(state: unknown): string | Buffer {
+export function encodeSnapshot(state: unknown, compressAbove = COMPRESS_ABOVE_BYTES): string | Buffer {
   const json = JSON.stringify(state);
-  return json.length > COMPRESS_ABOVE_BYTES ? deflateRawSync(json, { level: 6 }) : json;
+  return json.length > compressAbove ? deflateRawSync(json, { level: 6 }) : json;
 }
 
 export function decodeSnapshot(stored: string | Buffer): unknown {

@@ -22,6 +22,7 @@ import {
 import { unavailable } from './errors';
 import { MAX_EVENTS_PER_APPEND, UUID_PATTERN } from './format';
 import { migrate } from './migrations';
+import { readState, storedState } from './snapshot-columns';
 import { statements, type Statements } from './statements';
 
 export { maskConnectionString, PostgresUnavailableError } from './errors';
@@ -381,15 +382,15 @@ export class PostgresEventStore implements EventStore {
   }
 
   async saveSnapshot(snapshot: Snapshot, segments: readonly SnapshotSegment[] = []): Promise<void> {
-    const state = JSON.stringify(snapshot.state ?? null);
+    const row = [snapshot.streamId, snapshot.reducerVersion, snapshot.version, ...storedState(snapshot.state)];
     if (segments.length === 0) {
-      await this.pool.query({ ...this.sql.saveSnapshot, values: [snapshot.streamId, snapshot.reducerVersion, snapshot.version, state] });
+      await this.pool.query({ ...this.sql.saveSnapshot, values: row });
       return;
     }
     // One statement: the segments and the snapshot that refers to them commit together.
     await this.pool.query({
       ...this.sql.saveSnapshotWithSegments,
-      values: [snapshot.streamId, snapshot.reducerVersion, snapshot.version, state, segments.map((x) => x.id), segments.map((x) => encodeSegment(x.data))],
+      values: [...row, segments.map((x) => x.id), segments.map((x) => encodeSegment(x.data))],
     });
   }
 
@@ -399,8 +400,8 @@ export class PostgresEventStore implements EventStore {
     let snapshot: Snapshot | null = null;
     const events: StoredEvent[] = [];
     for (const row of result.rows) {
-      if (row[0] === 0) snapshot = { streamId, version: row[1] as number, reducerVersion, state: row[2] };
-      else events.push(toStored(row, 3));
+      if (row[0] === 0) snapshot = { streamId, version: row[1] as number, reducerVersion, state: readState(row[2], row[3] as Buffer | null) };
+      else events.push(toStored(row, 4));
     }
     return { snapshot, events };
   }
@@ -414,9 +415,13 @@ export class PostgresEventStore implements EventStore {
   }
 
   async loadSnapshot(streamId: string, reducerVersion: number, atOrBefore: number): Promise<Snapshot | null> {
-    const result = await this.pool.query<[number, unknown]>({ ...this.sql.loadSnapshot, rowMode: 'array', values: [streamId, reducerVersion, atOrBefore] });
+    const result = await this.pool.query<[number, unknown, Buffer | null]>({
+      ...this.sql.loadSnapshot,
+      rowMode: 'array',
+      values: [streamId, reducerVersion, atOrBefore],
+    });
     const row = result.rows[0];
-    return row ? { streamId, version: row[0], reducerVersion, state: row[1] } : null;
+    return row ? { streamId, version: row[0], reducerVersion, state: readState(row[1], row[2]) } : null;
   }
 
   async close(): Promise<void> {

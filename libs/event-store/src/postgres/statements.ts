@@ -66,35 +66,37 @@ export function statements(s: string) {
     ),
     saveSnapshot: named(
       'saveSnapshot',
-      `INSERT INTO ${s}.snapshots (stream_id, reducer_version, version, state, created_at)
-       VALUES ($1::text, $2::integer, $3::bigint, $4::json, now())
-       ON CONFLICT (stream_id, reducer_version, version) DO UPDATE SET state = excluded.state, created_at = excluded.created_at`,
+      `INSERT INTO ${s}.snapshots (stream_id, reducer_version, version, state, state_deflated, created_at)
+       VALUES ($1::text, $2::integer, $3::bigint, $4::json, $5::bytea, now())
+       ON CONFLICT (stream_id, reducer_version, version) DO UPDATE
+         SET state = excluded.state, state_deflated = excluded.state_deflated, created_at = excluded.created_at`,
     ),
     saveSnapshotWithSegments: named(
       'saveSnapshotWithSegments',
       `WITH segments AS (
          INSERT INTO ${s}.snapshot_segments (stream_id, segment_id, data, created_at)
-         SELECT $1::text, u.id, u.data, now() FROM unnest($5::text[], $6::bytea[]) AS u(id, data)
+         SELECT $1::text, u.id, u.data, now() FROM unnest($6::text[], $7::bytea[]) AS u(id, data)
          ON CONFLICT (stream_id, segment_id) DO NOTHING)
-       INSERT INTO ${s}.snapshots (stream_id, reducer_version, version, state, created_at)
-       VALUES ($1::text, $2::integer, $3::bigint, $4::json, now())
-       ON CONFLICT (stream_id, reducer_version, version) DO UPDATE SET state = excluded.state, created_at = excluded.created_at`,
+       INSERT INTO ${s}.snapshots (stream_id, reducer_version, version, state, state_deflated, created_at)
+       VALUES ($1::text, $2::integer, $3::bigint, $4::json, $5::bytea, now())
+       ON CONFLICT (stream_id, reducer_version, version) DO UPDATE
+         SET state = excluded.state, state_deflated = excluded.state_deflated, created_at = excluded.created_at`,
     ),
     loadSnapshotSegments: named(
       'loadSnapshotSegments',
       `SELECT segment_id, data FROM ${s}.snapshot_segments WHERE stream_id = $1::text AND segment_id = ANY($2::text[])`,
     ),
-    // Kind 0: the snapshot (version, state); kind 1: the events after it, up to $3.
+    // Kind 0: the snapshot (version, state as JSON or deflated); kind 1: the events after it, up to $3.
     loadSnapshotAndTail: named(
       'loadSnapshotAndTail',
       `WITH snap AS MATERIALIZED (
-         SELECT version, state FROM ${s}.snapshots
+         SELECT version, state, state_deflated FROM ${s}.snapshots
           WHERE stream_id = $1::text AND reducer_version = $2::integer AND version <= $3::bigint
           ORDER BY version DESC
           LIMIT 1)
-       SELECT 0 AS kind, version, state, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL FROM snap
+       SELECT 0 AS kind, version, state, state_deflated, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL FROM snap
        UNION ALL
-       SELECT 1, e.stream_version, NULL, e.global_position, $1::text, e.stream_version, ${eventId}, e.type, e.parent_version, e.data, e.metadata
+       SELECT 1, e.stream_version, NULL, NULL, e.global_position, $1::text, e.stream_version, ${eventId}, e.type, e.parent_version, e.data, e.metadata
          FROM ${s}.events e
         WHERE e.stream_key = (SELECT st.id FROM ${s}.streams st WHERE st.stream_id = $1::text)
           AND e.stream_version > coalesce((SELECT version FROM snap), 0) AND e.stream_version <= $3::bigint
@@ -102,7 +104,7 @@ export function statements(s: string) {
     ),
     loadSnapshot: named(
       'loadSnapshot',
-      `SELECT version, state FROM ${s}.snapshots
+      `SELECT version, state, state_deflated FROM ${s}.snapshots
         WHERE stream_id = $1::text AND reducer_version = $2::integer AND version <= $3::bigint
         ORDER BY version DESC
         LIMIT 1`,

@@ -67,6 +67,52 @@ describe('PostgresEventStore schema upgrades', () => {
     }
   });
 
+  it('migration 6 keeps the JSON snapshots of a version-5 schema readable; larger states are then stored deflated, small ones as JSON', async () => {
+    const schema = `up_${randomBytes(3).toString('hex')}`;
+    const s = `"${schema}"`;
+    const old = await PostgresEventStore.open({ connectionString: db.url, schema, migrateTo: 5 });
+    const oldState = { turns: Array.from({ length: 50 }, (_, i) => ({ i, text: `turn ${i} \u0000 é` })) };
+    await old.append('session:t:a', [newEvent(), newEvent()], { expectedVersion: 'no_stream' });
+    // As version 5 wrote it: the state as JSON, whatever its size.
+    await old.pool.query(`INSERT INTO ${s}.snapshots (stream_id, reducer_version, version, state, created_at) VALUES ($1, 1, 1, $2::json, now())`, [
+      'session:t:a',
+      JSON.stringify(oldState),
+    ]);
+    await old.close();
+
+    const store = await PostgresEventStore.open({ connectionString: db.url, schema });
+    try {
+      expect((await store.loadSnapshot('session:t:a', 1, 5))!.state).toEqual(oldState);
+      const restored = await store.loadSnapshotAndTail('session:t:a', 1, 5);
+      expect(restored.snapshot).toEqual({ streamId: 'session:t:a', version: 1, reducerVersion: 1, state: oldState });
+      expect(restored.events.map((e) => [e.streamVersion, e.type])).toEqual([[2, 'MemoryWritten']]);
+
+      const large = { ...oldState, more: 'x'.repeat(3000) };
+      const small = { version: 3 };
+      await store.saveSnapshot({ streamId: 'session:t:a', version: 2, reducerVersion: 1, state: large });
+      await store.saveSnapshot({ streamId: 'session:t:b', version: 1, reducerVersion: 1, state: small });
+      const stored = await store.pool.query<{ stream_id: string; version: number; json: boolean; deflated: boolean }>(
+        `SELECT stream_id, version, state IS NOT NULL AS json, state_deflated IS NOT NULL AS deflated FROM ${s}.snapshots ORDER BY stream_id, version`,
+      );
+      expect(stored.rows).toEqual([
+        { stream_id: 'session:t:a', version: 1, json: true, deflated: false },
+        { stream_id: 'session:t:a', version: 2, json: false, deflated: true },
+        { stream_id: 'session:t:b', version: 1, json: true, deflated: false },
+      ]);
+      expect((await store.loadSnapshotAndTail('session:t:a', 1, 5)).snapshot?.state).toEqual(large);
+      expect((await store.loadSnapshot('session:t:a', 1, 1))!.state).toEqual(oldState);
+      expect((await store.loadSnapshot('session:t:b', 1, 1))!.state).toEqual(small);
+      // Overwriting a version switches its form; the row never holds both.
+      await store.saveSnapshot({ streamId: 'session:t:a', version: 2, reducerVersion: 1, state: small });
+      expect((await store.loadSnapshot('session:t:a', 1, 2))!.state).toEqual(small);
+      await expect(store.pool.query(`UPDATE ${s}.snapshots SET state_deflated = '\\x00'::bytea WHERE stream_id = 'session:t:b'`)).rejects.toThrow(
+        /snapshots_state_ck/,
+      );
+    } finally {
+      await store.close();
+    }
+  });
+
   it('stores UUID event ids as uuid and other ids as text, and rejects a duplicate of either kind', async () => {
     const store = await openStore();
     try {
