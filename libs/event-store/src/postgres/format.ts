@@ -11,10 +11,3 @@ export const MAX_EVENTS_PER_APPEND = POSITION_SHIFT - 1;
 
 /** Event ids stored as uuid (migration 2): exactly what `uuid::text` gives back. */
 export const UUID_PATTERN = '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$';
-
-/**
- * Snapshot states longer than this (JSON text) are stored deflated (migration 6): about half of
- * what pglz would make of them. Shorter ones stay JSON: PostgreSQL keeps a row this small inline
- * and uncompressed anyway (TOAST starts at about 2 KB), and their restores need no inflating.
- */
-export const DEFLATE_SNAPSHOTS_ABOVE = 2048;

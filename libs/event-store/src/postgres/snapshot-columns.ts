@@ -1,12 +1,13 @@
 import { decodeSnapshot, encodeSnapshot } from '../snapshot-codec';
-import { DEFLATE_SNAPSHOTS_ABOVE } from './format';
 
 /**
  * A snapshot's state as the snapshots row's two columns (migration 6), exactly one of them set:
- * `state` (JSON) for small states and rows written before, `state_deflated` for the rest.
+ * `state` (JSON) for rows written before and states below the codec's threshold (which
+ * PostgreSQL pglz-compresses itself above ~2 KB), `state_deflated` for the larger ones: deflate
+ * takes them to about half of what pglz makes of them.
  */
 export function storedState(state: unknown): [state: string | null, deflated: Buffer | null] {
-  const encoded = encodeSnapshot(state ?? null, DEFLATE_SNAPSHOTS_ABOVE);
+  const encoded = encodeSnapshot(state ?? null);
   return typeof encoded === 'string' ? [encoded, null] : [null, encoded];
 }
 

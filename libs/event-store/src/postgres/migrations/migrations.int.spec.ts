@@ -88,7 +88,7 @@ describe('PostgresEventStore schema upgrades', () => {
       expect(restored.snapshot).toEqual({ streamId: 'session:t:a', version: 1, reducerVersion: 1, state: oldState });
       expect(restored.events.map((e) => [e.streamVersion, e.type])).toEqual([[2, 'MemoryWritten']]);
 
-      const large = { ...oldState, more: 'x'.repeat(3000) };
+      const large = { ...oldState, more: 'x'.repeat(40_000) };
       const small = { version: 3 };
       await store.saveSnapshot({ streamId: 'session:t:a', version: 2, reducerVersion: 1, state: large });
       await store.saveSnapshot({ streamId: 'session:t:b', version: 1, reducerVersion: 1, state: small });
