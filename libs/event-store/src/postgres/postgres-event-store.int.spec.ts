@@ -2,6 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ConcurrencyError, IdempotencyKeyReusedError, type AppendResult, type StoredEvent } from '../event-store';
 import { describeEventStoreContract, newEvent } from '../testing/event-store.contract';
+import { expectTypeNamesRoundTrip } from '../testing/type-names.property';
 import { migrations as allMigrations } from './migrations';
 import { maskConnectionString, PostgresEventStore, PostgresUnavailableError } from './postgres-event-store';
 import { urlFor, useTestDatabase } from './test-database';
@@ -329,6 +330,17 @@ describe('PostgresEventStore on PostgreSQL', () => {
       expect(listed).toEqual(['B', 'Z', '_', 'a', 'b', 'é']);
       const [summary] = await store.listStreams({ prefix, limit: 1 });
       expect(summary!.createdAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    } finally {
+      await store.close();
+    }
+  });
+});
+
+describe('PostgresEventStore event type codes', () => {
+  it('gives back any type name as it was given, through every read (property)', async () => {
+    const store = await openStore();
+    try {
+      await expectTypeNamesRoundTrip(store, 40);
     } finally {
       await store.close();
     }

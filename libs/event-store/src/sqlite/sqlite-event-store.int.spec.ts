@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { describeEventStoreContract, newEvent } from '../testing/event-store.contract';
+import { expectTypeNamesRoundTrip } from '../testing/type-names.property';
 import { SqliteEventStore } from './sqlite-event-store';
 import { storedIdempotencyKey } from '../idempotency-key';
 
@@ -71,6 +72,15 @@ describe('SqliteEventStore event ids', () => {
 });
 
 describe('SqliteEventStore event types', () => {
+  it('gives back any type name as it was given, through every read (property)', async () => {
+    const store = new SqliteEventStore({ filename: freshFile() });
+    try {
+      await expectTypeNamesRoundTrip(store, 60);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('stores new types as codes of event_types, keeps the names of rows written before format 2, and reads codes another process registered', async () => {
     const filename = freshFile();
     const first = new SqliteEventStore({ filename });
