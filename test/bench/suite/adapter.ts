@@ -2,6 +2,7 @@
  * What the library-level workloads (W1, W2, W3, W4 library, W7) need from a system: Rewind on
  * SQLite or PostgreSQL, Emmett's PostgreSQL event store, LangGraph's PostgresSaver.
  */
+import type { Conversation } from './conversation';
 import type { StoreName, SystemName } from './results';
 
 export interface SystemAdapter {
@@ -9,8 +10,13 @@ export interface SystemAdapter {
   readonly store: StoreName;
   /** For people: how this system is configured in the run. */
   readonly description: string;
-  /** Prepares (outside any timing) what the system needs to write a session of up to `turns` turns. */
-  prepare?(sessionId: string, turns: number): Promise<void>;
+  /**
+   * Prepares (outside any timing) what the system needs to write a session of up to `turns`
+   * turns of `conversation` (the suite's HOTEL_SEARCH when absent).
+   */
+  prepare?(sessionId: string, turns: number, conversation?: Conversation): Promise<void>;
+  /** Whether `prepare` takes conversations other than the suite's (W7 writes ORDER_SUPPORT where it does). */
+  readonly speaksOtherConversations?: boolean;
   /** Creates the session (Rewind: SessionStarted; Emmett: the same event; LangGraph: the input checkpoint). Version 1. */
   startSession(sessionId: string): Promise<void>;
   /** Records step `s` (0..4) of turn `t` (0-based) as one write (one event / one checkpoint). */
@@ -26,5 +32,10 @@ export interface SystemAdapter {
   bulkLoad(sessionId: string, turns: number): Promise<number>;
   /** Bytes on disk by table (or file), for W7 deltas. `settle` checkpoints/compacts first where that applies. */
   storageBytes(settle: boolean): Promise<Record<string, number>>;
+  /**
+   * Bytes of the stored rows by table, for W7 deltas: PostgreSQL `pg_column_size` of each whole
+   * row (values as stored, compressed where they are), SQLite the record payloads (dbstat).
+   */
+  rowBytes(): Promise<Record<string, number>>;
   close(): Promise<void>;
 }

@@ -3,6 +3,10 @@
  * an agent message and a memory write (5 steps, 5 events) — the same turn as
  * test/bench/restore.bench.ts. Rewind receives it as commands (library) or HTTP requests;
  * Emmett receives the exact events Rewind produced; LangGraph receives it as checkpoints.
+ *
+ * W7 also stores a second conversation (`ORDER_SUPPORT`: the turn of issue 17's independent
+ * harness, a user message, a tool call, its result, a memory write, an agent answer), so that
+ * the bytes are not tuned to one conversation's shape.
  */
 import { performance } from 'node:perf_hooks';
 import type { JsonValue, SessionCommand } from '@rewind/domain';
@@ -36,6 +40,49 @@ export function stepCommand(t: number, s: number): SessionCommand {
       return { type: 'WriteMemory', key: memoryKey(t), value: memoryValue(t) };
   }
 }
+
+/** A conversation the library-level systems can store: step `s` (0..4) of turn `t` as a Rewind command. */
+export interface Conversation {
+  /** Short name, in row keys and session ids. */
+  readonly name: string;
+  /** For people. */
+  readonly title: string;
+  command(t: number, s: number): SessionCommand;
+}
+
+/** The suite's conversation (W1–W7): the steps above. */
+export const HOTEL_SEARCH: Conversation = {
+  name: 'hotels',
+  title: 'hotel search (user, tool call, result, agent answer, memory write)',
+  command: stepCommand,
+};
+
+const orderId = (t: number) => `A-${10_480 + t}`;
+const eta = (t: number) => `2026-03-${String(1 + (t % 28)).padStart(2, '0')}`;
+
+/** Issue 17's harness turn: a user message, a tool call, its result, a memory write, an agent answer. */
+export const ORDER_SUPPORT: Conversation = {
+  name: 'orders',
+  title: 'order support (user, tool call, result, memory write, agent answer)',
+  command(t: number, s: number): SessionCommand {
+    switch (s) {
+      case 0:
+        return { type: 'RecordMessage', role: 'user', content: `Hi, where is my order ${orderId(t)}? It was supposed to arrive this week.` };
+      case 1:
+        return { type: 'StartToolCall', toolCallId: `lookup-${t}`, tool: 'lookup_order', input: { orderId: orderId(t), includeTracking: true } };
+      case 2:
+        return {
+          type: 'CompleteToolCall',
+          toolCallId: `lookup-${t}`,
+          output: { orderId: orderId(t), status: t % 3 === 0 ? 'delayed' : 'in_transit', carrier: 'DHL', eta: eta(t), items: 1 + (t % 4) },
+        };
+      case 3:
+        return { type: 'WriteMemory', key: 'last_order', value: { orderId: orderId(t), eta: eta(t) } };
+      default:
+        return { type: 'RecordMessage', role: 'agent', content: `Your order ${orderId(t)} is with DHL and should arrive on ${eta(t)}.` };
+    }
+  },
+};
 
 export interface StepRequest {
   method: 'POST' | 'PUT';
@@ -88,11 +135,12 @@ export async function writeTurns(
   fromTurn: number,
   turns: number,
   onStep?: (ms: number, turn: number) => void,
+  conversation: Conversation = HOTEL_SEARCH,
 ): Promise<void> {
   for (let t = fromTurn; t < fromTurn + turns; t++) {
     for (let s = 0; s < STEPS_PER_TURN; s++) {
       const start = performance.now();
-      await service.execute(benchCaller, sessionId, stepCommand(t, s));
+      await service.execute(benchCaller, sessionId, conversation.command(t, s));
       onStep?.(performance.now() - start, t + 1);
     }
   }
@@ -102,11 +150,11 @@ export async function writeTurns(
  * The exact events Rewind records for a session of `turns` turns (SessionStarted + 5 per turn),
  * produced by the real engine on an in-memory store.
  */
-export async function generateSessionEvents(sessionId: string, turns: number): Promise<StoredEvent[]> {
+export async function generateSessionEvents(sessionId: string, turns: number, conversation: Conversation = HOTEL_SEARCH): Promise<StoredEvent[]> {
   const store = new InMemoryEventStore();
   const service = new SessionService(new SessionRepository(store, { snapshotEvery: 0 }));
   await service.startSession(benchCaller, { sessionId });
-  await writeTurns(service, sessionId, 0, turns);
+  await writeTurns(service, sessionId, 0, turns, undefined, conversation);
   return store.readStream(sessionStreamId(BENCH_TENANT, sessionId));
 }
 

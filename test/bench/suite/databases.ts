@@ -59,6 +59,27 @@ export async function tableSizes(url: string, tables: string[]): Promise<Record<
   });
 }
 
+/**
+ * The sum of `pg_column_size` of each table's whole rows (partitions included): the rows as
+ * stored — values compressed where PostgreSQL compressed them, TOASTed values counted whole —
+ * without page slack, indexes or free-space maps. Missing tables count 0.
+ */
+export async function rowSizes(url: string, tables: string[]): Promise<Record<string, number>> {
+  return withClient(url, async (client) => {
+    const sizes: Record<string, number> = {};
+    for (const table of tables) {
+      const exists = await client.query<{ t: string | null }>(`SELECT to_regclass($1::text)::text AS t`, [table]);
+      if (!exists.rows[0]?.t) {
+        sizes[table] = 0;
+        continue;
+      }
+      const { rows } = await client.query<{ bytes: string | null }>(`SELECT coalesce(sum(pg_column_size(t.*)), 0) AS bytes FROM ${table} t`);
+      sizes[table] = Number(rows[0]?.bytes ?? 0);
+    }
+    return sizes;
+  });
+}
+
 export function sizeDelta(before: Record<string, number>, after: Record<string, number>): Record<string, number> {
   const delta: Record<string, number> = {};
   for (const table of Object.keys(after)) delta[table] = (after[table] ?? 0) - (before[table] ?? 0);

@@ -132,13 +132,14 @@ export async function explainHotQueries(run: string): Promise<string> {
       for (let k = 0; k < 3; k++) {
         notices.length = 0;
         await client.query(
-          `SELECT o_outcome, o_stream_id, o_first_version, o_last_version FROM rewind.append_events($1::text, $2::bigint, $3::uuid[], $4::text[], $5::text[], $6::bigint[], $7::json[], $8::json[], $9::bigint, $10::text, $11::text, $12::text, 0)`,
+          `SELECT o_outcome, o_stream_id, o_first_version, o_last_version FROM rewind.append_events($1::text, $2::bigint, $3::uuid[], $4::text[],
+             ARRAY[(SELECT code FROM rewind.event_types WHERE name = $5::text)], $6::bigint[], $7::json[], $8::json[], $9::bigint, $10::text, $11::text, $12::text, 0)`,
           [
             stream,
             version + k,
             [`00000000-0000-4000-8000-0000000000a${k}`],
             [null],
-            ['MemoryWritten'],
+            'MemoryWritten',
             [version + k],
             [JSON.stringify({ key: 'pref-1', value: { turn: 99, likes: 'old town' } })],
             [JSON.stringify(metadata)],

@@ -140,6 +140,18 @@ export function checkTargets(rows: Row[]): TargetCheck[] {
       value: row?.bytesPerSession ?? null,
     });
   }
+  // Issue 17: no more bytes than Emmett on the same events, both measures, both conversations.
+  for (const key of ['W7.bytes', 'W7.rows', 'W7.bytes.orders', 'W7.rows.orders']) {
+    const rewind = pick(rows, { system: 'rewind', store: 'postgres', key });
+    const emmett = pick(rows, { system: 'emmett', store: 'postgres', key });
+    const both = rewind?.bytesPerSession !== undefined && emmett?.bytesPerSession !== undefined;
+    checks.push({
+      target: `W7 ${storageMeasure(key)} per 20-turn session, PostgreSQL: Rewind ≤ Emmett`,
+      measured: both ? `${fmtBytes(rewind.bytesPerSession!)} vs ${fmtBytes(emmett.bytesPerSession!)}` : 'not measured',
+      met: both ? rewind.bytesPerSession! <= emmett.bytesPerSession! : null,
+      value: rewind?.bytesPerSession ?? null,
+    });
+  }
   return checks;
 }
 
@@ -270,16 +282,24 @@ function throughputTable(rows: Row[], all: Row[]): string {
   );
 }
 
+/** W7's keys: `W7.<bytes|rows>[.<conversation>]`. */
+function storageMeasure(key: string): string {
+  const [, measure, conversation] = key.split('.');
+  return `${measure === 'rows' ? 'bytes of rows' : 'bytes on disk'}, ${conversation ?? 'hotels'} conversation`;
+}
+
 function storageTable(rows: Row[]): string {
+  const byMeasure = [...rows].sort((a, b) => a.key.localeCompare(b.key));
   return table(
-    ['System', 'Store', 'bytes per 20-turn session', 'split (bytes per session)', 'vs Rewind', 'How'],
-    rows.map((row) => {
+    ['Measure', 'System', 'Store', 'bytes per 20-turn session', 'split (bytes per session)', 'vs Rewind', 'How'],
+    byMeasure.map((row) => {
       const ref = row.system === 'rewind' ? undefined : rewindRef(rows, row);
       const split = Object.entries(row.bytesBreakdown ?? {})
         .filter(([, b]) => b !== 0)
         .map(([name, b]) => `${name} ${fmtBytes(b)}`)
         .join(', ');
       return [
+        storageMeasure(row.key),
         systemName(row),
         storeName(row),
         fmtBytes(row.bytesPerSession!),
@@ -298,7 +318,7 @@ const WORKLOAD_TITLES: Record<WorkloadId, string> = {
   W4: 'W4 — throughput with 100 concurrent sessions',
   W5: 'W5 — projection rebuild',
   W6: 'W6 — rollback over 10 effectful calls with local HTTP compensators',
-  W7: 'W7 — bytes on disk per 20-turn session',
+  W7: 'W7 — bytes per 20-turn session (on disk and by row size; two conversations)',
   HTTP: 'HTTP — the agent’s view: client in its own process, one request at a time, Rewind beside a null Fastify server',
   DB: 'The physical reference: the database’s own commit ceiling, and a null HTTP server, on this machine',
   MEM: 'MEM — long-term memory: recall quality, indexing, search, index lag (embedded: sqlite-vec + FTS5, local model)',

@@ -62,6 +62,7 @@ const backends: [string, () => Promise<Opened>][] = [
           const resolved = sql
             .replaceAll(/stream_id = '([^']+)'/g, `stream_key = (SELECT id FROM ${s}.streams WHERE stream_id = '$1')`)
             .replaceAll('event_seals', `${s}.event_seals`)
+            .replaceAll('event_types', `${s}.event_types`)
             .replaceAll(/\bevents\b/g, `${s}.events`)
             .replaceAll('data = replace(data,', 'data = replace(data::text,')
             .replaceAll("'Parjs')", "'Parjs')::json");
@@ -118,6 +119,18 @@ describe.each(backends)('tamper evidence on %s', (_name, open) => {
       // Scoped to the other session, nothing is wrong; scoped to the trip, the same link.
       expect((await verifyLog(store, seals, { streamIds: ['session:acme:other'] })).ok).toBe(true);
       expect((await verifyLog(store, seals, { streamIds: ['session:acme:trip'] })).firstBroken).toMatchObject({ streamVersion: 2 });
+    });
+  });
+
+  it('detects a stored type code pointed at another type (the chain covers the type as read)', async () => {
+    await withLog(async ({ store, seals, raw }) => {
+      await raw(
+        `UPDATE events SET type_code = (SELECT code FROM event_types WHERE name = 'SessionStarted') WHERE stream_id = 'session:acme:trip' AND stream_version = 2`,
+      );
+      expect((await store.readStream('session:acme:trip'))[1]!.type).toBe('SessionStarted');
+      const result = await verifyLog(store, seals);
+      expect(result).toMatchObject({ ok: false, checked: 2 });
+      expect(result.firstBroken).toMatchObject({ streamId: 'session:acme:trip', streamVersion: 2, problem: expect.stringContaining('altered') });
     });
   });
 

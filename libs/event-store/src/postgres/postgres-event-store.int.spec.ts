@@ -2,6 +2,8 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ConcurrencyError, IdempotencyKeyReusedError, type AppendResult, type StoredEvent } from '../event-store';
 import { describeEventStoreContract, newEvent } from '../testing/event-store.contract';
+import { expectTypeNamesRoundTrip } from '../testing/type-names.property';
+import { migrations as allMigrations } from './migrations';
 import { maskConnectionString, PostgresEventStore, PostgresUnavailableError } from './postgres-event-store';
 import { urlFor, useTestDatabase } from './test-database';
 import { storedIdempotencyKey } from '../idempotency-key';
@@ -188,7 +190,7 @@ describe('PostgresEventStore on PostgreSQL', () => {
     try {
       expect(await again[0]!.streamVersion('session:t:s')).toBe(1);
       const migrations = await again[0]!.pool.query<{ version: number }>(`SELECT version FROM "${schema}".schema_migrations`);
-      expect(migrations.rows.map((r) => r.version).sort()).toEqual([1, 2, 3, 4, 5]);
+      expect(migrations.rows.map((r) => r.version).sort()).toEqual(allMigrations('"x"').map((m) => m.version));
     } finally {
       await Promise.all(again.map((s) => s.close()));
     }
@@ -328,6 +330,17 @@ describe('PostgresEventStore on PostgreSQL', () => {
       expect(listed).toEqual(['B', 'Z', '_', 'a', 'b', 'é']);
       const [summary] = await store.listStreams({ prefix, limit: 1 });
       expect(summary!.createdAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    } finally {
+      await store.close();
+    }
+  });
+});
+
+describe('PostgresEventStore event type codes', () => {
+  it('gives back any type name as it was given, through every read (property)', async () => {
+    const store = await openStore();
+    try {
+      await expectTypeNamesRoundTrip(store, 40);
     } finally {
       await store.close();
     }

@@ -21,7 +21,9 @@ import {
 } from '../event-store';
 import { unavailable } from './errors';
 import { MAX_EVENTS_PER_APPEND, UUID_PATTERN } from './format';
+import { EventTypeCodes } from './event-type-codes';
 import { migrate } from './migrations';
+import { readState, storedState } from './snapshot-columns';
 import { statements, type Statements } from './statements';
 
 export { maskConnectionString, PostgresUnavailableError } from './errors';
@@ -66,18 +68,23 @@ type EventTuple = [
   streamId: string,
   streamVersion: number,
   eventId: string,
-  type: string,
+  type: string | null,
   parentVersion: number | null,
   data: unknown,
   metadata: string | object,
+  typeCode: number | null,
 ];
 
+/** Column of the type code in an event's columns (the name column is `TYPE_NAME`). */
+const TYPE_NAME = 4;
+const TYPE_CODE = 8;
+
 /** The event in `row` from column `at` on (readAll's rows lead with two columns of their own). */
-function toStored(row: EventTuple | unknown[], at = 0): StoredEvent {
+function toStored(row: EventTuple | unknown[], types: EventTypeCodes, at = 0): StoredEvent {
   const streamId = row[at + 1] as string;
   return {
     eventId: row[at + 3] as string,
-    type: row[at + 4] as string,
+    type: types.typeOf(row[at + TYPE_NAME] as string | null, row[at + TYPE_CODE] as number | null),
     data: row[at + 6],
     parentVersion: row[at + 5] as number | null,
     metadata: decodeMetadata(row[at + 7] as string | object, streamId),
@@ -136,6 +143,7 @@ interface PgError {
 export class PostgresEventStore implements EventStore {
   private closed = false;
   private readonly sql: Statements;
+  private readonly types: EventTypeCodes;
   /** Appends that arrive while others are in flight go together (see flushAppends). */
   private readonly appends: GroupCommitQueue<AppendRequest, AppendRow>;
 
@@ -146,6 +154,7 @@ export class PostgresEventStore implements EventStore {
     private readonly options: PostgresEventStoreOptions,
   ) {
     this.sql = statements(`"${schema}"`);
+    this.types = new EventTypeCodes(pool, this.sql);
     this.appends = new GroupCommitQueue((requests) => this.flushAppends(requests), {
       // Half the pool at most: reads (state, the log) keep connections of their own.
       maxInFlight: Math.max(1, Math.floor((options.poolSize ?? 10) / 2)),
@@ -194,6 +203,7 @@ export class PostgresEventStore implements EventStore {
     const expected = options.expectedVersion === 'any' ? null : options.expectedVersion === 'no_stream' ? 0 : options.expectedVersion;
     const claim = options.idempotency;
     const request: AppendRequest = { streamId, expected, events, claim };
+    if (!this.types.knowsAll(events.map((e) => e.type))) await this.types.register(events.map((e) => e.type));
     let row: AppendRow;
     try {
       row = this.options.beforeCommit ? await this.appendInTransaction(request, this.options.beforeCommit) : await this.appends.submit(request);
@@ -236,7 +246,7 @@ export class PostgresEventStore implements EventStore {
         expected,
         events.map((e) => (UUID.test(e.eventId) ? e.eventId : null)),
         events.map((e) => (UUID.test(e.eventId) ? null : e.eventId)),
-        events.map((e) => e.type),
+        events.map((e) => this.types.code(e.type)),
         events.map((e) => e.parentVersion ?? null),
         events.map((e) => JSON.stringify(e.data ?? null)),
         events.map((e) => encodeMetadata(e.metadata, streamId)),
@@ -267,7 +277,7 @@ export class PostgresEventStore implements EventStore {
           requests.map((r) => r.events.length),
           events.map(({ e }) => (UUID.test(e.eventId) ? e.eventId : null)),
           events.map(({ e }) => (UUID.test(e.eventId) ? null : e.eventId)),
-          events.map(({ e }) => e.type),
+          events.map(({ e }) => this.types.code(e.type)),
           events.map(({ e }) => e.parentVersion ?? null),
           events.map(({ e }) => JSON.stringify(e.data ?? null)),
           events.map(({ e, streamId }) => encodeMetadata(e.metadata, streamId)),
@@ -314,7 +324,8 @@ export class PostgresEventStore implements EventStore {
       rowMode: 'array',
       values: [streamId, options.fromVersion ?? 1, options.toVersion ?? Number.MAX_SAFE_INTEGER, options.limit ?? null],
     });
-    return result.rows.map((row) => toStored(row));
+    await this.types.learnCodes(result.rows.map((row) => row[TYPE_CODE]));
+    return result.rows.map((row) => toStored(row, this.types));
   }
 
   async streamVersion(streamId: string): Promise<number> {
@@ -336,7 +347,8 @@ export class PostgresEventStore implements EventStore {
       const bound = (first?.[0] as number | undefined) ?? 0;
       committedTail ??= (first?.[1] as number | null | undefined) ?? 0;
       const events: StoredEvent[] = [];
-      for (const row of result.rows) if (row[2] !== null) events.push(toStored(row, 2));
+      await this.types.learnCodes(result.rows.map((row) => (row[2 + TYPE_CODE] as number | null) ?? null));
+      for (const row of result.rows) if (row[2] !== null) events.push(toStored(row, this.types, 2));
       const settled = bound > committedTail || committedTail <= options.after;
       if (settled || events.length >= options.limit || Date.now() >= deadline) return events;
       await sleep(backoff(attempt));
@@ -381,15 +393,15 @@ export class PostgresEventStore implements EventStore {
   }
 
   async saveSnapshot(snapshot: Snapshot, segments: readonly SnapshotSegment[] = []): Promise<void> {
-    const state = JSON.stringify(snapshot.state ?? null);
+    const row = [snapshot.streamId, snapshot.reducerVersion, snapshot.version, ...storedState(snapshot.state)];
     if (segments.length === 0) {
-      await this.pool.query({ ...this.sql.saveSnapshot, values: [snapshot.streamId, snapshot.reducerVersion, snapshot.version, state] });
+      await this.pool.query({ ...this.sql.saveSnapshot, values: row });
       return;
     }
     // One statement: the segments and the snapshot that refers to them commit together.
     await this.pool.query({
       ...this.sql.saveSnapshotWithSegments,
-      values: [snapshot.streamId, snapshot.reducerVersion, snapshot.version, state, segments.map((x) => x.id), segments.map((x) => encodeSegment(x.data))],
+      values: [...row, segments.map((x) => x.id), segments.map((x) => encodeSegment(x.data))],
     });
   }
 
@@ -398,9 +410,10 @@ export class PostgresEventStore implements EventStore {
     const result = await this.pool.query<unknown[]>({ ...this.sql.loadSnapshotAndTail, rowMode: 'array', values: [streamId, reducerVersion, version] });
     let snapshot: Snapshot | null = null;
     const events: StoredEvent[] = [];
+    await this.types.learnCodes(result.rows.map((row) => (row[4 + TYPE_CODE] as number | null) ?? null));
     for (const row of result.rows) {
-      if (row[0] === 0) snapshot = { streamId, version: row[1] as number, reducerVersion, state: row[2] };
-      else events.push(toStored(row, 3));
+      if (row[0] === 0) snapshot = { streamId, version: row[1] as number, reducerVersion, state: readState(row[2], row[3] as Buffer | null) };
+      else events.push(toStored(row, this.types, 4));
     }
     return { snapshot, events };
   }
@@ -414,9 +427,13 @@ export class PostgresEventStore implements EventStore {
   }
 
   async loadSnapshot(streamId: string, reducerVersion: number, atOrBefore: number): Promise<Snapshot | null> {
-    const result = await this.pool.query<[number, unknown]>({ ...this.sql.loadSnapshot, rowMode: 'array', values: [streamId, reducerVersion, atOrBefore] });
+    const result = await this.pool.query<[number, unknown, Buffer | null]>({
+      ...this.sql.loadSnapshot,
+      rowMode: 'array',
+      values: [streamId, reducerVersion, atOrBefore],
+    });
     const row = result.rows[0];
-    return row ? { streamId, version: row[0], reducerVersion, state: row[1] } : null;
+    return row ? { streamId, version: row[0], reducerVersion, state: readState(row[1], row[2]) } : null;
   }
 
   async close(): Promise<void> {

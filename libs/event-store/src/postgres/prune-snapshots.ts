@@ -1,5 +1,6 @@
 import type { Pool } from 'pg';
 import type { PruneSnapshotsOptions, PruneSnapshotsResult } from '../snapshot-pruning';
+import { readState } from './snapshot-columns';
 
 /**
  * Snapshot pruning and segment collection on PostgreSQL, one stream per transaction; the
@@ -16,12 +17,19 @@ export async function prunePostgresSnapshots(pool: Pool, schema: string, options
     try {
       await client.query('BEGIN');
       await client.query(`LOCK TABLE ${s}.snapshots, ${s}.snapshot_segments IN SHARE ROW EXCLUSIVE MODE`);
-      const { rows: snapshots } = await client.query<{ reducer_version: number; version: string; state: unknown; bytes: number }>(
-        `SELECT reducer_version, version, state, pg_column_size(state) AS bytes FROM ${s}.snapshots WHERE stream_id = $1 ORDER BY version DESC, reducer_version DESC`,
+      const { rows: snapshots } = await client.query<{
+        reducer_version: number;
+        version: string;
+        state: unknown;
+        state_deflated: Buffer | null;
+        bytes: number;
+      }>(
+        `SELECT reducer_version, version, state, state_deflated, coalesce(pg_column_size(state), pg_column_size(state_deflated)) AS bytes
+           FROM ${s}.snapshots WHERE stream_id = $1 ORDER BY version DESC, reducer_version DESC`,
         [streamId],
       );
       const doomed = snapshots.slice(options.keep);
-      const referenced = new Set(snapshots.slice(0, options.keep).flatMap((row) => options.referencedSegments(row.state)));
+      const referenced = new Set(snapshots.slice(0, options.keep).flatMap((row) => options.referencedSegments(readState(row.state, row.state_deflated))));
       const { rows: segments } = await client.query<{ segment_id: string; bytes: number }>(
         `SELECT segment_id, pg_column_size(data) AS bytes FROM ${s}.snapshot_segments WHERE stream_id = $1`,
         [streamId],

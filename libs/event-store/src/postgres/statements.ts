@@ -9,24 +9,27 @@ export function statements(s: string) {
   return {
     append: named(
       'append',
-      `SELECT o_outcome, o_stream_id, o_first_version, o_last_version FROM ${s}.append_events($1::text, $2::bigint, $3::uuid[], $4::text[], $5::text[], $6::bigint[], $7::json[], $8::json[], $9::bigint, $10::text, $11::text, $12::text, 0)`,
+      `SELECT o_outcome, o_stream_id, o_first_version, o_last_version FROM ${s}.append_events($1::text, $2::bigint, $3::uuid[], $4::text[], $5::smallint[], $6::bigint[], $7::json[], $8::json[], $9::bigint, $10::text, $11::text, $12::text, 0)`,
     ),
     appendBatch: named(
       'appendBatch',
       `SELECT b.o_outcome, b.o_stream_id, b.o_first_version, b.o_last_version
-         FROM ${s}.append_batch($1::text[], $2::bigint[], $3::integer[], $4::uuid[], $5::text[], $6::text[], $7::bigint[], $8::json[], $9::json[], $10::bigint, $11::text[], $12::text[], $13::text[])
+         FROM ${s}.append_batch($1::text[], $2::bigint[], $3::integer[], $4::uuid[], $5::text[], $6::smallint[], $7::bigint[], $8::json[], $9::json[], $10::bigint, $11::text[], $12::text[], $13::text[])
               WITH ORDINALITY AS b(o_outcome, o_stream_id, o_first_version, o_last_version, n)
         ORDER BY b.n`,
     ),
     readStream: named(
       'readStream',
-      `SELECT e.global_position, $1::text AS stream_id, e.stream_version, ${eventId}, e.type, e.parent_version, e.data, e.metadata
+      `SELECT e.global_position, $1::text AS stream_id, e.stream_version, ${eventId}, e.type, e.parent_version, e.data, e.metadata, e.type_code
          FROM ${s}.events e
         WHERE e.stream_key = (SELECT st.id FROM ${s}.streams st WHERE st.stream_id = $1::text)
           AND e.stream_version >= $2::bigint AND e.stream_version <= $3::bigint
         ORDER BY e.stream_version
         LIMIT $4::bigint`,
     ),
+    // Codes of these type names, registering the new ones (migration 7); all codes, to learn those others registered.
+    registerEventTypes: named('registerEventTypes', `SELECT o_name, o_code FROM ${s}.register_event_types($1::text[])`),
+    eventTypes: named('eventTypes', `SELECT name, code FROM ${s}.event_types`),
     streamVersion: named('streamVersion', `SELECT version FROM ${s}.streams WHERE stream_id = $1::text`),
     // One row per event (or one row of NULLs when the page is empty), each led by the safe bound
     // and the highest committed position, visible or held back. The page is cut (index order,
@@ -35,10 +38,10 @@ export function statements(s: string) {
     readAll: named(
       'readAll',
       `SELECT h.bound, h.tail, e.global_position, (SELECT st.stream_id FROM ${s}.streams st WHERE st.id = e.stream_key) AS stream_id,
-              e.stream_version, ${eventId}, e.type, e.parent_version, e.data, e.metadata
+              e.stream_version, ${eventId}, e.type, e.parent_version, e.data, e.metadata, e.type_code
          FROM (SELECT ${bound('$3')} AS bound, (SELECT max(global_position) FROM ${s}.events) AS tail) h
          LEFT JOIN LATERAL (
-           SELECT global_position, stream_key, stream_version, event_uuid, event_text, type, parent_version, data, metadata
+           SELECT global_position, stream_key, stream_version, event_uuid, event_text, type, parent_version, data, metadata, type_code
              FROM ${s}.events
             WHERE global_position > $1::bigint AND global_position < h.bound
             ORDER BY global_position
@@ -66,35 +69,37 @@ export function statements(s: string) {
     ),
     saveSnapshot: named(
       'saveSnapshot',
-      `INSERT INTO ${s}.snapshots (stream_id, reducer_version, version, state, created_at)
-       VALUES ($1::text, $2::integer, $3::bigint, $4::json, now())
-       ON CONFLICT (stream_id, reducer_version, version) DO UPDATE SET state = excluded.state, created_at = excluded.created_at`,
+      `INSERT INTO ${s}.snapshots (stream_id, reducer_version, version, state, state_deflated, created_at)
+       VALUES ($1::text, $2::integer, $3::bigint, $4::json, $5::bytea, now())
+       ON CONFLICT (stream_id, reducer_version, version) DO UPDATE
+         SET state = excluded.state, state_deflated = excluded.state_deflated, created_at = excluded.created_at`,
     ),
     saveSnapshotWithSegments: named(
       'saveSnapshotWithSegments',
       `WITH segments AS (
          INSERT INTO ${s}.snapshot_segments (stream_id, segment_id, data, created_at)
-         SELECT $1::text, u.id, u.data, now() FROM unnest($5::text[], $6::bytea[]) AS u(id, data)
+         SELECT $1::text, u.id, u.data, now() FROM unnest($6::text[], $7::bytea[]) AS u(id, data)
          ON CONFLICT (stream_id, segment_id) DO NOTHING)
-       INSERT INTO ${s}.snapshots (stream_id, reducer_version, version, state, created_at)
-       VALUES ($1::text, $2::integer, $3::bigint, $4::json, now())
-       ON CONFLICT (stream_id, reducer_version, version) DO UPDATE SET state = excluded.state, created_at = excluded.created_at`,
+       INSERT INTO ${s}.snapshots (stream_id, reducer_version, version, state, state_deflated, created_at)
+       VALUES ($1::text, $2::integer, $3::bigint, $4::json, $5::bytea, now())
+       ON CONFLICT (stream_id, reducer_version, version) DO UPDATE
+         SET state = excluded.state, state_deflated = excluded.state_deflated, created_at = excluded.created_at`,
     ),
     loadSnapshotSegments: named(
       'loadSnapshotSegments',
       `SELECT segment_id, data FROM ${s}.snapshot_segments WHERE stream_id = $1::text AND segment_id = ANY($2::text[])`,
     ),
-    // Kind 0: the snapshot (version, state); kind 1: the events after it, up to $3.
+    // Kind 0: the snapshot (version, state as JSON or deflated); kind 1: the events after it, up to $3.
     loadSnapshotAndTail: named(
       'loadSnapshotAndTail',
       `WITH snap AS MATERIALIZED (
-         SELECT version, state FROM ${s}.snapshots
+         SELECT version, state, state_deflated FROM ${s}.snapshots
           WHERE stream_id = $1::text AND reducer_version = $2::integer AND version <= $3::bigint
           ORDER BY version DESC
           LIMIT 1)
-       SELECT 0 AS kind, version, state, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL FROM snap
+       SELECT 0 AS kind, version, state, state_deflated, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL::smallint FROM snap
        UNION ALL
-       SELECT 1, e.stream_version, NULL, e.global_position, $1::text, e.stream_version, ${eventId}, e.type, e.parent_version, e.data, e.metadata
+       SELECT 1, e.stream_version, NULL, NULL, e.global_position, $1::text, e.stream_version, ${eventId}, e.type, e.parent_version, e.data, e.metadata, e.type_code
          FROM ${s}.events e
         WHERE e.stream_key = (SELECT st.id FROM ${s}.streams st WHERE st.stream_id = $1::text)
           AND e.stream_version > coalesce((SELECT version FROM snap), 0) AND e.stream_version <= $3::bigint
@@ -102,7 +107,7 @@ export function statements(s: string) {
     ),
     loadSnapshot: named(
       'loadSnapshot',
-      `SELECT version, state FROM ${s}.snapshots
+      `SELECT version, state, state_deflated FROM ${s}.snapshots
         WHERE stream_id = $1::text AND reducer_version = $2::integer AND version <= $3::bigint
         ORDER BY version DESC
         LIMIT 1`,

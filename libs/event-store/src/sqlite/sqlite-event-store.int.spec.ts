@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { describeEventStoreContract, newEvent } from '../testing/event-store.contract';
+import { expectTypeNamesRoundTrip } from '../testing/type-names.property';
 import { SqliteEventStore } from './sqlite-event-store';
 import { storedIdempotencyKey } from '../idempotency-key';
 
@@ -65,8 +66,58 @@ describe('SqliteEventStore event ids', () => {
     expect(second.db.prepare('SELECT typeof(event_id) AS kind FROM events ORDER BY global_position').all()).toEqual([{ kind: 'text' }, { kind: 'blob' }]);
     expect((await second.readStream('session:t:s')).map((e) => e.eventId)).toEqual(['legacy', old]);
     await expect(second.append('session:t:s', [{ ...newEvent(), eventId: old }], { expectedVersion: 2 })).rejects.toThrow(/UNIQUE/);
-    expect(second.db.prepare('SELECT version FROM events_format').all()).toEqual([{ version: 1 }]);
+    expect(second.db.prepare('SELECT version FROM events_format').all()).toEqual([{ version: 2 }]);
     await second.close();
+  });
+});
+
+describe('SqliteEventStore event types', () => {
+  it('gives back any type name as it was given, through every read (property)', async () => {
+    const store = new SqliteEventStore({ filename: freshFile() });
+    try {
+      await expectTypeNamesRoundTrip(store, 60);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('stores new types as codes of event_types, keeps the names of rows written before format 2, and reads codes another process registered', async () => {
+    const filename = freshFile();
+    const first = new SqliteEventStore({ filename });
+    await first.append('session:t:s', [newEvent('SessionStarted'), newEvent('MemoryWritten')], { expectedVersion: 'no_stream' });
+    // As format 1 wrote them: the name in type, no code column, format 1.
+    first.db.exec(`UPDATE events SET type = (SELECT name FROM event_types WHERE code = events.type_code)`);
+    first.db.exec('ALTER TABLE events DROP COLUMN type_code');
+    first.db.exec('DELETE FROM event_types');
+    first.db.exec('UPDATE events_format SET version = 1');
+    await first.close();
+
+    const second = new SqliteEventStore({ filename });
+    const other = new SqliteEventStore({ filename });
+    try {
+      await second.append('session:t:s', [newEvent('MemoryWritten'), newEvent('ToolCallStarted')], { expectedVersion: 2 });
+      await other.append('session:t:s', [newEvent('ToolCallSucceeded')], { expectedVersion: 4 });
+      const rows = second.db.prepare('SELECT type, type_code IS NOT NULL AS coded FROM events ORDER BY global_position').all();
+      expect(rows).toEqual([
+        { type: 'SessionStarted', coded: 0 },
+        { type: 'MemoryWritten', coded: 0 },
+        { type: '', coded: 1 },
+        { type: '', coded: 1 },
+        { type: '', coded: 1 },
+      ]);
+      const types = ['SessionStarted', 'MemoryWritten', 'MemoryWritten', 'ToolCallStarted', 'ToolCallSucceeded'];
+      for (const reader of [second, other]) {
+        expect((await reader.readStream('session:t:s')).map((e) => e.type)).toEqual(types);
+        expect((await reader.readAll({ after: 0, limit: 10 })).map((e) => e.type)).toEqual(types);
+        expect((await reader.loadSnapshotAndTail('session:t:s', 1, 10)).events.map((e) => e.type)).toEqual(types);
+      }
+      expect(second.db.prepare('SELECT name FROM event_types ORDER BY code').all()).toEqual(
+        ['MemoryWritten', 'ToolCallStarted', 'ToolCallSucceeded'].map((name) => ({ name })),
+      );
+    } finally {
+      await second.close();
+      await other.close();
+    }
   });
 });
 

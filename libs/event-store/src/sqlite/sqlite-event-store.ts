@@ -20,6 +20,7 @@ import { encodeEventId } from '../event-id-codec';
 import { storedIdempotencyKey } from '../idempotency-key';
 import { GroupCommitQueue, type Settled } from '../group-commit';
 import { decodeMetadata, encodeMetadata } from '../metadata-codec';
+import { SqliteEventTypeCodes } from './event-type-codes';
 import { decodeSegment, decodeSnapshot, encodeSegment, encodeSnapshot } from '../snapshot-codec';
 
 export interface SqliteEventStoreOptions {
@@ -68,6 +69,11 @@ CREATE TABLE IF NOT EXISTS snapshots (
 CREATE UNIQUE INDEX IF NOT EXISTS snapshots_by_version ON snapshots (stream_id, reducer_version, version);
 -- The stored format of the events table; one row.
 CREATE TABLE IF NOT EXISTS events_format (version INTEGER NOT NULL);
+-- Each event type name once (format 2); events rows carry its code.
+CREATE TABLE IF NOT EXISTS event_types (
+  code INTEGER PRIMARY KEY,
+  name TEXT NOT NULL UNIQUE
+);
 -- Parts of snapshots shared by later snapshots of the stream; segment_id names the content.
 CREATE TABLE IF NOT EXISTS snapshot_segments (
   stream_id  TEXT NOT NULL,
@@ -84,17 +90,23 @@ const CANONICAL_UUID_GLOB = ['8', '4', '4', '4', '12'].map((n) => '[0-9a-f]'.rep
 /**
  * Format 1: UUID event ids as 16-byte BLOBs. Rows written before keep UUIDs as TEXT; they are
  * converted once, so that a new event can never reuse an old event's id unnoticed.
+ * Format 2: event types as codes of event_types (`type_code`; `type` is '' then). Rows written
+ * before keep their type name and no code: nothing is rewritten.
  */
 function upgradeEventsFormat(db: Database.Database): void {
   db.transaction(() => {
     const version = db.prepare<[], { version: number }>('SELECT version FROM events_format').get()?.version ?? 0;
-    if (version >= 1) return;
-    db.prepare(
-      `UPDATE events SET event_id = unhex(replace(event_id, '-', ''))
-        WHERE typeof(event_id) = 'text' AND length(event_id) = 36 AND event_id GLOB '${CANONICAL_UUID_GLOB}'`,
-    ).run();
+    if (version >= 2) return;
+    if (version < 1) {
+      db.prepare(
+        `UPDATE events SET event_id = unhex(replace(event_id, '-', ''))
+          WHERE typeof(event_id) = 'text' AND length(event_id) = 36 AND event_id GLOB '${CANONICAL_UUID_GLOB}'`,
+      ).run();
+    }
+    const columns = db.prepare<[], { name: string }>("SELECT name FROM pragma_table_info('events')").all();
+    if (!columns.some((c) => c.name === 'type_code')) db.exec('ALTER TABLE events ADD COLUMN type_code INTEGER');
     db.prepare('DELETE FROM events_format').run();
-    db.prepare('INSERT INTO events_format (version) VALUES (1)').run();
+    db.prepare('INSERT INTO events_format (version) VALUES (2)').run();
   }).immediate();
 }
 
@@ -105,7 +117,7 @@ function upgradeEventsFormat(db: Database.Database): void {
 const UUID_TEXT = [1, 9, 13, 17, 21].map((from, i) => `substr(hex(event_id), ${from}${i < 4 ? `, ${[8, 4, 4, 4][i]}` : ''})`).join(" || '-' || ");
 const EVENT_COLUMNS = `global_position, stream_id, stream_version,
   CASE WHEN typeof(event_id) = 'blob' THEN lower(${UUID_TEXT}) ELSE event_id END AS event_id,
-  type, parent_version, data, metadata`;
+  type, parent_version, data, metadata, type_code`;
 
 interface EventRow {
   global_position: number;
@@ -116,6 +128,7 @@ interface EventRow {
   parent_version: number | null;
   data: string;
   metadata: string;
+  type_code: number | null;
 }
 
 interface PendingAppend {
@@ -124,13 +137,13 @@ interface PendingAppend {
   options: AppendOptions;
 }
 
-function toStored(row: EventRow): StoredEvent {
+function toStored(row: EventRow, types: SqliteEventTypeCodes): StoredEvent {
   return {
     eventId: row.event_id,
     streamId: row.stream_id,
     streamVersion: row.stream_version,
     globalPosition: row.global_position,
-    type: row.type,
+    type: types.typeOf(row.type, row.type_code),
     parentVersion: row.parent_version,
     data: JSON.parse(row.data),
     metadata: decodeMetadata(row.metadata, row.stream_id),
@@ -149,15 +162,20 @@ export class SqliteEventStore implements EventStore {
   private readonly groupCommitTx;
   private readonly saveSnapshotTx;
   private readonly appends: GroupCommitQueue<PendingAppend, AppendResult>;
+  private readonly types: SqliteEventTypeCodes;
+  private readonly toStored = (row: EventRow) => toStored(row, this.types);
 
   constructor(options: SqliteEventStoreOptions) {
     this.db = openSqliteFile(options.filename, options.synchronous ?? 'FULL');
     this.db.exec(SCHEMA);
     upgradeEventsFormat(this.db);
     const db = this.db;
+    this.types = new SqliteEventTypeCodes(db);
     this.statements = {
       streamVersion: db.prepare<[string], { version: number }>('SELECT version FROM streams WHERE stream_id = ?'),
-      insertEvent: db.prepare('INSERT INTO events (stream_id, stream_version, event_id, type, parent_version, data, metadata) VALUES (?, ?, ?, ?, ?, ?, ?)'),
+      insertEvent: db.prepare(
+        "INSERT INTO events (stream_id, stream_version, event_id, type, type_code, parent_version, data, metadata) VALUES (?, ?, ?, '', ?, ?, ?, ?)",
+      ),
       upsertStream: db.prepare(
         `INSERT INTO streams (stream_id, version, created_at, updated_at) VALUES (?, ?, ?, ?)
          ON CONFLICT (stream_id) DO UPDATE SET version = excluded.version, updated_at = excluded.updated_at`,
@@ -208,7 +226,7 @@ export class SqliteEventStore implements EventStore {
           streamId,
           version,
           encodeEventId(event.eventId),
-          event.type,
+          this.types.code(event.type),
           event.parentVersion,
           JSON.stringify(event.data),
           encodeMetadata(event.metadata, streamId),
@@ -244,12 +262,15 @@ export class SqliteEventStore implements EventStore {
    * so one fsync makes them all durable. Each runs in its own savepoint, so one append's
    * conflict fails that append only. Nothing resolves before the commit.
    */
-  append(streamId: string, events: readonly NewEvent[], options: AppendOptions): Promise<AppendResult> {
+  async append(streamId: string, events: readonly NewEvent[], options: AppendOptions): Promise<AppendResult> {
+    this.types.register(events.map((e) => e.type));
     return this.appends.submit({ streamId, events, options });
   }
 
   async readStream(streamId: string, options: ReadStreamOptions = {}): Promise<StoredEvent[]> {
-    return this.statements.readStream.all(streamId, options.fromVersion ?? 1, options.toVersion ?? Number.MAX_SAFE_INTEGER, options.limit ?? -1).map(toStored);
+    return this.statements.readStream
+      .all(streamId, options.fromVersion ?? 1, options.toVersion ?? Number.MAX_SAFE_INTEGER, options.limit ?? -1)
+      .map(this.toStored);
   }
 
   async streamVersion(streamId: string): Promise<number> {
@@ -257,7 +278,7 @@ export class SqliteEventStore implements EventStore {
   }
 
   async readAll(options: ReadAllOptions): Promise<StoredEvent[]> {
-    return this.statements.readAll.all(options.after, options.limit).map(toStored);
+    return this.statements.readAll.all(options.after, options.limit).map(this.toStored);
   }
 
   async lastPosition(): Promise<number> {
@@ -292,7 +313,7 @@ export class SqliteEventStore implements EventStore {
   async loadSnapshotAndTail(streamId: string, reducerVersion: number, version: number): Promise<SnapshotAndTail> {
     const row = this.statements.loadSnapshot.get(streamId, reducerVersion, version);
     const snapshot = row ? { streamId, version: row.version, reducerVersion, state: decodeSnapshot(row.state) } : null;
-    const events = this.statements.readStream.all(streamId, (snapshot?.version ?? 0) + 1, version, -1).map(toStored);
+    const events = this.statements.readStream.all(streamId, (snapshot?.version ?? 0) + 1, version, -1).map(this.toStored);
     return { snapshot, events };
   }
 

@@ -15,7 +15,7 @@ import type { JsonValue } from '@rewind/domain';
 import type { TestDatabase } from '../../../support/postgres';
 import type { SystemAdapter } from '../adapter';
 import { stepUpdate, type ChatMessage } from '../conversation';
-import { createBenchDatabase, tableSizes } from '../databases';
+import { createBenchDatabase, rowSizes, tableSizes } from '../databases';
 
 export const LANGGRAPH_TABLES = ['public.checkpoints', 'public.checkpoint_blobs', 'public.checkpoint_writes'];
 
@@ -139,6 +139,10 @@ export class LangGraphAdapter implements SystemAdapter {
 
   storageBytes(): Promise<Record<string, number>> {
     return tableSizes(this.db.url, LANGGRAPH_TABLES);
+  }
+
+  rowBytes(): Promise<Record<string, number>> {
+    return rowSizes(this.db.url, LANGGRAPH_TABLES);
   }
 
   async close(): Promise<void> {

@@ -12,14 +12,16 @@ import { SqliteEventStore } from '@rewind/event-store/sqlite';
 import { PostgresEventStore } from '@rewind/event-store/postgres';
 import type { TestDatabase } from '../../../support/postgres';
 import type { SystemAdapter } from '../adapter';
-import { benchCaller, BENCH_TENANT, generateSessionEvents, stepCommand, toNewEvent } from '../conversation';
-import { createBenchDatabase, tableSizes } from '../databases';
+import { benchCaller, BENCH_TENANT, generateSessionEvents, HOTEL_SEARCH, toNewEvent, type Conversation } from '../conversation';
+import { createBenchDatabase, rowSizes, tableSizes } from '../databases';
 import type { StoreName } from '../results';
 
 /** The API's defaults (libs/config/src/rewind-config.ts). */
 export const DEFAULT_SNAPSHOT_EVERY = 100;
 export const DEFAULT_PG_POOL_SIZE = 20;
 export const REWIND_PG_TABLES = ['rewind.events', 'rewind.streams', 'rewind.snapshots', 'rewind.snapshot_segments', 'rewind.idempotency_keys'];
+/** The same tables in the SQLite file (dbstat names; indexes are not rows). */
+const REWIND_SQLITE_TABLES = ['events', 'streams', 'snapshots', 'snapshot_segments', 'idempotency_keys'];
 
 export interface RewindAdapterOptions {
   run: string;
@@ -31,9 +33,12 @@ export interface RewindAdapterOptions {
 
 export class RewindAdapter implements SystemAdapter {
   readonly system = 'rewind' as const;
+  readonly speaksOtherConversations = true;
   readonly description: string;
   readonly service: SessionService;
   private restorer: SessionRepository;
+  /** Sessions prepared with a conversation other than the suite's. */
+  private readonly conversations = new Map<string, Conversation>();
 
   private constructor(
     readonly store: StoreName,
@@ -94,8 +99,13 @@ export class RewindAdapter implements SystemAdapter {
     await this.service.startSession(benchCaller, { sessionId });
   }
 
+  async prepare(sessionId: string, _turns: number, conversation?: Conversation): Promise<void> {
+    if (conversation) this.conversations.set(sessionId, conversation);
+  }
+
   async appendStep(sessionId: string, t: number, s: number): Promise<void> {
-    await this.service.execute(benchCaller, sessionId, stepCommand(t, s));
+    const conversation = this.conversations.get(sessionId) ?? HOTEL_SEARCH;
+    await this.service.execute(benchCaller, sessionId, conversation.command(t, s));
   }
 
   restoreHead(sessionId: string): Promise<unknown> {
@@ -156,6 +166,16 @@ export class RewindAdapter implements SystemAdapter {
     } catch {
       // no dbstat: file sizes only
     }
+    return sizes;
+  }
+
+  async rowBytes(): Promise<Record<string, number>> {
+    if (this.store === 'postgres') return rowSizes(this.location.url!, REWIND_PG_TABLES);
+    const db = (this.events as SqliteEventStore).db;
+    const sizes: Record<string, number> = {};
+    // dbstat's payload: each row's record (header and values) as stored, without page slack.
+    const payload = db.prepare<[string], { bytes: number | null }>('SELECT SUM(payload) AS bytes FROM dbstat WHERE name = ?');
+    for (const table of REWIND_SQLITE_TABLES) sizes[table] = payload.get(table)?.bytes ?? 0;
     return sizes;
   }
 

@@ -1,17 +1,26 @@
 import { POSITION_SHIFT } from '../format';
 
 /**
- * append_events for the compact events layout (migration 2); `withOffset` (migration 3) places
- * an append's positions after the ordinals other appends of the same transaction used.
- * Frozen with the two migrations that use it.
+ * How append_events takes event types: as names stored in `events.type` (migrations 2, 3), or
+ * as codes of `event_types` stored in `events.type_code` (migration 7).
  */
-export function compactAppendEvents(s: string, withOffset: boolean): string {
+export type TypeForm = 'names' | 'codes';
+
+/**
+ * append_events for the compact events layout (migration 2); `withOffset` (migration 3) places
+ * an append's positions after the ordinals other appends of the same transaction used; `types`
+ * 'codes' (migration 7) takes type codes. Frozen with the migrations that use it: the defaults
+ * generate exactly what migrations 2 and 3 were released with.
+ */
+export function compactAppendEvents(s: string, withOffset: boolean, types: TypeForm = 'names'): string {
+  const codes = types === 'codes';
+  const typesParam = codes ? 'p_type_codes' : 'p_types';
   return `CREATE FUNCTION ${s}.append_events(
   p_stream_id   text,
   p_expected    bigint,  -- NULL: any version; 0: the stream must not exist; n: must be at n
   p_event_uuids uuid[],
   p_event_texts text[],
-  p_types       text[],
+  ${codes ? 'p_type_codes smallint[],' : 'p_types       text[],'}
   p_parents     bigint[],
   p_data        json[],  -- json[], not one json document: json field operators reject escaped NUL characters
   p_metadata    json[],
@@ -30,7 +39,7 @@ export function compactAppendEvents(s: string, withOffset: boolean): string {
   OUT o_last_version  bigint
 ) LANGUAGE plpgsql AS $fn$
 DECLARE
-  v_count       integer := coalesce(cardinality(p_types), 0);
+  v_count       integer := coalesce(cardinality(${typesParam}), 0);
   v_current     bigint;
   v_key         bigint;
   v_conflict    boolean := false;
@@ -94,10 +103,10 @@ BEGIN
   IF v_count > 0 THEN
     -- The position is derived from this transaction's id (assigned by the write above).
     v_base := (pg_current_xact_id()::text::bigint - p_origin) * ${POSITION_SHIFT};
-    INSERT INTO ${s}.events (global_position, stream_key, stream_version, parent_version, event_uuid, type, event_text, data, metadata)
-    SELECT v_base + ${withOffset ? 'p_offset + ' : ''}e.ordinal, v_key, v_current + e.ordinal, e.parent_version, e.event_uuid, e.type, e.event_text, e.data, e.metadata
-      FROM unnest(p_event_uuids, p_event_texts, p_types, p_parents, p_data, p_metadata)
-           WITH ORDINALITY AS e(event_uuid, event_text, type, parent_version, data, metadata, ordinal);
+    INSERT INTO ${s}.events (global_position, stream_key, stream_version, parent_version, event_uuid, ${codes ? 'type_code' : 'type'}, event_text, data, metadata)
+    SELECT v_base + ${withOffset ? 'p_offset + ' : ''}e.ordinal, v_key, v_current + e.ordinal, e.parent_version, e.event_uuid, e.${codes ? 'type_code' : 'type'}, e.event_text, e.data, e.metadata
+      FROM unnest(p_event_uuids, p_event_texts, ${typesParam}, p_parents, p_data, p_metadata)
+           WITH ORDINALITY AS e(event_uuid, event_text, ${codes ? 'type_code' : 'type'}, parent_version, data, metadata, ordinal);
   END IF;
 
   IF p_key IS NOT NULL THEN
@@ -111,6 +120,56 @@ BEGIN
   o_stream_id := p_stream_id;
   o_first_version := v_current + 1;
   o_last_version := v_current + v_count;
+END;
+$fn$;
+`;
+}
+
+/**
+ * append_batch (migration 3): appends to several streams in one call, each through
+ * append_events; `types` as in compactAppendEvents (migration 7 takes codes). Frozen likewise.
+ */
+export function appendBatch(s: string, types: TypeForm = 'names'): string {
+  const codes = types === 'codes';
+  return `CREATE FUNCTION ${s}.append_batch(
+  p_streams      text[],
+  p_expected     bigint[],
+  p_counts       integer[],
+  p_event_uuids  uuid[],
+  p_event_texts  text[],
+  ${codes ? 'p_type_codes   smallint[],' : 'p_types        text[],'}
+  p_parents      bigint[],
+  p_data         json[],
+  p_metadata     json[],
+  p_origin       bigint,
+  p_scopes       text[],
+  p_keys         text[],
+  p_fingerprints text[]
+) RETURNS TABLE (o_outcome text, o_stream_id text, o_first_version bigint, o_last_version bigint)
+LANGUAGE plpgsql AS $fn$
+DECLARE
+  v_from   integer := 1;
+  v_to     integer;
+  v_offset integer := 0;
+  r        record;
+BEGIN
+  FOR i IN 1 .. coalesce(cardinality(p_streams), 0) LOOP
+    v_to := v_from + p_counts[i] - 1;
+    SELECT * INTO r FROM ${s}.append_events(
+      p_streams[i], p_expected[i],
+      p_event_uuids[v_from:v_to], p_event_texts[v_from:v_to], ${codes ? 'p_type_codes' : 'p_types'}[v_from:v_to],
+      p_parents[v_from:v_to], p_data[v_from:v_to], p_metadata[v_from:v_to],
+      p_origin, p_scopes[i], p_keys[i], p_fingerprints[i], v_offset);
+    o_outcome := r.o_outcome;
+    o_stream_id := r.o_stream_id;
+    o_first_version := r.o_first_version;
+    o_last_version := r.o_last_version;
+    RETURN NEXT;
+    IF r.o_outcome = 'appended' THEN
+      v_offset := v_offset + p_counts[i];
+    END IF;
+    v_from := v_to + 1;
+  END LOOP;
 END;
 $fn$;
 `;

@@ -4,13 +4,15 @@ import { migration2 } from './0002-compact-events';
 import { migration3 } from './0003-group-commit';
 import { migration4 } from './0004-snapshot-segments';
 import { migration5 } from './0005-event-seals';
+import { migration6 } from './0006-deflated-snapshots';
+import { migration7 } from './0007-event-type-codes';
 import type { Migration } from './migration';
 
 export type { Migration } from './migration';
 
 /** Every migration, in order, over the quoted schema name `s`. */
 export function migrations(s: string): Migration[] {
-  return [migration1(s), migration2(s), migration3(s), migration4(s), migration5(s)];
+  return [migration1(s), migration2(s), migration3(s), migration4(s), migration5(s), migration6(s), migration7(s)];
 }
 
 /**

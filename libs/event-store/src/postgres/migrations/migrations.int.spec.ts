@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { newEvent } from '../../testing/event-store.contract';
+import { encodeMetadata } from '../../metadata-codec';
 import { PostgresEventStore } from '../postgres-event-store';
 import { useTestDatabase } from '../test-database';
 
@@ -64,6 +65,113 @@ describe('PostgresEventStore schema upgrades', () => {
       expect(after.map((e) => [e.streamId, e.streamVersion])).toEqual([['session:t1:a', 4]]);
     } finally {
       await store.close();
+    }
+  });
+
+  it('migration 6 keeps the JSON snapshots of a version-5 schema readable; larger states are then stored deflated, small ones as JSON', async () => {
+    const schema = `up_${randomBytes(3).toString('hex')}`;
+    const s = `"${schema}"`;
+    const old = await PostgresEventStore.open({ connectionString: db.url, schema, migrateTo: 5 });
+    const oldState = { turns: Array.from({ length: 50 }, (_, i) => ({ i, text: `turn ${i} \u0000 é` })) };
+    // As version 5 wrote it: the state as JSON, whatever its size.
+    await old.pool.query(`INSERT INTO ${s}.snapshots (stream_id, reducer_version, version, state, created_at) VALUES ($1, 1, 1, $2::json, now())`, [
+      'session:t:a',
+      JSON.stringify(oldState),
+    ]);
+    await old.close();
+
+    const store = await PostgresEventStore.open({ connectionString: db.url, schema });
+    try {
+      await store.append('session:t:a', [newEvent(), newEvent()], { expectedVersion: 'no_stream' });
+      expect((await store.loadSnapshot('session:t:a', 1, 5))!.state).toEqual(oldState);
+      const restored = await store.loadSnapshotAndTail('session:t:a', 1, 5);
+      expect(restored.snapshot).toEqual({ streamId: 'session:t:a', version: 1, reducerVersion: 1, state: oldState });
+      expect(restored.events.map((e) => [e.streamVersion, e.type])).toEqual([[2, 'MemoryWritten']]);
+
+      const large = { ...oldState, more: 'x'.repeat(40_000) };
+      const small = { version: 3 };
+      await store.saveSnapshot({ streamId: 'session:t:a', version: 2, reducerVersion: 1, state: large });
+      await store.saveSnapshot({ streamId: 'session:t:b', version: 1, reducerVersion: 1, state: small });
+      const stored = await store.pool.query<{ stream_id: string; version: number; json: boolean; deflated: boolean }>(
+        `SELECT stream_id, version, state IS NOT NULL AS json, state_deflated IS NOT NULL AS deflated FROM ${s}.snapshots ORDER BY stream_id, version`,
+      );
+      expect(stored.rows).toEqual([
+        { stream_id: 'session:t:a', version: 1, json: true, deflated: false },
+        { stream_id: 'session:t:a', version: 2, json: false, deflated: true },
+        { stream_id: 'session:t:b', version: 1, json: true, deflated: false },
+      ]);
+      expect((await store.loadSnapshotAndTail('session:t:a', 1, 5)).snapshot?.state).toEqual(large);
+      expect((await store.loadSnapshot('session:t:a', 1, 1))!.state).toEqual(oldState);
+      expect((await store.loadSnapshot('session:t:b', 1, 1))!.state).toEqual(small);
+      // Overwriting a version switches its form; the row never holds both.
+      await store.saveSnapshot({ streamId: 'session:t:a', version: 2, reducerVersion: 1, state: small });
+      expect((await store.loadSnapshot('session:t:a', 1, 2))!.state).toEqual(small);
+      await expect(store.pool.query(`UPDATE ${s}.snapshots SET state_deflated = '\\x00'::bytea WHERE stream_id = 'session:t:b'`)).rejects.toThrow(
+        /snapshots_state_ck/,
+      );
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('migration 7 keeps the type names of a version-6 schema readable; new rows carry codes, learnt by every process', async () => {
+    const schema = `up_${randomBytes(3).toString('hex')}`;
+    const s = `"${schema}"`;
+    const old = await PostgresEventStore.open({ connectionString: db.url, schema, migrateTo: 6 });
+    const { xid_origin: origin } = (await old.pool.query<{ xid_origin: number }>(`SELECT xid_origin FROM ${s}.store_info`)).rows[0]!;
+    // As version 6 appended: names in the types array, through its own function.
+    const oldEvents = [newEvent('SessionStarted'), newEvent('MemoryWritten')];
+    await old.pool.query(
+      `SELECT o_outcome FROM ${s}.append_events($1::text, 0, $2::uuid[], $3::text[], $4::text[], $5::bigint[], $6::json[], $7::json[], $8::bigint, NULL, NULL, NULL, 0)`,
+      [
+        'session:t:a',
+        oldEvents.map((e) => e.eventId),
+        oldEvents.map(() => null),
+        oldEvents.map((e) => e.type),
+        oldEvents.map(() => null),
+        oldEvents.map((e) => JSON.stringify(e.data)),
+        oldEvents.map((e) => encodeMetadata(e.metadata, 'session:t:a')),
+        origin,
+      ],
+    );
+    await old.close();
+
+    const open = () => PostgresEventStore.open({ connectionString: db.url, schema });
+    const [store, other] = await Promise.all([open(), open()]);
+    try {
+      // Two processes register the same new names at once: one code each.
+      await Promise.all([
+        store.append('session:t:a', [newEvent('MemoryWritten'), newEvent('ToolCallStarted')], { expectedVersion: 2 }),
+        other.append('session:t:b', [newEvent('ToolCallStarted'), newEvent('ToolCallSucceeded')], { expectedVersion: 'no_stream' }),
+      ]);
+      const codes = await store.pool.query<{ name: string }>(`SELECT name FROM ${s}.event_types ORDER BY name`);
+      expect(codes.rows.map((r) => r.name)).toEqual(['MemoryWritten', 'ToolCallStarted', 'ToolCallSucceeded']);
+      const rows = await store.pool.query<{ version: number; type: string | null; coded: boolean }>(
+        `SELECT e.stream_version AS version, e.type, e.type_code IS NOT NULL AS coded FROM ${s}.events e
+          WHERE e.stream_key = (SELECT id FROM ${s}.streams WHERE stream_id = 'session:t:a') ORDER BY 1`,
+      );
+      expect(rows.rows).toEqual([
+        { version: 1, type: 'SessionStarted', coded: false },
+        { version: 2, type: 'MemoryWritten', coded: false },
+        { version: 3, type: null, coded: true },
+        { version: 4, type: null, coded: true },
+      ]);
+      const expected = ['SessionStarted', 'MemoryWritten', 'MemoryWritten', 'ToolCallStarted'];
+      // Each process reads the codes the other registered.
+      for (const reader of [store, other]) {
+        expect((await reader.readStream('session:t:a')).map((e) => e.type)).toEqual(expected);
+        expect((await reader.loadSnapshotAndTail('session:t:a', 1, 10)).events.map((e) => e.type)).toEqual(expected);
+        expect((await reader.readStream('session:t:b')).map((e) => e.type)).toEqual(['ToolCallStarted', 'ToolCallSucceeded']);
+        const all = await reader.readAll({ after: 0, limit: 100 });
+        expect(all.map((e) => e.type).sort()).toEqual([...expected, 'ToolCallStarted', 'ToolCallSucceeded'].sort());
+      }
+      expect((await store.readStream('session:t:a'))[0]).toMatchObject({
+        eventId: oldEvents[0]!.eventId,
+        data: oldEvents[0]!.data,
+        metadata: oldEvents[0]!.metadata,
+      });
+    } finally {
+      await Promise.all([store.close(), other.close()]);
     }
   });
 

@@ -17,6 +17,8 @@ const RELEASED: Record<number, { name: string; sha256: string }> = {
   3: { name: 'group commit: several appends in one transaction', sha256: '059158fae7b997dba6ba7025a46be94d3538320c36ee5f2878596440321faca2' },
   4: { name: 'snapshot segments', sha256: '87649099b74f2f36dc718d97ca21743d5c5b2bf9ae0d78cf1668a0b127bb267a' },
   5: { name: 'event seals', sha256: 'ad0820a997cbb6bf2a64eeb0695269661ad98971fabf430d94be16951cce2bbe' },
+  6: { name: 'deflated snapshots', sha256: '2cf0d3dfcf5fa8eddf11d1f53b5108640f54bd7a180f8b59a188fa85b2cebd08' },
+  7: { name: 'event type codes', sha256: '2b2c7058f5a337721bf10e82cb9ccd9d3311746893bedcb4f8a2688b1b1b7815' },
 };
 
 describe('PostgreSQL event store migrations', () => {
