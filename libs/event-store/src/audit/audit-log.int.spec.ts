@@ -84,11 +84,23 @@ async function writeLog(store: EventStore): Promise<void> {
   await store.append('session:acme:trip', [newEvent('MemoryWritten', { key: 'hotel', value: 'Ritz' })], { expectedVersion: 3 });
 }
 
+/**
+ * Waits (bounded) until the global log shows `count` events: on PostgreSQL a transaction that
+ * another suite holds open on the same server keeps newer commits out of the log for a moment.
+ */
+async function logShows(store: EventStore, count: number): Promise<void> {
+  for (let i = 0; i < 300; i++) {
+    if ((await store.readAll({ after: 0, limit: count })).length >= count) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 describe.each(backends)('tamper evidence on %s', (_name, open) => {
   const withLog = async (work: (o: Opened) => Promise<void>) => {
     const opened = await open();
     try {
       await writeLog(opened.store);
+      await logShows(opened.store, 6);
       expect(await sealLog(opened.store, opened.seals)).toMatchObject({ sealed: 6 });
       await work(opened);
     } finally {
@@ -102,6 +114,7 @@ describe.each(backends)('tamper evidence on %s', (_name, open) => {
       const digest = formatDigest(await logDigest(seals));
       expect(parseDigest(digest)).toMatchObject({ events: 6 });
       await store.append('session:acme:other', [newEvent()], { expectedVersion: 2 });
+      await logShows(store, 7);
       expect(await verifyLog(store, seals, { expectedDigest: digest })).toMatchObject({ ok: true, checked: 6, unsealed: 1, digestMatches: true });
       expect(await sealLog(store, seals)).toMatchObject({ sealed: 1 });
       expect(await sealLog(store, seals)).toMatchObject({ sealed: 0 });
