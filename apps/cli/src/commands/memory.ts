@@ -42,6 +42,7 @@ const status: CommandSpec = {
         paths: new EngineSessionPaths(new SessionService(new SessionRepository(store, { snapshotEvery: 0 }))),
         store,
         checkpoints,
+        placement: 'process',
       });
       try {
         await runtime.indexer.open();
@@ -73,7 +74,12 @@ const rebuild: CommandSpec = {
     const fresh = `${config.sqliteFile}.rebuild-${process.pid}`;
     rmSync(fresh, { force: true });
     return withEventStore(context, async (store) => {
-      const runtime = new MemoryRuntime({ config, paths: new EngineSessionPaths(new SessionService(new SessionRepository(store, { snapshotEvery: 0 }))) });
+      // A one-shot command: embedding in this thread is what it is for.
+      const runtime = new MemoryRuntime({
+        config,
+        paths: new EngineSessionPaths(new SessionService(new SessionRepository(store, { snapshotEvery: 0 }))),
+        placement: 'process',
+      });
       const freshIndex = new SqliteVectorIndex({ filename: fresh });
       const progress = new InMemoryCheckpointStore();
       const indexer = new MemoryIndexer({

@@ -7,6 +7,8 @@ export interface OnnxEmbeddingModelOptions extends ModelFilesOptions {
   model?: string;
   /** Texts per inference call (default 32). */
   batchSize?: number;
+  /** onnxruntime's intra-op threads (default: its own choice, one per core); 1 keeps a background indexer to one core. */
+  intraOpThreads?: number;
 }
 
 type FeatureExtractor = (texts: string[], options: { pooling: 'mean' | 'cls'; normalize: boolean }) => Promise<{ data: Float32Array; dims: number[] }>;
@@ -34,7 +36,11 @@ export class OnnxEmbeddingModel implements EmbeddingModel {
       transformers.env.localModelPath = `${cacheDir}/`;
       let pipe: unknown;
       try {
-        pipe = await transformers.pipeline('feature-extraction', this.spec.id, { dtype: 'fp32', device: 'cpu' });
+        pipe = await transformers.pipeline('feature-extraction', this.spec.id, {
+          dtype: 'fp32',
+          device: 'cpu',
+          ...(this.options.intraOpThreads ? { session_options: { intraOpNumThreads: this.options.intraOpThreads, interOpNumThreads: 1 } } : {}),
+        });
       } catch (error) {
         throw new ModelUnavailableError(
           `The embedding model ${this.spec.id} in ${cacheDir}/${this.spec.id} could not be loaded: ${(error as Error).message}. ` +
