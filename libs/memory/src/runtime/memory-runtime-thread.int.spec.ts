@@ -1,4 +1,4 @@
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -92,6 +92,10 @@ describe.each(['sqlite', 'postgres'] as const)('memory indexer in a worker threa
     const indexed = await until(first, (s) => s.lag === 0 && s.items === 2, 'indexing the first turns');
     expect(indexed).toMatchObject({ state: 'running', model: 'all-minilm-l6-v2-q', dimensions: 384, indexedItems: 2, lastError: null });
     expect(indexed.skippedEvents).toBeGreaterThan(0); // "hi" and SessionStarted
+    // The writer thread runs at the lowest priority (Linux: nice 19 per thread); this process's other threads do not.
+    const nice = readdirSync('/proc/self/task').map((tid) => Number(readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ')[16]));
+    expect(nice.filter((n) => n === 19).length).toBeGreaterThan(0);
+    expect(nice).toContain(0);
 
     await first.open();
     const recalled = await first.recall.recall({ tenantId: 't1', sessionId: 'trip', query: 'Which hotel did we reserve in Portugal?', k: 2 });

@@ -4,6 +4,8 @@
  * intra-op thread) and, for the writer, its own connection to the index, from the
  * MemoryConfig it was started with; tinypool calls the exported functions by name.
  */
+import { readlinkSync } from 'node:fs';
+import { setPriority } from 'node:os';
 import type { EmbeddingModel, EmbeddingModelInfo } from '../embedding-model';
 import type { MemoryItem } from '../memory-item';
 import { LocalItemWriter } from '../memory-item-writer';
@@ -25,11 +27,27 @@ interface Parts {
 
 let parts: Promise<Parts> | undefined;
 
+/**
+ * Gives this thread the lowest CPU priority (nice 19), so that it runs on what the request
+ * threads leave: under load the lag grows instead of the writes slowing down. Linux keeps a
+ * nice value per thread (found through /proc/thread-self); elsewhere, or when not allowed,
+ * the thread keeps its priority and the CPU share alone bounds it.
+ */
+function yieldToRequests(): void {
+  try {
+    setPriority(Number(readlinkSync('/proc/thread-self').split('/').pop()), 19);
+  } catch {
+    // Not Linux, or not permitted: the CPU share still bounds the thread.
+  }
+}
+
 function ready(): Promise<Parts> {
   parts ??= (async () => {
     // tinypool is ESM-only: a native dynamic import, kept as such by the CommonJS build.
     const { default: Tinypool } = await import('tinypool');
     const { config, role } = Tinypool.workerData as MemoryThreadData;
+    // Before the model loads: onnxruntime's threads inherit the priority of the thread that makes them.
+    if (role === 'writer') yieldToRequests();
     const model = embeddingModelFor(config, { intraOpThreads: 1 });
     const index = role === 'writer' ? vectorIndexFor(config) : null;
     return { model, index, writer: index ? new LocalItemWriter({ model, index }) : null };
