@@ -41,8 +41,8 @@ export const JOB_WORKLOADS: Record<JobName, WorkloadId[]> = {
   'rewind-postgres': ['W7', 'W1', 'W2', 'W3', 'W4'],
   emmett: ['W7', 'W1', 'W2', 'W3', 'W4'],
   langgraph: ['W7', 'W1', 'W3', 'W2'],
-  'rewind-sqlite-http': ['W3', 'W4', 'W6'],
-  'rewind-postgres-http': ['W3', 'W4', 'W6'],
+  'rewind-sqlite-http': ['W3', 'W4', 'W6', 'MEM'],
+  'rewind-postgres-http': ['W3', 'W4', 'W6', 'MEM'],
   'emmett-http': ['W4'],
   projections: ['W5'],
   memory: ['MEM'],
@@ -98,6 +98,12 @@ async function rewindHttp(ctx: Context, store: StoreName): Promise<Row[]> {
   const { measureHttpThroughput } = await import('./workloads/w4-throughput.js');
   const { measureRollback } = await import('./workloads/w6-rollback.js');
   const rows: Row[] = [];
+  if (ctx.want('MEM')) {
+    // W3 under W4's load with the memory indexer off, then on: each on an API of its own.
+    const { measureAppendUnderLoad } = await import('./workloads/mem-http-load.js');
+    rows.push(...(await measureAppendUnderLoad(store, ctx.spec.run, ctx.sizes)));
+  }
+  if (!ctx.want('W3') && !ctx.want('W4') && !ctx.want('W6')) return rows;
   const api = await startRewindApi(store, ctx.spec.run);
   try {
     if (ctx.want('W3')) {
