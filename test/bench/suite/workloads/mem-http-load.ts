@@ -128,8 +128,8 @@ async function underLoad(store: StoreName, run: string, sizes: Sizes, memory: 'o
             extra: {
               samples: samples.length,
               // In global positions: events on SQLite; on PostgreSQL positions are not dense (they carry the transaction), so read the ms.
-              lagPositionsP50: lagPositions[Math.floor(lagEvents.length / 2)] ?? 0,
-              lagPositionsMax: lagPositions[lagEvents.length - 1] ?? 0,
+              lagPositionsP50: lagPositions[Math.floor(lagPositions.length / 2)] ?? 0,
+              lagPositionsMax: lagPositions[lagPositions.length - 1] ?? 0,
               catchUpAfterLoadMs: caughtUp ? caughtUp.at - loadEnded : null,
             },
           },
