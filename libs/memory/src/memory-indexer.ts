@@ -144,12 +144,9 @@ export class MemoryIndexer {
       await this.indexEvents(events);
       position = events[events.length - 1]!.globalPosition;
       await checkpoints.save(this.name, position);
-      if (events.length < batchSize) return;
-      if (options.paced) {
-        if (this.state !== 'running') return;
-        if (share < 1) await this.sleep(((performance.now() - started) * (1 - share)) / share);
-        if (this.state !== 'running') return;
-      }
+      // The rest follows every batch, a short one too: steady writes never fill a batch, and would go unpaced.
+      if (options.paced && share < 1 && this.state === 'running') await this.sleep(((performance.now() - started) * (1 - share)) / share);
+      if (events.length < batchSize || (options.paced && this.state !== 'running')) return;
     }
   }
 
