@@ -106,4 +106,21 @@ describe('SqliteVectorIndex on a file', () => {
     expect(session.sort()).toEqual(['a0:0', 'a100:0', 'a120:0', 'a140:0', 'a160:0', 'a180:0', 'a20:0', 'a40:0', 'a60:0', 'a80:0']);
     await index.close();
   });
+
+  it('keyword search leaves out words common to much of the index: the rarest stands in, unless it is in a fifth of everything', async () => {
+    const index = new SqliteVectorIndex({ filename: ':memory:' });
+    await index.open({ id: 'm', dimensions: 8 });
+    // 5 000 items: "lunch" in 90 %, "castle" in 24 %, "dragon" in 5 (the ceiling is 1 000 documents).
+    const items = Array.from({ length: 5000 }, (_, i) =>
+      memoryItem({ id: `e${i}:0`, text: [i % 10 ? 'lunch' : 'dinner', i % 25 < 6 ? 'castle' : 'garden', i % 1000 === 7 ? 'dragon' : 'noon'].join(' ') }),
+    );
+    await index.upsert(items.map((item, i) => ({ item, vector: axisVector(8, i % 8) })));
+    const texts = async (query: string) => (await index.searchText(query, { tenantId: 't1' }, 50)).map((h) => h.item.text);
+
+    expect(await texts('lunch')).toEqual([]);
+    expect(await texts('lunch castle')).toHaveLength(50);
+    expect((await texts('lunch castle')).every((t) => t.includes('castle'))).toBe(true);
+    expect(await texts('castle dragon lunch')).toEqual(Array(5).fill('lunch garden dragon'));
+    await index.close();
+  });
 });
