@@ -11,7 +11,9 @@ export interface MemoryIndexing {
 /**
  * Distributed mode (seed 003's drawing): the worker consumes `rewind.events` from Kafka and
  * indexes each event's memory items (at least once; upserts by event id make a redelivery
- * harmless). In embedded mode (in-process bus) the API process indexes instead, so this
+ * harmless). Embedding and index writes run in a worker thread (REWIND_MEMORY_INDEXER=thread,
+ * the default), so command handling on this process's event loop is not held up by them; each
+ * message is acknowledged only after its items are in the index. In embedded mode (in-process bus) the API process indexes instead, so this
  * returns null. REWIND_MEMORY=off turns it off.
  */
 export async function startMemoryIndexing(options: {
@@ -44,7 +46,9 @@ export async function startMemoryIndexing(options: {
     await runtime.close();
     throw error;
   }
-  options.logger.log(`Indexing long-term memory from "${options.eventsTopic}" (group "${groupId}", ${config.index} index).`);
+  options.logger.log(
+    `Indexing long-term memory from "${options.eventsTopic}" (group "${groupId}", ${config.index} index, embedding ${runtime.placement === 'thread' ? 'in a worker thread' : "on this process's event loop"}).`,
+  );
   return {
     runtime,
     async stop() {

@@ -89,7 +89,8 @@ export class Rewind {
       const config = memoryConfigFromEnv(process.env, this.dataDir ?? '.');
       if (this.dataDir === null) config.sqliteFile = ':memory:';
       const checkpoints = this.dataDir === null ? new InMemoryCheckpointStore() : new SqliteCheckpointStore(join(this.dataDir, 'rewind.db'));
-      const runtime = new MemoryRuntime({ config, paths: new EngineSessionPaths(this.sessions), store: this.store, checkpoints });
+      // Library mode catches up right before each recall, in the caller's process: no background thread to manage.
+      const runtime = new MemoryRuntime({ config, paths: new EngineSessionPaths(this.sessions), store: this.store, checkpoints, placement: 'process' });
       this.memoryRuntime = { runtime, checkpoints };
     }
     return this.memoryRuntime.runtime;

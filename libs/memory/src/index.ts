@@ -12,4 +12,5 @@ export * from './engine-session-paths';
 export * from './query-rewriter';
 export * from './deterministic-rewriter';
 export * from './recall';
+export * from './memory-item-writer';
 export * from './memory-indexer';

@@ -1,7 +1,8 @@
 import type { EventStore } from '@rewind/event-store';
 import type { CheckpointStore } from '@rewind/messaging';
-import type { EmbeddingModel } from './embedding-model';
+import type { EmbeddingModel, EmbeddingModelInfo } from './embedding-model';
 import { MemoryItemExtractor, type MemoryItem, type MemorySourceEvent } from './memory-item';
+import { LocalItemWriter, type MemoryIndexerPlacement, type MemoryItemWriter } from './memory-item-writer';
 import { effectivePolicy, type MemoryPolicyStore } from './memory-policy';
 import type { MemoryScope, VectorIndex } from './vector-index';
 
@@ -12,8 +13,12 @@ export interface MemoryIndexerLogger {
 }
 
 export interface MemoryIndexerOptions {
+  /** The index (counted for status; written to unless a writer is given). */
   index: VectorIndex;
-  model: EmbeddingModel;
+  /** The model that embeds items in this thread (unless a writer is given). */
+  model?: EmbeddingModel;
+  /** Embeds and writes items elsewhere, e.g. in a worker thread (default: here, with `model` and `index`). */
+  writer?: MemoryItemWriter;
   policies: MemoryPolicyStore;
   extractor?: MemoryItemExtractor;
   /** For the embedded subscription (start()): the global log and where the indexer got to in it. */
@@ -25,6 +30,12 @@ export interface MemoryIndexerOptions {
   batchSize?: number;
   /** How often an idle indexer looks for new events (default 100 ms). */
   pollIntervalMs?: number;
+  /**
+   * The share of one core the background loop (start()) may keep busy embedding, from 0.05
+   * to 1 (default 1): after a batch that took t ms it rests t × (1 − share) / share ms, so
+   * under a burst the lag grows instead of the writes slowing down, and catches up after.
+   */
+  cpuShare?: number;
   logger?: MemoryIndexerLogger;
 }
 
@@ -32,6 +43,8 @@ export type MemoryIndexerState = 'idle' | 'running' | 'stopping' | 'stopped';
 
 export interface MemoryIndexerStatus {
   state: MemoryIndexerState;
+  /** `thread`: embedding and index writes run in a worker thread; `process`: on the caller's event loop. */
+  runsIn: MemoryIndexerPlacement;
   model: string | null;
   dimensions: number | null;
   /** Last global position indexed (embedded subscription), or the highest seen (Kafka). */
@@ -59,10 +72,11 @@ export class MemoryIndexer {
   private readonly extractor: MemoryItemExtractor;
   private readonly name: string;
   private readonly logger: MemoryIndexerLogger;
+  private readonly writer: MemoryItemWriter;
   private state: MemoryIndexerState = 'idle';
   private loop: Promise<void> | undefined;
   private wake: (() => void) | undefined;
-  private opened: Promise<{ id: string; dimensions: number }> | undefined;
+  private opened: Promise<EmbeddingModelInfo> | undefined;
   private highestSeen = 0;
   private indexedItems = 0;
   private skippedEvents = 0;
@@ -77,13 +91,15 @@ export class MemoryIndexer {
     this.extractor = options.extractor ?? new MemoryItemExtractor();
     this.name = options.name ?? 'memory-indexer';
     this.logger = options.logger ?? silent;
+    if (!options.writer && !options.model) throw new Error('A memory indexer needs an embedding model, or a writer that embeds elsewhere.');
+    this.writer = options.writer ?? new LocalItemWriter({ model: options.model!, index: options.index });
   }
 
-  /** Loads the model (downloading it on first use) and opens the index for it. */
-  open(): Promise<{ id: string; dimensions: number }> {
+  /** Loads the model (downloading it on first use) and opens the index for it (here too when a writer runs elsewhere: status counts items here). */
+  open(): Promise<EmbeddingModelInfo> {
     this.opened ??= (async () => {
-      const info = await this.options.model.info();
-      await this.options.index.open(info);
+      const info = await this.writer.open();
+      if (this.options.writer) await this.options.index.open(info);
       return info;
     })();
     this.opened.catch(() => (this.opened = undefined));
@@ -139,26 +155,38 @@ export class MemoryIndexer {
       items.push(...found);
     }
     if (items.length === 0) return 0;
-    const vectors = await this.options.model.embed(items.map((i) => i.text));
+    // Shreds that ran while this batch was read are kept out of it; one that runs while the writer
+    // embeds it is applied again after the write, so the batch cannot bring the scope back.
+    const shredBefore = this.shredsDuringBatches.filter((s) => s.generation > generation).map((s) => s.scope);
+    items = items.filter((item) => !shredBefore.some((scope) => inScope(item, scope)));
+    if (items.length === 0) return 0;
+    await this.writer.write(items);
     const shredMeanwhile = this.shredsDuringBatches.filter((s) => s.generation > generation).map((s) => s.scope);
-    const indexed = items.map((item, i) => ({ item, vector: vectors[i]! })).filter(({ item }) => !shredMeanwhile.some((scope) => inScope(item, scope)));
-    await this.options.index.upsert(indexed);
-    this.indexedItems += indexed.length;
-    return indexed.length;
+    for (const scope of shredMeanwhile) if (items.some((item) => inScope(item, scope))) await this.options.index.shredScope(scope);
+    const indexed = items.filter((item) => !shredMeanwhile.some((scope) => inScope(item, scope))).length;
+    this.indexedItems += indexed;
+    return indexed;
   }
 
-  /** Indexes everything committed up to now (one pass; the loop of start() does this continuously). */
-  async catchUp(): Promise<void> {
+  /**
+   * Indexes everything committed up to now (one pass; the loop of start() does this
+   * continuously, `paced` by cpuShare, and stops between batches when asked to stop).
+   */
+  async catchUp(options: { paced?: boolean } = {}): Promise<void> {
     const { store, checkpoints } = this.requireSubscription();
     const batchSize = this.options.batchSize ?? 256;
+    const share = Math.min(1, Math.max(0.05, this.options.cpuShare ?? 1));
     let position = await checkpoints.load(this.name);
     for (;;) {
       const events = await store.readAll({ after: position, limit: batchSize });
       if (events.length === 0) return;
+      const started = performance.now();
       await this.indexEvents(events);
       position = events[events.length - 1]!.globalPosition;
       await checkpoints.save(this.name, position);
-      if (events.length < batchSize) return;
+      // The rest follows every batch, a short one too: steady writes never fill a batch, and would go unpaced.
+      if (options.paced && share < 1 && this.state === 'running') await this.sleep(((performance.now() - started) * (1 - share)) / share);
+      if (events.length < batchSize || (options.paced && this.state !== 'running')) return;
     }
   }
 
@@ -181,11 +209,13 @@ export class MemoryIndexer {
     this.wake?.();
   }
 
+  /** Stops the loop after the batch in hand (its checkpoint saved), then closes the writer (a worker thread ends). */
   async stop(): Promise<void> {
     if (this.state === 'running') this.state = 'stopping';
     this.wake?.();
     await this.loop;
     this.state = 'stopped';
+    await this.writer.close();
   }
 
   private sleep(ms: number): Promise<void> {
@@ -203,7 +233,7 @@ export class MemoryIndexer {
     const poll = this.options.pollIntervalMs ?? 100;
     while (this.state === 'running') {
       try {
-        await this.catchUp();
+        await this.catchUp({ paced: true });
         if (this.failures > 0) this.logger.log('Memory indexing works again and is catching up.');
         this.failures = 0;
         this.lastError = null;
@@ -228,6 +258,7 @@ export class MemoryIndexer {
     const checkpoint = checkpoints ? await checkpoints.load(this.name) : this.highestSeen;
     return {
       state: this.state,
+      runsIn: this.writer.runsIn,
       model: info?.id ?? null,
       dimensions: info?.dimensions ?? null,
       checkpoint,

@@ -41,8 +41,8 @@ export const JOB_WORKLOADS: Record<JobName, WorkloadId[]> = {
   'rewind-postgres': ['W7', 'W1', 'W2', 'W3', 'W4'],
   emmett: ['W7', 'W1', 'W2', 'W3', 'W4'],
   langgraph: ['W7', 'W1', 'W3', 'W2'],
-  'rewind-sqlite-http': ['W3', 'W4', 'W6', 'HTTP', 'W2'],
-  'rewind-postgres-http': ['W3', 'W4', 'W6', 'HTTP', 'W2'],
+  'rewind-sqlite-http': ['W3', 'W4', 'W6', 'HTTP', 'W2', 'MEM'],
+  'rewind-postgres-http': ['W3', 'W4', 'W6', 'HTTP', 'W2', 'MEM'],
   'emmett-http': ['W4'],
   projections: ['W5'],
   memory: ['MEM'],
@@ -99,6 +99,12 @@ async function rewindHttp(ctx: Context, store: StoreName): Promise<Row[]> {
   const { measureRollback } = await import('./workloads/w6-rollback.js');
   const { measureHttpPath, measureHttpTimeTravel } = await import('./workloads/http-path.js');
   const rows: Row[] = [];
+  if (ctx.want('MEM')) {
+    // W3 under W4's load with the memory indexer off, then on: each on an API of its own.
+    const { measureAppendUnderLoad } = await import('./workloads/mem-http-load.js');
+    rows.push(...(await measureAppendUnderLoad(store, ctx.spec.run, ctx.sizes)));
+  }
+  if (!(['W3', 'W4', 'W6', 'HTTP', 'W2'] as const).some((w) => ctx.want(w))) return rows;
   const api = await startRewindApi(store, ctx.spec.run);
   try {
     if (ctx.want('W3')) {

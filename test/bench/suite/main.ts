@@ -6,7 +6,7 @@
  *                                      [--profile] [--no-wait] [--out=.bench]
  *
  *  --quick     small sizes (CI smoke test, under two minutes); writes .bench/ only.
- *  --only      run only these workloads (W1..W7, HTTP, DB, MEM); --jobs: only these jobs (see job.ts).
+ *  --only      run only these workloads (W1..W7, HTTP, DB, MEM; MEM in an HTTP job: W3 under W4 load, indexer off/on); --jobs: only these jobs (see job.ts).
  *  --profile   CPU-profile the measured phase of each job (quick sizes unless --full), summarise
  *              the profiles and the hot queries' plans into .bench/profile-summary.md.
  *  --no-wait   do not wait for the machine to be quiet before each job (a full run waits up to 60 s).

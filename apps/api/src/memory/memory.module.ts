@@ -70,7 +70,7 @@ export class MemoryModule implements OnApplicationBootstrap, OnApplicationShutdo
     this.metrics.registerLag('memory-indexer', async () => (await indexer.status()).lag);
     // Load (on the very first start: download) the embedding model now, in the background:
     // the service answers at once; a model that cannot be had is said here, not at the first recall.
-    indexer.open().then(
+    this.memory.open().then(
       (model) => this.logger.log(`Memory ready: embedding model ${model.id} (${model.dimensions} dimensions).`),
       (error: Error) => this.logger.error(`${error.message} Recall answers 503 until then; writes are not affected.`),
     );
@@ -79,7 +79,12 @@ export class MemoryModule implements OnApplicationBootstrap, OnApplicationShutdo
       return;
     }
     indexer.start();
-    this.logger.log(`Indexing long-term memory in the background (${this.memory.options.config.index} index).`);
+    const { index, indexerCpuShare } = this.memory.options.config;
+    this.logger.log(
+      this.memory.placement === 'thread'
+        ? `Indexing long-term memory in a worker thread (${index} index, at most ${Math.round(indexerCpuShare * 100)} % of one core; lag grows under bursts and catches up after).`
+        : `Indexing long-term memory on this process's event loop (${index} index; REWIND_MEMORY_INDEXER=process).`,
+    );
   }
 
   async onApplicationShutdown(): Promise<void> {

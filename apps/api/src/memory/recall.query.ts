@@ -20,7 +20,7 @@ export class RecallHandler implements IQueryHandler<RecallQuery, RecallResult> {
 
   async execute({ caller, sessionId, request }: RecallQuery): Promise<RecallResult> {
     const memory = requireMemory(this.memory);
-    await memory.indexer.open().catch(memoryUnavailable);
+    await memory.open().catch(memoryUnavailable);
     return memory.recall.recall({ tenantId: caller.tenantId, sessionId, ...request }).catch(memoryUnavailable);
   }
 }

@@ -321,6 +321,7 @@ export const RESPONSE_SCHEMAS: Record<string, JsonSchema> = {
       enabled: bool(),
       index: str({ example: 'sqlite' }),
       state: oneOf(['idle', 'running', 'stopping', 'stopped']),
+      runsIn: oneOf(['thread', 'process'], 'Where embedding and index writes run: a worker thread (default) or the event loop.'),
       model: orNull(str()),
       dimensions: orNull(int()),
       checkpoint: int(),

@@ -49,6 +49,7 @@ const status: CommandSpec = {
         store,
         checkpoints,
         ...policiesOf(store),
+        placement: 'process',
       });
       try {
         await runtime.indexer.open();
@@ -80,10 +81,12 @@ const rebuild: CommandSpec = {
     const fresh = `${config.sqliteFile}.rebuild-${process.pid}`;
     rmSync(fresh, { force: true });
     return withEventStore(context, async (store) => {
+      // A one-shot command: embedding in this thread is what it is for.
       const runtime = new MemoryRuntime({
         config,
         paths: new EngineSessionPaths(new SessionService(new SessionRepository(store, { snapshotEvery: 0 }))),
         ...policiesOf(store),
+        placement: 'process',
       });
       const freshIndex = new SqliteVectorIndex({ filename: fresh });
       const progress = new InMemoryCheckpointStore();

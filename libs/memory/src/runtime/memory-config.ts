@@ -22,6 +22,10 @@ export interface MemoryConfig {
   llmApiKey: string | undefined;
   llmTimeoutMs: number;
   recencyWeight: number;
+  /** REWIND_MEMORY_INDEXER: `thread` (default; embedding off the event loop, in worker threads) or `process`. */
+  indexerPlacement: 'thread' | 'process';
+  /** REWIND_MEMORY_INDEXER_CPU_SHARE: the share of one core the background indexer may keep busy (default 0.5). */
+  indexerCpuShare: number;
 }
 
 /** A bad memory setting: the service stops at start with this one sentence, like any other ConfigError. */
@@ -46,6 +50,12 @@ export function memoryConfigFromEnv(env: Record<string, string | undefined>, dat
   if (env.REWIND_EMBEDDING_URL && !env.REWIND_EMBEDDING_MODEL) {
     throw new MemoryConfigError('REWIND_EMBEDDING_URL is set but REWIND_EMBEDDING_MODEL is not: name the hosted embedding model.');
   }
+  const placement = (env.REWIND_MEMORY_INDEXER ?? 'thread').toLowerCase();
+  if (placement !== 'thread' && placement !== 'process') {
+    throw new MemoryConfigError(
+      `REWIND_MEMORY_INDEXER=${env.REWIND_MEMORY_INDEXER} is not valid: use "thread" (default: embedding in a worker thread) or "process".`,
+    );
+  }
   return {
     enabled: switch_ === 'on',
     index,
@@ -61,5 +71,7 @@ export function memoryConfigFromEnv(env: Record<string, string | undefined>, dat
     llmApiKey: env.REWIND_LLM_API_KEY || undefined,
     llmTimeoutMs: number(env, 'REWIND_LLM_TIMEOUT_MS', 2_000, 50, 60_000),
     recencyWeight: number(env, 'REWIND_MEMORY_RECENCY_WEIGHT', 0, 0, 1),
+    indexerPlacement: placement,
+    indexerCpuShare: number(env, 'REWIND_MEMORY_INDEXER_CPU_SHARE', 0.5, 0.05, 1),
   };
 }

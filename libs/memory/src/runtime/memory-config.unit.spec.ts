@@ -12,6 +12,12 @@ describe('memory configuration', () => {
       llmUrl: undefined,
       llmTimeoutMs: 2000,
       recencyWeight: 0,
+      indexerPlacement: 'thread',
+      indexerCpuShare: 0.5,
+    });
+    expect(memoryConfigFromEnv({ REWIND_MEMORY_INDEXER: 'process', REWIND_MEMORY_INDEXER_CPU_SHARE: '1' }, '/d')).toMatchObject({
+      indexerPlacement: 'process',
+      indexerCpuShare: 1,
     });
   });
 
@@ -29,6 +35,8 @@ describe('memory configuration', () => {
     [{ REWIND_EMBEDDING_URL: 'https://api.example/v1' }, /REWIND_EMBEDDING_MODEL is not/],
     [{ REWIND_LLM_TIMEOUT_MS: '10' }, /REWIND_LLM_TIMEOUT_MS=10 is not valid: use a number from 50 to 60000/],
     [{ REWIND_MEMORY_RECENCY_WEIGHT: '2' }, /REWIND_MEMORY_RECENCY_WEIGHT=2 is not valid/],
+    [{ REWIND_MEMORY_INDEXER: 'fork' }, /REWIND_MEMORY_INDEXER=fork is not valid: use "thread"/],
+    [{ REWIND_MEMORY_INDEXER_CPU_SHARE: '0' }, /REWIND_MEMORY_INDEXER_CPU_SHARE=0 is not valid: use a number from 0.05 to 1/],
   ])('refuses %j, saying what to do', (env, message) => {
     expect(() => memoryConfigFromEnv(env, '/d')).toThrow(message);
   });

@@ -1,18 +1,20 @@
 import type { EventStore } from '@rewind/event-store';
 import type { CheckpointStore } from '@rewind/messaging';
 import { DeterministicRewriter } from '../deterministic-rewriter';
-import type { EmbeddingModel } from '../embedding-model';
+import type { EmbeddingModel, EmbeddingModelInfo } from '../embedding-model';
 import { MemoryIndexer, setMemoryPolicy, type MemoryIndexerLogger } from '../memory-indexer';
+import type { MemoryIndexerPlacement } from '../memory-item-writer';
 import type { MemoryPolicy, MemoryPolicyStore } from '../memory-policy';
-import { OnnxEmbeddingModel } from '../onnx';
-import { OpenAiEmbeddingModel, OpenAiRewriter } from '../openai';
-import { QdrantVectorIndex } from '../qdrant';
+import { DEFAULT_LOCAL_MODEL, ensureModelFiles, localModelSpec } from '../onnx';
+import { OpenAiRewriter } from '../openai';
 import type { QueryRewriter } from '../query-rewriter';
 import { MemoryRecall } from '../recall';
 import type { SessionPaths } from '../session-paths';
-import { SqlitePolicyStore, SqliteVectorIndex } from '../sqlite-vec';
+import { SqlitePolicyStore } from '../sqlite-vec';
 import type { VectorIndex } from '../vector-index';
 import type { MemoryConfig } from './memory-config';
+import { embeddingModelFor, vectorIndexFor } from './memory-parts';
+import { ThreadEmbeddingModel, ThreadItemWriter } from './memory-thread-pool';
 
 export interface MemoryRuntimeOptions {
   config: MemoryConfig;
@@ -27,34 +29,34 @@ export interface MemoryRuntimeOptions {
    */
   policies?: MemoryPolicyStore & { close(): void | Promise<void> };
   logger?: MemoryIndexerLogger;
+  /**
+   * Where embedding runs (default: the configuration's, REWIND_MEMORY_INDEXER). `thread`:
+   * indexing in one worker thread and recall's questions in another, off the event loop;
+   * `process`: in this thread (library mode; an index in `:memory:` is always `process`).
+   */
+  placement?: MemoryIndexerPlacement;
 }
 
 /** Memory wired from configuration: model, index, policies, indexer, recall. */
 export class MemoryRuntime {
+  /** The model recall embeds questions with (in a worker thread of its own when `placement` is `thread` and the model is local). */
   readonly model: EmbeddingModel;
+  /** This thread's connection to the index: recall reads it, status counts it, policies delete from it. */
   readonly index: VectorIndex;
   readonly policies: MemoryPolicyStore & { close(): void | Promise<void> };
   readonly rewriter: QueryRewriter;
   readonly indexer: MemoryIndexer;
   readonly recall: MemoryRecall;
+  readonly placement: MemoryIndexerPlacement;
+  private opened: Promise<EmbeddingModelInfo> | undefined;
 
   constructor(readonly options: MemoryRuntimeOptions) {
     const { config, logger } = options;
-    this.model = config.embeddingUrl
-      ? new OpenAiEmbeddingModel({
-          url: config.embeddingUrl,
-          model: config.embeddingModel!,
-          ...(config.embeddingApiKey ? { apiKey: config.embeddingApiKey } : {}),
-        })
-      : new OnnxEmbeddingModel({
-          ...(config.embeddingModel ? { model: config.embeddingModel } : {}),
-          ...(config.modelDir ? { cacheDir: config.modelDir } : {}),
-          ...(logger ? { log: (m: string) => logger.log(m) } : {}),
-        });
-    this.index =
-      config.index === 'qdrant'
-        ? new QdrantVectorIndex({ url: config.qdrantUrl!, ...(config.qdrantApiKey ? { apiKey: config.qdrantApiKey } : {}) })
-        : new SqliteVectorIndex({ filename: config.sqliteFile });
+    this.placement = config.sqliteFile === ':memory:' && config.index === 'sqlite' ? 'process' : (options.placement ?? config.indexerPlacement);
+    const threaded = this.placement === 'thread';
+    const log = logger ? (m: string) => logger.log(m) : undefined;
+    this.model = threaded && !config.embeddingUrl ? new ThreadEmbeddingModel(config) : embeddingModelFor(config, log ? { log } : {});
+    this.index = vectorIndexFor(config);
     this.policies = options.policies ?? new SqlitePolicyStore(config.sqliteFile);
     this.rewriter =
       config.llmUrl && config.llmModel
@@ -68,8 +70,9 @@ export class MemoryRuntime {
         : new DeterministicRewriter();
     this.indexer = new MemoryIndexer({
       index: this.index,
-      model: this.model,
+      ...(threaded ? { writer: new ThreadItemWriter(config) } : { model: this.model }),
       policies: this.policies,
+      cpuShare: threaded ? config.indexerCpuShare : 1,
       ...(options.store ? { store: options.store } : {}),
       ...(options.checkpoints ? { checkpoints: options.checkpoints } : {}),
       ...(logger ? { logger } : {}),
@@ -80,7 +83,26 @@ export class MemoryRuntime {
     );
   }
 
-  /** Sets a policy; `none` removes what was indexed of the session (or tenant). */
+  /**
+   * Makes recall ready: the local model's files (downloaded here on a first start, where the
+   * logger can say so, before any thread loads them), the question model, this thread's index.
+   */
+  open(): Promise<EmbeddingModelInfo> {
+    this.opened ??= (async () => {
+      const { config, logger } = this.options;
+      if (!config.embeddingUrl) {
+        const spec = localModelSpec(config.embeddingModel ?? DEFAULT_LOCAL_MODEL);
+        await ensureModelFiles(spec, { ...(config.modelDir ? { cacheDir: config.modelDir } : {}), ...(logger ? { log: (m) => logger.log(m) } : {}) });
+      }
+      const info = await this.model.info();
+      await this.index.open(info);
+      return info;
+    })();
+    this.opened.catch(() => (this.opened = undefined));
+    return this.opened;
+  }
+
+  /** Sets a policy; `none` removes what was indexed of the session (or tenant), like a shred. */
   setPolicy(tenantId: string, sessionId: string | undefined, policy: MemoryPolicy) {
     return setMemoryPolicy({ policies: this.policies, index: this.index, indexer: this.indexer }, tenantId, sessionId, policy);
   }
@@ -90,6 +112,7 @@ export class MemoryRuntime {
     return this.indexer.shred(sessionId === undefined ? { tenantId } : { tenantId, sessionId });
   }
 
+  /** Stops indexing (after the batch in hand, its checkpoint saved), ends the threads, closes the index. */
   async close(): Promise<void> {
     await this.indexer.stop();
     await this.model.close();

@@ -77,4 +77,50 @@ describe('SqliteVectorIndex on a file', () => {
     await exact.close();
     await binary.close();
   });
+
+  it('keyword search returns only the scope, ranked the same, whichever plan the scope size picks', async () => {
+    const index = new SqliteVectorIndex({ filename: ':memory:' });
+    await index.open({ id: 'm', dimensions: 8 });
+    // Tenant t1: 400 items, 20 about the castle (a big scope next to the matches: ranked without the scope word).
+    // Tenant t2: 10 items, 5 about the castle (a small scope: searched through the scope word).
+    const items = [
+      ...Array.from({ length: 400 }, (_, i) =>
+        memoryItem({
+          id: `a${i}:0`,
+          sessionId: i < 200 ? 'big' : `s${i % 7}`,
+          text: i % 20 === 0 ? `the castle ${'tower '.repeat(i % 3)}visit ${i}` : `lunch at noon ${i}`,
+        }),
+      ),
+      ...Array.from({ length: 10 }, (_, i) => memoryItem({ id: `b${i}:0`, tenantId: 't2', sessionId: 'other', text: i % 2 ? `castle ${i}` : `dinner ${i}` })),
+    ];
+    await index.upsert(items.map((item, i) => ({ item, vector: axisVector(8, i % 8) })));
+    const ids = async (scope: { tenantId: string; sessionId?: string }) => (await index.searchText('castle tower', scope, 50)).map((h) => h.item.id);
+
+    const tenantWide = await ids({ tenantId: 't1' });
+    expect(tenantWide).toHaveLength(20);
+    expect(tenantWide.every((id) => id.startsWith('a'))).toBe(true);
+    // "tower" twice (i % 3 === 2) scores best in BM25.
+    expect(['a20:0', 'a80:0', 'a140:0', 'a200:0', 'a260:0', 'a320:0', 'a380:0']).toContain(tenantWide[0]);
+    expect((await ids({ tenantId: 't2' })).sort()).toEqual(['b1:0', 'b3:0', 'b5:0', 'b7:0', 'b9:0']);
+    const session = await ids({ tenantId: 't1', sessionId: 'big' });
+    expect(session.sort()).toEqual(['a0:0', 'a100:0', 'a120:0', 'a140:0', 'a160:0', 'a180:0', 'a20:0', 'a40:0', 'a60:0', 'a80:0']);
+    await index.close();
+  });
+
+  it('keyword search leaves out words common to much of the index: the rarest stands in, unless it is in a fifth of everything', async () => {
+    const index = new SqliteVectorIndex({ filename: ':memory:' });
+    await index.open({ id: 'm', dimensions: 8 });
+    // 5 000 items: "lunch" in 90 %, "castle" in 24 %, "dragon" in 5 (the ceiling is 1 000 documents).
+    const items = Array.from({ length: 5000 }, (_, i) =>
+      memoryItem({ id: `e${i}:0`, text: [i % 10 ? 'lunch' : 'dinner', i % 25 < 6 ? 'castle' : 'garden', i % 1000 === 7 ? 'dragon' : 'noon'].join(' ') }),
+    );
+    await index.upsert(items.map((item, i) => ({ item, vector: axisVector(8, i % 8) })));
+    const texts = async (query: string) => (await index.searchText(query, { tenantId: 't1' }, 50)).map((h) => h.item.text);
+
+    expect(await texts('lunch')).toEqual([]);
+    expect(await texts('lunch castle')).toHaveLength(50);
+    expect((await texts('lunch castle')).every((t) => t.includes('castle'))).toBe(true);
+    expect(await texts('castle dragon lunch')).toEqual(Array(5).fill('lunch garden dragon'));
+    await index.close();
+  });
 });

@@ -20,20 +20,29 @@ export interface RunningApi {
   close(): Promise<void>;
 }
 
-export async function startRewindApi(store: StoreName, run: string, purpose = 'api'): Promise<RunningApi> {
+export async function startRewindApi(store: StoreName, run: string, purpose = 'api', extraEnv: Record<string, string> = {}): Promise<RunningApi> {
   const dataDir = mkdtempSync(join(tmpdir(), 'rewind-bench-api-'));
   const apiKey = randomBytes(16).toString('hex');
   let db: TestDatabase | undefined;
   const env: Record<string, string> = { REWIND_DATA_DIR: dataDir, REWIND_ADMIN_KEY: apiKey, REWIND_LOG_LEVEL: 'error', PORT: '0', HOST: '127.0.0.1' };
   // The bench measures the service's ceiling, which a per-key rate limit would hide.
   env.REWIND_RATE_LIMIT_PER_SECOND = '0';
+  Object.assign(env, extraEnv);
   if (store === 'postgres') {
     db = await createBenchDatabase(run, purpose);
     env.REWIND_STORE = 'postgres';
     env.DATABASE_URL = db.url;
   }
   const config = loadConfig(env);
-  const { app } = await createApp(config);
+  // Memory reads its settings from process.env when the app is built (REWIND_MEMORY, …): set the extras there for that moment.
+  const saved = Object.fromEntries(Object.keys(extraEnv).map((k) => [k, process.env[k]]));
+  Object.assign(process.env, extraEnv);
+  const { app } = await createApp(config).finally(() => {
+    for (const [k, v] of Object.entries(saved)) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+  });
   await app.listen(0, '127.0.0.1');
   const { port } = app.getHttpServer().address() as { port: number };
   return {

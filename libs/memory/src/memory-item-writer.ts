@@ -1,0 +1,49 @@
+import type { EmbeddingModel, EmbeddingModelInfo } from './embedding-model';
+import type { MemoryItem } from './memory-item';
+import type { VectorIndex } from './vector-index';
+
+/**
+ * Where the indexer's CPU-heavy half runs: embedding items and writing them to the index.
+ * The indexer itself (reading the log, extracting items, policies, the checkpoint) stays
+ * cheap, so it can run on the API's event loop while a writer runs in a worker thread
+ * (`@rewind/memory/runtime`'s ThreadItemWriter) or, in library mode, in the same thread.
+ */
+/** Where embedding and index writes run: a worker thread, or the indexer's own thread. */
+export type MemoryIndexerPlacement = 'thread' | 'process';
+
+export interface MemoryItemWriter {
+  readonly runsIn: MemoryIndexerPlacement;
+  /** Loads the model and opens the index for it; tells the model's id and dimension. */
+  open(): Promise<EmbeddingModelInfo>;
+  /** Embeds and upserts these items (idempotent by item id). */
+  write(items: readonly MemoryItem[]): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Embeds and writes in the caller's thread. */
+export class LocalItemWriter implements MemoryItemWriter {
+  readonly runsIn: MemoryIndexerPlacement = 'process';
+  private opened: Promise<EmbeddingModelInfo> | undefined;
+
+  constructor(private readonly parts: { model: EmbeddingModel; index: VectorIndex }) {}
+
+  open(): Promise<EmbeddingModelInfo> {
+    this.opened ??= (async () => {
+      const info = await this.parts.model.info();
+      await this.parts.index.open(info);
+      return info;
+    })();
+    this.opened.catch(() => (this.opened = undefined));
+    return this.opened;
+  }
+
+  async write(items: readonly MemoryItem[]): Promise<void> {
+    if (items.length === 0) return;
+    await this.open();
+    const vectors = await this.parts.model.embed(items.map((i) => i.text));
+    await this.parts.index.upsert(items.map((item, i) => ({ item, vector: vectors[i]! })));
+  }
+
+  /** The model and index belong to whoever passed them in: closing the writer leaves them open. */
+  async close(): Promise<void> {}
+}

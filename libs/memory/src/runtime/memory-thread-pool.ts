@@ -1,0 +1,125 @@
+import { join } from 'node:path';
+import type Tinypool from 'tinypool' with { 'resolution-mode': 'import' };
+import type { EmbeddingModel, EmbeddingModelInfo } from '../embedding-model';
+import type { MemoryItem } from '../memory-item';
+import type { MemoryIndexerPlacement, MemoryItemWriter } from '../memory-item-writer';
+import type { MemoryConfig } from './memory-config';
+import type { MemoryThreadData } from './memory-thread';
+
+/** How long a closing thread may take to close its model and index before it is terminated. */
+const CLOSE_TIMEOUT_MS = 10_000;
+
+/**
+ * The compiled thread entry. Under the test runner this module is read from its TypeScript
+ * source, but a worker thread runs plain JavaScript: the build's copy (npm test builds first).
+ */
+function threadEntry(): string {
+  const dir = __filename.endsWith('.ts') ? join(__dirname, '..', '..', 'dist', 'runtime') : __dirname;
+  return join(dir, 'memory-thread.js');
+}
+
+/**
+ * This process's Node flags minus the `@rewind/source` export condition (the test runner's):
+ * the thread runs the compiled packages, and a thread inherits the flags it is not given.
+ */
+function threadExecArgv(): string[] {
+  const argv = process.execArgv;
+  return argv.filter(
+    (arg, i) =>
+      !/^(--conditions|-C)=?@rewind\/source$/.test(arg) &&
+      !(/^(--conditions|-C)$/.test(arg) && argv[i + 1] === '@rewind/source') &&
+      !(arg === '@rewind/source' && /^(--conditions|-C)$/.test(argv[i - 1] ?? '')),
+  );
+}
+
+/**
+ * One worker thread (tinypool, one thread, restarted on the next task when it crashed) running
+ * memory-thread.ts in one role. Tasks queue: one at a time, in order.
+ */
+class MemoryThread {
+  private pool: Promise<Tinypool> | undefined;
+
+  constructor(private readonly data: MemoryThreadData) {}
+
+  private start(): Promise<Tinypool> {
+    this.pool ??= (async () => {
+      // ESM-only package: a native dynamic import, kept as such by the CommonJS build.
+      const { default: Pool } = await import('tinypool');
+      return new Pool({ filename: threadEntry(), minThreads: 1, maxThreads: 1, workerData: this.data, teardown: 'close', execArgv: threadExecArgv() });
+    })();
+    return this.pool;
+  }
+
+  async run<T>(name: 'open' | 'write' | 'embed', argument: unknown): Promise<T> {
+    return ((await this.start()).run(argument, { name }) as Promise<T>).catch((error: unknown) => {
+      throw error instanceof Error ? error : new Error(`The memory ${this.data.role} thread failed: ${String(error)}`);
+    });
+  }
+
+  async close(): Promise<void> {
+    const pool = this.pool;
+    this.pool = undefined;
+    if (!pool) return;
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), CLOSE_TIMEOUT_MS)));
+    const destroyed = (await pool).destroy();
+    const outcome = await Promise.race([destroyed.then(() => 'closed' as const), timedOut]);
+    clearTimeout(timer);
+    if (outcome === 'timeout')
+      throw new Error(`The memory ${this.data.role} thread did not close within ${CLOSE_TIMEOUT_MS / 1000} s; it was left to end with the process.`);
+  }
+}
+
+/**
+ * Embeds and writes memory items in a worker thread with one intra-op thread: the indexing
+ * work takes at most about one core and never runs on the caller's event loop.
+ */
+export class ThreadItemWriter implements MemoryItemWriter {
+  readonly runsIn: MemoryIndexerPlacement = 'thread';
+  private readonly thread: MemoryThread;
+
+  constructor(config: MemoryConfig) {
+    this.thread = new MemoryThread({ config, role: 'writer' });
+  }
+
+  open(): Promise<EmbeddingModelInfo> {
+    return this.thread.run('open', null);
+  }
+
+  async write(items: readonly MemoryItem[]): Promise<void> {
+    if (items.length > 0) await this.thread.run('write', items);
+  }
+
+  close(): Promise<void> {
+    return this.thread.close();
+  }
+}
+
+/**
+ * The embedding model in a worker thread of its own, for recall's questions: a question is
+ * embedded without blocking the event loop (tokenizing and pooling run in JavaScript) and
+ * without waiting behind an indexing batch.
+ */
+export class ThreadEmbeddingModel implements EmbeddingModel {
+  private readonly thread: MemoryThread;
+  private opened: Promise<EmbeddingModelInfo> | undefined;
+
+  constructor(config: MemoryConfig) {
+    this.thread = new MemoryThread({ config, role: 'embedder' });
+  }
+
+  info(): Promise<EmbeddingModelInfo> {
+    this.opened ??= this.thread.run<EmbeddingModelInfo>('open', null);
+    this.opened.catch(() => (this.opened = undefined));
+    return this.opened;
+  }
+
+  embed(texts: readonly string[]): Promise<Float32Array[]> {
+    return this.thread.run('embed', [...texts]);
+  }
+
+  close(): Promise<void> {
+    this.opened = undefined;
+    return this.thread.close();
+  }
+}
