@@ -112,9 +112,9 @@ const hostileText = fc.oneof(
 );
 
 /**
- * A valid path parameter as one URL segment. "." and ".." (which ID_PATTERN allows) are
- * dot-segments: every URL parser removes them, percent-encoded too (`/v1/keys/./expiry` is
- * `/v1/keys/expiry`), so no client can send them as an id; they stay among the hostile values.
+ * A valid path parameter as one URL segment. "." and ".." are dot-segments: every URL parser
+ * removes them, percent-encoded too (`/v1/keys/./expiry` is `/v1/keys/expiry`), so no client can
+ * send them as an id (ID_PATTERN refuses them as ids); they stay among the hostile values.
  */
 function pathSegment(value: string): string {
   return /^\.{1,2}$/.test(value) ? `${value}_` : encodeURIComponent(value);

@@ -50,7 +50,7 @@ export function threadOf(config: RunnableConfig, action: string): string {
   // The same rule on every transport (the HTTP API refuses other session ids), so a thread can be reached from both.
   if (!ID_PATTERN.test(threadId)) {
     throw new Error(
-      `Cannot ${action}: thread_id "${threadId.slice(0, 140)}" cannot name a Rewind session (its session id): use 1-128 letters, digits, "_", "-" or ".".`,
+      `Cannot ${action}: thread_id "${threadId.slice(0, 140)}" cannot name a Rewind session (its session id): use 1-128 letters, digits, "_", "-" or "." (not "." or ".." alone).`,
     );
   }
   return threadId;

@@ -120,6 +120,15 @@ describe.each(E2E_STORES)('hostile input on the %s store: a 4xx in the documente
     positionBefore = await store.lastPosition(); // the writes above were meant to happen
   });
 
+  it('refuses "." and ".." as ids: URL parsers drop them as dot-segments, so such a session could never be reached', async () => {
+    for (const sessionId of ['.', '..']) {
+      expectRefusal(await http('POST', '/v1/sessions', { sessionId }), 400, 'sessionId', /not "\." or "\.\." alone/);
+      expectRefusal(await http('POST', '/v1/sessions/steps-of-dots/steps', { steps: [{ kind: 'tool-call', toolCallId: sessionId, tool: 't' }] }), 400);
+    }
+    // Dots inside an id are valid: such an id is routed and looked up (404), not refused (400).
+    expect((await http('GET', '/v1/sessions/a...b')).status).toBe(404);
+  });
+
   it('parses numbers in query parameters strictly and says what is wrong', async () => {
     const cases: [string, string, RegExp][] = [
       ['from=99999999999999999999', 'from', /from must be at most 9007199254740991/],

@@ -7,7 +7,7 @@ import { TEXT } from './messages';
 export class StartSessionDto {
   @ApiPropertyOptional({ description: 'Your id for the session (letters, digits, _ - .); generated when absent.', example: 'trip-42' })
   @IsOptional()
-  @Matches(ID_PATTERN, { message: 'sessionId must be 1-128 letters, digits, "_", "-" or "."' })
+  @Matches(ID_PATTERN, { message: 'sessionId must be 1-128 letters, digits, "_", "-" or "." (not "." or ".." alone)' })
   sessionId?: string;
 
   @ApiPropertyOptional({ example: 'Plan a trip to Lisbon', maxLength: 200 })

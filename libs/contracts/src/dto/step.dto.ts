@@ -21,7 +21,7 @@ export class RecordMessageDto {
     description: 'The turn this message belongs to. A user message without one starts a new turn; an agent message without one answers the latest turn.',
   })
   @IsOptional()
-  @Matches(ID_PATTERN, { message: 'turnId must be 1-128 letters, digits, "_", "-" or "."' })
+  @Matches(ID_PATTERN, { message: 'turnId must be 1-128 letters, digits, "_", "-" or "." (not "." or ".." alone)' })
   turnId?: string;
 }
 
@@ -134,7 +134,7 @@ export class ResolveEffectDto {
 
 export class StartToolCallDto {
   @ApiProperty({ example: 'call-1' })
-  @Matches(ID_PATTERN, { message: 'toolCallId must be 1-128 letters, digits, "_", "-" or "."' })
+  @Matches(ID_PATTERN, { message: 'toolCallId must be 1-128 letters, digits, "_", "-" or "." (not "." or ".." alone)' })
   toolCallId!: string;
 
   @ApiProperty({ example: 'book_hotel' })
@@ -161,7 +161,7 @@ export class StartToolCallDto {
 
   @ApiPropertyOptional()
   @IsOptional()
-  @Matches(ID_PATTERN, { message: 'turnId must be 1-128 letters, digits, "_", "-" or "."' })
+  @Matches(ID_PATTERN, { message: 'turnId must be 1-128 letters, digits, "_", "-" or "." (not "." or ".." alone)' })
   turnId?: string;
 }
 
@@ -193,7 +193,7 @@ export class ValueDto {
 export class PushTaskDto {
   @ApiPropertyOptional()
   @IsOptional()
-  @Matches(ID_PATTERN, { message: 'taskId must be 1-128 letters, digits, "_", "-" or "."' })
+  @Matches(ID_PATTERN, { message: 'taskId must be 1-128 letters, digits, "_", "-" or "." (not "." or ".." alone)' })
   taskId?: string;
 
   @ApiProperty({ example: 'find a hotel' })

@@ -32,7 +32,7 @@ export const STEP_KINDS = [
 ] as const;
 export type StepKind = (typeof STEP_KINDS)[number];
 
-const ID_MESSAGE = (field: string) => `${field} must be 1-128 letters, digits, "_", "-" or "."`;
+const ID_MESSAGE = (field: string) => `${field} must be 1-128 letters, digits, "_", "-" or "." (not "." or ".." alone)`;
 const NAME_PATTERN = /^[^\u0000-\u001f]{1,256}$/;
 const NAME_MESSAGE = (field: string) => `${field} must be 1-256 printable characters`;
 

@@ -18,7 +18,7 @@ import {
 import type { JsonObject, JsonValue, MoveHead, SessionCommand } from '@rewind/domain';
 import { ID_PATTERN } from '@rewind/engine';
 
-const ID_MESSAGE = (field: string) => ({ message: `${field} must be 1-128 letters, digits, "_", "-" or "."` });
+const ID_MESSAGE = (field: string) => ({ message: `${field} must be 1-128 letters, digits, "_", "-" or "." (not "." or ".." alone)` });
 const NAME_PATTERN = /^[^\u0000-\u001f]{1,256}$/;
 
 /**

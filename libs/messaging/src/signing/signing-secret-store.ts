@@ -51,7 +51,7 @@ export class SigningKeyInputError extends Error {
 /** Checks the input and fills in a generated key id and secret. */
 export function newSigningSecret(input: { tenantId: string; name?: string; secret?: string; expiresAt?: string | null }): SigningSecret {
   if (!ID_PATTERN.test(input.tenantId))
-    throw new SigningKeyInputError(`"${input.tenantId}" is not a valid tenant id: use 1-128 letters, digits, "_", "-" or ".".`);
+    throw new SigningKeyInputError(`"${input.tenantId}" is not a valid tenant id: use 1-128 letters, digits, "_", "-" or "." (not "." or ".." alone).`);
   if (input.secret !== undefined && input.secret.length < 32) {
     throw new SigningKeyInputError('A signing secret must have at least 32 characters (e.g. `openssl rand -hex 32`); leave it out to have one generated.');
   }

@@ -20,7 +20,7 @@ import { ID_PATTERN } from '@rewind/engine';
 import { API_KEY_SCOPES, DEFAULT_ROTATION_GRACE_SECONDS, type ApiKeyScope } from '@rewind/tenancy';
 
 const ISO = { strict: true, strictSeparator: true };
-const idMessage = (field: string) => `${field} must be 1-128 letters, digits, "_", "-" or "."`;
+const idMessage = (field: string) => `${field} must be 1-128 letters, digits, "_", "-" or "." (not "." or ".." alone)`;
 
 /** POST /v1/keys */
 export class CreateApiKeyDto {
@@ -77,6 +77,6 @@ export class SetApiKeyExpiryDto {
 export class ListApiKeysQueryDto {
   @ApiPropertyOptional({ description: "Only this tenant's keys (default: the admin key's tenant); `*` for all." })
   @IsOptional()
-  @Matches(/^(\*|[A-Za-z0-9_.-]{1,128})$/, { message: 'tenantId must be a tenant id or *' })
+  @Matches(/^(\*|(?!\.\.?$)[A-Za-z0-9_.-]{1,128})$/, { message: 'tenantId must be a tenant id or *' })
   tenantId?: string;
 }

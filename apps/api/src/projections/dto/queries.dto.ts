@@ -59,7 +59,7 @@ export class SessionListQueryDto {
 export class AuditQueryDto {
   @ApiPropertyOptional({ description: 'Only the events of this session.' })
   @IsOptional()
-  @Matches(ID_PATTERN, { message: 'sessionId must be 1-128 letters, digits, "_", "-" or "."' })
+  @Matches(ID_PATTERN, { message: 'sessionId must be 1-128 letters, digits, "_", "-" or "." (not "." or ".." alone)' })
   sessionId?: string;
 
   @ApiPropertyOptional({ description: 'Only events of this type, e.g. RollbackRequested.' })
@@ -101,7 +101,7 @@ export class AuditQueryDto {
 export class ToolCallsQueryDto {
   @ApiPropertyOptional({ description: 'Only the tool calls of this session.' })
   @IsOptional()
-  @Matches(ID_PATTERN, { message: 'sessionId must be 1-128 letters, digits, "_", "-" or "."' })
+  @Matches(ID_PATTERN, { message: 'sessionId must be 1-128 letters, digits, "_", "-" or "." (not "." or ".." alone)' })
   sessionId?: string;
 
   @ApiPropertyOptional({ enum: CALL_STATUSES, description: "The call's own outcome." })
