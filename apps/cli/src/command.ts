@@ -83,7 +83,8 @@ export function stringFlag(flags: Flags, name: string): string | undefined {
 export function idFlag(flags: Flags, name: string, fallback?: string): string {
   const value = stringFlag(flags, name) ?? fallback;
   if (value === undefined) throw new UsageError(`missing required option --${name}`);
-  if (!ID_PATTERN.test(value)) throw new UsageError(`--${name} "${value}" is not a valid id: use 1-128 letters, digits, "_", "-" or "." (not "." or ".." alone)`);
+  if (!ID_PATTERN.test(value))
+    throw new UsageError(`--${name} "${value}" is not a valid id: use 1-128 letters, digits, "_", "-" or "." (not "." or ".." alone)`);
   return value;
 }
 

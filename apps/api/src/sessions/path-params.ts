@@ -7,9 +7,12 @@ import { ApiError } from '../common/api-error';
 export class IdParamPipe implements PipeTransform<string, string> {
   transform(value: string): string {
     if (!ID_PATTERN.test(value)) {
-      throw new ApiError(400, 'validation_failed', `"${value.slice(0, 140)}" is not a valid id: use 1-128 letters, digits, "_", "-" or "." (not "." or ".." alone).`, [
-        { field: 'id', message: 'invalid id' },
-      ]);
+      throw new ApiError(
+        400,
+        'validation_failed',
+        `"${value.slice(0, 140)}" is not a valid id: use 1-128 letters, digits, "_", "-" or "." (not "." or ".." alone).`,
+        [{ field: 'id', message: 'invalid id' }],
+      );
     }
     return value;
   }
