@@ -1,6 +1,7 @@
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SessionRepository, SessionService } from '@rewind/engine';
 import type { EventStore } from '@rewind/event-store';
@@ -128,6 +129,28 @@ describe.each(['sqlite', 'postgres'] as const)('memory indexer in a worker threa
     // At least once: the whole log again writes the same items, not new ones.
     await second.indexer.indexEvents(await stores.store.readAll({ after: 0, limit: 100 }));
     expect((await second.indexer.status()).items).toBe(3);
+  });
+
+  it('upgrade: an index file whose progress lived in the shared store starts from there once, re-embedding nothing and skipping nothing', async () => {
+    await say('I booked Hotel Avenida in Lisbon for May');
+    await say('Noted: Hotel Avenida, Lisbon, 3 to 7 May.', 'agent');
+    const older = runtime();
+    older.indexer.start();
+    await until(older, (s) => s.lag === 0 && s.items === 2, 'indexing the first turns');
+    await older.close();
+    runtimes.splice(runtimes.indexOf(older), 1);
+    // As an older version left it: the items in the file, the progress only in the shared store.
+    const indexFile = new Database(join(dir, 'rewind.memory.db'));
+    indexFile.exec('DROP TABLE memory_checkpoints');
+    indexFile.close();
+    await stores.checkpoints.save('memory-indexer', await stores.store.lastPosition());
+
+    await say('The museum tickets cost 12 euros each.', 'agent');
+    const upgraded = runtime();
+    upgraded.indexer.start();
+    const done = await until(upgraded, (s) => s.lag === 0 && s.items === 3, 'indexing after the upgrade');
+    expect(done.indexedItems).toBe(1); // only the event after the adopted position
+    expect(await indexCheckpoint()).toBe(await stores.store.lastPosition());
   });
 
   it('surfaces an error of the thread in the status, keeps retrying, and recovers when the cause is gone', async () => {
