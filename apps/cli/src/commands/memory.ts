@@ -120,7 +120,7 @@ const rebuild: CommandSpec = {
           // Items of events after the live checkpoint are not indexed yet: not a mismatch.
           const shared = checkpointsOf(store, context);
           const liveProgress = new IndexFileCheckpoints(config.sqliteFile, shared);
-          const liveCheckpoint = await liveProgress.load(CHECKPOINT);
+          const liveCheckpoint = await liveProgress.peek(CHECKPOINT);
           await liveProgress.close();
           await shared.close();
           const pending = missing.filter((i) => i.globalPosition > liveCheckpoint);

@@ -41,10 +41,14 @@ describe('IndexFileCheckpoints (the indexer checkpoint inside the local index fi
     await indexWithOneItem();
     const shared = new InMemoryCheckpointStore();
     await shared.save('memory-indexer', 40);
+    const inspector = new IndexFileCheckpoints(filename, shared);
+    expect(await inspector.peek('memory-indexer')).toBe(40);
+    await inspector.close();
+    await shared.save('memory-indexer', 41); // peek recorded nothing: load adopts what the shared store says now
     const checkpoints = new IndexFileCheckpoints(filename, shared);
-    expect(await checkpoints.load('memory-indexer')).toBe(40);
+    expect(await checkpoints.load('memory-indexer')).toBe(41);
     await shared.save('memory-indexer', 90); // another process moving the shared one no longer matters
-    expect(await checkpoints.load('memory-indexer')).toBe(40);
+    expect(await checkpoints.load('memory-indexer')).toBe(41);
     await checkpoints.save('memory-indexer', 45);
     await checkpoints.close();
     const again = new IndexFileCheckpoints(filename, shared);

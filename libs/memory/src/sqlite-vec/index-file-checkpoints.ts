@@ -27,31 +27,42 @@ export class IndexFileCheckpoints implements IndexerCheckpoints {
   ) {}
 
   private connection(): Database.Database {
-    if (!this.db) {
-      this.db = openSqliteFile(this.filename, 'NORMAL');
-      this.db.exec('CREATE TABLE IF NOT EXISTS memory_checkpoints (name TEXT PRIMARY KEY, position INTEGER NOT NULL, updated_at TEXT NOT NULL) WITHOUT ROWID');
-    }
+    this.db ??= openSqliteFile(this.filename, 'NORMAL');
     return this.db;
   }
 
-  async load(name: string): Promise<number> {
+  private own(name: string): number | undefined {
     const db = this.connection();
-    const row = db.prepare<[string], { position: number }>('SELECT position FROM memory_checkpoints WHERE name = ?').get(name);
-    if (row) return row.position;
-    if (!this.legacy || !this.holdsItems(db)) return 0;
-    const adopted = await this.legacy.load(name);
+    const table = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'memory_checkpoints'").get();
+    if (!table) return undefined;
+    return db.prepare<[string], { position: number }>('SELECT position FROM memory_checkpoints WHERE name = ?').get(name)?.position;
+  }
+
+  private async adoptable(name: string): Promise<number> {
+    return this.legacy && this.holdsItems(this.connection()) ? this.legacy.load(name) : 0;
+  }
+
+  async load(name: string): Promise<number> {
+    const own = this.own(name);
+    if (own !== undefined) return own;
+    const adopted = await this.adoptable(name);
     await this.save(name, adopted);
     return adopted;
   }
 
+  /** The position load() would give, without recording an adopted one or touching the file's schema (read-only inspection). */
+  async peek(name: string): Promise<number> {
+    return this.own(name) ?? (await this.adoptable(name));
+  }
+
   async save(name: string, position: number): Promise<void> {
+    const db = this.connection();
+    db.exec('CREATE TABLE IF NOT EXISTS memory_checkpoints (name TEXT PRIMARY KEY, position INTEGER NOT NULL, updated_at TEXT NOT NULL) WITHOUT ROWID');
     // Never moves back, like the shared stores.
-    this.connection()
-      .prepare(
-        `INSERT INTO memory_checkpoints (name, position, updated_at) VALUES (?, ?, ?)
+    db.prepare(
+      `INSERT INTO memory_checkpoints (name, position, updated_at) VALUES (?, ?, ?)
          ON CONFLICT (name) DO UPDATE SET position = MAX(position, excluded.position), updated_at = excluded.updated_at`,
-      )
-      .run(name, position, new Date().toISOString());
+    ).run(name, position, new Date().toISOString());
   }
 
   /** Whether any model's items table in this file has a row (an index written before this checkpoint existed). */
