@@ -9,6 +9,20 @@ export interface MemoryIndexing {
 }
 
 /**
+ * The consumer group the memory indexer reads `rewind.events` in. Kafka's committed offsets
+ * are the indexer's checkpoint here, and a checkpoint follows its index: a shared index
+ * (Qdrant) is fed by one group whose members split the partitions; a local SQLite index must
+ * see every partition, so each worker's gets a group of its own, named after its stable
+ * REWIND_WORKER_ID. KAFKA_MEMORY_GROUP_ID, when set, wins (and must then be unique per worker
+ * with a local index).
+ */
+export function memoryGroupId(env: Record<string, string | undefined>, index: 'sqlite' | 'qdrant'): string {
+  if (env.KAFKA_MEMORY_GROUP_ID) return env.KAFKA_MEMORY_GROUP_ID;
+  if (index === 'sqlite' && env.REWIND_WORKER_ID) return `rewind-memory-indexer.${env.REWIND_WORKER_ID}`;
+  return 'rewind-memory-indexer';
+}
+
+/**
  * Distributed mode (seed 003's drawing): the worker consumes `rewind.events` from Kafka and
  * indexes each event's memory items (at least once; upserts by event id make a redelivery
  * harmless). Embedding and index writes run in a worker thread (REWIND_MEMORY_INDEXER=thread,
@@ -35,7 +49,12 @@ export async function startMemoryIndexing(options: {
     logger: options.logger,
     ...(options.policies ? { policies: options.policies } : {}),
   });
-  const groupId = options.env.KAFKA_MEMORY_GROUP_ID || 'rewind-memory-indexer';
+  const groupId = memoryGroupId(options.env, config.index);
+  if (config.index === 'sqlite' && !options.env.KAFKA_MEMORY_GROUP_ID && !options.env.REWIND_WORKER_ID) {
+    options.logger.log(
+      `Memory index is local (${config.sqliteFile}) and this worker has no REWIND_WORKER_ID: it indexes in the shared group "${groupId}". Run only one such worker, or give each its REWIND_WORKER_ID, so that each local index reads every partition.`,
+    );
+  }
   let subscription: Subscription;
   try {
     subscription = await options.bus.subscribe(options.eventsTopic, { groupId, fromBeginning: true }, async (message) => {

@@ -23,7 +23,7 @@ export interface MemoryIndexerOptions {
   extractor?: MemoryItemExtractor;
   /** For the embedded subscription (start()): the global log and where the indexer got to in it. */
   store?: EventStore;
-  checkpoints?: CheckpointStore;
+  checkpoints?: Pick<CheckpointStore, 'load' | 'save'>;
   /** Checkpoint name (default `memory-indexer`). */
   name?: string;
   /** Events read per round (default 256). */

@@ -42,25 +42,31 @@ describe('memory policies on PostgreSQL are shared by every process', () => {
       await client.end();
     }
 
-    // Written through the second process. Both processes' indexers follow the log from the
-    // checkpoint they share in PostgreSQL (each into its own index file): whichever indexes an
-    // event reads the policy from PostgreSQL, so neither holds the quiet session.
+    // Written through both processes. Each process's indexer follows the whole log into its
+    // own index file, from the checkpoint kept in that file, and reads the policy from
+    // PostgreSQL: each index ends up with every item, and neither holds the quiet session.
     expect((await second.http('POST', '/v1/sessions/quiet/messages', { role: 'user', content: 'The Quixotrella gym locker opens with 7741' })).status).toBe(
       201,
     );
     expect((await second.http('POST', '/v1/sessions', { sessionId: 'loud' })).status).toBe(201);
     expect((await second.http('POST', '/v1/sessions/loud/messages', { role: 'user', content: 'The Plumbifora bakery opens at seven' })).status).toBe(201);
-    const last = (await second.http('GET', '/v1/memory/status')).body.lastPosition as number;
-    for (let i = 0; i < 600; i++) {
-      const status = (await second.http('GET', '/v1/memory/status')).body;
-      if (status.checkpoint >= last && status.model !== null) break;
-      await new Promise((r) => setTimeout(r, 50));
+    expect((await first.http('POST', '/v1/sessions/loud/messages', { role: 'user', content: 'The Zanderwick ferry leaves from pier nine' })).status).toBe(201);
+    const last = (await first.http('GET', '/v1/memory/status')).body.lastPosition as number;
+    for (const app of [first, second]) {
+      for (let i = 0; i < 600; i++) {
+        const status = (await app.http('GET', '/v1/memory/status')).body;
+        if (status.checkpoint >= last && status.model !== null) break;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      expect((await app.http('GET', '/v1/memory/status')).body.checkpoint).toBeGreaterThanOrEqual(last);
     }
-    const recall = async (sessionId: string, query: string) =>
-      (
-        await Promise.all([first, second].map(async (app) => (await app.http('POST', `/v1/sessions/${sessionId}/recall`, { query })).body.hits as unknown[]))
-      ).flat();
-    expect(await recall('quiet', 'locker code at the gym')).toEqual([]);
-    expect(await recall('loud', 'When does the bakery open?')).toContainEqual(expect.objectContaining({ text: 'The Plumbifora bakery opens at seven' }));
+    for (const app of [first, second]) {
+      const recall = async (sessionId: string, query: string) => (await app.http('POST', `/v1/sessions/${sessionId}/recall`, { query })).body.hits as unknown[];
+      expect(await recall('quiet', 'locker code at the gym')).toEqual([]);
+      expect(await recall('loud', 'When does the bakery open?')).toContainEqual(expect.objectContaining({ text: 'The Plumbifora bakery opens at seven' }));
+      expect(await recall('loud', 'Where does the ferry leave from?')).toContainEqual(
+        expect.objectContaining({ text: 'The Zanderwick ferry leaves from pier nine' }),
+      );
+    }
   });
 });

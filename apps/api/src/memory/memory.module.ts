@@ -33,6 +33,8 @@ import { ShredSessionMemoryHandler } from './shred-session-memory.command';
         const memoryConfig = memoryConfigFromEnv(process.env, config.dataDir);
         if (!memoryConfig.enabled) return null;
         const logger = new Logger('Memory');
+        // The shared checkpoint store: Qdrant's progress; a local index keeps its own in its file
+        // and reads this only once, to carry on where an index written by an older version got to.
         const checkpoints =
           store instanceof PostgresEventStore ? new PostgresCheckpointStore(store.pool) : new SqliteCheckpointStore(join(config.dataDir, 'rewind.db'));
         return new MemoryRuntime({

@@ -5,6 +5,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SessionRepository, SessionService } from '@rewind/engine';
 import { SqliteEventStore } from '@rewind/event-store/sqlite';
 import { SqliteVectorIndex } from '@rewind/memory/sqlite-vec';
+import Database from 'better-sqlite3';
+import { SqliteCheckpointStore } from '@rewind/messaging/sqlite';
 import { runCli } from '../cli';
 
 describe('rewind memory status | rebuild [--verify]', () => {
@@ -45,10 +47,30 @@ describe('rewind memory status | rebuild [--verify]', () => {
     expect(JSON.parse(rebuilt.stdout)).toMatchObject({ items: 2, checkpoint: 4 });
     expect(rebuilt.stderr).toMatch(/Indexed 2 items from 4 events/);
     expect(JSON.parse((await rewind('memory', 'status')).stdout)).toMatchObject({ checkpoint: 4, lag: 0, items: 2 });
+    // The progress is in the rebuilt file itself, not in the shared table of rewind.db.
+    const indexFile = new Database(join(dataDir, 'rewind.memory.db'), { readonly: true });
+    expect(indexFile.prepare("SELECT position FROM memory_checkpoints WHERE name = 'memory-indexer'").get()).toEqual({ position: 4 });
+    indexFile.close();
+    const shared = new SqliteCheckpointStore(join(dataDir, 'rewind.db'));
+    expect(await shared.load('memory-indexer')).toBe(0);
+    await shared.close();
 
     const verified = await rewind('memory', 'rebuild', '--verify');
     expect(verified.code).toBe(0);
     expect(JSON.parse(verified.stdout)).toEqual({ live: 2, rebuilt: 2, missingFromLive: 0, notInLog: 0, notIndexedYet: 0 });
+  });
+
+  it('upgrade: a live index whose progress was in the shared table starts from there once', async () => {
+    await writeTrip();
+    expect((await rewind('memory', 'rebuild')).code).toBe(0);
+    // As an older version left it: items in the file, the checkpoint (3) only in rewind.db.
+    const indexFile = new Database(join(dataDir, 'rewind.memory.db'));
+    indexFile.exec('DROP TABLE memory_checkpoints');
+    indexFile.close();
+    const shared = new SqliteCheckpointStore(join(dataDir, 'rewind.db'));
+    await shared.save('memory-indexer', 3);
+    await shared.close();
+    expect(JSON.parse((await rewind('memory', 'status')).stdout)).toMatchObject({ checkpoint: 3, lag: 1, items: 2 });
   });
 
   it('--verify fails, read-only, when the live index lost an item', async () => {

@@ -2,9 +2,9 @@ import { existsSync, renameSync, rmSync } from 'node:fs';
 import { SessionRepository, SessionService } from '@rewind/engine';
 import { EngineSessionPaths, MemoryIndexer } from '@rewind/memory';
 import { PostgresPolicyStore } from '@rewind/memory/postgres';
-import { SqlitePolicyStore, SqliteVectorIndex } from '@rewind/memory/sqlite-vec';
+import { IndexFileCheckpoints, SqlitePolicyStore, SqliteVectorIndex } from '@rewind/memory/sqlite-vec';
 import { MemoryConfigError, MemoryRuntime, memoryConfigFromEnv, type MemoryConfig } from '@rewind/memory/runtime';
-import { InMemoryCheckpointStore, type CheckpointStore } from '@rewind/messaging';
+import type { CheckpointStore } from '@rewind/messaging';
 import { PostgresCheckpointStore } from '@rewind/messaging/postgres';
 import { SqliteCheckpointStore } from '@rewind/messaging/sqlite';
 import { PostgresEventStore } from '@rewind/event-store/postgres';
@@ -89,7 +89,8 @@ const rebuild: CommandSpec = {
         placement: 'process',
       });
       const freshIndex = new SqliteVectorIndex({ filename: fresh });
-      const progress = new InMemoryCheckpointStore();
+      // The fresh file keeps its own progress: swapped in, it carries on from where its build stopped.
+      const progress = new IndexFileCheckpoints(fresh);
       const indexer = new MemoryIndexer({
         index: freshIndex,
         model: runtime.model,
@@ -117,7 +118,11 @@ const rebuild: CommandSpec = {
           const missing = rebuilt.filter((i) => !liveKeys.has(key(i)));
           const extra = live.filter((i) => !rebuiltKeys.has(key(i)));
           // Items of events after the live checkpoint are not indexed yet: not a mismatch.
-          const liveCheckpoint = await checkpointsOf(store, context).load(CHECKPOINT);
+          const shared = checkpointsOf(store, context);
+          const liveProgress = new IndexFileCheckpoints(config.sqliteFile, shared);
+          const liveCheckpoint = await liveProgress.peek(CHECKPOINT);
+          await liveProgress.close();
+          await shared.close();
           const pending = missing.filter((i) => i.globalPosition > liveCheckpoint);
           const result = {
             live: live.length,
@@ -140,16 +145,15 @@ const rebuild: CommandSpec = {
           freshIndex.db.prepare('ATTACH DATABASE ? AS live').run(config.sqliteFile);
           freshIndex.db.exec('INSERT OR REPLACE INTO memory_policies SELECT * FROM live.memory_policies; DETACH DATABASE live');
         }
+        await progress.close();
         await freshIndex.close();
         await runtime.close();
         for (const suffix of ['', '-wal', '-shm']) rmSync(`${config.sqliteFile}${suffix}`, { force: true });
         renameSync(fresh, config.sqliteFile);
-        const checkpoints = checkpointsOf(store, context);
-        await checkpoints.save(CHECKPOINT, built.checkpoint);
-        await checkpoints.close();
         context.io.stdout.write(`${JSON.stringify({ items: built.items, checkpoint: built.checkpoint, file: config.sqliteFile }, null, 2)}\n`);
         return EXIT_OK;
       } finally {
+        await progress.close();
         await freshIndex.close();
         await runtime.close();
         for (const suffix of ['', '-wal', '-shm']) if (existsSync(`${fresh}${suffix}`)) rmSync(`${fresh}${suffix}`, { force: true });

@@ -1,6 +1,7 @@
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SessionRepository, SessionService } from '@rewind/engine';
 import type { EventStore } from '@rewind/event-store';
@@ -13,6 +14,7 @@ import { createTestDatabase, type TestDatabase } from '../../../../test/support/
 import { EngineSessionPaths } from '../engine-session-paths';
 import type { MemoryIndexerStatus } from '../memory-indexer';
 import { DEFAULT_LOCAL_MODEL, defaultModelCacheDir } from '../onnx';
+import { IndexFileCheckpoints } from '../sqlite-vec';
 import { memoryConfigFromEnv } from './memory-config';
 import { MemoryRuntime } from './memory-runtime';
 
@@ -66,6 +68,16 @@ describe.each(['sqlite', 'postgres'] as const)('memory indexer in a worker threa
     return r;
   };
 
+  /** The checkpoint kept in the index file (a local index's own; the shared store is left alone). */
+  const indexCheckpoint = async () => {
+    const checkpoints = new IndexFileCheckpoints(join(dir, 'rewind.memory.db'));
+    try {
+      return await checkpoints.load('memory-indexer');
+    } finally {
+      await checkpoints.close();
+    }
+  };
+
   beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'rewind-memory-thread-'));
     stores = await STORES[kind](dir);
@@ -104,7 +116,8 @@ describe.each(['sqlite', 'postgres'] as const)('memory indexer in a worker threa
     // A clean stop: the checkpoint is where indexing got to, and the threads end.
     await first.close();
     runtimes.splice(runtimes.indexOf(first), 1);
-    expect(await stores.checkpoints.load('memory-indexer')).toBe(await stores.store.lastPosition());
+    expect(await indexCheckpoint()).toBe(await stores.store.lastPosition());
+    expect(await stores.checkpoints.load('memory-indexer')).toBe(0);
 
     await say('The museum tickets cost 12 euros each.', 'agent');
     const second = runtime();
@@ -116,6 +129,28 @@ describe.each(['sqlite', 'postgres'] as const)('memory indexer in a worker threa
     // At least once: the whole log again writes the same items, not new ones.
     await second.indexer.indexEvents(await stores.store.readAll({ after: 0, limit: 100 }));
     expect((await second.indexer.status()).items).toBe(3);
+  });
+
+  it('upgrade: an index file whose progress lived in the shared store starts from there once, re-embedding nothing and skipping nothing', async () => {
+    await say('I booked Hotel Avenida in Lisbon for May');
+    await say('Noted: Hotel Avenida, Lisbon, 3 to 7 May.', 'agent');
+    const older = runtime();
+    older.indexer.start();
+    await until(older, (s) => s.lag === 0 && s.items === 2, 'indexing the first turns');
+    await older.close();
+    runtimes.splice(runtimes.indexOf(older), 1);
+    // As an older version left it: the items in the file, the progress only in the shared store.
+    const indexFile = new Database(join(dir, 'rewind.memory.db'));
+    indexFile.exec('DROP TABLE memory_checkpoints');
+    indexFile.close();
+    await stores.checkpoints.save('memory-indexer', await stores.store.lastPosition());
+
+    await say('The museum tickets cost 12 euros each.', 'agent');
+    const upgraded = runtime();
+    upgraded.indexer.start();
+    const done = await until(upgraded, (s) => s.lag === 0 && s.items === 3, 'indexing after the upgrade');
+    expect(done.indexedItems).toBe(1); // only the event after the adopted position
+    expect(await indexCheckpoint()).toBe(await stores.store.lastPosition());
   });
 
   it('surfaces an error of the thread in the status, keeps retrying, and recovers when the cause is gone', async () => {
@@ -149,7 +184,7 @@ describe.each(['sqlite', 'postgres'] as const)('memory indexer in a worker threa
     await until(busy, (s) => s.indexedItems > 0, 'a first batch');
     await busy.close();
     runtimes.splice(runtimes.indexOf(busy), 1);
-    const stoppedAt = await stores.checkpoints.load('memory-indexer');
+    const stoppedAt = await indexCheckpoint();
     expect(stoppedAt).toBeGreaterThan(0);
 
     const again = runtime();

@@ -10,7 +10,7 @@ import { OpenAiRewriter } from '../openai';
 import type { QueryRewriter } from '../query-rewriter';
 import { MemoryRecall } from '../recall';
 import type { SessionPaths } from '../session-paths';
-import { SqlitePolicyStore } from '../sqlite-vec';
+import { IndexFileCheckpoints, SqlitePolicyStore, type IndexerCheckpoints } from '../sqlite-vec';
 import type { VectorIndex } from '../vector-index';
 import type { MemoryConfig } from './memory-config';
 import { embeddingModelFor, vectorIndexFor } from './memory-parts';
@@ -21,6 +21,12 @@ export interface MemoryRuntimeOptions {
   paths: SessionPaths;
   /** For the embedded subscription; the Kafka worker feeds the indexer itself. */
   store?: EventStore;
+  /**
+   * The shared checkpoint store (PostgreSQL table or `rewind.db`). A shared index (Qdrant)
+   * keeps its progress there; a local SQLite index keeps its own inside its file
+   * (IndexFileCheckpoints) and reads this only once, to adopt the position of an index written
+   * before that (upgrade).
+   */
   checkpoints?: CheckpointStore;
   /**
    * Where memory policies live: by default a table of the SQLite index file, which only this
@@ -48,6 +54,8 @@ export class MemoryRuntime {
   readonly indexer: MemoryIndexer;
   readonly recall: MemoryRecall;
   readonly placement: MemoryIndexerPlacement;
+  /** Where the indexer's progress is read and saved: the index file's own for a local index, else the shared store. */
+  readonly checkpoints: IndexerCheckpoints | undefined;
   private opened: Promise<EmbeddingModelInfo> | undefined;
 
   constructor(readonly options: MemoryRuntimeOptions) {
@@ -68,13 +76,19 @@ export class MemoryRuntime {
             ...(logger ? { logger } : {}),
           })
         : new DeterministicRewriter();
+    // The checkpoint follows the index: each local file is complete on its own, whoever else shares the log.
+    this.checkpoints = !options.store
+      ? undefined
+      : config.index === 'sqlite'
+        ? new IndexFileCheckpoints(config.sqliteFile, options.checkpoints)
+        : options.checkpoints;
     this.indexer = new MemoryIndexer({
       index: this.index,
       ...(threaded ? { writer: new ThreadItemWriter(config) } : { model: this.model }),
       policies: this.policies,
       cpuShare: threaded ? config.indexerCpuShare : 1,
       ...(options.store ? { store: options.store } : {}),
-      ...(options.checkpoints ? { checkpoints: options.checkpoints } : {}),
+      ...(this.checkpoints ? { checkpoints: this.checkpoints } : {}),
       ...(logger ? { logger } : {}),
     });
     this.recall = new MemoryRecall(
@@ -118,5 +132,7 @@ export class MemoryRuntime {
     await this.model.close();
     await this.index.close();
     await this.policies.close();
+    // Only the file's own; the shared store belongs to the caller.
+    if (this.checkpoints instanceof IndexFileCheckpoints) await this.checkpoints.close();
   }
 }

@@ -1,2 +1,3 @@
 export * from './sqlite-vector-index';
 export * from './sqlite-policy-store';
+export * from './index-file-checkpoints';
