@@ -335,9 +335,26 @@ const suiteName = canRun
     await step('POST', `${s}/steps`, { steps: turn(1000) });
     const timelineRequests: string[] = [];
     page.on('request', (request) => request.url().includes('/timeline') && timelineRequests.push(request.url()));
+    const stateRead = (lastTurns: number) => page.waitForResponse((r) => r.url().includes(`${s}/state?`) && r.url().includes(`turns=last%3A${lastTurns}`));
 
+    const firstRead = stateRead(50);
     await page.goto(`${t.baseUrl}/ui/#/sessions/${id}`);
     await page.locator('.graph .node.head').waitFor();
+    // The state is read as a window: the last 50 turns, however long the conversation.
+    const first = (await (await firstRead).json()) as { conversation: { turns: unknown[] }; window: { totalTurns: number } };
+    const totalTurns = first.window.totalTurns;
+    expect(totalTurns).toBeGreaterThan(1000);
+    expect(first.conversation.turns).toHaveLength(50);
+    const notice = page.getByLabel('Turns shown');
+    await expect.poll(() => notice.textContent(), EVENTUALLY).toContain(`Showing the last 50 of ${totalTurns.toLocaleString('en')} turns.`);
+    expect(await page.locator('.conversation > li').count()).toBe(50);
+    // The numbers are the turns' places in the whole conversation.
+    expect(await page.locator('.conversation').getAttribute('start')).toBe(String(totalTurns - 49));
+    const moreRead = stateRead(100);
+    await page.getByRole('button', { name: 'Show the last 100' }).click();
+    expect(((await (await moreRead).json()) as { conversation: { turns: unknown[] } }).conversation.turns).toHaveLength(100);
+    await expect.poll(() => page.locator('.conversation > li').count(), EVENTUALLY).toBe(100);
+    expect(await notice.textContent()).toContain(`Showing the last 100 of ${totalTurns.toLocaleString('en')} turns.`);
     expect(await page.locator('.graph .node').count()).toBe(80);
     expect(timelineRequests.every((url) => /[?&]limit=\d+/.test(url))).toBe(true);
     const other = (
@@ -352,6 +369,37 @@ const suiteName = canRun
     expect(timelineRequests.some((url) => url.includes('from='))).toBe(true);
     await page.getByRole('heading', { name: `State at step ${other}` }).waitFor();
     expect(await page.locator('.graph .node').count()).toBe(80);
+    // The window chosen stays as the selection moves: the far branch's state is read 100 turns at a time too.
+    await expect.poll(() => page.locator('.conversation > li').count(), EVENTUALLY).toBe(100);
+  });
+
+  it('says when a change is in a tool call older than the turns shown, and shows everything on request', async () => {
+    const id = `old-call-${randomUUID().slice(0, 8)}`;
+    const s = `/v1/sessions/${id}`;
+    await step('POST', '/v1/sessions', { sessionId: id, title: 'A slow tool' });
+    await step('POST', `${s}/messages`, { role: 'user', content: 'Book the flight' });
+    await step('POST', `${s}/tool-calls`, { toolCallId: 'early', tool: 'book_flights', input: { to: 'LIS' } });
+    const chat = Array.from({ length: 80 }, (_, i) => ({ kind: 'message', role: 'user', content: `still waiting ${i}` }));
+    await step('POST', `${s}/steps`, { steps: chat });
+    const done = (await step('POST', `${s}/tool-calls/early/succeed`, { output: { bookingId: 'B-1' } })).version as number;
+
+    await page.goto(`${t.baseUrl}/ui/#/sessions/${id}`);
+    await page.getByRole('heading', { name: `State at step ${done}` }).waitFor();
+    await expect.poll(() => page.locator('.changes').textContent(), EVENTUALLY).toContain('tool call early');
+    const note = page.getByRole('note');
+    await expect.poll(() => note.textContent(), EVENTUALLY).toContain('Changed here but older than the turns shown below: tool call early.');
+    expect(await page.locator('.tool-calls').count()).toBe(0);
+    expect(await page.locator('.panel.state').textContent()).toContain('1 earlier is left out.');
+    await shot('state-window');
+
+    const wholeRead = page.waitForResponse((r) => r.url().includes(`${s}/state?`) && !r.url().includes('turns='));
+    await note.getByRole('button', { name: 'Show everything' }).click();
+    const whole = (await (await wholeRead).json()) as { conversation: { turns: unknown[] }; window?: unknown };
+    expect(whole.window).toBeUndefined();
+    await expect.poll(() => page.locator('.tool-calls tr[class="changed"]').textContent(), EVENTUALLY).toContain('early');
+    expect(await page.locator('.conversation > li').count()).toBe(whole.conversation.turns.length);
+    expect(await note.count()).toBe(0);
+    expect(await page.getByLabel('Turns shown').count()).toBe(0);
   });
 
   it('stays usable on a narrow screen', async () => {

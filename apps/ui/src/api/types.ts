@@ -3,15 +3,21 @@
  * a change on the server side fails the UI's type check instead of its users.
  */
 import type { Change, ErrorDetail, HeadMovePlan, PlannedEffect, RollbackRecord, TimelineView } from '@rewind/domain';
-import type { presentState, SessionService, WriteResult } from '@rewind/engine';
+import type { presentState, SessionService, StateWindow, WriteResult } from '@rewind/engine';
 import type { StoredEvent } from '@rewind/event-store';
 import type { AuditEntry, Page, SessionSummary, ToolCallEntry } from '@rewind/projections';
 
-export type { AuditEntry, Change, ErrorDetail, HeadMovePlan, Page, PlannedEffect, SessionSummary, StoredEvent, ToolCallEntry, WriteResult };
+export type { AuditEntry, Change, ErrorDetail, HeadMovePlan, Page, PlannedEffect, SessionSummary, StateWindow, StoredEvent, ToolCallEntry, WriteResult };
 
 /** GET /v1/sessions/:id and …/state?at= */
 export type SessionStateView = ReturnType<typeof presentState>;
 export type ToolCallView = SessionStateView['toolCalls'][number];
+
+/**
+ * GET …/state?at=&turns=last:N: only the last N turns and the tool calls started during them,
+ * plus what was left out; without `turns` the whole state, and no `window`.
+ */
+export type WindowedStateView = SessionStateView & { window?: StateWindow };
 
 /** GET /v1/sessions/:id/timeline */
 export type Timeline = Awaited<ReturnType<SessionService['timeline']>>;

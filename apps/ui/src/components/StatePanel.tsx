@@ -1,7 +1,7 @@
 import { useMemo, useState } from 'react';
 import { get, query, sessionPath } from '../api/client';
 import { changedItem } from '../api/sentences';
-import type { Diff, SessionStateView } from '../api/types';
+import type { Diff, WindowedStateView } from '../api/types';
 import { useDebounced, useLoad } from '../hooks';
 import { ChangeSentences } from './ChangeList';
 import { ErrorMessage, Json, StatusBadge } from './common';
@@ -10,17 +10,28 @@ function display(value: unknown): string {
   return typeof value === 'string' ? value : JSON.stringify(value);
 }
 
-/** The state at one step: what changed since its parent (highlighted and said in words), and everything else. */
-const RECENT_TURNS = 30;
+/** The turns asked for at first; "show more" doubles it, "show all" drops the window. */
+export const FIRST_WINDOW = 50;
 
+/**
+ * The state at one step: what changed since its parent (highlighted and said in words), and everything else.
+ * It is read as a window (`turns=last:N`): a long session's answer stays small at each slider stop,
+ * and the panel says how many earlier turns and tool calls it leaves out.
+ */
 export function StatePanel({ sessionId, version: wanted, parentVersion: wantedParent }: { sessionId: string; version: number; parentVersion: number | null }) {
   const [raw, setRaw] = useState(false);
-  const [allTurns, setAllTurns] = useState(false);
+  // The window chosen for this session (null: everything); it stays as the slider moves.
+  const [chosen, setChosen] = useState<{ sessionId: string; lastTurns: number | null }>({ sessionId, lastTurns: FIRST_WINDOW });
+  const lastTurns = chosen.sessionId === sessionId ? chosen.lastTurns : FIRST_WINDOW;
   // Both settle together, so a diff is never asked between a step and another step's parent.
   const [version, parentVersion] = useDebounced(`${wanted}:${wantedParent ?? 0}`, 120)
     .split(':')
     .map(Number) as [number, number];
-  const state = useLoad(() => get<SessionStateView>(`${sessionPath(sessionId)}/state${query({ at: version })}`), [sessionId, version]);
+  const state = useLoad(
+    () => get<WindowedStateView>(`${sessionPath(sessionId)}/state${query({ at: version, turns: lastTurns === null ? null : `last:${lastTurns}` })}`),
+    [sessionId, version, lastTurns],
+  );
+  // The diff is computed by the server on the whole states: its paths index the whole conversation.
   const diff = useLoad(
     () => (parentVersion ? get<Diff>(`${sessionPath(sessionId)}/diff${query({ from: parentVersion, to: version })}`) : Promise.resolve(null)),
     [sessionId, version, parentVersion],
@@ -32,7 +43,28 @@ export function StatePanel({ sessionId, version: wanted, parentVersion: wantedPa
   const changed = useMemo(() => new Set((changes ?? []).map((c) => changedItem(c.path))), [changes]);
   const mark = (item: string) => (changed.has(item) ? 'changed' : undefined);
   const turns = s?.conversation.turns ?? [];
-  const firstShown = allTurns ? 0 : Math.max(0, turns.length - RECENT_TURNS);
+  const toolCalls = s?.toolCalls ?? [];
+  // The window's first turn's index in the whole conversation (0 when nothing is left out).
+  const totalTurns = s?.window?.totalTurns ?? turns.length;
+  const firstShown = totalTurns - turns.length;
+  const hiddenCalls = (s?.window?.totalToolCalls ?? toolCalls.length) - toolCalls.length;
+  // A change to a turn or tool call left out of the window is said in words but has nothing to highlight here.
+  const changedOutside = useMemo(() => {
+    if (!s?.window) return [];
+    const shownCalls = new Set(toolCalls.map((c) => c.toolCallId));
+    const outside = new Map<string, string>();
+    for (const change of changes ?? []) {
+      const turn = /^turns\[(\d+)\]/.exec(change.path);
+      const call = /^toolCalls\.([^.[]+)/.exec(change.path);
+      // A tool call gone from this step (a rollback) is absent from the whole state too: nothing is hidden.
+      const gone = call && change.op === 'removed' && change.path === call[0];
+      if (turn && Number(turn[1]) < firstShown) outside.set(changedItem(change.path), `turn ${Number(turn[1]) + 1}`);
+      else if (call && !gone && !shownCalls.has(call[1]!)) outside.set(changedItem(change.path), `tool call ${call[1]}`);
+    }
+    return [...outside.values()];
+  }, [s, changes, toolCalls, firstShown]);
+  const choose = (n: number | null) => setChosen({ sessionId, lastTurns: n });
+  const more = lastTurns === null ? null : Math.min(lastTurns * 2, totalTurns);
 
   return (
     <section className={fresh ? 'panel state' : 'panel state stale'} aria-labelledby="state-title" aria-busy={!fresh}>
@@ -54,15 +86,34 @@ export function StatePanel({ sessionId, version: wanted, parentVersion: wantedPa
               <p className="muted">The session started here.</p>
             )}
           </div>
+          {changedOutside.length > 0 && (
+            <p className="muted window-note" role="note">
+              Changed here but older than the turns shown below: {changedOutside.join(', ')}.{' '}
+              <button type="button" className="link" disabled={state.loading} onClick={() => choose(null)}>
+                Show everything
+              </button>
+            </p>
+          )}
           <h3>Conversation</h3>
           {turns.length === 0 && <p className="muted">No message yet.</p>}
           {firstShown > 0 && (
-            <button type="button" className="link" onClick={() => setAllTurns(true)}>
-              Show the {firstShown} earlier turns
-            </button>
+            <p className="muted window-note" aria-label="Turns shown">
+              Showing the last {turns.length.toLocaleString('en')} of {totalTurns.toLocaleString('en')} turns.{' '}
+              {more !== null && more < totalTurns && (
+                <>
+                  <button type="button" className="link" disabled={state.loading} onClick={() => choose(more)}>
+                    Show the last {more.toLocaleString('en')}
+                  </button>{' '}
+                  ·{' '}
+                </>
+              )}
+              <button type="button" className="link" disabled={state.loading} onClick={() => choose(null)}>
+                Show all {totalTurns.toLocaleString('en')}
+              </button>
+            </p>
           )}
           <ol className="conversation" start={firstShown + 1}>
-            {turns.slice(firstShown).map((turn, offset) => (
+            {turns.map((turn, offset) => (
               <li key={turn.turnId} className={mark(`turns:${firstShown + offset}`)}>
                 {turn.messages.map((m) => (
                   <p key={m.messageId} className={`message ${m.role}`}>
@@ -73,6 +124,11 @@ export function StatePanel({ sessionId, version: wanted, parentVersion: wantedPa
               </li>
             ))}
           </ol>
+          {lastTurns !== FIRST_WINDOW && totalTurns > FIRST_WINDOW && (
+            <button type="button" className="link" disabled={state.loading} onClick={() => choose(FIRST_WINDOW)}>
+              Show only the last {FIRST_WINDOW} turns
+            </button>
+          )}
           <div className="columns">
             <div>
               <h3>Memory</h3>
@@ -97,8 +153,14 @@ export function StatePanel({ sessionId, version: wanted, parentVersion: wantedPa
             </ol>
           )}
           <h3>Tool calls</h3>
+          {hiddenCalls > 0 && (
+            <p className="muted window-note">
+              Only the tool calls started during the turns shown are listed: {hiddenCalls.toLocaleString('en')} earlier {hiddenCalls === 1 ? 'is' : 'are'} left
+              out.
+            </p>
+          )}
           {s.toolCalls.length === 0 ? (
-            <p className="muted">No tool call.</p>
+            <p className="muted">{hiddenCalls > 0 ? 'No tool call started during the turns shown.' : 'No tool call.'}</p>
           ) : (
             <div className="table-wrap">
               <table className="tool-calls">
