@@ -26,6 +26,7 @@ import { dropRunDatabases } from './databases';
 import { JOB_NAMES, JOB_WORKLOADS, type JobName, type JobSpec } from './job';
 import { describeMachine, waitForQuiet, backgroundBusy } from './machine';
 import { renderConsole, renderMarkdown, type JobRun, type SuiteReport } from './report';
+import { loadAnalysis } from './analysis';
 import { loadLangGraphResults } from './langgraph-report';
 import type { JobResult, Row, WorkloadId } from './results';
 import { sizesFor } from './sizes';
@@ -79,7 +80,7 @@ function runChild(script: string, args: string[], env: NodeJS.ProcessEnv, timeou
 
 /** Re-renders BENCHMARKS.md (or the mode's .bench/ file) from a saved JSON of raw figures. */
 function render(file: string, out: string): void {
-  const report = { ...(JSON.parse(readFileSync(file, 'utf8')) as SuiteReport), langgraph: loadLangGraphResults() };
+  const report = { ...(JSON.parse(readFileSync(file, 'utf8')) as SuiteReport), langgraph: loadLangGraphResults(), analysis: loadAnalysis() };
   const mdFile = report.mode === 'full' ? resolve('BENCHMARKS.md') : join(out, `BENCHMARKS.${report.mode}.md`);
   writeFileSync(mdFile, renderMarkdown(report) + '\n');
   console.log(renderConsole(report));
@@ -144,6 +145,7 @@ async function main(): Promise<void> {
     jobs: runs,
     rows,
     langgraph: loadLangGraphResults(),
+    analysis: loadAnalysis(),
   };
   const suffix = mode === 'full' ? '' : `.${mode}`;
   mkdirSync(args.out, { recursive: true });

@@ -1,5 +1,5 @@
 /** The MEM section of BENCHMARKS.md and its targets (kept apart from report.ts's store workloads). */
-import { fmtCount, fmtMs } from './recorder';
+import { fmtCount, fmtMs, storeLabel } from './recorder';
 import type { Row } from './results';
 
 /** The shape of report.ts's target checks (declared here too so that neither file imports the other's types). */
@@ -39,8 +39,8 @@ export function memoryTables(rows: Row[], table: (header: string[], body: string
   if (timed.length > 0) {
     parts.push(
       table(
-        ['What', 'p50 ms', 'p95 ms', 'p99 ms', 'n'],
-        timed.map((r) => [r.label, fmtMs(r.latency!.p50), fmtMs(r.latency!.p95), fmtMs(r.latency!.p99), String(r.latency!.n)]),
+        ['What', 'Store', 'Path', 'p50 ms', 'p95 ms', 'p99 ms', 'n'],
+        timed.map((r) => [r.label, storeLabel(r.store), r.path, fmtMs(r.latency!.p50), fmtMs(r.latency!.p95), fmtMs(r.latency!.p99), String(r.latency!.n)]),
       ),
     );
   }

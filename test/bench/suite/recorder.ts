@@ -109,6 +109,11 @@ export const fmtMs = (ms: number): string =>
 
 export const fmtLatency = (s: LatencySummary): string => `p50 ${fmtMs(s.p50)} ms  p95 ${fmtMs(s.p95)} ms  p99 ${fmtMs(s.p99)} ms  (n=${s.n})`;
 
+/** A row's store, for people. */
+export function storeLabel(store: 'postgres' | 'sqlite' | 'none'): string {
+  return { postgres: 'PostgreSQL', sqlite: 'SQLite', none: '–' }[store];
+}
+
 export function fmtCount(value: number): string {
   if (!Number.isFinite(value)) return '–';
   return Math.round(value).toLocaleString('en-US');
