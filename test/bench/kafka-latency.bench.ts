@@ -35,7 +35,7 @@ async function main(): Promise<void> {
   const seconds = num('BENCH_SECONDS', 20);
   const warmup = num('BENCH_WARMUP_SECONDS', 5);
   const sessionCount = num('BENCH_SESSIONS', 50);
-  const workerScript = join(__dirname, '../../apps/worker/src/main.js');
+  const workerScript = join(__dirname, '../../../apps/worker/dist/main.js'); // dist/test/bench -> apps/worker/dist
   if (!existsSync(workerScript)) throw new Error(`${workerScript} is missing: run \`npm run build\` first.`);
 
   const run = `bench-${Date.now().toString(36)}-${randomBytes(3).toString('hex')}`;
