@@ -89,6 +89,10 @@ describe.each(E2E_STORES)('RewindHttpCheckpointSaver against the real server on 
     });
 
     const thread = { configurable: { thread_id: 'trip' } };
+    // Checkpoints saved before the next step runs (LangGraph's default, "async", lets a tool node
+    // record its call before the checkpoint it follows lands): a rollback to a checkpoint then
+    // compensates exactly the calls made after it.
+    const run = { ...thread, durability: 'sync' as const };
     const texts = (snapshot: StateSnapshot) => (snapshot.values as { messages: BaseMessage[] }).messages.map((m) => String(m.content));
     const history = async (config: RunnableConfig) => {
       const all: StateSnapshot[] = [];
@@ -98,9 +102,9 @@ describe.each(E2E_STORES)('RewindHttpCheckpointSaver against the real server on 
     const hotelOf = (bookingId: string) => (travel.bookings.get(bookingId)?.details as { hotel: string }).hotel;
 
     it('runs turns with history, continues from a fresh saver, and a rollback through Rewind cancels the later booking', async () => {
-      await graph.invoke({ messages: [new HumanMessage('book Ritz')] }, thread);
+      await graph.invoke({ messages: [new HumanMessage('book Ritz')] }, run);
       const afterFirstTurn = (await graph.getState(thread)).config;
-      await graph.invoke({ messages: [new HumanMessage('book Hilton')] }, thread);
+      await graph.invoke({ messages: [new HumanMessage('book Hilton')] }, run);
       const [ritz, hilton] = texts(await graph.getState(thread)).filter((text) => text.startsWith('H-'));
       expect([hotelOf(ritz!), hotelOf(hilton!)]).toEqual(['Ritz', 'Hilton']);
       const all = await history(thread);
@@ -119,7 +123,7 @@ describe.each(E2E_STORES)('RewindHttpCheckpointSaver against the real server on 
       expect(state.toolCalls.map((c) => c.tool)).toEqual(['book_hotel']);
       expect(texts(await graph.getState(thread))).toEqual(['book Ritz', '', ritz, `Done: ${ritz}`]);
 
-      await graph.invoke({ messages: [new HumanMessage('book Savoy')] }, thread);
+      await graph.invoke({ messages: [new HumanMessage('book Savoy')] }, run);
       const savoy = texts(await graph.getState(thread))
         .slice(-1)[0]!
         .replace('Done: ', '');
@@ -127,9 +131,10 @@ describe.each(E2E_STORES)('RewindHttpCheckpointSaver against the real server on 
     });
 
     it('a rollback whose compensation fails for good throws rollback_needs_attention, naming the rollback to look at', async () => {
-      await graph.invoke({ messages: [new HumanMessage('book Ritz')] }, thread);
+      await graph.invoke({ messages: [new HumanMessage('book Ritz')] }, run);
       const [ritz] = texts(await graph.getState(thread)).filter((text) => text.startsWith('H-'));
-      travel.failNext(`/hotels/${ritz}/cancel`, { status: 422, times: 1 }); // a 4xx: permanent
+      // A 4xx is permanent. Every attempt gets it: under load the first may time out and be retried.
+      travel.failNext(`/hotels/${ritz}/cancel`, { status: 422, times: 50 });
       const beforeTheBooking = (await history(thread)).at(-1)!.config;
       const failure = await saver.rollbackTo(beforeTheBooking).catch((error: unknown) => error);
       expect(failure).toMatchObject({ code: 'rollback_needs_attention', message: expect.stringMatching(/GET \/v1\/rollbacks\/\S+, then retry or resolve/) });
@@ -137,7 +142,7 @@ describe.each(E2E_STORES)('RewindHttpCheckpointSaver against the real server on 
     });
 
     it('forks with updateState from a past checkpoint without touching the original branch', async () => {
-      await graph.invoke({ messages: [new HumanMessage('book Ritz')] }, thread);
+      await graph.invoke({ messages: [new HumanMessage('book Ritz')] }, run);
       const beforeTool = (await history(thread)).find((s) => s.next.includes('tools'))!;
       const forked = await graph.updateState(beforeTool.config, {
         messages: [new AIMessage({ id: (beforeTool.values as { messages: BaseMessage[] }).messages[1]!.id!, content: 'Changed my mind' })],
