@@ -36,6 +36,15 @@ export function memoryTables(rows: Row[], table: (header: string[], body: string
       ),
     );
   }
+  const vectorQuality = rows.filter((r) => /^MEM\.search\.\d+\.tenant\.quality\./.test(r.key));
+  if (vectorQuality.length > 0) {
+    parts.push(
+      table(
+        ['Vector search against exact', 'exact search: item first', '1-bit + re-rank: item first', '1-bit + re-rank: item in top 5', 'queries'],
+        vectorQuality.map((r) => [r.label, pct(r.extra?.exactFirst), pct(r.extra?.first), pct(r.extra?.inFive), String(r.extra?.queries ?? '')]),
+      ),
+    );
+  }
   if (timed.length > 0) {
     parts.push(
       table(

@@ -1,29 +1,26 @@
 import { createHash } from 'node:crypto';
 import { openSqliteFile } from '@rewind/event-store/sqlite';
 import type Database from 'better-sqlite3';
+import { LRUCache } from 'lru-cache';
 import * as sqliteVec from 'sqlite-vec';
 import type { EmbeddingModelInfo } from '../embedding-model';
 import type { MemoryItem, MemoryRole } from '../memory-item';
 import { searchTokens } from '../search-tokens';
 import type { IndexedItem, MemoryScope, ScoredItem, VectorIndex } from '../vector-index';
+import { BinaryCodeCache } from './binary-code-cache';
 
 export interface SqliteVectorIndexOptions {
   /** The index file (`:memory:` for a throwaway one). Kept beside the event store's file, not in it, so indexing never holds the store's write lock. */
   filename: string;
   /**
-   * How vectors are searched. `binary` (default): a brute-force Hamming scan over 1-bit
-   * vectors in vec0 finds `oversample` × limit candidates, re-ranked by exact cosine on the
-   * full vectors. `float`: brute-force cosine over full vectors (exact, slower).
+   * How vectors are searched. `binary` (default): a brute-force Hamming scan over 1-bit codes
+   * (sign bits, held in memory) finds `oversample` × limit candidates, re-ranked by exact
+   * cosine on the full vectors — exact for a scope of up to that many items. `float`:
+   * brute-force cosine over full vectors (exact, slower).
    */
   quantization?: 'binary' | 'float';
-  /** Candidates per wanted hit in binary mode (default 4). */
+  /** Candidates per wanted hit in binary mode (default 4; at most 256 beyond the limit). */
   oversample?: number;
-  /**
-   * A session with at most this many items is searched exactly (cosine over all its vectors,
-   * found by the (tenant, session) index) instead of by a scan of the tenant's partition
-   * (default 20 000).
-   */
-  exactScanLimit?: number;
 }
 
 interface ItemRow {
@@ -42,8 +39,8 @@ interface ItemRow {
   vector: Buffer;
 }
 
-/** vec0's k is capped; a wanted hit count beyond it is clamped. */
-const MAX_K = 4096;
+/** Candidates re-ranked beyond the wanted hits, at most (each costs a row read of ~1.5 KB). */
+const MAX_CANDIDATES = 256;
 
 function toItem(row: ItemRow): MemoryItem {
   return {
@@ -90,20 +87,38 @@ function scopeWordOf(scope: MemoryScope): string {
   return scope.sessionId === undefined ? scopeToken('t', scope.tenantId) : scopeToken('s', scope.tenantId, scope.sessionId);
 }
 
-/** How long a scope's item count is reused to plan keyword searches (it only picks a plan; a stale count never changes a result). */
-const SCOPE_SIZE_TTL_MS = 10_000;
+/**
+ * How long a scope's item count and a word's document frequency are reused to plan keyword
+ * searches. They only pick a plan and the words searched: a stale figure changes what a search
+ * costs, never whether a matching item can be found (a word not yet seen is never cached).
+ */
+const PLAN_FIGURES_TTL_MS = 10_000;
 
 /**
- * The embedded vector index: sqlite-vec (vec0, partitioned by tenant) for vectors and FTS5
- * (BM25) for text, in one SQLite file. Tables are named after the model and its dimension,
- * so switching models starts a fresh index instead of mixing vector spaces.
+ * Documents keyword search ranks at most (FTS5 ranks every match: ~2.3 µs each at 100 000 items,
+ * so ~7 ms). Words are taken rarest first, which BM25 weighs most; commoner ones beyond the
+ * budget are left out, and when even the rarest is beyond it, vectors carry the question alone.
+ */
+const MATCH_BUDGET = 3_000;
+
+/**
+ * The embedded vector index, one SQLite file: full vectors and 1-bit codes (sign bits, made by
+ * sqlite-vec's `vec_quantize_binary`) for similarity search, FTS5 (BM25) for text. Tables are
+ * named after the model and its dimension, so switching models starts a fresh index instead
+ * of mixing vector spaces.
+ *
+ * Index format 2 keeps the codes in a plain table clustered by tenant and scans them in memory
+ * (`BinaryCodeCache`); format 1 kept them in a sqlite-vec `vec0` table, whose top-k selection
+ * costs O(n·k). Opening a format-1 file converts it once (codes from the stored vectors).
  */
 export class SqliteVectorIndex implements VectorIndex {
   readonly db: Database.Database;
   private prefix = '';
   private dimensions = 0;
   private statements: ReturnType<SqliteVectorIndex['prepare']> | undefined;
-  private readonly scopeSizes = new Map<string, { n: number; at: number }>();
+  private codes: BinaryCodeCache | undefined;
+  private readonly scopeSizes = new LRUCache<string, number>({ max: 10_000, ttl: PLAN_FIGURES_TTL_MS });
+  private readonly documentFrequencies = new LRUCache<string, number>({ max: 50_000, ttl: PLAN_FIGURES_TTL_MS });
 
   constructor(private readonly options: SqliteVectorIndexOptions) {
     this.db = openSqliteFile(options.filename, 'NORMAL');
@@ -138,27 +153,51 @@ export class SqliteVectorIndex implements VectorIndex {
         vector BLOB NOT NULL
       );
       CREATE INDEX IF NOT EXISTS ${p}_items_scope ON ${p}_items (tenant_id, session_id);
-      -- The full vectors again, clustered by session: an exact search of one session reads one range.
-      CREATE TABLE IF NOT EXISTS ${p}_session_vectors (
-        tenant_id TEXT NOT NULL,
-        session_id TEXT NOT NULL,
-        item_rowid INTEGER NOT NULL,
-        vector BLOB NOT NULL,
-        PRIMARY KEY (tenant_id, session_id, item_rowid)
-      ) WITHOUT ROWID;
       CREATE VIRTUAL TABLE IF NOT EXISTS ${p}_fts USING fts5(tokens, scope, tokenize = 'unicode61 remove_diacritics 2');
       CREATE VIRTUAL TABLE IF NOT EXISTS ${p}_fts_vocab USING fts5vocab(${p}_fts, 'row');
-      CREATE VIRTUAL TABLE IF NOT EXISTS ${p}_vec USING vec0(
-        tenant_id TEXT PARTITION KEY,
-        session_id TEXT,
-        embedding bit[${model.dimensions}]
-      );
+      -- 1-bit codes clustered by tenant: a tenant's codes are one range, read once into memory.
+      CREATE TABLE IF NOT EXISTS ${p}_codes (
+        tenant_id TEXT NOT NULL,
+        item_rowid INTEGER NOT NULL,
+        session_id TEXT NOT NULL,
+        code BLOB NOT NULL,
+        PRIMARY KEY (tenant_id, item_rowid)
+      ) WITHOUT ROWID;
+      -- Covers a session's codes: loading them reads one range of the index.
+      CREATE INDEX IF NOT EXISTS ${p}_codes_session ON ${p}_codes (tenant_id, session_id, item_rowid, code);
+      -- Counts deleted items: a process holding codes in memory reads them again when it changes.
+      CREATE TABLE IF NOT EXISTS ${p}_deletions (n INTEGER NOT NULL);
+      INSERT INTO ${p}_deletions (n) SELECT 0 WHERE NOT EXISTS (SELECT 1 FROM ${p}_deletions);
+      CREATE TRIGGER IF NOT EXISTS ${p}_items_deleted AFTER DELETE ON ${p}_items BEGIN UPDATE ${p}_deletions SET n = n + 1; END;
     `);
+    this.convertFormat1(p);
     // The scope column only filters: it must not weigh in BM25 (it would favour short texts).
     this.db.prepare(`INSERT INTO ${p}_fts (${p}_fts, rank) VALUES ('rank', 'bm25(1.0, 0.0)')`).run();
     // A deleted row's words leave the full-text index at once (not at some later merge).
     this.db.prepare(`INSERT INTO ${p}_fts (${p}_fts, rank) VALUES ('secure-delete', 1)`).run();
     this.statements = this.prepare();
+    this.codes = new BinaryCodeCache(this.db, p, Math.ceil(model.dimensions / 8));
+  }
+
+  /**
+   * A format-1 file kept its codes in a vec0 table and every vector again in a table clustered by
+   * session: make the codes from the stored vectors, then drop both.
+   */
+  private convertFormat1(p: string): void {
+    if (!this.tableExists(`${p}_vec`)) return;
+    // IMMEDIATE, and checked again inside: the API's thread and its event loop open the file at once.
+    this.db
+      .transaction(() => {
+        if (!this.tableExists(`${p}_vec`)) return;
+        this.db.exec(`INSERT OR IGNORE INTO ${p}_codes (tenant_id, item_rowid, session_id, code)
+                      SELECT tenant_id, rowid, session_id, vec_quantize_binary(vector) FROM ${p}_items`);
+        this.db.exec(`DROP TABLE ${p}_vec; DROP TABLE IF EXISTS ${p}_session_vectors`);
+      })
+      .immediate();
+  }
+
+  private tableExists(name: string): boolean {
+    return this.db.prepare(`SELECT 1 FROM sqlite_master WHERE name = ?`).get(name) !== undefined;
   }
 
   private prepare() {
@@ -170,23 +209,11 @@ export class SqliteVectorIndex implements VectorIndex {
          VALUES (@id, @tenantId, @sessionId, @eventId, @version, @globalPosition, @role, @occurredAt, @chunk, @text, @memoryKey, @vector)`,
       ),
       deleteItem: this.db.prepare(`DELETE FROM ${p}_items WHERE rowid = ?`),
-      insertSessionVector: this.db.prepare(`INSERT INTO ${p}_session_vectors (tenant_id, session_id, item_rowid, vector) VALUES (?, ?, ?, ?)`),
-      deleteSessionVector: this.db.prepare(
-        `DELETE FROM ${p}_session_vectors WHERE (tenant_id, session_id) = (SELECT tenant_id, session_id FROM ${p}_items WHERE rowid = @rowid) AND item_rowid = @rowid`,
-      ),
-      sessionVectors: this.db.prepare<[string, string], { item_rowid: number; vector: Buffer }>(
-        `SELECT item_rowid, vector FROM ${p}_session_vectors WHERE tenant_id = ? AND session_id = ?`,
-      ),
       insertFts: this.db.prepare(`INSERT INTO ${p}_fts (rowid, tokens, scope) VALUES (?, ?, ?)`),
       deleteFts: this.db.prepare(`DELETE FROM ${p}_fts WHERE rowid = ?`),
-      insertVec: this.db.prepare(`INSERT INTO ${p}_vec (rowid, tenant_id, session_id, embedding) VALUES (?, ?, ?, vec_quantize_binary(?))`),
-      deleteVec: this.db.prepare(`DELETE FROM ${p}_vec WHERE rowid = ?`),
-      knnTenant: this.db.prepare<[Buffer, number, string], { rowid: number }>(
-        `SELECT rowid FROM ${p}_vec WHERE embedding MATCH vec_quantize_binary(?) AND k = ? AND tenant_id = ? ORDER BY distance`,
-      ),
-      knnSession: this.db.prepare<[Buffer, number, string, string], { rowid: number }>(
-        `SELECT rowid FROM ${p}_vec WHERE embedding MATCH vec_quantize_binary(?) AND k = ? AND tenant_id = ? AND session_id = ? ORDER BY distance`,
-      ),
+      insertCode: this.db.prepare(`INSERT INTO ${p}_codes (tenant_id, item_rowid, session_id, code) VALUES (?, ?, ?, vec_quantize_binary(?))`),
+      deleteCode: this.db.prepare(`DELETE FROM ${p}_codes WHERE tenant_id = (SELECT tenant_id FROM ${p}_items WHERE rowid = @rowid) AND item_rowid = @rowid`),
+      quantize: this.db.prepare<[Buffer], Buffer>(`SELECT vec_quantize_binary(?)`).pluck(),
       scanTenant: this.db.prepare<[string], ItemRow>(`SELECT rowid, * FROM ${p}_items WHERE tenant_id = ?`),
       scanSession: this.db.prepare<[string, string], ItemRow>(`SELECT rowid, * FROM ${p}_items WHERE tenant_id = ? AND session_id = ?`),
       // Keyword search returns rowids and ranks only; the rows (with their vectors) are read for the hits alone.
@@ -202,6 +229,9 @@ export class SqliteVectorIndex implements VectorIndex {
         `SELECT rowid FROM ${p}_items WHERE tenant_id = ? AND (? IS NULL OR session_id = ?)`,
       ),
       rowsByRowid: this.db.prepare<[string], ItemRow>(`SELECT rowid, * FROM ${p}_items WHERE rowid IN (SELECT value FROM json_each(?))`),
+      vectorsByRowid: this.db.prepare<[string], { rowid: number; vector: Buffer }>(
+        `SELECT rowid, vector FROM ${p}_items WHERE rowid IN (SELECT value FROM json_each(?))`,
+      ),
       documentFrequency: this.db.prepare<[string], { doc: number }>(`SELECT doc FROM ${p}_fts_vocab WHERE term = ?`),
       countAll: this.db.prepare<[], { n: number }>(`SELECT count(*) AS n FROM ${p}_items`),
       // One statement per scope kind: `(? IS NULL OR session_id = ?)` would keep SQLite from seeking the
@@ -217,8 +247,7 @@ export class SqliteVectorIndex implements VectorIndex {
   }
 
   private removeRow(rowid: number): void {
-    this.s.deleteSessionVector.run({ rowid });
-    this.s.deleteVec.run(BigInt(rowid));
+    this.s.deleteCode.run({ rowid });
     this.s.deleteFts.run(rowid);
     this.s.deleteItem.run(rowid);
   }
@@ -236,34 +265,28 @@ export class SqliteVectorIndex implements VectorIndex {
         const { lastInsertRowid } = s.insertItem.run({ ...item, memoryKey: item.memoryKey ?? null, vector: blob });
         const scopeWords = `${scopeToken('t', item.tenantId)} ${scopeToken('s', item.tenantId, item.sessionId)}`;
         s.insertFts.run(lastInsertRowid, searchTokens(item.text).join(' '), scopeWords);
-        s.insertVec.run(BigInt(lastInsertRowid), item.tenantId, item.sessionId, blob);
-        s.insertSessionVector.run(item.tenantId, item.sessionId, lastInsertRowid, blob);
+        s.insertCode.run(item.tenantId, lastInsertRowid, item.sessionId, blob);
       }
     })();
+    this.codes?.changed();
   }
 
   async searchVector(vector: Float32Array, scope: MemoryScope, limit: number): Promise<ScoredItem[]> {
     if (limit <= 0) return [];
     const s = this.s;
     let rows: ItemRow[];
-    const exact =
-      this.quantization === 'float' ||
-      (scope.sessionId !== undefined && s.countSession.get(scope.tenantId, scope.sessionId)!.n <= (this.options.exactScanLimit ?? 20_000));
-    if (exact && scope.sessionId !== undefined) {
-      const best = s.sessionVectors
-        .all(scope.tenantId, scope.sessionId)
-        .map((v) => ({ rowid: v.item_rowid, score: dot(vector, v.vector) }))
+    if (this.quantization === 'float') {
+      rows = scope.sessionId === undefined ? s.scanTenant.all(scope.tenantId) : s.scanSession.all(scope.tenantId, scope.sessionId);
+    } else {
+      const k = Math.max(limit, Math.min(limit * (this.options.oversample ?? 4), MAX_CANDIDATES));
+      const candidates = this.codes!.nearest(scope, s.quantize.get(blobOf(vector))!, k);
+      // Re-ranked on their vectors alone; the whole rows are read for the hits.
+      const best = s.vectorsByRowid
+        .all(JSON.stringify(candidates))
+        .map((v) => ({ rowid: v.rowid, score: dot(vector, v.vector) }))
         .sort((a, b) => b.score - a.score)
         .slice(0, limit);
       rows = this.rowsByRowid(best.map((b) => b.rowid));
-    } else if (exact) {
-      rows = s.scanTenant.all(scope.tenantId);
-    } else {
-      // vec0's top-k cost grows fast with k: oversample small limits, at most 128 candidates beyond them.
-      const k = Math.min(MAX_K, Math.max(limit, Math.min(limit * (this.options.oversample ?? 4), 128)));
-      const blob = blobOf(vector);
-      const candidates = scope.sessionId === undefined ? s.knnTenant.all(blob, k, scope.tenantId) : s.knnSession.all(blob, k, scope.tenantId, scope.sessionId);
-      rows = this.rowsByRowid(candidates.map((c) => c.rowid));
     }
     return rows
       .map((row) => ({ row, score: dot(vector, row.vector) }))
@@ -299,16 +322,22 @@ export class SqliteVectorIndex implements VectorIndex {
     });
   }
 
-  /** Items in the scope, counted at most every SCOPE_SIZE_TTL_MS (a plan choice, not a result). */
+  /** Items in the scope, counted at most every PLAN_FIGURES_TTL_MS (a plan choice, not a result). */
   private scopeSize(scope: MemoryScope): number {
     const key = `${scope.tenantId}\u0000${scope.sessionId ?? ''}`;
-    const now = Date.now();
-    const known = this.scopeSizes.get(key);
-    if (known && now - known.at < SCOPE_SIZE_TTL_MS) return known.n;
-    const n = this.countIn(scope);
-    if (this.scopeSizes.size > 10_000) this.scopeSizes.clear();
-    this.scopeSizes.set(key, { n, at: now });
+    let n = this.scopeSizes.get(key);
+    if (n === undefined) this.scopeSizes.set(key, (n = this.countIn(scope)));
     return n;
+  }
+
+  /** Documents holding the word (fts5vocab reads ~0.6 ms a word at 100 000 items): cached once seen. */
+  private documentFrequency(word: string): number {
+    let doc = this.documentFrequencies.get(word);
+    if (doc === undefined) {
+      doc = this.s.documentFrequency.get(word)?.doc ?? 0;
+      if (doc > 0) this.documentFrequencies.set(word, doc);
+    }
+    return doc;
   }
 
   /**
@@ -317,17 +346,21 @@ export class SqliteVectorIndex implements VectorIndex {
    * document holding them — three words in ~9 % of 100 000 items each cost ~15 ms to rank, the
    * rarest of them alone ~4.5 ms. When all are common the rarest is kept, unless it is in more
    * than a fifth of the documents: then keyword search finds nothing and vectors carry the meaning.
+   * Then MATCH_BUDGET: the words kept, rarest first, match at most that many documents in all.
    */
   private selectiveTerms(query: string): { word: string; doc: number }[] {
     const words = [...new Set(searchTokens(query, { dropStopWords: true }))];
     const total = this.s.countAll.get()!.n;
     const ceiling = Math.max(1_000, total / 20);
-    const frequency = words.map((word) => ({ word, doc: this.s.documentFrequency.get(word)?.doc ?? 0 })).filter((w) => w.doc > 0);
+    const frequency = words
+      .map((word) => ({ word, doc: this.documentFrequency(word) }))
+      .filter((w) => w.doc > 0)
+      .sort((a, b) => a.doc - b.doc);
     const selective = frequency.filter((w) => w.doc <= ceiling);
-    if (selective.length > 0 || frequency.length === 0) return selective;
     // Only common words: the rarest stands in for them, unless it is in a fifth of everything (no keyword signal left).
-    const rarest = frequency.reduce((a, b) => (b.doc < a.doc ? b : a));
-    return rarest.doc <= 4 * ceiling ? [rarest] : [];
+    const kept = selective.length > 0 || frequency.length === 0 ? selective : frequency[0]!.doc <= 4 * ceiling ? [frequency[0]!] : [];
+    let matches = 0;
+    return kept.filter((w) => (matches += w.doc) <= MATCH_BUDGET);
   }
 
   async deleteScope(scope: MemoryScope): Promise<number> {
@@ -335,6 +368,7 @@ export class SqliteVectorIndex implements VectorIndex {
     this.db.transaction(() => {
       for (const { rowid } of rowids) this.removeRow(rowid);
     })();
+    this.codes?.changed();
     return rowids.length;
   }
 
@@ -353,14 +387,20 @@ export class SqliteVectorIndex implements VectorIndex {
             { rowid: number }
           >(`SELECT rowid FROM ${p}_items WHERE tenant_id = ? AND (? IS NULL OR session_id = ?)`)
           .all(scope.tenantId, scope.sessionId ?? null, scope.sessionId ?? null);
-        const deletes = [`${p}_vec`, `${p}_fts`, `${p}_items`].map((table) => this.db.prepare(`DELETE FROM ${table} WHERE rowid = ?`));
+        // A model's tables not opened since format 2 still hold their codes in vec0.
+        const tables = [...(this.tableExists(`${p}_vec`) ? [`${p}_vec`] : []), `${p}_fts`, `${p}_items`];
+        const deletes = tables.map((table) => this.db.prepare(`DELETE FROM ${table} WHERE rowid = ?`));
         for (const { rowid } of rowids) for (const statement of deletes) statement.run(BigInt(rowid));
-        this.db
-          .prepare(`DELETE FROM ${p}_session_vectors WHERE tenant_id = ? AND (? IS NULL OR session_id = ?)`)
-          .run(scope.tenantId, scope.sessionId ?? null, scope.sessionId ?? null);
+        // Format 1 kept the vectors again per session; format 2 keeps codes.
+        for (const table of [`${p}_session_vectors`, `${p}_codes`].filter((t) => this.tableExists(t))) {
+          this.db
+            .prepare(`DELETE FROM ${table} WHERE tenant_id = ? AND (? IS NULL OR session_id = ?)`)
+            .run(scope.tenantId, scope.sessionId ?? null, scope.sessionId ?? null);
+        }
         removed += rowids.length;
       }
     })();
+    this.codes?.changed();
     // The WAL still holds the pages as they were written: fold it into the file and empty it.
     if (removed > 0) this.db.pragma('wal_checkpoint(TRUNCATE)');
     return removed;
