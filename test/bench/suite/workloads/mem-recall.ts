@@ -113,7 +113,7 @@ async function recallQuality(dir: string, model: OnnxEmbeddingModel, dataset: Re
     ancestries.set(spec.sessionId, new Set(ancestry(state.timeline, state.head)));
   }
   const paths = new EngineSessionPaths(sessions);
-  const configs: { key: string; label: string; options: MemoryRecallOptions; rewrite: boolean; useAt: boolean }[] = [
+  const configs: { key: string; label: string; options: MemoryRecallOptions; rewrite: boolean; useAt: boolean; tenantWide?: boolean }[] = [
     {
       key: 'MEM.recall.vector',
       label: 'plain vector search (a memory store without the timeline)',
@@ -130,6 +130,15 @@ async function recallQuality(dir: string, model: OnnxEmbeddingModel, dataset: Re
     },
     { key: 'MEM.recall.hybrid+branch', label: 'hybrid + branch-aware, question as asked', options: {}, rewrite: false, useAt: true },
     { key: 'MEM.recall.rewind', label: 'hybrid + branch-aware + rewriting (Rewind)', options: {}, rewrite: true, useAt: true },
+    // Every session's items compete (the entities are unique to their session, so the fact asked for is still one item).
+    {
+      key: 'MEM.recall.rewind.tenant',
+      label: 'hybrid + branch-aware + rewriting (Rewind), tenant-wide',
+      options: {},
+      rewrite: true,
+      useAt: true,
+      tenantWide: true,
+    },
   ];
   for (const config of configs) {
     const recall = new MemoryRecall({ index, model, paths, rewriter: new DeterministicRewriter(), policies }, config.options);
@@ -141,7 +150,15 @@ async function recallQuality(dir: string, model: OnnxEmbeddingModel, dataset: Re
     for (const q of questions) {
       const at = askedAt.get(`${q.sessionId}|${q.entity}|${q.attribute}`)!;
       const result = await latency.time(() =>
-        recall.recall({ tenantId: 'bench', sessionId: q.sessionId, query: q.question, k: 5, rewrite: config.rewrite, ...(config.useAt ? { at } : {}) }),
+        recall.recall({
+          tenantId: 'bench',
+          sessionId: q.sessionId,
+          query: q.question,
+          k: 5,
+          rewrite: config.rewrite,
+          ...(config.useAt ? { at } : {}),
+          ...(config.tenantWide ? { scope: 'tenant' as const } : {}),
+        }),
       );
       const rank = result.hits.findIndex((h) => h.text === q.expectedText);
       if (rank >= 0) {
