@@ -47,11 +47,14 @@ describe('a LangGraph StateGraph with a tool node, checkpointed on Rewind', () =
   afterEach(() => rewind.close());
 
   const thread = { configurable: { thread_id: 'trip' } };
+  // As README asks of a graph rolled back to checkpoints: each checkpoint saved before the next step runs
+  // (LangGraph's default, "async", lets a tool node record its call before the checkpoint it follows lands).
+  const run = { ...thread, durability: 'sync' as const };
   const texts = (snapshot: StateSnapshot) => (snapshot.values as { messages: BaseMessage[] }).messages.map((m) => String(m.content));
 
   it('runs turns, keeps their history, and continues a thread from a fresh saver', async () => {
-    await graph.invoke({ messages: [new HumanMessage('book Ritz')] }, thread);
-    await graph.invoke({ messages: [new HumanMessage('book Hilton')] }, thread);
+    await graph.invoke({ messages: [new HumanMessage('book Ritz')] }, run);
+    await graph.invoke({ messages: [new HumanMessage('book Hilton')] }, run);
     expect(world).toEqual(['booked Ritz', 'booked Hilton']);
     expect(texts(await graph.getState(thread))).toEqual(['book Ritz', '', 'bk-Ritz', 'Done: bk-Ritz', 'book Hilton', '', 'bk-Hilton', 'Done: bk-Hilton']);
 
@@ -62,14 +65,14 @@ describe('a LangGraph StateGraph with a tool node, checkpointed on Rewind', () =
 
     saver = new RewindCheckpointSaver(rewind);
     graph = build();
-    await graph.invoke({ messages: [new HumanMessage('thanks')] }, thread);
+    await graph.invoke({ messages: [new HumanMessage('thanks')] }, run);
     expect(texts(await graph.getState(thread)).slice(-2)).toEqual(['thanks', 'How can I help?']);
   });
 
   it('rolling the thread back through Rewind undoes the bookings made after the target and makes it the latest state', async () => {
-    await graph.invoke({ messages: [new HumanMessage('book Ritz')] }, thread);
+    await graph.invoke({ messages: [new HumanMessage('book Ritz')] }, run);
     const afterFirstTurn = (await graph.getState(thread)).config;
-    await graph.invoke({ messages: [new HumanMessage('book Hilton')] }, thread);
+    await graph.invoke({ messages: [new HumanMessage('book Hilton')] }, run);
 
     await saver.rollbackTo(afterFirstTurn);
     expect(world).toEqual(['booked Ritz', 'booked Hilton', 'cancelled bk-Hilton']);
@@ -77,13 +80,13 @@ describe('a LangGraph StateGraph with a tool node, checkpointed on Rewind', () =
     const session = await saver.session(thread);
     expect((await session.state()).toolCalls.map((c) => c.tool)).toEqual(['book_hotel']);
 
-    await graph.invoke({ messages: [new HumanMessage('book Savoy')] }, thread);
+    await graph.invoke({ messages: [new HumanMessage('book Savoy')] }, run);
     expect(texts(await graph.getState(thread)).slice(-1)).toEqual(['Done: bk-Savoy']);
     expect(world.slice(-1)).toEqual(['booked Savoy']);
   });
 
   it('forks with updateState from a past checkpoint without touching the original branch', async () => {
-    await graph.invoke({ messages: [new HumanMessage('book Ritz')] }, thread);
+    await graph.invoke({ messages: [new HumanMessage('book Ritz')] }, run);
     const history: StateSnapshot[] = [];
     for await (const snapshot of graph.getStateHistory(thread)) history.push(snapshot);
     const beforeTool = history.find((s) => s.next.includes('tools'))!;

@@ -190,7 +190,7 @@ describe('PostgresEventStore on PostgreSQL', () => {
     try {
       expect(await again[0]!.streamVersion('session:t:s')).toBe(1);
       const migrations = await again[0]!.pool.query<{ version: number }>(`SELECT version FROM "${schema}".schema_migrations`);
-      expect(migrations.rows.map((r) => r.version).sort()).toEqual(allMigrations('"x"').map((m) => m.version));
+      expect(migrations.rows.map((r) => r.version).sort((a, b) => a - b)).toEqual(allMigrations('"x"').map((m) => m.version));
     } finally {
       await Promise.all(again.map((s) => s.close()));
     }

@@ -20,6 +20,7 @@ import {
   type MemoryRecallOptions,
 } from '@rewind/memory';
 import { OnnxEmbeddingModel } from '@rewind/memory/onnx';
+import { memoryConfigFromEnv, ThreadItemWriter } from '@rewind/memory/runtime';
 import { SqliteVectorIndex } from '@rewind/memory/sqlite-vec';
 import { InMemoryCheckpointStore } from '@rewind/messaging';
 import { LatencyRecorder } from '../recorder';
@@ -302,15 +303,29 @@ async function binaryAgainstExact(index: SqliteVectorIndex, vectors: Float32Arra
   return rows;
 }
 
-/** 50 turns/s for `seconds` s, indexer off then on: append latency both ways, and how long each event waits to be indexed. */
-async function lagAndAppend(dir: string, model: OnnxEmbeddingModel, seconds: number): Promise<Row[]> {
+/**
+ * 50 turns/s for `seconds` s, indexer off, then on as the API runs it (embedding and index writes
+ * in a worker thread, at most half a core), then on as the library runs it (in the caller's
+ * thread): append latency each way, and how long each event waits to be indexed.
+ */
+export async function lagAndAppend(dir: string, model: OnnxEmbeddingModel, seconds: number): Promise<Row[]> {
   const rows: Row[] = [];
-  for (const indexing of [false, true]) {
-    const store = new SqliteEventStore({ filename: join(dir, `lag-${indexing}.db`) });
+  for (const setting of ['off', 'thread', 'process'] as const) {
+    const indexing = setting !== 'off';
+    const store = new SqliteEventStore({ filename: join(dir, `lag-${setting}.db`) });
     const sessions = new SessionService(new SessionRepository(store, { snapshotEvery: 100 }));
-    const index = new SqliteVectorIndex({ filename: join(dir, `lag-${indexing}.memory.db`) });
+    const indexFile = join(dir, `lag-${setting}.memory.db`);
+    const index = new SqliteVectorIndex({ filename: indexFile });
     const checkpoints = new InMemoryCheckpointStore();
-    const indexer = new MemoryIndexer({ store, checkpoints, index, model, policies: new InMemoryPolicyStore(), pollIntervalMs: 20 });
+    const config = { ...memoryConfigFromEnv({}, dir), sqliteFile: indexFile };
+    const indexer = new MemoryIndexer({
+      store,
+      checkpoints,
+      index,
+      policies: new InMemoryPolicyStore(),
+      pollIntervalMs: 20,
+      ...(setting === 'thread' ? { writer: new ThreadItemWriter(config), cpuShare: config.indexerCpuShare } : { model }),
+    });
     const caller = { tenantId: 'bench', actor: 'bench' };
     for (let s = 0; s < 10; s++) await sessions.startSession(caller, { sessionId: `s${s}` });
     if (indexing) {
@@ -348,18 +363,24 @@ async function lagAndAppend(dir: string, model: OnnxEmbeddingModel, seconds: num
     watching = false;
     await watcher;
     await indexer.stop();
+    // MEM.append.on and MEM.lag are the API's setting (the worker thread); `.process` rows the library's.
+    const suffix = setting === 'process' ? '.process' : '';
+    const where = setting === 'thread' ? 'in a worker thread, as the API runs it' : "in the caller's thread, as the library runs it";
     rows.push(
       latencyRow(
         {
           ...base,
-          key: `MEM.append.${indexing ? 'on' : 'off'}`,
-          label: `append one message at 50 turns/s, indexer ${indexing ? 'on (same process)' : 'off'}`,
+          key: `MEM.append.${indexing ? 'on' : 'off'}${suffix}`,
+          label: `append one message at 50 turns/s, indexer ${indexing ? `on (${where})` : 'off'}`,
           extra: { turns },
         },
         append,
       ),
     );
-    if (indexing) rows.push(latencyRow({ ...base, key: 'MEM.lag', label: 'index lag at 50 turns/s: commit → item searchable', extra: { turns } }, lag));
+    if (indexing)
+      rows.push(
+        latencyRow({ ...base, key: `MEM.lag${suffix}`, label: `index lag at 50 turns/s: commit → item searchable (indexer ${where})`, extra: { turns } }, lag),
+      );
     await index.close();
     await store.close();
   }
