@@ -14,3 +14,4 @@ export * from './deterministic-rewriter';
 export * from './recall';
 export * from './memory-item-writer';
 export * from './memory-indexer';
+export * from './machine-load';

@@ -3,6 +3,7 @@ import type { CheckpointStore } from '@rewind/messaging';
 import type { EmbeddingModel, EmbeddingModelInfo } from './embedding-model';
 import { MemoryItemExtractor, type MemoryItem, type MemorySourceEvent } from './memory-item';
 import { LocalItemWriter, type MemoryIndexerPlacement, type MemoryItemWriter } from './memory-item-writer';
+import { hadSpareCore, machineCpuTimes, type CpuTimes } from './machine-load';
 import { effectivePolicy, type MemoryPolicyStore } from './memory-policy';
 import type { MemoryScope, VectorIndex } from './vector-index';
 
@@ -31,11 +32,15 @@ export interface MemoryIndexerOptions {
   /** How often an idle indexer looks for new events (default 100 ms). */
   pollIntervalMs?: number;
   /**
-   * The share of one core the background loop (start()) may keep busy embedding, from 0.05
-   * to 1 (default 1): after a batch that took t ms it rests t × (1 − share) / share ms, so
-   * under a burst the lag grows instead of the writes slowing down, and catches up after.
+   * The share of one core the background loop (start()) may keep busy embedding while the
+   * machine is busy, from 0.05 to 1 (default 1): after a batch that took t ms it rests
+   * t × (1 − share) / share ms, so under a burst the lag grows instead of the writes slowing
+   * down, and catches up after. It does not rest when work at normal priority left a core idle
+   * since the last batch (the indexer then only takes what nothing else wants).
    */
   cpuShare?: number;
+  /** How busy the machine is (default: the kernel's counters, os.cpus()). */
+  cpuTimes?: () => CpuTimes;
   logger?: MemoryIndexerLogger;
 }
 
@@ -73,6 +78,7 @@ export class MemoryIndexer {
   private readonly name: string;
   private readonly logger: MemoryIndexerLogger;
   private readonly writer: MemoryItemWriter;
+  private cpuAtLastBatch: CpuTimes | undefined;
   private state: MemoryIndexerState = 'idle';
   private loop: Promise<void> | undefined;
   private wake: (() => void) | undefined;
@@ -185,9 +191,19 @@ export class MemoryIndexer {
       position = events[events.length - 1]!.globalPosition;
       await checkpoints.save(this.name, position);
       // The rest follows every batch, a short one too: steady writes never fill a batch, and would go unpaced.
-      if (options.paced && share < 1 && this.state === 'running') await this.sleep(((performance.now() - started) * (1 - share)) / share);
+      if (options.paced && share < 1 && this.state === 'running' && this.machineBusy()) {
+        await this.sleep(((performance.now() - started) * (1 - share)) / share);
+      }
       if (events.length < batchSize || (options.paced && this.state !== 'running')) return;
     }
+  }
+
+  /** Whether work at normal priority kept the machine from having a core spare since the last look. */
+  private machineBusy(): boolean {
+    const now = (this.options.cpuTimes ?? machineCpuTimes)();
+    const before = this.cpuAtLastBatch;
+    this.cpuAtLastBatch = now;
+    return before === undefined || !hadSpareCore(before, now);
   }
 
   private requireSubscription() {

@@ -317,7 +317,7 @@ export async function lagAndAppend(dir: string, model: OnnxEmbeddingModel, secon
     const indexFile = join(dir, `lag-${setting}.memory.db`);
     const index = new SqliteVectorIndex({ filename: indexFile });
     const checkpoints = new InMemoryCheckpointStore();
-    const config = { ...memoryConfigFromEnv({}, dir), sqliteFile: indexFile };
+    const config = { ...memoryConfigFromEnv(process.env, dir), sqliteFile: indexFile };
     const indexer = new MemoryIndexer({
       store,
       checkpoints,
