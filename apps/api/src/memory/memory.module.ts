@@ -84,7 +84,7 @@ export class MemoryModule implements OnApplicationBootstrap, OnApplicationShutdo
     const { index, indexerCpuShare } = this.memory.options.config;
     this.logger.log(
       this.memory.placement === 'thread'
-        ? `Indexing long-term memory in a worker thread (${index} index, at most ${Math.round(indexerCpuShare * 100)} % of one core; lag grows under bursts and catches up after).`
+        ? `Indexing long-term memory in a worker thread (${index} index, at nice 19: all of an idle core, at most ${Math.round(indexerCpuShare * 100)} % of one while the machine is busy; lag grows under bursts and catches up after).`
         : `Indexing long-term memory on this process's event loop (${index} index; REWIND_MEMORY_INDEXER=process).`,
     );
   }
