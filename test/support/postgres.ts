@@ -1,36 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { Client } from 'pg';
+import { createTestDatabase as createDatabase, TEST_DATABASE_ADMIN_URL, type TestDatabase } from '@rewind/event-store/testing/postgres';
 
-/** Where the test suites create their throw-away databases (CI: the machine's PostgreSQL). */
-export const TEST_DATABASE_ADMIN_URL = process.env.REWIND_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-
-export interface TestDatabase {
-  url: string;
-  drop(): Promise<void>;
-}
+export { TEST_DATABASE_ADMIN_URL, type TestDatabase };
 
 /** A fresh, empty database; fails loudly (never skips) when PostgreSQL is unreachable. */
-export async function createTestDatabase(prefix = 'rewind_e2e'): Promise<TestDatabase> {
-  const name = `${prefix}_${randomBytes(6).toString('hex')}`;
-  const admin = new Client({ connectionString: TEST_DATABASE_ADMIN_URL });
-  try {
-    await admin.connect();
-  } catch (error) {
-    throw new Error(`PostgreSQL suites need a server at ${TEST_DATABASE_ADMIN_URL} (set REWIND_TEST_DATABASE_URL): ${(error as Error).message}`);
-  }
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(TEST_DATABASE_ADMIN_URL);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    async drop() {
-      const client = new Client({ connectionString: TEST_DATABASE_ADMIN_URL });
-      await client.connect();
-      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await client.end();
-    },
-  };
+export function createTestDatabase(prefix = 'rewind_e2e'): Promise<TestDatabase> {
+  return createDatabase(prefix);
 }
 
 export type E2eStore = 'sqlite' | 'postgres' | 'eventstoredb';

@@ -3,9 +3,9 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client } from 'pg';
 import type { EventStore } from '@rewind/event-store';
 import { maskConnectionString, PostgresEventStore } from '@rewind/event-store/postgres';
+import { createTestDatabase, dropTestDatabase, TEST_DATABASE_ADMIN_URL, testDatabaseUrl, withAdminClient } from '@rewind/event-store/testing/postgres';
 import { SqliteEventStore } from '@rewind/event-store/sqlite';
 import { ReadModelDatabase, type ReadModelConfig } from '../read-model-database';
 
@@ -14,7 +14,7 @@ import { ReadModelDatabase, type ReadModelConfig } from '../read-model-database'
  * database (`rewind_proj_<random>`, created from REWIND_TEST_DATABASE_URL and dropped after).
  */
 
-export const ADMIN_URL = process.env.REWIND_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+export const ADMIN_URL = TEST_DATABASE_ADMIN_URL;
 
 export interface Fixture {
   store: EventStore;
@@ -79,53 +79,24 @@ export function sqliteBackend(): Backend {
   };
 }
 
-function urlFor(database: string): string {
-  const url = new URL(ADMIN_URL);
-  url.pathname = `/${database}`;
-  return url.toString();
-}
-
-async function admin<T>(work: (client: Client) => Promise<T>): Promise<T> {
-  const client = new Client({ connectionString: ADMIN_URL, connectionTimeoutMillis: 5000 });
-  try {
-    await client.connect();
-  } catch (error) {
-    throw new Error(
-      `The PostgreSQL projection tests need a server: cannot connect to ${maskConnectionString(ADMIN_URL)} (${(error as Error).message}). ` +
-        'Start PostgreSQL or set REWIND_TEST_DATABASE_URL.',
-      { cause: error },
-    );
-  }
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
-  }
-}
-
 /** Whether the PostgreSQL test server answers (suites skip without it, except in CI where they fail). */
 export async function postgresReachable(): Promise<boolean> {
   try {
-    await admin(async (client) => client.query('SELECT 1'));
+    await withAdminClient(async (client) => client.query('SELECT 1'));
     return true;
   } catch {
     return false;
   }
 }
 
-/** A fresh, empty PostgreSQL database (for an app that uses its default schemas); drop it after. */
-export async function createTestDatabase(prefix = 'rewind_proj'): Promise<{ url: string; drop(): Promise<void> }> {
-  const database = `${prefix}_${randomBytes(6).toString('hex')}`;
-  await admin((c) => c.query(`CREATE DATABASE ${database}`));
-  return { url: urlFor(database), drop: () => admin((c) => c.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`)).then(() => undefined) };
-}
+export { createTestDatabase };
 
 /** One fresh database per backend; each `open()` gets its own schemas in it. */
 export function postgresBackend(): Backend {
   const database = `rewind_proj_${randomBytes(6).toString('hex')}`;
   let created: Promise<string> | null = null;
   let counter = 0;
-  const ensure = () => (created ??= admin((c) => c.query(`CREATE DATABASE ${database}`)).then(() => urlFor(database)));
+  const ensure = () => (created ??= withAdminClient((c) => c.query(`CREATE DATABASE ${database}`)).then(() => testDatabaseUrl(database)));
   return {
     name: 'postgres',
     async open() {
@@ -173,7 +144,7 @@ export function postgresBackend(): Backend {
     async dispose() {
       if (created) {
         await created.catch(() => undefined);
-        await admin((c) => c.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`));
+        await dropTestDatabase(database);
       }
     },
   };
