@@ -274,22 +274,26 @@ export class SqliteVectorIndex implements VectorIndex {
   async searchVector(vector: Float32Array, scope: MemoryScope, limit: number): Promise<ScoredItem[]> {
     if (limit <= 0) return [];
     const s = this.s;
-    let rows: ItemRow[];
+    let scored: { row: ItemRow; score: number }[];
     if (this.quantization === 'float') {
-      rows = scope.sessionId === undefined ? s.scanTenant.all(scope.tenantId) : s.scanSession.all(scope.tenantId, scope.sessionId);
+      const rows = scope.sessionId === undefined ? s.scanTenant.all(scope.tenantId) : s.scanSession.all(scope.tenantId, scope.sessionId);
+      scored = rows.map((row) => ({ row, score: dot(vector, row.vector) }));
     } else {
       const k = Math.max(limit, Math.min(limit * (this.options.oversample ?? 4), MAX_CANDIDATES));
       const candidates = this.codes!.nearest(scope, s.quantize.get(blobOf(vector))!, k);
-      // Re-ranked on their vectors alone; the whole rows are read for the hits.
+      // Re-ranked on their vectors alone; the whole rows are read for the hits only.
       const best = s.vectorsByRowid
         .all(JSON.stringify(candidates))
         .map((v) => ({ rowid: v.rowid, score: dot(vector, v.vector) }))
         .sort((a, b) => b.score - a.score)
         .slice(0, limit);
-      rows = this.rowsByRowid(best.map((b) => b.rowid));
+      const rows = new Map(this.rowsByRowid(best.map((b) => b.rowid)).map((row) => [row.rowid, row]));
+      scored = best.flatMap(({ rowid, score }) => {
+        const row = rows.get(rowid);
+        return row ? [{ row, score }] : [];
+      });
     }
-    return rows
-      .map((row) => ({ row, score: dot(vector, row.vector) }))
+    return scored
       .sort((a, b) => b.score - a.score)
       .slice(0, limit)
       .map(({ row, score }) => ({ item: toItem(row), score }));
