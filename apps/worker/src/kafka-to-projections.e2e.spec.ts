@@ -8,7 +8,7 @@ import { PostgresEventStore } from '@rewind/event-store/postgres';
 import type { CommandEnvelope } from '@rewind/messaging';
 import { commandMessage, type CommandResultMessage } from '@rewind/messaging';
 import { KafkaMessageBus } from '@rewind/messaging/kafka';
-import { collect, describeWithKafka, KAFKA_TEST_BROKERS, testLogger, trackTopics, uniqueName, until } from '@rewind/messaging/kafka/testing';
+import { collect, deploymentTestTopics, describeWithKafka, KAFKA_TEST_BROKERS, kafkaDeploymentEnv, testLogger, until } from '@rewind/messaging/kafka/testing';
 import { PostgresKafkaSigningSecretStore } from '@rewind/messaging/postgres';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/postgres';
 import { startTestApp, type TestApp } from '../../../test/support/test-app';
@@ -30,19 +30,11 @@ describeWithKafka('a Kafka command on the PostgreSQL store: stored, projected, p
 
   it('becomes an event in PostgreSQL, shows in GET /v1/sessions, is consumed from the events topic; a redelivery applies once; a malformed one goes to the DLQ', async () => {
     db = await createTestDatabase('rewind_k2p');
-    const prefix = uniqueName('k2p');
-    const topics = { commands: `${prefix}.commands`, results: `${prefix}.results`, dlq: `${prefix}.dlq`, events: `${prefix}.events` };
-    trackTopics(...Object.values(topics));
+    const topics = deploymentTestTopics('k2p');
     const env = {
       REWIND_STORE: 'postgres',
       DATABASE_URL: db.url,
-      REWIND_BUS: 'kafka',
-      KAFKA_BROKERS: KAFKA_TEST_BROKERS.join(','),
-      KAFKA_TOPIC_COMMANDS: topics.commands,
-      KAFKA_TOPIC_COMMAND_RESULTS: topics.results,
-      KAFKA_TOPIC_COMMANDS_DLQ: topics.dlq,
-      KAFKA_TOPIC_EVENTS: topics.events,
-      KAFKA_COMMANDS_GROUP_ID: uniqueName('group'),
+      ...kafkaDeploymentEnv(topics),
       REWIND_DATA_DIR: dataDir,
       REWIND_LOG_LEVEL: 'warn',
       REWIND_WORKER_HTTP_PORT: '0',

@@ -7,7 +7,7 @@ import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trac
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { commandMessage, type DeliveredMessage } from '@rewind/messaging';
 import { KafkaMessageBus } from '@rewind/messaging/kafka';
-import { collect, describeWithKafka, KAFKA_TEST_BROKERS, testLogger, trackTopics, uniqueName, until } from '@rewind/messaging/kafka/testing';
+import { collect, deploymentTestTopics, describeWithKafka, KAFKA_TEST_BROKERS, kafkaDeploymentEnv, testLogger, until } from '@rewind/messaging/kafka/testing';
 import { SqliteKafkaSigningSecretStore } from '@rewind/messaging/sqlite';
 import { startTracing, type Tracing } from '@rewind/observability';
 import { databaseFile, startWorker, type Worker } from './worker';
@@ -17,9 +17,7 @@ import { loadWorkerConfig } from './worker-config';
 describeWithKafka('traces across Kafka (in-memory exporter, real broker, the worker in process)', () => {
   const exporter = new InMemorySpanExporter();
   const dataDir = mkdtempSync(join(tmpdir(), 'rewind-kafka-traces-'));
-  const prefix = uniqueName('traces');
-  const topics = { commands: `${prefix}.commands`, results: `${prefix}.results`, dlq: `${prefix}.dlq`, events: `${prefix}.events` };
-  trackTopics(...Object.values(topics));
+  const topics = deploymentTestTopics('traces');
   let tracing: Tracing;
   let worker: Worker;
   let bus: KafkaMessageBus;
@@ -32,13 +30,7 @@ describeWithKafka('traces across Kafka (in-memory exporter, real broker, the wor
     worker = await startWorker(
       loadWorkerConfig({
         REWIND_DATA_DIR: dataDir,
-        REWIND_BUS: 'kafka',
-        KAFKA_BROKERS: KAFKA_TEST_BROKERS.join(','),
-        KAFKA_TOPIC_COMMANDS: topics.commands,
-        KAFKA_TOPIC_COMMAND_RESULTS: topics.results,
-        KAFKA_TOPIC_COMMANDS_DLQ: topics.dlq,
-        KAFKA_TOPIC_EVENTS: topics.events,
-        KAFKA_COMMANDS_GROUP_ID: uniqueName('group'),
+        ...kafkaDeploymentEnv(topics),
         REWIND_WORKER_HTTP: 'off',
         REWIND_MEMORY: 'off',
       }),

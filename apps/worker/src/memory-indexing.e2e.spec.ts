@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { SessionRepository, SessionService } from '@rewind/engine';
 import { SqliteEventStore } from '@rewind/event-store/sqlite';
-import { describeWithKafka, KAFKA_TEST_BROKERS, testLogger, trackTopics, uniqueName, until } from '@rewind/messaging/kafka/testing';
+import { deploymentTestTopics, describeWithKafka, kafkaDeploymentEnv, testLogger, uniqueName, until } from '@rewind/messaging/kafka/testing';
 import { loadWorkerConfig } from './worker-config';
 import { databaseFile, startWorker, type Worker } from './worker';
 
@@ -12,9 +12,7 @@ import { databaseFile, startWorker, type Worker } from './worker';
 // memory indexer consumes them; a real broker, the real local model.
 describeWithKafka('the worker indexes long-term memory from rewind.events', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'rewind-worker-memory-'));
-  const prefix = uniqueName('memory-e2e');
-  const topics = { commands: `${prefix}.commands`, results: `${prefix}.results`, dlq: `${prefix}.dlq`, events: `${prefix}.events` };
-  trackTopics(...Object.values(topics));
+  const topics = deploymentTestTopics('memory-e2e');
   let worker: Worker | undefined;
   afterAll(async () => {
     await worker?.stop();
@@ -24,13 +22,7 @@ describeWithKafka('the worker indexes long-term memory from rewind.events', () =
   it('indexes what agents say (not greetings), and recall over the worker-built index is branch-aware', async () => {
     process.env.KAFKA_MEMORY_GROUP_ID = uniqueName('memory');
     const config = loadWorkerConfig({
-      REWIND_BUS: 'kafka',
-      KAFKA_BROKERS: KAFKA_TEST_BROKERS.join(','),
-      KAFKA_TOPIC_COMMANDS: topics.commands,
-      KAFKA_TOPIC_COMMAND_RESULTS: topics.results,
-      KAFKA_TOPIC_COMMANDS_DLQ: topics.dlq,
-      KAFKA_TOPIC_EVENTS: topics.events,
-      KAFKA_COMMANDS_GROUP_ID: uniqueName('group'),
+      ...kafkaDeploymentEnv(topics),
       REWIND_DATA_DIR: dataDir,
       REWIND_WORKER_PROJECTIONS: 'off',
     });

@@ -8,7 +8,7 @@ import { SqliteEventStore } from '@rewind/event-store/sqlite';
 import type { CommandEnvelope } from '@rewind/messaging';
 import { commandMessage, type CommandResultMessage } from '@rewind/messaging';
 import { KafkaMessageBus } from '@rewind/messaging/kafka';
-import { collect, describeWithKafka, KAFKA_TEST_BROKERS, testLogger, trackTopics, uniqueName, until } from '@rewind/messaging/kafka/testing';
+import { collect, deploymentTestTopics, describeWithKafka, KAFKA_TEST_BROKERS, kafkaDeploymentEnv, testLogger, until } from '@rewind/messaging/kafka/testing';
 import { SqliteKafkaSigningSecretStore } from '@rewind/messaging/sqlite';
 import { databaseFile } from './worker';
 
@@ -33,9 +33,7 @@ function spawnWorker(env: Record<string, string>): WorkerProcess {
 // Runs the built worker (`npm test` builds first) as real processes against the real broker.
 describeWithKafka('the worker process (built), two at once in one consumer group', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'rewind-worker-'));
-  const prefix = uniqueName('worker-e2e');
-  const topics = { commands: `${prefix}.commands`, results: `${prefix}.results`, dlq: `${prefix}.dlq`, events: `${prefix}.events` };
-  trackTopics(...Object.values(topics)); // the workers create them
+  const topics = deploymentTestTopics('worker-e2e'); // the workers create them
   const workers: WorkerProcess[] = [];
   afterAll(() => {
     for (const w of workers) if (w.child.exitCode === null) w.child.kill('SIGKILL');
@@ -47,14 +45,8 @@ describeWithKafka('the worker process (built), two at once in one consumer group
     const key = await keys.create({ tenantId: 'acme' });
     await keys.close();
     const env = {
-      REWIND_BUS: 'kafka',
-      KAFKA_BROKERS: KAFKA_TEST_BROKERS.join(','),
+      ...kafkaDeploymentEnv(topics),
       KAFKA_CLIENT_ID: 'worker-e2e',
-      KAFKA_TOPIC_COMMANDS: topics.commands,
-      KAFKA_TOPIC_COMMAND_RESULTS: topics.results,
-      KAFKA_TOPIC_COMMANDS_DLQ: topics.dlq,
-      KAFKA_TOPIC_EVENTS: topics.events,
-      KAFKA_COMMANDS_GROUP_ID: uniqueName('group'),
       REWIND_DATA_DIR: dataDir,
       REWIND_LOG_LEVEL: 'log',
       REWIND_WORKER_HTTP_PORT: '0', // two workers on one host: any free port each

@@ -32,6 +32,34 @@ export function trackTopics(...topics: string[]): void {
   for (const topic of topics) testTopics.add(topic);
 }
 
+/** A deployment's four topics, named after a fresh prefix; deleted when the suite ends (the API or worker creates them). */
+export interface DeploymentTestTopics {
+  commands: string;
+  results: string;
+  dlq: string;
+  events: string;
+}
+
+export function deploymentTestTopics(name: string): DeploymentTestTopics {
+  const prefix = uniqueName(name);
+  const topics = { commands: `${prefix}.commands`, results: `${prefix}.results`, dlq: `${prefix}.dlq`, events: `${prefix}.events` };
+  trackTopics(...Object.values(topics));
+  return topics;
+}
+
+/** The environment that points an API or a worker at the test broker and these topics, in a commands group of its own. */
+export function kafkaDeploymentEnv(topics: DeploymentTestTopics) {
+  return {
+    REWIND_BUS: 'kafka',
+    KAFKA_BROKERS: KAFKA_TEST_BROKERS.join(','),
+    KAFKA_TOPIC_COMMANDS: topics.commands,
+    KAFKA_TOPIC_COMMAND_RESULTS: topics.results,
+    KAFKA_TOPIC_COMMANDS_DLQ: topics.dlq,
+    KAFKA_TOPIC_EVENTS: topics.events,
+    KAFKA_COMMANDS_GROUP_ID: uniqueName('group'),
+  };
+}
+
 /** Creates fresh test topics (deleted when the suite ends). */
 export async function createTopics(bus: KafkaMessageBus, topics: string[], numPartitions = 3): Promise<void> {
   trackTopics(...topics);
