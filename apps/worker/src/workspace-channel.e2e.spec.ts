@@ -8,7 +8,7 @@ import type { JsonValue } from '@rewind/domain';
 import type { CommandEnvelope, SigningKey } from '@rewind/messaging';
 import { commandMessage, type CommandResultMessage } from '@rewind/messaging';
 import { KafkaMessageBus } from '@rewind/messaging/kafka';
-import { collect, describeWithKafka, KAFKA_TEST_BROKERS, testLogger, trackTopics, uniqueName, until } from '@rewind/messaging/kafka/testing';
+import { collect, deploymentTestTopics, describeWithKafka, KAFKA_TEST_BROKERS, kafkaDeploymentEnv, testLogger, until } from '@rewind/messaging/kafka/testing';
 import { PostgresKafkaSigningSecretStore } from '@rewind/messaging/postgres';
 import { SqliteKafkaSigningSecretStore } from '@rewind/messaging/sqlite';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/postgres';
@@ -58,19 +58,11 @@ describeWithKafka('the worker’s workspace channel (Kafka commands, real files)
 
       const store = await storeFor(storeName, dataDir);
       cleanups.push(() => store.drop());
-      const prefix = uniqueName('ws');
-      const topics = { commands: `${prefix}.commands`, results: `${prefix}.results`, dlq: `${prefix}.dlq`, events: `${prefix}.events` };
-      trackTopics(...Object.values(topics));
+      const topics = deploymentTestTopics('ws');
       const worker: Worker = await startWorker(
         loadWorkerConfig({
           ...store.env,
-          REWIND_BUS: 'kafka',
-          KAFKA_BROKERS: KAFKA_TEST_BROKERS.join(','),
-          KAFKA_TOPIC_COMMANDS: topics.commands,
-          KAFKA_TOPIC_COMMAND_RESULTS: topics.results,
-          KAFKA_TOPIC_COMMANDS_DLQ: topics.dlq,
-          KAFKA_TOPIC_EVENTS: topics.events,
-          KAFKA_COMMANDS_GROUP_ID: uniqueName('group'),
+          ...kafkaDeploymentEnv(topics),
           REWIND_DATA_DIR: dataDir,
           REWIND_WORKER_HTTP: 'off',
           REWIND_WORKER_PROJECTIONS: 'off',

@@ -5,7 +5,7 @@ import { Kafka, logLevel, type Producer } from 'kafkajs';
 import { Pool } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifySignature, type KafkaSigningSecretStore } from '@rewind/messaging';
-import { describeWithKafka, KAFKA_TEST_BROKERS, trackTopics, uniqueName, until } from '@rewind/messaging/kafka/testing';
+import { deploymentTestTopics, describeWithKafka, KAFKA_TEST_BROKERS, kafkaDeploymentEnv, until } from '@rewind/messaging/kafka/testing';
 import { PostgresKafkaSigningSecretStore } from '@rewind/messaging/postgres';
 import { SqliteKafkaSigningSecretStore } from '@rewind/messaging/sqlite';
 import { E2E_STORES, storeEnv } from '../../../../test/support/postgres';
@@ -36,10 +36,9 @@ describeWithKafka('SignedCommandProducer through a real broker and the real work
     let producer: Producer;
     let signingKeys: KafkaSigningSecretStore;
     let pool: Pool | undefined;
-    const topics = { commands: uniqueName('sdk.commands'), results: uniqueName('sdk.results'), dlq: uniqueName('sdk.dlq'), events: uniqueName('sdk.events') };
+    const topics = deploymentTestTopics('sdk');
 
     beforeAll(async () => {
-      trackTopics(...Object.values(topics));
       const target = await storeEnv(storeName);
       cleanup = target.cleanup;
       api = await startTestApp(target.env);
@@ -48,14 +47,8 @@ describeWithKafka('SignedCommandProducer through a real broker and the real work
         ...process.env,
         ...target.env,
         REWIND_DATA_DIR: api.dataDir,
-        REWIND_BUS: 'kafka',
+        ...kafkaDeploymentEnv(topics),
         REWIND_LOG_LEVEL: 'warn',
-        KAFKA_BROKERS: KAFKA_TEST_BROKERS.join(','),
-        KAFKA_TOPIC_COMMANDS: topics.commands,
-        KAFKA_TOPIC_COMMAND_RESULTS: topics.results,
-        KAFKA_TOPIC_COMMANDS_DLQ: topics.dlq,
-        KAFKA_TOPIC_EVENTS: topics.events,
-        KAFKA_COMMANDS_GROUP_ID: uniqueName('sdk-group'),
       };
       // The worker as users run it: its own process, built by `npm run build` (npm test builds first).
       worker = spawn(process.execPath, [join(ROOT, 'apps/worker/dist/main.js')], { env, stdio: ['ignore', 'pipe', 'pipe'] });
