@@ -1,13 +1,9 @@
 import { AIMessage, HumanMessage, type BaseMessage } from '@langchain/core/messages';
-import type { RunnableConfig } from '@langchain/core/runnables';
-import { tool } from '@langchain/core/tools';
-import { END, MessagesAnnotation, START, StateGraph, type StateSnapshot } from '@langchain/langgraph';
-import { ToolNode } from '@langchain/langgraph/prebuilt';
+import type { StateSnapshot } from '@langchain/langgraph';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import { Rewind } from '@rewind/embedded';
 import { RewindCheckpointSaver } from './rewind-saver';
-import { agent } from './testing/booking-agent';
+import { bookingGraph } from './testing/booking-agent';
 
 describe('a LangGraph StateGraph with a tool node, checkpointed on Rewind', () => {
   let rewind: Rewind;
@@ -15,24 +11,12 @@ describe('a LangGraph StateGraph with a tool node, checkpointed on Rewind', () =
   let world: string[];
   let graph: ReturnType<typeof build>;
 
-  function build() {
-    const bookHotel = tool(
-      async ({ hotel }: { hotel: string }, config: RunnableConfig) => {
-        // The booking is a Rewind tool call in the thread's session: rolling the thread back undoes it.
-        const session = await saver.session(config);
-        const booking = await session.call<{ hotel: string }, { bookingId: string }>('book_hotel', { hotel });
-        return booking.bookingId;
-      },
-      { name: 'book_hotel', description: 'Books a hotel room', schema: z.object({ hotel: z.string() }) },
-    );
-    return new StateGraph(MessagesAnnotation)
-      .addNode('agent', agent)
-      .addNode('tools', new ToolNode([bookHotel]))
-      .addEdge(START, 'agent')
-      .addConditionalEdges('agent', (s) => ((s.messages[s.messages.length - 1] as AIMessage).tool_calls?.length ? 'tools' : END))
-      .addEdge('tools', 'agent')
-      .compile({ checkpointer: saver });
-  }
+  // The booking is a Rewind tool call in the thread's session: rolling the thread back undoes it.
+  const build = () =>
+    bookingGraph(async (hotel, config) => {
+      const session = await saver.session(config);
+      return (await session.call<{ hotel: string }, { bookingId: string }>('book_hotel', { hotel })).bookingId;
+    }, saver);
 
   beforeEach(() => {
     rewind = Rewind.inMemory();

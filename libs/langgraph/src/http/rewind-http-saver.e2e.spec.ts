@@ -1,16 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { AIMessage, HumanMessage, type BaseMessage } from '@langchain/core/messages';
 import type { RunnableConfig } from '@langchain/core/runnables';
-import { tool } from '@langchain/core/tools';
-import { END, MessagesAnnotation, START, StateGraph, type StateSnapshot } from '@langchain/langgraph';
-import { ToolNode } from '@langchain/langgraph/prebuilt';
+import type { StateSnapshot } from '@langchain/langgraph';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import { createRewindClient, type RewindClient } from '@rewind/client';
 import { TravelService } from '@rewind/demo';
 import { E2E_STORES, storeEnv } from '../../../../test/support/postgres';
 import { startTestApp, type TestApp } from '../../../../test/support/test-app';
-import { agent } from '../testing/booking-agent';
+import { bookingGraph } from '../testing/booking-agent';
 import { checkpointSaverContract } from '../testing/checkpoint-saver.contract';
 import { RewindHttpCheckpointSaver } from './rewind-http-saver';
 
@@ -55,32 +52,21 @@ describe.each(E2E_STORES)('RewindHttpCheckpointSaver against the real server on 
     let saver: RewindHttpCheckpointSaver;
     let graph: ReturnType<typeof build>;
 
-    function build() {
-      const bookHotel = tool(
-        async ({ hotel }: { hotel: string }, config: RunnableConfig) => {
-          // The booking is a tool call of the thread's session, compensated by the server's saga over HTTP.
-          const sessionId = await saver.thread(config);
-          const toolCallId = randomUUID();
-          await client.startToolCall(sessionId, {
-            toolCallId,
-            tool: 'book_hotel',
-            input: { hotel },
-            effect: { kind: 'reversible', compensation: { channel: 'http', target: `${travel.url}/hotels/{{output.bookingId}}/cancel` } },
-          });
-          const booked = (await (await fetch(`${travel.url}/hotels`, { method: 'POST', body: JSON.stringify({ hotel }) })).json()) as { bookingId: string };
-          await client.succeedToolCall(sessionId, toolCallId, { bookingId: booked.bookingId });
-          return booked.bookingId;
-        },
-        { name: 'book_hotel', description: 'Books a hotel room', schema: z.object({ hotel: z.string() }) },
-      );
-      return new StateGraph(MessagesAnnotation)
-        .addNode('agent', agent)
-        .addNode('tools', new ToolNode([bookHotel]))
-        .addEdge(START, 'agent')
-        .addConditionalEdges('agent', (s) => ((s.messages[s.messages.length - 1] as AIMessage).tool_calls?.length ? 'tools' : END))
-        .addEdge('tools', 'agent')
-        .compile({ checkpointer: saver });
-    }
+    // The booking is a tool call of the thread's session, compensated by the server's saga over HTTP.
+    const build = () =>
+      bookingGraph(async (hotel, config) => {
+        const sessionId = await saver.thread(config);
+        const toolCallId = randomUUID();
+        await client.startToolCall(sessionId, {
+          toolCallId,
+          tool: 'book_hotel',
+          input: { hotel },
+          effect: { kind: 'reversible', compensation: { channel: 'http', target: `${travel.url}/hotels/{{output.bookingId}}/cancel` } },
+        });
+        const booked = (await (await fetch(`${travel.url}/hotels`, { method: 'POST', body: JSON.stringify({ hotel }) })).json()) as { bookingId: string };
+        await client.succeedToolCall(sessionId, toolCallId, { bookingId: booked.bookingId });
+        return booked.bookingId;
+      }, saver);
 
     beforeEach(async () => {
       client = await freshTenant();

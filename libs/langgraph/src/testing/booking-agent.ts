@@ -1,5 +1,9 @@
 import { AIMessage, ToolMessage, type BaseMessage } from '@langchain/core/messages';
-import type { MessagesAnnotation } from '@langchain/langgraph';
+import type { RunnableConfig } from '@langchain/core/runnables';
+import { tool } from '@langchain/core/tools';
+import { END, MessagesAnnotation, START, StateGraph, type BaseCheckpointSaver } from '@langchain/langgraph';
+import { ToolNode } from '@langchain/langgraph/prebuilt';
+import { z } from 'zod';
 
 /**
  * A deterministic agent (no model needed): "book X" makes it call the booking tool; the
@@ -11,4 +15,23 @@ export function agent(state: typeof MessagesAnnotation.State): { messages: BaseM
   const hotel = /book (\w+)/.exec(String(last.content))?.[1];
   if (!hotel) return { messages: [new AIMessage('How can I help?')] };
   return { messages: [new AIMessage({ content: '', tool_calls: [{ id: `call-${hotel}`, name: 'book_hotel', args: { hotel }, type: 'tool_call' }] })] };
+}
+
+/**
+ * The booking agent's graph: the agent, a tool node with `book_hotel` (whose effect `book` performs
+ * and returns the booking id), and the loop between them, checkpointed by `checkpointer`.
+ */
+export function bookingGraph(book: (hotel: string, config: RunnableConfig) => Promise<string>, checkpointer: BaseCheckpointSaver) {
+  const bookHotel = tool(async ({ hotel }: { hotel: string }, config: RunnableConfig) => book(hotel, config), {
+    name: 'book_hotel',
+    description: 'Books a hotel room',
+    schema: z.object({ hotel: z.string() }),
+  });
+  return new StateGraph(MessagesAnnotation)
+    .addNode('agent', agent)
+    .addNode('tools', new ToolNode([bookHotel]))
+    .addEdge(START, 'agent')
+    .addConditionalEdges('agent', (s) => ((s.messages[s.messages.length - 1] as AIMessage).tool_calls?.length ? 'tools' : END))
+    .addEdge('tools', 'agent')
+    .compile({ checkpointer });
 }
