@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { createServer, Socket, type Server } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, TEST_DATABASE_ADMIN_URL, type TestDatabase } from '../support/postgres';
+import { createTestDatabase, type TestDatabase } from '../support/postgres';
 import { freePort } from '../support/server-process';
 import { startTestApp, type TestApp } from '../support/test-app';
 
@@ -94,5 +94,3 @@ describe('PostgreSQL outages: clean errors, 503 while down, no lost or doubled w
     }
   });
 });
-
-void TEST_DATABASE_ADMIN_URL;
