@@ -1,10 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import * as sqliteVec from 'sqlite-vec';
 import { openSqliteFile } from '@rewind/event-store/sqlite';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { axisVector, memoryItem } from '../testing';
+import { describe, expect, it } from 'vitest';
+import { axisVector, memoryItem, useTempIndexFile } from '../testing';
 import { SqliteVectorIndex } from './sqlite-vector-index';
 
 /** Vectors whose sign bits differ: the binary scan alone can tell them apart. */
@@ -13,13 +10,7 @@ function signVector(dimensions: number, pattern: number): Float32Array {
 }
 
 describe('SqliteVectorIndex: 1-bit codes held in memory follow the file', () => {
-  let dir: string;
-  let filename: string;
-  beforeEach(() => {
-    dir = mkdtempSync(join(tmpdir(), 'rewind-memory-codes-'));
-    filename = join(dir, 'rewind.memory.db');
-  });
-  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+  const file = useTempIndexFile();
 
   const model = { id: 'm', dimensions: 64 };
   const item = (n: number, sessionId = 's1') => ({ item: memoryItem({ id: `e${n}:0`, text: `note ${n}`, sessionId }), vector: signVector(64, n) });
@@ -27,8 +18,8 @@ describe('SqliteVectorIndex: 1-bit codes held in memory follow the file', () => 
     (await index.searchVector(signVector(64, pattern), { tenantId: 't1' }, limit)).map((h) => h.item.id);
 
   it("sees another connection's inserts, deletes and a reused row id (the indexer writes in a worker thread, recall searches on the event loop)", async () => {
-    const writer = new SqliteVectorIndex({ filename });
-    const reader = new SqliteVectorIndex({ filename });
+    const writer = new SqliteVectorIndex({ filename: file.filename });
+    const reader = new SqliteVectorIndex({ filename: file.filename });
     await writer.open(model);
     await reader.open(model);
     // 40 items whose patterns use the low byte only; the candidates (4 per wanted hit) are a few of them.
@@ -52,7 +43,7 @@ describe('SqliteVectorIndex: 1-bit codes held in memory follow the file', () => 
     expect(await ids(reader, 0x00ff, 50)).not.toContain('e255:0');
 
     // A shred by a third connection (the CLI) reaches the reader too.
-    const cli = new SqliteVectorIndex({ filename });
+    const cli = new SqliteVectorIndex({ filename: file.filename });
     await cli.shredScope({ tenantId: 't1', sessionId: 's1' });
     await cli.close();
     expect(await ids(reader, 1, 10)).toEqual(['e65280:0']);
@@ -61,7 +52,7 @@ describe('SqliteVectorIndex: 1-bit codes held in memory follow the file', () => 
   });
 
   it("sees its own connection's writes (they do not change SQLite's data_version)", async () => {
-    const index = new SqliteVectorIndex({ filename });
+    const index = new SqliteVectorIndex({ filename: file.filename });
     await index.open(model);
     await index.upsert([item(1)]);
     expect(await ids(index, 1)).toEqual(['e1:0']);
@@ -73,7 +64,7 @@ describe('SqliteVectorIndex: 1-bit codes held in memory follow the file', () => 
   });
 
   it('a session is scanned through its own codes and returns only its items; up to 4 × the hits wanted, exactly', async () => {
-    const index = new SqliteVectorIndex({ filename });
+    const index = new SqliteVectorIndex({ filename: file.filename });
     const exact = new SqliteVectorIndex({ filename: ':memory:', quantization: 'float' });
     const items = Array.from({ length: 60 }, (_, n) => item(n, n % 2 ? 'odd' : 'even'));
     for (const i of [index, exact]) {
@@ -96,12 +87,12 @@ describe('SqliteVectorIndex: 1-bit codes held in memory follow the file', () => 
   });
 
   it('converts an index file of format 1 (codes in a sqlite-vec vec0 table) when it is opened, once', async () => {
-    const first = new SqliteVectorIndex({ filename });
+    const first = new SqliteVectorIndex({ filename: file.filename });
     await first.open(model);
     await first.upsert([item(1), item(2), item(3, 's2')]);
     await first.close();
     // Turn the file back into format 1: no codes table, the codes in vec0.
-    const db = openSqliteFile(filename, 'NORMAL');
+    const db = openSqliteFile(file.filename, 'NORMAL');
     sqliteVec.load(db);
     const p = 'memory_m_64';
     db.exec(`DROP TRIGGER ${p}_items_deleted; DROP TABLE ${p}_deletions; DROP TABLE ${p}_codes;
@@ -109,7 +100,7 @@ describe('SqliteVectorIndex: 1-bit codes held in memory follow the file', () => 
              INSERT INTO ${p}_vec (rowid, tenant_id, session_id, embedding) SELECT rowid, tenant_id, session_id, vec_quantize_binary(vector) FROM ${p}_items;`);
     db.close();
 
-    const reopened = new SqliteVectorIndex({ filename });
+    const reopened = new SqliteVectorIndex({ filename: file.filename });
     await reopened.open(model);
     expect(await ids(reopened, 2)).toEqual(['e2:0']);
     expect(await ids(reopened, 3)).toEqual(['e3:0']);
@@ -120,7 +111,7 @@ describe('SqliteVectorIndex: 1-bit codes held in memory follow the file', () => 
   });
 
   it('a shred reaches the codes of a model not opened since format 1 (its vec0 table)', async () => {
-    const index = new SqliteVectorIndex({ filename });
+    const index = new SqliteVectorIndex({ filename: file.filename });
     await index.open({ id: 'old', dimensions: 8 });
     await index.upsert([{ item: memoryItem({ id: 'a:0', text: 'old model note', sessionId: 'gone' }), vector: axisVector(8, 1) }]);
     const p = 'memory_old_8';

@@ -1,19 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import fc from 'fast-check';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { axisVector, memoryItem, rawIndexBytes } from '../testing';
+import { describe, expect, it } from 'vitest';
+import { axisVector, memoryItem, rawIndexBytes, useTempIndexFile } from '../testing';
 import { SqliteVectorIndex } from './sqlite-vector-index';
 
 describe('SqliteVectorIndex.shredScope on a file', () => {
-  let dir: string;
-  let filename: string;
-  beforeEach(() => {
-    dir = mkdtempSync(join(tmpdir(), 'rewind-memory-shred-'));
-    filename = join(dir, 'rewind.memory.db');
-  });
-  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+  const file = useTempIndexFile();
 
   it("leaves no byte of a shredded session's text in the file or its WAL, in every model's tables, and keeps the others'", async () => {
     const D = 8;
@@ -29,7 +20,7 @@ describe('SqliteVectorIndex.shredScope on a file', () => {
     ];
     // Two models wrote into the same file (the embedding model was switched once): both hold the text.
     for (const model of ['model-a', 'model-b']) {
-      const index = new SqliteVectorIndex({ filename });
+      const index = new SqliteVectorIndex({ filename: file.filename });
       await index.open({ id: model, dimensions: D });
       await index.upsert(filler(model).slice(0, 200));
       await index.upsert(secrets(model));
@@ -38,12 +29,12 @@ describe('SqliteVectorIndex.shredScope on a file', () => {
       await index.upsert(secrets(model));
       await index.close();
     }
-    expect(rawIndexBytes(filename)).toContain('Quixotrella');
-    expect(rawIndexBytes(filename)).toContain('quixotrella');
+    expect(rawIndexBytes(file.filename)).toContain('Quixotrella');
+    expect(rawIndexBytes(file.filename)).toContain('quixotrella');
 
-    const index = new SqliteVectorIndex({ filename });
+    const index = new SqliteVectorIndex({ filename: file.filename });
     expect(await index.shredScope({ tenantId: 't1', sessionId: 'secret' })).toBe(4);
-    const bytes = rawIndexBytes(filename);
+    const bytes = rawIndexBytes(file.filename);
     for (const word of ['Quixotrella', 'quixotrella', 'Zanzibarnik', 'zanzibarnik', 'vault code']) expect(bytes).not.toContain(word);
     expect(bytes).toContain('Plumbifora');
     for (const model of ['model-a', 'model-b']) {
@@ -54,7 +45,7 @@ describe('SqliteVectorIndex.shredScope on a file', () => {
       expect(await index.count({ tenantId: 't1' })).toBe(401);
     }
     expect(await index.shredScope({ tenantId: 't1' })).toBe(802);
-    expect(rawIndexBytes(filename)).not.toContain('Plumbifora');
+    expect(rawIndexBytes(file.filename)).not.toContain('Plumbifora');
     await index.close();
   });
 
