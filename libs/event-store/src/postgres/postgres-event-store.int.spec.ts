@@ -5,7 +5,8 @@ import { describeEventStoreContract, newEvent } from '../testing/event-store.con
 import { expectTypeNamesRoundTrip } from '../testing/type-names.property';
 import { migrations as allMigrations } from './migrations';
 import { maskConnectionString, PostgresEventStore, PostgresUnavailableError } from './postgres-event-store';
-import { urlFor, useTestDatabase } from './test-database';
+import { testDatabaseUrl } from '../testing/postgres-test-database';
+import { useTestDatabase } from './test-database';
 import { storedIdempotencyKey } from '../idempotency-key';
 
 const db = useTestDatabase();
@@ -210,7 +211,7 @@ describe('PostgresEventStore on PostgreSQL', () => {
   });
 
   it('reports a missing database clearly', async () => {
-    const url = new URL(urlFor(`rewind_missing_${randomBytes(3).toString('hex')}`));
+    const url = new URL(testDatabaseUrl(`rewind_missing_${randomBytes(3).toString('hex')}`));
     url.password = 'hunter2';
     const error = (await PostgresEventStore.open({ connectionString: url.toString() }).catch((e: unknown) => e)) as Error;
     expect(error).toBeInstanceOf(PostgresUnavailableError);

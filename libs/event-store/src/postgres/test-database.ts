@@ -1,9 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll } from 'vitest';
-import { createTestDatabase, testDatabaseUrl, type TestDatabase as Database } from '../testing/postgres-test-database';
+import { createTestDatabase, type TestDatabase as Database } from '../testing/postgres-test-database';
 import { PostgresEventStore, type PostgresEventStoreOptions } from './postgres-event-store';
-
-export { testDatabaseUrl as urlFor };
 
 export interface TestDatabase {
   /** The test database's URL (set once beforeAll has run). */

@@ -14,8 +14,6 @@ import { ReadModelDatabase, type ReadModelConfig } from '../read-model-database'
  * database (`rewind_proj_<random>`, created from REWIND_TEST_DATABASE_URL and dropped after).
  */
 
-export const ADMIN_URL = TEST_DATABASE_ADMIN_URL;
-
 export interface Fixture {
   store: EventStore;
   db: ReadModelDatabase;
@@ -154,7 +152,7 @@ export function postgresBackend(): Backend {
 export function postgresReachableSync(): boolean {
   const script = `const { Client } = require('pg'); const c = new Client({ connectionString: process.env.URL, connectionTimeoutMillis: 3000 });
     c.connect().then(() => c.end()).then(() => process.exit(0), () => process.exit(1));`;
-  const result = spawnSync(process.execPath, ['-e', script], { env: { ...process.env, URL: ADMIN_URL }, timeout: 10_000, cwd: process.cwd() });
+  const result = spawnSync(process.execPath, ['-e', script], { env: { ...process.env, URL: TEST_DATABASE_ADMIN_URL }, timeout: 10_000, cwd: process.cwd() });
   return result.status === 0;
 }
 
@@ -167,7 +165,7 @@ export function backendsUnderTest(): { backend: Backend; skip: string | null; on
   const skip =
     reachable || process.env.CI
       ? null
-      : `PostgreSQL is not reachable at ${maskConnectionString(ADMIN_URL)}: skipping its suite (set REWIND_TEST_DATABASE_URL, or CI to make this a failure)`;
+      : `PostgreSQL is not reachable at ${maskConnectionString(TEST_DATABASE_ADMIN_URL)}: skipping its suite (set REWIND_TEST_DATABASE_URL, or CI to make this a failure)`;
   if (skip) console.warn(skip);
   const sqlite = sqliteBackend();
   const postgres = postgresBackend();
