@@ -2,3 +2,4 @@ export * from './rewind-config';
 export * from './env-reader';
 export * from './store-choice';
 export * from './workspace-settings';
+export * from './logger';
