@@ -35,7 +35,7 @@ export interface BackendOptions {
   readModelPoolSize?: number;
 }
 
-type Closable = { close(): unknown };
+type Closable = { close(): void | Promise<void> };
 
 /** Data keys with the encryption and retention policies kept beside them. */
 export type DataKeys = DataKeyStore & EncryptionPolicyStore & RetentionPolicyStore & Closable;
