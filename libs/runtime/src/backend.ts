@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { StoreChoice, StoreKind } from '@rewind/config';
 import type { EventStore, PruneSnapshotsOptions, PruneSnapshotsResult, SealStore } from '@rewind/event-store';
@@ -33,6 +34,16 @@ export interface BackendOptions {
   poolSize?: number;
   /** Connections of the read models' own pool (default `pgPoolSize`, at most 10). */
   readModelPoolSize?: number;
+  /** On SQLite: refuse to create the embedded file (MissingDatabaseError), so that a read never leaves an empty database behind. */
+  mustExist?: boolean;
+}
+
+/** `mustExist` was asked and the embedded file of the events is not there. */
+export class MissingDatabaseError extends Error {
+  constructor(readonly file: string) {
+    super(`no Rewind database at ${file}: set REWIND_DATA_DIR to the API's data directory (default ./data).`);
+    this.name = 'MissingDatabaseError';
+  }
 }
 
 type Closable = { close(): void | Promise<void> };
@@ -260,6 +271,7 @@ export async function openBackend(config: BackendConfig, options: BackendOptions
     case 'eventstoredb':
       return openEventStoreDbBackend(config);
     case 'sqlite':
+      if (options.mustExist && !existsSync(embeddedDatabaseFile(config.dataDir))) throw new MissingDatabaseError(embeddedDatabaseFile(config.dataDir));
       return openSqliteBackend(config);
   }
 }
