@@ -10,7 +10,7 @@ import { PostgresPolicyStore } from '@rewind/memory/postgres';
 import type { CheckpointStore, KafkaSigningSecretStore } from '@rewind/messaging';
 import { SqliteCheckpointStore, SqliteKafkaSigningSecretStore } from '@rewind/messaging/sqlite';
 import { PostgresCheckpointStore, PostgresKafkaSigningSecretStore } from '@rewind/messaging/postgres';
-import { DEFAULT_READ_MODEL_SCHEMA, ReadModelDatabase, type ReadModelConfig } from '@rewind/projections';
+import type { ReadModelConfig, ReadModelDatabase } from '@rewind/projections';
 import type { ApiKeyStore, DataKeyStore, EncryptionPolicyStore, RetentionPolicyStore } from '@rewind/tenancy';
 import { SqliteApiKeyStore, SqliteDataKeyStore } from '@rewind/tenancy/sqlite';
 import { PostgresApiKeyStore, PostgresDataKeyStore } from '@rewind/tenancy/postgres';
@@ -146,13 +146,16 @@ function assemble(composition: Composition, parts: BackendParts, opened: OpenedP
     databaseFile: composition.databaseFile,
     ...parts,
     readModels() {
-      readModels ??= ReadModelDatabase.open(composition.readModelConfig).then(
-        (db) => opened.add(db),
-        (error: unknown) => {
-          readModels = undefined;
-          throw error;
-        },
-      );
+      // Loaded at the first call: library mode and most CLI commands never load TypeORM.
+      readModels ??= import('@rewind/projections')
+        .then(({ ReadModelDatabase }) => ReadModelDatabase.open(composition.readModelConfig))
+        .then(
+          (db) => opened.add(db),
+          (error: unknown) => {
+            readModels = undefined;
+            throw error;
+          },
+        );
       return readModels;
     },
     pendingMigrations: () => composition.pendingMigrations(),
@@ -224,7 +227,7 @@ async function openPostgresBackend(config: BackendConfig, options: BackendOption
     signingKeys: opened.add(new PostgresKafkaSigningSecretStore(pool, schema)),
     memoryPolicies: opened.add(new PostgresPolicyStore(pool, schema)),
   }));
-  const readSchema = options.readModelSchema ?? DEFAULT_READ_MODEL_SCHEMA;
+  const readSchema = options.readModelSchema ?? 'rewind_read'; // projections' DEFAULT_READ_MODEL_SCHEMA, not loaded before its first use
   return assemble(
     {
       kind: 'postgres',
