@@ -8,7 +8,7 @@ import type { DestinationStream } from 'pino';
 import { ensureAdminKey, type ApiKeyStore, type FieldEncryption } from '@rewind/tenancy';
 import { AppModule } from './app.module';
 import type { RewindConfig } from '@rewind/config';
-import { openStores } from './infrastructure/infrastructure.module';
+import { openBackend } from '@rewind/runtime';
 import { RewindMetrics } from './metrics/metrics';
 import { API_KEY_STORE } from './infrastructure/tokens';
 import { serveUi } from './ui/serve-ui';
@@ -45,8 +45,9 @@ export async function createApp(config: RewindConfig, options: CreateAppOptions 
     requestIdHeader: false,
     genReqId: requestIdOf,
   });
-  const stores = await openStores(config);
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forConfig(config, stores, rootLogger), adapter, {
+  // Opened before the app is built: an unreachable database stops the start with one sentence, not a stack.
+  const backend = await openBackend(config);
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forConfig(config, backend, rootLogger), adapter, {
     // Nest's own lines wait for the JSON logger (useLogger below) instead of going out as coloured text.
     bufferLogs: true,
     // Start-up failures reach main(), which explains them in one line instead of a stack.

@@ -1,5 +1,4 @@
 import type { EventStore } from '@rewind/event-store';
-import { PostgresEventStore, pendingMigrations } from '@rewind/event-store/postgres';
 import type { CheckpointStore } from '@rewind/messaging';
 import {
   checkReadiness,
@@ -21,6 +20,8 @@ const CHECK_TIMEOUT_MS = 900;
 
 export interface WorkerHealthParts {
   store: EventStore;
+  /** The event store's migrations not applied yet (Backend.pendingMigrations). */
+  pendingMigrations(): Promise<string[]>;
   checkpoints: CheckpointStore;
   /** The events topic when this worker runs the relay. */
   relayTopic: string | null;
@@ -73,8 +74,7 @@ export class WorkerHealth {
   }
 
   private async pendingMigrations(): Promise<string[]> {
-    const store = this.parts.store;
-    const pending = store instanceof PostgresEventStore ? await pendingMigrations(store.pool, store.schema) : [];
+    const pending = await this.parts.pendingMigrations();
     if (this.parts.projections && (await this.parts.projections.db.dataSource.showMigrations())) pending.push('read models (TypeORM)');
     return pending;
   }
