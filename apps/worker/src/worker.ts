@@ -1,3 +1,4 @@
+import { SubscriptionHub } from '@rewind/event-store/subscriptions';
 import { join } from 'node:path';
 import { type EventStore } from '@rewind/event-store';
 import { SqliteEventStore } from '@rewind/event-store/sqlite';
@@ -75,6 +76,8 @@ export async function startWorker(
         : new SqliteEventStore({ filename: file, synchronous: config.sqliteSynchronous }));
     const store: EventStore = meteredEventStore(events, storeMetrics);
     closers.push(() => store.close());
+    // Everything in this process that follows the log, poked by this process's commits.
+    const hub = new SubscriptionHub(store);
     const signingKeys = postgres ? new PostgresKafkaSigningSecretStore(postgres.pool) : new SqliteKafkaSigningSecretStore(file);
     closers.push(() => signingKeys.close());
     const checkpoints = postgres ? new PostgresCheckpointStore(postgres.pool) : new SqliteCheckpointStore(file);
@@ -99,6 +102,7 @@ export async function startWorker(
     const runtime = createSessionRuntime(store, {
       snapshotEvery: config.snapshotEvery,
       bus,
+      hub,
       log: (m) => logger('Rollbacks').warn(m),
       onRestored: (seconds) => storeMetrics.restoreDuration.observe(seconds),
       onCommitted: (events) => sagaMetrics.observeCommitted(events),
@@ -180,7 +184,7 @@ export async function startWorker(
           : { type: 'sqlite', filename: file, synchronous: config.sqliteSynchronous },
       );
       closers.push(() => readModels.close());
-      const supervisor = new ProjectionSupervisor(store, readModels, { logger: logger('Projections') });
+      const supervisor = new ProjectionSupervisor(store, readModels, { hub, logger: logger('Projections') });
       supervisor.start();
       closers.push(() => supervisor.stop());
       projections = { supervisor, db: readModels };

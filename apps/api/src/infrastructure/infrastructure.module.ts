@@ -17,7 +17,8 @@ import { PostgresApiKeyStore } from '@rewind/tenancy/postgres';
 import type { RewindConfig } from '@rewind/config';
 import { meteredEventStore, storeSizeBytes } from '@rewind/observability';
 import { RewindMetrics } from '../metrics/metrics';
-import { API_KEY_STORE, EVENT_STORE, MESSAGE_BUS, RATE_LIMITER, REWIND_CONFIG, SESSION_RUNTIME } from './tokens';
+import { SubscriptionHub } from '@rewind/event-store/subscriptions';
+import { API_KEY_STORE, EVENT_STORE, MESSAGE_BUS, RATE_LIMITER, REWIND_CONFIG, SESSION_RUNTIME, SUBSCRIPTION_HUB } from './tokens';
 
 export interface OpenedStores {
   events: EventStore;
@@ -75,15 +76,17 @@ export class InfrastructureModule implements OnApplicationBootstrap, OnApplicati
         { provide: API_KEY_STORE, useValue: stores.keys },
         { provide: RATE_LIMITER, useFactory: () => new TokenBuckets({ perSecond: config.rateLimitPerSecond, burst: config.rateLimitBurst }) },
         { provide: MESSAGE_BUS, useFactory: () => new InProcessMessageBus() },
+        { provide: SUBSCRIPTION_HUB, inject: [EVENT_STORE], useFactory: (store: EventStore) => new SubscriptionHub(store) },
         {
           provide: SESSION_RUNTIME,
-          inject: [EVENT_STORE, MESSAGE_BUS, RewindMetrics],
-          useFactory: (store: EventStore, bus: MessageBus, metrics: RewindMetrics) => {
+          inject: [EVENT_STORE, MESSAGE_BUS, RewindMetrics, SUBSCRIPTION_HUB],
+          useFactory: (store: EventStore, bus: MessageBus, metrics: RewindMetrics, hub: SubscriptionHub) => {
             const logger = new Logger('Rollbacks');
             return createSessionRuntime(store, {
               snapshotEvery: config.snapshotEvery,
               snapshotEverySeconds: config.snapshotEverySeconds,
               bus,
+              hub,
               log: (m) => logger.warn(m),
               onCommitted: (events) => {
                 events.forEach((e) => metrics.eventsAppended.inc({ type: e.type }));
@@ -106,6 +109,7 @@ export class InfrastructureModule implements OnApplicationBootstrap, OnApplicati
         API_KEY_STORE,
         RATE_LIMITER,
         MESSAGE_BUS,
+        SUBSCRIPTION_HUB,
         RewindMetrics,
         SessionService,
         SessionCommands,
