@@ -127,6 +127,7 @@ export async function startWorker(
         batchSize: config.relay.batchSize,
         pollIntervalMs: config.relay.pollIntervalMs,
         leaseMs: config.relay.leaseMs,
+        hub,
         // A stable id lets a restarted worker take its own lease back at once instead of waiting for it to expire.
         ...(config.workerId ? { owner: config.workerId } : {}),
         logger: logger('Relay'),

@@ -17,7 +17,7 @@ import { PostgresApiKeyStore } from '@rewind/tenancy/postgres';
 import type { RewindConfig } from '@rewind/config';
 import { meteredEventStore, storeSizeBytes } from '@rewind/observability';
 import { RewindMetrics } from '../metrics/metrics';
-import { SubscriptionHub } from '@rewind/event-store/subscriptions';
+import { countEventsAfter, SubscriptionHub } from '@rewind/event-store/subscriptions';
 import { API_KEY_STORE, EVENT_STORE, MESSAGE_BUS, RATE_LIMITER, REWIND_CONFIG, SESSION_RUNTIME, SUBSCRIPTION_HUB } from './tokens';
 
 export interface OpenedStores {
@@ -160,7 +160,7 @@ export class InfrastructureModule implements OnApplicationBootstrap, OnApplicati
     if (!topic) return;
     const store = this.store;
     const checkpoints = this.checkpoints;
-    this.metrics.registerLag(`relay:${topic}`, async () => Math.max(0, (await store.lastPosition()) - (await checkpoints.load(`relay:${topic}`))));
+    this.metrics.registerLag(`relay:${topic}`, async () => countEventsAfter(store, await checkpoints.load(`relay:${topic}`)));
   }
 
   async onApplicationShutdown(): Promise<void> {
