@@ -4,12 +4,13 @@ import type { RewindConfig } from '@rewind/config';
 import { SessionService } from '@rewind/engine';
 import { type EventStore } from '@rewind/event-store';
 import { PostgresEventStore } from '@rewind/event-store/postgres';
+import type { SubscriptionHub } from '@rewind/event-store/subscriptions';
 import { EngineSessionPaths } from '@rewind/memory';
 import { PostgresPolicyStore } from '@rewind/memory/postgres';
 import { MemoryRuntime, memoryConfigFromEnv } from '@rewind/memory/runtime';
 import { PostgresCheckpointStore } from '@rewind/messaging/postgres';
 import { SqliteCheckpointStore } from '@rewind/messaging/sqlite';
-import { EVENT_STORE, REWIND_CONFIG } from '../infrastructure/tokens';
+import { EVENT_STORE, REWIND_CONFIG, SUBSCRIPTION_HUB } from '../infrastructure/tokens';
 import { RewindMetrics } from '../metrics/metrics';
 import { MemoryController } from './memory.controller';
 import { MEMORY_RUNTIME } from './memory-runtime.provider';
@@ -28,8 +29,8 @@ import { ShredSessionMemoryHandler } from './shred-session-memory.command';
   providers: [
     {
       provide: MEMORY_RUNTIME,
-      inject: [REWIND_CONFIG, EVENT_STORE, SessionService],
-      useFactory: (config: RewindConfig, store: EventStore, sessions: SessionService) => {
+      inject: [REWIND_CONFIG, EVENT_STORE, SessionService, SUBSCRIPTION_HUB],
+      useFactory: (config: RewindConfig, store: EventStore, sessions: SessionService, hub: SubscriptionHub) => {
         const memoryConfig = memoryConfigFromEnv(process.env, config.dataDir);
         if (!memoryConfig.enabled) return null;
         const logger = new Logger('Memory');
@@ -42,6 +43,7 @@ import { ShredSessionMemoryHandler } from './shred-session-memory.command';
           paths: new EngineSessionPaths(sessions),
           store,
           checkpoints,
+          hub,
           logger,
           // Shared with the other API processes and the worker.
           ...(store instanceof PostgresEventStore ? { policies: new PostgresPolicyStore(store.pool, store.schema) } : {}),
