@@ -23,6 +23,11 @@ export class SharedLogReader {
     private readonly options: { shortPageMs?: number; maxPages?: number } = {},
   ) {}
 
+  /** There is news in the log: short pages already read are stale (pages in flight and full ones stay). */
+  forgetShortPages(): void {
+    for (const [after, page] of this.pages) if (page.doneAt !== 0 && !page.full) this.pages.delete(after);
+  }
+
   read(after: number, limit: number): Promise<StoredEvent[]> {
     const cached = this.pages.get(after);
     if (cached && cached.limit === limit && (cached.doneAt === 0 || cached.full || Date.now() - cached.doneAt <= (this.options.shortPageMs ?? 20))) {

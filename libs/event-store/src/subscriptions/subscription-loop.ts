@@ -116,6 +116,7 @@ export class SubscriptionLoop {
 
   /** Wakes an idle loop now (there is news in the log); a busy one skips its next pause. */
   poke(): void {
+    this.reader.forgetShortPages();
     if (this.wake && !this.backingOff) this.wake();
     else this.poked = true;
   }
@@ -140,7 +141,8 @@ export class SubscriptionLoop {
       const n = await this.runOnce();
       handled += n;
       if (n === 0 && this.checkpoint < goal) {
-        if (Date.now() > deadline) throw new Error(`Subscription "${this.name}" could not reach position ${goal} within ${timeoutMs} ms (it is at ${this.checkpoint}).`);
+        if (Date.now() > deadline)
+          throw new Error(`Subscription "${this.name}" could not reach position ${goal} within ${timeoutMs} ms (it is at ${this.checkpoint}).`);
         await new Promise((resolve) => setTimeout(resolve, 5));
       }
     }
@@ -298,7 +300,9 @@ export class SubscriptionLoop {
         backoff = (backoff ?? this.backoffs).next(undefined);
         const message = error instanceof Error ? error.message : String(error);
         if (message !== this.lastError) {
-          this.logger.error(`Subscription "${this.name}" failed at position ${this.checkpoint} and will retry in ${Math.round(backoff.duration)} ms: ${message}`);
+          this.logger.error(
+            `Subscription "${this.name}" failed at position ${this.checkpoint} and will retry in ${Math.round(backoff.duration)} ms: ${message}`,
+          );
         }
         this.lastError = message;
         this.poked = false;
