@@ -79,7 +79,13 @@ class ProjectionSubscription implements LogSubscription, ExclusiveLock {
     const connection = await this.writer();
     const events = projected(batch.events);
     const applied = await connection.transaction(
-      () => applyBatch(connection.dialect, [{ projection: this.projection, variant: 'live', checkpoint: this.name, from: batch.after }], events, this.options.hooks),
+      () =>
+        applyBatch(
+          connection.dialect,
+          [{ projection: this.projection, variant: 'live', checkpoint: this.name, from: batch.after }],
+          events,
+          this.options.hooks,
+        ),
       { durable: this.options.durable === true },
     );
     return applied ? events[events.length - 1]!.position : null;

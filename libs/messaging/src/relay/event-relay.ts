@@ -183,7 +183,9 @@ export class EventRelay {
         'rewind.global_position.first': chunk.events[0]!.globalPosition,
         'rewind.global_position.last': chunk.events[chunk.events.length - 1]!.globalPosition,
       };
-      await tracer.startActiveSpan('rewind.relay.publish', { attributes }, (span) => this.options.bus.publish(this.topic, chunk.messages).finally(() => span.end()));
+      await tracer.startActiveSpan('rewind.relay.publish', { attributes }, (span) =>
+        this.options.bus.publish(this.topic, chunk.messages).finally(() => span.end()),
+      );
       this.published += chunk.messages.length;
       last = chunk.events[chunk.events.length - 1]!.globalPosition;
       const hook = this.options.testHooks?.afterPublish;
@@ -192,7 +194,9 @@ export class EventRelay {
           await hook(chunk.events);
         } catch (error) {
           this.state = 'crashed';
-          this.options.logger?.warn(`Relay stopped by a test hook after publishing up to position ${last}, before saving the checkpoint: ${errorMessage(error)}`);
+          this.options.logger?.warn(
+            `Relay stopped by a test hook after publishing up to position ${last}, before saving the checkpoint: ${errorMessage(error)}`,
+          );
           throw new StopFollowing(errorMessage(error));
         }
       }
