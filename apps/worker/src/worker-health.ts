@@ -1,3 +1,4 @@
+import { countEventsAfter } from '@rewind/event-store/subscriptions';
 import type { EventStore } from '@rewind/event-store';
 import type { CheckpointStore } from '@rewind/messaging';
 import {
@@ -66,8 +67,8 @@ export class WorkerHealth {
 
   private async progressOf(name: string): Promise<SubscriberProgress> {
     if (name.startsWith('relay:')) {
-      const [head, position] = await Promise.all([this.parts.store.lastPosition(), this.parts.checkpoints.load(name)]);
-      return { name, position, lag: Math.max(0, head - position) };
+      const position = await this.parts.checkpoints.load(name);
+      return { name, position, lag: await countEventsAfter(this.parts.store, position) };
     }
     const { position, lag } = await this.parts.projections!.supervisor.runner(name.slice('projection:'.length)).status();
     return { name, position, lag };

@@ -1,3 +1,4 @@
+import { SubscriptionHub } from '@rewind/event-store/subscriptions';
 import { type EventStore } from '@rewind/event-store';
 import { CommandConsumer } from '@rewind/messaging';
 import { DEFAULT_TOPICS, rewindTopicSpecs, type RewindTopics } from '@rewind/messaging';
@@ -63,6 +64,8 @@ export async function startWorker(
     if (!backend) closers.push(() => stores.close());
     const { checkpoints, signingKeys } = stores;
     const store: EventStore = meteredEventStore(stores.events, storeMetrics);
+    // Everything in this process that follows the log, poked by this process's commits.
+    const hub = new SubscriptionHub(store);
 
     let bus: MessageBus;
     const topics = config.kafka?.topics ?? DEFAULT_TOPICS;
@@ -83,6 +86,7 @@ export async function startWorker(
     const runtime = createSessionRuntime(store, {
       snapshotEvery: config.snapshotEvery,
       bus,
+      hub,
       log: (m) => logger('Rollbacks').warn(m),
       onRestored: (seconds) => storeMetrics.restoreDuration.observe(seconds),
       onCommitted: (events) => sagaMetrics.observeCommitted(events),
@@ -107,6 +111,7 @@ export async function startWorker(
         batchSize: config.relay.batchSize,
         pollIntervalMs: config.relay.pollIntervalMs,
         leaseMs: config.relay.leaseMs,
+        hub,
         // A stable id lets a restarted worker take its own lease back at once instead of waiting for it to expire.
         ...(config.workerId ? { owner: config.workerId } : {}),
         logger: logger('Relay'),
@@ -159,7 +164,7 @@ export async function startWorker(
     let projections: { supervisor: ProjectionSupervisor; db: ReadModelDatabase } | null = null;
     if (config.projections.enabled) {
       const readModels = await stores.readModels();
-      const supervisor = new ProjectionSupervisor(store, readModels, { logger: logger('Projections') });
+      const supervisor = new ProjectionSupervisor(store, readModels, { hub, logger: logger('Projections') });
       supervisor.start();
       closers.push(() => supervisor.stop());
       projections = { supervisor, db: readModels };

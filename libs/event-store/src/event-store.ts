@@ -113,6 +113,11 @@ export interface EventStore {
   readAll(options: ReadAllOptions): Promise<StoredEvent[]>;
   /** The highest global position a reader may see now. */
   lastPosition(): Promise<number>;
+  /**
+   * Optional: how many events have a global position in (after, upTo] — a count of events, which
+   * a difference of positions is not where positions have gaps (PostgreSQL). See `countEventsAfter`.
+   */
+  countBetween?(after: number, upTo: number): Promise<number>;
   listStreams(options: { prefix: string; after?: string; limit: number }): Promise<StreamSummary[]>;
   findIdempotency(scope: string, key: string): Promise<IdempotencyRecord | null>;
   saveSnapshot(snapshot: Snapshot): Promise<void>;

@@ -10,6 +10,7 @@ import type { RewindConfig } from '@rewind/config';
 import type { Backend } from '@rewind/runtime';
 import { meteredEventStore, storeSizeBytes } from '@rewind/observability';
 import { RewindMetrics } from '../metrics/metrics';
+import { countEventsAfter, SubscriptionHub } from '@rewind/event-store/subscriptions';
 import {
   API_KEY_STORE,
   BACKEND,
@@ -22,6 +23,7 @@ import {
   REWIND_CONFIG,
   SEAL_STORE,
   SESSION_RUNTIME,
+  SUBSCRIPTION_HUB,
 } from './tokens';
 
 /**
@@ -62,15 +64,17 @@ export class InfrastructureModule implements OnApplicationBootstrap, OnApplicati
         { provide: MEMORY_POLICY_STORE, useValue: backend.memoryPolicies },
         { provide: RATE_LIMITER, useFactory: () => new TokenBuckets({ perSecond: config.rateLimitPerSecond, burst: config.rateLimitBurst }) },
         { provide: MESSAGE_BUS, useFactory: () => new InProcessMessageBus() },
+        { provide: SUBSCRIPTION_HUB, inject: [EVENT_STORE], useFactory: (store: EventStore) => new SubscriptionHub(store) },
         {
           provide: SESSION_RUNTIME,
-          inject: [EVENT_STORE, MESSAGE_BUS, RewindMetrics],
-          useFactory: (store: EventStore, bus: MessageBus, metrics: RewindMetrics) => {
+          inject: [EVENT_STORE, MESSAGE_BUS, RewindMetrics, SUBSCRIPTION_HUB],
+          useFactory: (store: EventStore, bus: MessageBus, metrics: RewindMetrics, hub: SubscriptionHub) => {
             const logger = new Logger('Rollbacks');
             return createSessionRuntime(store, {
               snapshotEvery: config.snapshotEvery,
               snapshotEverySeconds: config.snapshotEverySeconds,
               bus,
+              hub,
               log: (m) => logger.warn(m),
               onCommitted: (events) => {
                 events.forEach((e) => metrics.eventsAppended.inc({ type: e.type }));
@@ -98,6 +102,7 @@ export class InfrastructureModule implements OnApplicationBootstrap, OnApplicati
         MEMORY_POLICY_STORE,
         RATE_LIMITER,
         MESSAGE_BUS,
+        SUBSCRIPTION_HUB,
         RewindMetrics,
         SessionService,
         SessionCommands,
@@ -137,7 +142,7 @@ export class InfrastructureModule implements OnApplicationBootstrap, OnApplicati
     if (!topic) return;
     const store = this.store;
     const checkpoints = this.backend.checkpoints;
-    this.metrics.registerLag(`relay:${topic}`, async () => Math.max(0, (await store.lastPosition()) - (await checkpoints.load(`relay:${topic}`))));
+    this.metrics.registerLag(`relay:${topic}`, async () => countEventsAfter(store, await checkpoints.load(`relay:${topic}`)));
   }
 
   async onApplicationShutdown(): Promise<void> {

@@ -11,3 +11,5 @@ export const MEMORY_POLICY_STORE = Symbol('MEMORY_POLICY_STORE');
 export const MESSAGE_BUS = Symbol('MESSAGE_BUS');
 export const SESSION_RUNTIME = Symbol('SESSION_RUNTIME');
 export const RATE_LIMITER = Symbol('RATE_LIMITER');
+/** The process's one SubscriptionHub: everything that follows the log, poked by each commit. */
+export const SUBSCRIPTION_HUB = Symbol('SUBSCRIPTION_HUB');

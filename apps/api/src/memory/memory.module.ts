@@ -2,11 +2,11 @@ import { Inject, Logger, Module, type OnApplicationBootstrap, type OnApplication
 import type { RewindConfig } from '@rewind/config';
 import { SessionService } from '@rewind/engine';
 import { type EventStore } from '@rewind/event-store';
+import type { CheckpointStore, SubscriptionHub } from '@rewind/event-store/subscriptions';
 import { EngineSessionPaths } from '@rewind/memory';
 import { MemoryRuntime, memoryConfigFromEnv } from '@rewind/memory/runtime';
-import type { CheckpointStore } from '@rewind/messaging';
 import type { Backend } from '@rewind/runtime';
-import { CHECKPOINT_STORE, EVENT_STORE, MEMORY_POLICY_STORE, REWIND_CONFIG } from '../infrastructure/tokens';
+import { CHECKPOINT_STORE, EVENT_STORE, MEMORY_POLICY_STORE, REWIND_CONFIG, SUBSCRIPTION_HUB } from '../infrastructure/tokens';
 import { RewindMetrics } from '../metrics/metrics';
 import { MemoryController } from './memory.controller';
 import { MEMORY_RUNTIME } from './memory-runtime.provider';
@@ -25,8 +25,15 @@ import { ShredSessionMemoryHandler } from './shred-session-memory.command';
   providers: [
     {
       provide: MEMORY_RUNTIME,
-      inject: [REWIND_CONFIG, EVENT_STORE, CHECKPOINT_STORE, MEMORY_POLICY_STORE, SessionService],
-      useFactory: (config: RewindConfig, store: EventStore, checkpoints: CheckpointStore, policies: Backend['memoryPolicies'], sessions: SessionService) => {
+      inject: [REWIND_CONFIG, EVENT_STORE, CHECKPOINT_STORE, MEMORY_POLICY_STORE, SessionService, SUBSCRIPTION_HUB],
+      useFactory: (
+        config: RewindConfig,
+        store: EventStore,
+        checkpoints: CheckpointStore,
+        policies: Backend['memoryPolicies'],
+        sessions: SessionService,
+        hub: SubscriptionHub,
+      ) => {
         const memoryConfig = memoryConfigFromEnv(process.env, config.dataDir);
         if (!memoryConfig.enabled) return null;
         const logger = new Logger('Memory');
@@ -37,6 +44,7 @@ import { ShredSessionMemoryHandler } from './shred-session-memory.command';
           paths: new EngineSessionPaths(sessions),
           store,
           checkpoints,
+          hub,
           logger,
           // Shared with the other API processes and the worker (PostgreSQL); else the index file's own.
           ...(policies ? { policies } : {}),

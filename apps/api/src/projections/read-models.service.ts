@@ -2,7 +2,8 @@ import { Inject, Injectable, Logger, Optional, type BeforeApplicationShutdown, t
 import type { EventStore } from '@rewind/event-store';
 import { InvalidCursorError, ProjectionSupervisor, ReadModelQueries, type ReadModelDatabase, type ProjectionStatus } from '@rewind/projections';
 import { ApiError } from '../common/api-error';
-import { EVENT_STORE } from '../infrastructure/tokens';
+import type { SubscriptionHub } from '@rewind/event-store/subscriptions';
+import { EVENT_STORE, SUBSCRIPTION_HUB } from '../infrastructure/tokens';
 import { RewindMetrics } from '../metrics/metrics';
 import { PROJECTIONS_OPTIONS, READ_MODEL_DATABASE } from './tokens';
 
@@ -31,8 +32,10 @@ export class ReadModelsService implements OnApplicationBootstrap, BeforeApplicat
     @Inject(READ_MODEL_DATABASE) readonly db: ReadModelDatabase,
     @Inject(PROJECTIONS_OPTIONS) private readonly options: ProjectionsModuleOptions,
     @Optional() metrics?: RewindMetrics,
+    @Optional() @Inject(SUBSCRIPTION_HUB) hub?: SubscriptionHub,
   ) {
     this.supervisor = new ProjectionSupervisor(store, db, {
+      ...(hub ? { hub } : {}),
       idleDelayMs: options.idleDelayMs ?? 250,
       batchSize: options.batchSize ?? 1000,
       durable: options.durableBatches === true,

@@ -368,6 +368,11 @@ export class PostgresEventStore implements EventStore {
     }
   }
 
+  async countBetween(after: number, upTo: number): Promise<number> {
+    const result = await this.pool.query<[string]>({ ...this.sql.countBetween, rowMode: 'array', values: [after, upTo] });
+    return Number(result.rows[0]?.[0] ?? 0);
+  }
+
   async listStreams(options: { prefix: string; after?: string; limit: number }): Promise<StreamSummary[]> {
     const result = await this.pool.query<[string, number, Date, Date]>({
       ...this.sql.listStreams,

@@ -1,5 +1,5 @@
 import type { EventStore } from '@rewind/event-store';
-import type { CheckpointStore } from '@rewind/messaging';
+import type { CheckpointStore, SubscriptionHub } from '@rewind/event-store/subscriptions';
 import { DeterministicRewriter } from '../deterministic-rewriter';
 import type { EmbeddingModel, EmbeddingModelInfo } from '../embedding-model';
 import { MemoryIndexer, setMemoryPolicy, type MemoryIndexerLogger } from '../memory-indexer';
@@ -28,6 +28,8 @@ export interface MemoryRuntimeOptions {
    * before that (upgrade).
    */
   checkpoints?: CheckpointStore;
+  /** The process's subscription hub: the indexer follows the log through it (woken by commits). */
+  hub?: SubscriptionHub;
   /**
    * Where memory policies live: by default a table of the SQLite index file, which only this
    * host sees. On PostgreSQL pass `PostgresPolicyStore` (`@rewind/memory/postgres`), so the API
@@ -88,6 +90,7 @@ export class MemoryRuntime {
       policies: this.policies,
       cpuShare: threaded ? config.indexerCpuShare : 1,
       ...(options.store ? { store: options.store } : {}),
+      ...(options.hub ? { hub: options.hub } : {}),
       ...(this.checkpoints ? { checkpoints: this.checkpoints } : {}),
       ...(logger ? { logger } : {}),
     });

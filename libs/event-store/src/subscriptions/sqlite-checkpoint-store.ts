@@ -1,4 +1,4 @@
-import { openSqliteFile } from '@rewind/event-store/sqlite';
+import { openSqliteFile } from '../sqlite/open-sqlite-file';
 import type Database from 'better-sqlite3';
 import type { CheckpointStore } from './checkpoint-store';
 

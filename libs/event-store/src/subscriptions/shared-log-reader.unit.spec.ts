@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { type ReadAllOptions } from '@rewind/event-store';
-import { InMemoryEventStore } from '@rewind/event-store/in-memory';
+import { type ReadAllOptions } from '../event-store';
+import { InMemoryEventStore } from '../in-memory';
 import { SharedLogReader } from './shared-log-reader';
 
 function countingStore() {
@@ -53,7 +53,7 @@ describe('SharedLogReader', () => {
     expect(await reader.read(0, 2)).toHaveLength(2);
     expect(reads).toHaveLength(1);
 
-    const last = (await reader.read(0, 2))[1]!.position;
+    const last = (await reader.read(0, 2))[1]!.globalPosition;
     expect(await reader.read(last, 2)).toHaveLength(1); // short: the log ends here
     await append(4);
     await new Promise((resolve) => setTimeout(resolve, 2));

@@ -1,8 +1,7 @@
-import type { EventStore } from '@rewind/event-store';
-import { toProjectedEvent, type ProjectedEvent } from './projected-event';
+import type { EventStore, StoredEvent } from '../event-store';
 
 interface Page {
-  events: Promise<ProjectedEvent[]>;
+  events: Promise<StoredEvent[]>;
   limit: number;
   /** When the read finished (0 while in flight). */
   doneAt: number;
@@ -11,10 +10,10 @@ interface Page {
 }
 
 /**
- * One read of the global log for all the runners of a process. They mostly wait at the same
- * position, and would otherwise each query (and convert) the same events. A page is shared
- * while in flight, for good once full, and for a moment when short (more events may have
- * arrived since). Projectors only read the events they are given.
+ * One read of the global log for all the subscriptions of a process. They mostly wait at the
+ * same position, and would otherwise each query the same events. A page is shared while in
+ * flight, for good once full, and for a moment when short (more events may have arrived
+ * since). Handlers only read the events they are given.
  */
 export class SharedLogReader {
   private readonly pages = new Map<number, Page>();
@@ -24,7 +23,12 @@ export class SharedLogReader {
     private readonly options: { shortPageMs?: number; maxPages?: number } = {},
   ) {}
 
-  read(after: number, limit: number): Promise<ProjectedEvent[]> {
+  /** There is news in the log: short pages already read are stale (pages in flight and full ones stay). */
+  forgetShortPages(): void {
+    for (const [after, page] of this.pages) if (page.doneAt !== 0 && !page.full) this.pages.delete(after);
+  }
+
+  read(after: number, limit: number): Promise<StoredEvent[]> {
     const cached = this.pages.get(after);
     if (cached && cached.limit === limit && (cached.doneAt === 0 || cached.full || Date.now() - cached.doneAt <= (this.options.shortPageMs ?? 20))) {
       return cached.events;
@@ -34,7 +38,7 @@ export class SharedLogReader {
       (stored) => {
         page.doneAt = Date.now();
         page.full = stored.length >= limit;
-        return stored.map(toProjectedEvent);
+        return stored;
       },
       (error: unknown) => {
         if (this.pages.get(after) === page) this.pages.delete(after);

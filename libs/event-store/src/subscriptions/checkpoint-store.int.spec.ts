@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { Pool } from 'pg';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { TEST_DATABASE_ADMIN_URL } from '../../../../test/support/postgres';
-import { SqliteEventStore } from '@rewind/event-store/sqlite';
+import { SqliteEventStore } from '../sqlite';
 import { InMemoryCheckpointStore, type CheckpointStore } from './checkpoint-store';
 import { PostgresCheckpointStore } from './postgres-checkpoint-store';
 import { SqliteCheckpointStore } from './sqlite-checkpoint-store';
