@@ -1,3 +1,4 @@
+import { halfJitterGenerator } from 'cockatiel';
 import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import {
   Kafka,
@@ -194,8 +195,13 @@ class KafkaSubscription implements Subscription {
     const attempt = (this.attempts.get(key) ?? 0) + 1;
     if (this.attempts.size > 10_000) this.attempts.clear();
     this.attempts.set(key, attempt);
-    const base = Math.min(this.options.maxDelayMs, this.options.initialDelayMs * 2 ** Math.min(attempt - 1, 20));
-    const delay = Math.round(base * (0.8 + Math.random() * 0.4));
+    // Half jitter (between half and all of the doubled delay) keeps redeliveries of many partitions apart.
+    const [delay] = halfJitterGenerator(Math.min(attempt - 1, 20), {
+      initialDelay: this.options.initialDelayMs,
+      maxDelay: this.options.maxDelayMs,
+      exponent: 2,
+      generator: halfJitterGenerator,
+    });
     this.options.logger.warn(
       `The handler for Kafka topic "${this.topic}" (group "${this.groupId}") failed on partition ${partition} at offset ${offset} (attempt ${attempt}): ${errorMessage(error)}. ` +
         `The message will be delivered again in ${delay} ms; other partitions keep flowing.`,
