@@ -1,4 +1,5 @@
 import type { Pool } from 'pg';
+import { withTransaction } from '@rewind/event-store/postgres';
 import {
   acceptance,
   alreadyRevoked,
@@ -56,9 +57,7 @@ export class PostgresApiKeyStore implements ApiKeyStore {
     const table = `"${schema}".api_keys`;
     const changes = `"${schema}".api_key_changes`;
     // One transaction-scoped advisory lock: processes starting together must not race the DDL.
-    const client = await pool.connect();
-    try {
-      await client.query('BEGIN');
+    await withTransaction(pool, async (client) => {
       await client.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`${schema}.api_keys`]);
       await client.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
       await client.query(`CREATE TABLE IF NOT EXISTS ${table} (
@@ -87,13 +86,7 @@ export class PostgresApiKeyStore implements ApiKeyStore {
         FOR EACH STATEMENT EXECUTE FUNCTION "${schema}".api_keys_changed()`);
       // Ids of configured keys used to be a prefix of the secret's hash; give them random ones.
       await client.query(`UPDATE ${table} SET key_id = substr(md5(random()::text || clock_timestamp()::text), 1, 12) WHERE key_id = substr(hash, 1, 12)`);
-      await client.query('COMMIT');
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
+    });
     return new PostgresApiKeyStore(pool, table, changes);
   }
 

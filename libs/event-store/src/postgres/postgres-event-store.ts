@@ -26,6 +26,7 @@ import { EventTypeCodes } from './event-type-codes';
 import { migrate } from './migrations';
 import { readState, storedState } from './snapshot-columns';
 import { statements, type Statements } from './statements';
+import { withTransaction } from './transaction';
 
 export { maskConnectionString, PostgresUnavailableError } from './errors';
 export { MAX_EVENTS_PER_APPEND } from './format';
@@ -296,22 +297,12 @@ export class PostgresEventStore implements EventStore {
   }
 
   /** The test hook's path: an explicit transaction that waits for `hook` before COMMIT. */
-  private async appendInTransaction(request: AppendRequest, hook: (streamId: string) => Promise<void>): Promise<AppendRow> {
-    const client = await this.pool.connect();
-    try {
-      await client.query('BEGIN');
+  private appendInTransaction(request: AppendRequest, hook: (streamId: string) => Promise<void>): Promise<AppendRow> {
+    return withTransaction(this.pool, async (client) => {
       const row = (await client.query(this.appendQuery(request))).rows[0] as AppendRow;
       await hook(request.streamId);
-      await client.query('COMMIT');
-      client.release();
       return row;
-    } catch (error) {
-      await client.query('ROLLBACK').then(
-        () => client.release(),
-        (rollbackError: Error) => client.release(rollbackError),
-      );
-      throw error;
-    }
+    });
   }
 
   private answerDuplicate(record: IdempotencyRecord, fingerprint: string, key: string): AppendResult {

@@ -1,4 +1,5 @@
 import type { Pool, PoolClient } from 'pg';
+import { inTransaction } from '../transaction';
 import { migration1 } from './0001-event-store-tables';
 import { migration2 } from './0002-compact-events';
 import { migration3 } from './0003-group-commit';
@@ -30,8 +31,7 @@ export async function migrate(client: PoolClient, schema: string, migrateTo = Nu
     return max.rows[0]?.v ?? 0;
   };
   if ((await current()) < latest) {
-    await client.query('BEGIN');
-    try {
+    await inTransaction(client, async () => {
       await client.query(`SELECT pg_advisory_xact_lock(hashtext('rewind.migrate'), hashtext($1::text))`, [schema]);
       await client.query(`CREATE SCHEMA IF NOT EXISTS ${s}`);
       await client.query(
@@ -47,11 +47,7 @@ export async function migrate(client: PoolClient, schema: string, migrateTo = Nu
         await client.query(migration.sql);
         await client.query(`INSERT INTO ${s}.schema_migrations (version, name) VALUES ($1, $2)`, [migration.version, migration.name]);
       }
-      await client.query('COMMIT');
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    }
+    });
   }
   const info = await client.query<{ xid_origin: number }>(`SELECT xid_origin FROM ${s}.store_info`);
   const origin = info.rows[0]?.xid_origin;
