@@ -6,7 +6,7 @@ import { EventStoreDbEventStore, EventStoreDbUnavailableError } from '@rewind/ev
 import { CliError, requireDatabase, type CommandContext } from './command';
 
 /** The PostgreSQL schema of the event store, API keys and signing keys (the API's default, or REWIND_PG_SCHEMA). */
-export const storeSchemaOf = (context: CommandContext) => context.io.env.REWIND_PG_SCHEMA || 'rewind';
+export const storeSchemaOf = (context: CommandContext) => context.config.pgSchema;
 
 /** The configured event store (the embedded file, PostgreSQL or EventStoreDB, per REWIND_STORE), as the API opens it. */
 export async function openEventStore(context: CommandContext, poolSize = 4): Promise<EventStore> {

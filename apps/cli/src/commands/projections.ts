@@ -40,7 +40,7 @@ export interface ProjectionTarget {
 
 /** Opens the event store and the read models the API uses, runs `use`, closes both. */
 export async function withProjections<T>(context: CommandContext, use: (target: ProjectionTarget) => Promise<T>): Promise<T> {
-  const { config, io } = context;
+  const { config } = context;
   let store: EventStore;
   let readModels: ReadModelConfig;
   let where: string;
@@ -56,8 +56,8 @@ export async function withProjections<T>(context: CommandContext, use: (target: 
           : `EventStoreDB ${maskEventStoreDbUrl(config.eventStoreDbUrl!)} (read models in ${context.databaseFile})`;
     } else {
       // The schemas default to the API's; REWIND_PG_SCHEMA / REWIND_READ_SCHEMA pick others (tests, several deployments in one database).
-      const storeSchema = io.env.REWIND_PG_SCHEMA || 'rewind';
-      const readSchema = io.env.REWIND_READ_SCHEMA || DEFAULT_READ_MODEL_SCHEMA;
+      const storeSchema = config.pgSchema;
+      const readSchema = config.readModelSchema ?? DEFAULT_READ_MODEL_SCHEMA;
       store = await PostgresEventStore.open({ connectionString: config.databaseUrl!, schema: storeSchema, poolSize: 4 });
       readModels = { type: 'postgres', url: config.databaseUrl!, schema: readSchema, poolSize: 8 };
       where = `PostgreSQL ${maskConnectionString(config.databaseUrl!)} (events in schema ${storeSchema}, read models in ${readSchema})`;
