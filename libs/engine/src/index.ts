@@ -1,7 +1,6 @@
 export * from './stream-id';
 export * from './keyed-mutex';
 export * from './fingerprint';
-export * from './lru-cache';
 export * from './session-repository';
 export * from './commands/write-request';
 export * from './commands/command-pipeline';

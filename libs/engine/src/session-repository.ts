@@ -1,6 +1,6 @@
+import { LRUCache } from 'lru-cache';
 import { cloneState, evolveInPlace, initialSessionState, REDUCER_VERSION, type PathState, type RecordedSessionEvent, type SessionState } from '@rewind/domain';
 import { loadSnapshotAndTail, type EventStore, type Snapshot, type StoredEvent } from '@rewind/event-store';
-import { LruCache } from './lru-cache';
 import {
   assembleState,
   encodeSnapshot,
@@ -36,6 +36,14 @@ export function asSessionEvent(event: StoredEvent): RecordedSessionEvent {
 }
 
 /**
+ * At most `entries` entries, least recently used out first. Counted as sizes rather than with
+ * `max`, which preallocates its arrays: repositories are cheap to create (the CLI, tests).
+ */
+function countBounded(entries: number) {
+  return { maxSize: entries, sizeCalculation: () => 1 };
+}
+
+/**
  * Loads session state at any version: nearest valid snapshot at or before it, then the
  * tail of events folded in order; a head move in the tail resolves its target's path
  * state the same way. Keeps the current state of recently used sessions in memory.
@@ -43,19 +51,19 @@ export function asSessionEvent(event: StoredEvent): RecordedSessionEvent {
  * (replay from the start), never an error.
  */
 export class SessionRepository {
-  private readonly current: LruCache<string, SessionState>;
+  private readonly current: LRUCache<string, SessionState>;
   /** When this process last wrote a snapshot of a stream, and at which version. */
-  private readonly lastSnapshot = new LruCache<string, { at: number; version: number }>(10_000);
+  private readonly lastSnapshot = new LRUCache<string, { at: number; version: number }>(countBounded(10_000));
   private readonly pendingSnapshots = new Set<Promise<unknown>>();
   /** Segment ids known to be stored, per stream: a snapshot write does not send them again. */
-  private readonly storedSegments = new LruCache<string, Set<string>>(10_000);
+  private readonly storedSegments = new LRUCache<string, Set<string>>(countBounded(10_000));
   private readonly segmentCache: SegmentCache;
 
   constructor(
     readonly store: EventStore,
     readonly options: SessionRepositoryOptions,
   ) {
-    this.current = new LruCache(options.cacheSize ?? 2_000);
+    this.current = new LRUCache(countBounded(options.cacheSize ?? 2_000));
     this.segmentCache = options.segmentCache ?? sharedSegmentCache;
   }
 

@@ -1,11 +1,14 @@
 import { SpanStatusCode, trace } from '@opentelemetry/api';
 import { randomUUID } from 'node:crypto';
+import { handleType, retry } from 'cockatiel';
 import { EVENT_SCHEMA_VERSION } from '@rewind/domain';
 import { ConcurrencyError, IdempotencyKeyReusedError, type EventStore, type IdempotencyRecord, type NewEvent, type StoredEvent } from '@rewind/event-store';
 import { KeyedMutex } from '../keyed-mutex';
 import type { Caller, WriteOptions } from './write-request';
 
 const MAX_CONFLICT_RETRIES = 5;
+/** Tries a write up to MAX_CONFLICT_RETRIES times in all while it meets another process's commit, at once. */
+const CONFLICT_RETRY = retry(handleType(ConcurrencyError), { maxAttempts: MAX_CONFLICT_RETRIES - 1 });
 
 /** Where an idempotent write landed: enough to answer its retry. */
 export type WrittenRange = Pick<IdempotencyRecord, 'streamId' | 'firstVersion' | 'lastVersion'>;
@@ -126,16 +129,14 @@ export class CommandPipeline {
     request: CommandRequest,
     decide: Decide<State, Context>,
   ): Promise<Result> {
-    return this.mutex.run(request.streamId, async () => {
-      for (let attempt = 1; ; attempt++) {
-        try {
-          return await this.writeOnce(stream, request, decide);
-        } catch (error) {
-          // Another process wrote first: decide again on fresh state, unless the caller pinned a version.
-          if (!(error instanceof ConcurrencyError) || request.options.expectedVersion !== undefined || attempt >= MAX_CONFLICT_RETRIES) throw error;
-          stream.forget(request.streamId);
-        }
-      }
+    return this.mutex.run(request.streamId, () => {
+      // A caller that pinned a version gets the conflict as its answer.
+      if (request.options.expectedVersion !== undefined) return this.writeOnce(stream, request, decide);
+      // Another process wrote first: decide again on fresh state.
+      return CONFLICT_RETRY.execute(({ attempt }) => {
+        if (attempt > 0) stream.forget(request.streamId);
+        return this.writeOnce(stream, request, decide);
+      });
     });
   }
 
