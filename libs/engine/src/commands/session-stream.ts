@@ -8,12 +8,19 @@ import type { WriteResult, WrittenEvent } from './write-request';
 /** Told after each commit (not for idempotent replays), e.g. to start the saga. */
 export type SessionCommitListener = (tenantId: string, sessionId: string, events: StoredEvent[]) => void;
 
+/** What a session decision hands its commit besides the events. */
+export interface SessionCommitContext {
+  /** The path a head move (or a rollback's completion) lands on, restored before deciding. */
+  targetPath?: PathState;
+  /** The state the events were already folded into while deciding (a batch of steps): adopted, not folded again. */
+  folded?: SessionState;
+}
+
 /**
  * A session's part in the pipeline: state from the repository (cached, snapshotted), the
  * appended events folded into the cache, and the write result as HTTP and Kafka answer it.
- * The context of a decision is the path a head move lands on, when it switches paths.
  */
-export class SessionStream implements CommandStream<SessionState, PathState | undefined, WriteResult> {
+export class SessionStream implements CommandStream<SessionState, SessionCommitContext, WriteResult> {
   constructor(
     private readonly repository: SessionRepository,
     private readonly listener?: SessionCommitListener,
@@ -27,8 +34,8 @@ export class SessionStream implements CommandStream<SessionState, PathState | un
     this.repository.forget(streamId);
   }
 
-  async committed(streamId: string, decidedOn: SessionState, stored: StoredEvent[], targetPath: PathState | undefined): Promise<WriteResult> {
-    const next = await this.repository.committed(streamId, decidedOn, stored, targetPath);
+  async committed(streamId: string, decidedOn: SessionState, stored: StoredEvent[], context: SessionCommitContext): Promise<WriteResult> {
+    const next = await this.repository.committed(streamId, decidedOn, stored, context);
     return writeSummary(streamId, next, stored);
   }
 
