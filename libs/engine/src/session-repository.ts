@@ -1,4 +1,13 @@
-import { cloneState, evolveInPlace, initialSessionState, REDUCER_VERSION, type PathState, type RecordedSessionEvent, type SessionState } from '@rewind/domain';
+import {
+  cloneState,
+  evolveInPlace,
+  initialSessionState,
+  REDUCER_VERSION,
+  type PathState,
+  type RecordedSessionEvent,
+  type SessionEvent,
+  type SessionState,
+} from '@rewind/domain';
 import { loadSnapshotAndTail, type EventStore, type Snapshot, type StoredEvent } from '@rewind/event-store';
 import { LruCache } from './lru-cache';
 import {
@@ -31,8 +40,12 @@ export interface SessionRepositoryOptions {
   segmentSizes?: SegmentSizes;
 }
 
-export function asSessionEvent(event: StoredEvent): RecordedSessionEvent {
-  return event as unknown as RecordedSessionEvent;
+/**
+ * The read boundary: what the store gives back from a session stream is the session events
+ * written there (the write path keeps their type and needs no such step).
+ */
+export function asSessionEvent(event: StoredEvent): StoredEvent<SessionEvent> {
+  return event as StoredEvent<SessionEvent>;
 }
 
 /**
@@ -223,7 +236,7 @@ export class SessionRepository {
   async committed(
     streamId: string,
     decidedOn: SessionState,
-    events: StoredEvent[],
+    events: StoredEvent<SessionEvent>[],
     { targetPath, folded }: { targetPath?: PathState; folded?: SessionState } = {},
   ): Promise<SessionState> {
     const before = decidedOn.version;
@@ -243,11 +256,11 @@ export class SessionRepository {
     return state;
   }
 
-  private fold(streamId: string, decidedOn: SessionState, events: StoredEvent[], targetPath: PathState | undefined): SessionState {
+  private fold(streamId: string, decidedOn: SessionState, events: StoredEvent<SessionEvent>[], targetPath: PathState | undefined): SessionState {
     const cached = this.current.get(streamId);
     // The cached state may share sealed turns and tool calls with the segment cache: own them first.
     const state = cached === decidedOn ? ownState(cached) : cloneState(decidedOn);
-    for (const event of events.map(asSessionEvent)) {
+    for (const event of events) {
       evolveInPlace(state, event, (v) => {
         if (targetPath) return cloneState(targetPath);
         throw new Error(`path state of version ${v} was not preloaded`);

@@ -1,12 +1,12 @@
-import { isStepEvent, type PathState, type SessionState } from '@rewind/domain';
+import { isStepEvent, type PathState, type SessionEvent, type SessionState } from '@rewind/domain';
 import type { StoredEvent } from '@rewind/event-store';
-import type { SessionRepository } from '../session-repository';
+import { asSessionEvent, type SessionRepository } from '../session-repository';
 import { sessionIdFromStream } from '../stream-id';
 import type { CommandRequest, CommandStream, WrittenRange } from './command-pipeline';
 import type { WriteResult, WrittenEvent } from './write-request';
 
 /** Told after each commit (not for idempotent replays), e.g. to start the saga. */
-export type SessionCommitListener = (tenantId: string, sessionId: string, events: StoredEvent[]) => void;
+export type SessionCommitListener = (tenantId: string, sessionId: string, events: StoredEvent<SessionEvent>[]) => void;
 
 /** What a session decision hands its commit besides the events. */
 export interface SessionCommitContext {
@@ -20,7 +20,7 @@ export interface SessionCommitContext {
  * A session's part in the pipeline: state from the repository (cached, snapshotted), the
  * appended events folded into the cache, and the write result as HTTP and Kafka answer it.
  */
-export class SessionStream implements CommandStream<SessionState, SessionCommitContext, WriteResult> {
+export class SessionStream implements CommandStream<SessionState, SessionCommitContext, WriteResult, SessionEvent> {
   constructor(
     private readonly repository: SessionRepository,
     private readonly listener?: SessionCommitListener,
@@ -34,7 +34,7 @@ export class SessionStream implements CommandStream<SessionState, SessionCommitC
     this.repository.forget(streamId);
   }
 
-  async committed(streamId: string, decidedOn: SessionState, stored: StoredEvent[], context: SessionCommitContext): Promise<WriteResult> {
+  async committed(streamId: string, decidedOn: SessionState, stored: StoredEvent<SessionEvent>[], context: SessionCommitContext): Promise<WriteResult> {
     const next = await this.repository.committed(streamId, decidedOn, stored, context);
     return writeSummary(streamId, next, stored);
   }
@@ -42,15 +42,15 @@ export class SessionStream implements CommandStream<SessionState, SessionCommitC
   async replayed(written: WrittenRange): Promise<WriteResult> {
     const events = await this.repository.store.readStream(written.streamId, { fromVersion: written.firstVersion, toVersion: written.lastVersion });
     const state = await this.repository.restore(written.streamId, written.lastVersion);
-    return { ...writeSummary(written.streamId, state, events), duplicate: true };
+    return { ...writeSummary(written.streamId, state, events.map(asSessionEvent)), duplicate: true };
   }
 
-  onCommitted(request: CommandRequest, stored: StoredEvent[]): void {
+  onCommitted(request: CommandRequest, stored: StoredEvent<SessionEvent>[]): void {
     this.listener?.(request.caller.tenantId, request.sessionId, stored);
   }
 }
 
-function writeSummary(streamId: string, state: SessionState, events: StoredEvent[]): WriteResult {
+function writeSummary(streamId: string, state: SessionState, events: readonly StoredEvent<SessionEvent>[]): WriteResult {
   const written = events.map(writtenEvent);
   return {
     sessionId: sessionIdFromStream(streamId),
@@ -69,7 +69,7 @@ export function writtenEvent(event: Pick<StoredEvent, 'eventId' | 'type' | 'stre
   return { eventId: event.eventId, type: event.type, streamVersion: event.streamVersion, parentVersion: event.parentVersion, step: isStepEvent(event.type) };
 }
 
-function rollbackIdOf(events: StoredEvent[]): { rollbackId?: string } {
-  const requested = events.find((e) => e.type === 'RollbackRequested');
-  return requested ? { rollbackId: (requested.data as { rollbackId: string }).rollbackId } : {};
+function rollbackIdOf(events: readonly StoredEvent<SessionEvent>[]): { rollbackId?: string } {
+  for (const event of events) if (event.type === 'RollbackRequested') return { rollbackId: event.data.rollbackId };
+  return {};
 }

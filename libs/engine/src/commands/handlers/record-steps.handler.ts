@@ -6,11 +6,11 @@ import {
   invalid,
   isStepCommand,
   type DecideContext,
+  type SessionEvent,
   type SessionState,
   type StepCommand,
 } from '@rewind/domain';
-import type { NewEvent } from '@rewind/event-store';
-import { asSessionEvent } from '../../session-repository';
+import type { NewEvent, StoredEvent } from '@rewind/event-store';
 import type { RecordStepsCommand } from '../impl/session-write-commands';
 import type { StampEvents } from '../command-pipeline';
 import type { WriteResult } from '../write-request';
@@ -66,8 +66,14 @@ export class RecordStepsHandler {
  * Steps decided one after the other on a private fork (the cached state is what readers
  * see until the append commits); a refused step refuses the batch, named by its index.
  */
-function decideSteps(scratch: SessionState, steps: readonly StepCommand[], context: DecideContext, stamp: StampEvents, streamId: string): NewEvent[] {
-  const events: NewEvent[] = [];
+function decideSteps(
+  scratch: SessionState,
+  steps: readonly StepCommand[],
+  context: DecideContext,
+  stamp: StampEvents<SessionEvent>,
+  streamId: string,
+): NewEvent<SessionEvent>[] {
+  const events: NewEvent<SessionEvent>[] = [];
   steps.forEach((command, index) => {
     let decided;
     try {
@@ -76,7 +82,8 @@ function decideSteps(scratch: SessionState, steps: readonly StepCommand[], conte
       throw error instanceof DomainError ? atStep(error, index) : error;
     }
     for (const event of stamp(decided)) {
-      evolveInPlace(scratch, asSessionEvent({ ...event, streamId, streamVersion: scratch.version + 1, globalPosition: 0 }), () => {
+      const recorded: StoredEvent<SessionEvent> = { ...event, streamId, streamVersion: scratch.version + 1, globalPosition: 0 };
+      evolveInPlace(scratch, recorded, () => {
         throw new Error(`steps never switch paths (${event.type} at steps[${index}])`);
       });
       events.push(event);

@@ -1,4 +1,4 @@
-import { cloneState, invalid, type DecideContext, type PathState, type SessionState } from '@rewind/domain';
+import { cloneState, invalid, type DecideContext, type PathState, type SessionEvent, type SessionState } from '@rewind/domain';
 import { fingerprint } from '../../fingerprint';
 import type { SessionRepository } from '../../session-repository';
 import { sessionStreamId } from '../../stream-id';
@@ -21,9 +21,9 @@ export interface SessionWriteContext {
 /** Decides on the loaded session state; `streamId` for the lookups a decision needs. */
 export type DecideSession = (
   state: SessionState,
-  stamp: StampEvents,
+  stamp: StampEvents<SessionEvent>,
   streamId: string,
-) => Decision<SessionCommitContext> | Promise<Decision<SessionCommitContext>>;
+) => Decision<SessionCommitContext, SessionEvent> | Promise<Decision<SessionCommitContext, SessionEvent>>;
 
 /**
  * Runs one command on a session through the pipeline. `print` is what identifies the
