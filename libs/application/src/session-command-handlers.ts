@@ -13,6 +13,7 @@ import {
   SaveComponentStateCommand,
   SessionCommands,
   StartSessionCommand,
+  type SessionCommandHandler,
   type SessionWriteCommand,
   type WriteResult,
 } from '@rewind/engine';
@@ -39,10 +40,14 @@ export const SESSION_COMMANDS = [
 function onCommandBus(command: (typeof SESSION_COMMANDS)[number]): Type<ICommandHandler> {
   @CommandHandler(command)
   class SessionCommandOnBus {
-    constructor(@Inject(SessionCommands) private readonly commands: SessionCommands) {}
+    private readonly handler: SessionCommandHandler;
+
+    constructor(@Inject(SessionCommands) commands: SessionCommands) {
+      this.handler = commands.handlers.get(command)!;
+    }
 
     execute(message: SessionWriteCommand): Promise<WriteResult> {
-      return this.commands.dispatch(message);
+      return this.handler.execute(message);
     }
   }
   Object.defineProperty(SessionCommandOnBus, 'name', { value: `${command.name}OnBus` });
