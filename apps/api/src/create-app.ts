@@ -79,16 +79,14 @@ export async function createApp(config: RewindConfig, options: CreateAppOptions 
       }
     });
   // Hostile JSON (deep nesting, text no store can hold) is refused before any guard,
-  // interceptor or pipe walks it: the validation pipe checks again per parameter, with names.
+  // interceptor or pipe walks it, once: the validation pipe does not scan again.
   app
     .getHttpAdapter()
     .getInstance()
     .addHook('preValidation', async (request, reply) => {
       // Path and query parameters too: interceptors read the session id before any pipe runs.
       const unsafe =
-        findUnsafeInput(request.params ?? {}) ??
-        findUnsafeInput(request.query ?? {}) ??
-        (request.body !== null && typeof request.body === 'object' ? findUnsafeInput(request.body) : null);
+        findUnsafeInput(request.params ?? {}) ?? findUnsafeInput(request.query ?? {}) ?? (request.body !== undefined ? findUnsafeInput(request.body) : null);
       if (unsafe) {
         await reply
           .status(400)

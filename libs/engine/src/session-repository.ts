@@ -1,5 +1,14 @@
 import { LRUCache } from 'lru-cache';
-import { cloneState, evolveInPlace, initialSessionState, REDUCER_VERSION, type PathState, type RecordedSessionEvent, type SessionState } from '@rewind/domain';
+import {
+  cloneState,
+  evolveInPlace,
+  initialSessionState,
+  REDUCER_VERSION,
+  type PathState,
+  type RecordedSessionEvent,
+  type SessionEvent,
+  type SessionState,
+} from '@rewind/domain';
 import { loadSnapshotAndTail, type EventStore, type Snapshot, type StoredEvent } from '@rewind/event-store';
 import {
   assembleState,
@@ -31,8 +40,12 @@ export interface SessionRepositoryOptions {
   segmentSizes?: SegmentSizes;
 }
 
-export function asSessionEvent(event: StoredEvent): RecordedSessionEvent {
-  return event as unknown as RecordedSessionEvent;
+/**
+ * The read boundary: what the store gives back from a session stream is the session events
+ * written there (the write path keeps their type and needs no such step).
+ */
+export function asSessionEvent(event: StoredEvent): StoredEvent<SessionEvent> {
+  return event as StoredEvent<SessionEvent>;
 }
 
 /**
@@ -226,19 +239,16 @@ export class SessionRepository {
 
   /**
    * Folds freshly appended events into the cached state (when it is the state they were
-   * decided on) and writes a snapshot when the stream crosses the cadence.
+   * decided on; `folded` when the decision folded them already) and writes a snapshot when the stream crosses the cadence.
    */
-  async committed(streamId: string, decidedOn: SessionState, events: StoredEvent[], targetPath?: PathState): Promise<SessionState> {
+  async committed(
+    streamId: string,
+    decidedOn: SessionState,
+    events: StoredEvent<SessionEvent>[],
+    { targetPath, folded }: { targetPath?: PathState; folded?: SessionState } = {},
+  ): Promise<SessionState> {
     const before = decidedOn.version;
-    const cached = this.current.get(streamId);
-    // The cached state may share sealed turns and tool calls with the segment cache: own them first.
-    const state = cached === decidedOn ? ownState(cached) : cloneState(decidedOn);
-    for (const event of events.map(asSessionEvent)) {
-      evolveInPlace(state, event, (v) => {
-        if (targetPath) return cloneState(targetPath);
-        throw new Error(`path state of version ${v} was not preloaded`);
-      });
-    }
+    const state = folded ?? this.fold(streamId, decidedOn, events, targetPath);
     this.current.set(streamId, state);
     if (this.snapshotDue(streamId, before, state.version)) {
       this.lastSnapshot.set(streamId, { at: Date.now(), version: state.version });
@@ -250,6 +260,19 @@ export class SessionRepository {
         .catch((error: unknown) => this.options.onSnapshotError?.(error))
         .finally(() => this.pendingSnapshots.delete(write));
       this.pendingSnapshots.add(write);
+    }
+    return state;
+  }
+
+  private fold(streamId: string, decidedOn: SessionState, events: StoredEvent<SessionEvent>[], targetPath: PathState | undefined): SessionState {
+    const cached = this.current.get(streamId);
+    // The cached state may share sealed turns and tool calls with the segment cache: own them first.
+    const state = cached === decidedOn ? ownState(cached) : cloneState(decidedOn);
+    for (const event of events) {
+      evolveInPlace(state, event, (v) => {
+        if (targetPath) return cloneState(targetPath);
+        throw new Error(`path state of version ${v} was not preloaded`);
+      });
     }
     return state;
   }
