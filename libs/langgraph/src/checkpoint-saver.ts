@@ -3,6 +3,8 @@ import {
   BaseCheckpointSaver,
   compareWritesSortKeys,
   getCheckpointId,
+  maxChannelVersion,
+  TASKS,
   WRITES_IDX_MAP,
   writesSortKey,
   type ChannelVersions,
@@ -270,6 +272,25 @@ export abstract class ThreadCheckpointSaver extends BaseCheckpointSaver {
     );
   }
 
+  /** A checkpoint's pending writes, in LangGraph's order (task path, task id, index). */
+  private writesOf(index: ThreadIndex, ns: string, checkpointId: string): StoredWrite[] {
+    return [...(index.writes.get(key(ns, checkpointId))?.values() ?? [])].sort((a, b) =>
+      compareWritesSortKeys(writesSortKey(a.path, a.task, a.idx), writesSortKey(b.path, b.task, b.idx)),
+    );
+  }
+
+  /**
+   * Checkpoints of the format before v4 kept the sends of the step before them as their
+   * parent's pending writes: read them into the `__pregel_tasks` channel, as LangGraph's own
+   * savers do (MemorySaver, PostgresSaver, SqliteSaver), so a thread saved then resumes.
+   */
+  private async migratePendingSends(checkpoint: Checkpoint, index: ThreadIndex, ns: string, parentId: string): Promise<void> {
+    const sends = this.writesOf(index, ns, parentId).filter((w) => w.channel === TASKS);
+    checkpoint.channel_values[TASKS] = await Promise.all(sends.map((w) => decodeValue(this.serde, w.value)));
+    const versions = Object.values(checkpoint.channel_versions);
+    checkpoint.channel_versions[TASKS] = versions.length > 0 ? maxChannelVersion(...versions) : this.getNextVersion(undefined);
+  }
+
   private async tuple(threadId: string, index: ThreadIndex, record: IndexedCheckpoint, metadata?: Record<string, unknown>): Promise<CheckpointTuple> {
     const channelValues: Record<string, unknown> = {};
     for (const channel of new Set([...Object.keys(record.values), ...Object.keys(record.sources)])) {
@@ -284,11 +305,9 @@ export abstract class ThreadCheckpointSaver extends BaseCheckpointSaver {
       channel_versions: { ...record.versions },
       versions_seen: structuredClone(record.seen),
     };
-    const writes = [...(index.writes.get(key(record.ns, record.id))?.values() ?? [])].sort((a: StoredWrite, b: StoredWrite) =>
-      compareWritesSortKeys(writesSortKey(a.path, a.task, a.idx), writesSortKey(b.path, b.task, b.idx)),
-    );
+    if (record.v < 4 && record.parent) await this.migratePendingSends(checkpoint, index, record.ns, record.parent);
     const pendingWrites: CheckpointPendingWrite[] = await Promise.all(
-      writes.map(async (w) => [w.task, w.channel, await decodeValue(this.serde, w.value)] as CheckpointPendingWrite),
+      this.writesOf(index, record.ns, record.id).map(async (w) => [w.task, w.channel, await decodeValue(this.serde, w.value)] as CheckpointPendingWrite),
     );
     return {
       config: { configurable: { thread_id: threadId, checkpoint_ns: record.ns, checkpoint_id: record.id } },

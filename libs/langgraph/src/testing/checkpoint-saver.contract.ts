@@ -177,6 +177,33 @@ export function checkpointSaverContract(open: () => Promise<SaverUnderTest>): vo
     expect(await collect(saver.list({ configurable: { thread_id: 'a/b' } }))).toEqual([]);
   });
 
+  it('a checkpoint of the format before v4 receives the sends its parent left as pending writes (as MemorySaver does)', async () => {
+    const v1 = (id: string): Checkpoint => ({ v: 1, id, ts: '2024-04-19T17:19:07.952Z', channel_values: {}, channel_versions: {}, versions_seen: {} });
+    const parent = await saver.put({ configurable: { thread_id: 't', checkpoint_ns: 'child' } }, v1(uuid6(-3)), meta(0), {});
+    await saver.putWrites(parent, [[TASKS, 'send-3']], 'task-2');
+    await saver.putWrites(
+      parent,
+      [
+        [TASKS, 'send-1'],
+        ['other', 'not a send'],
+        [TASKS, 'send-2'],
+      ],
+      'task-1',
+    );
+    expect((await saver.getTuple(parent))?.checkpoint.channel_values).toEqual({});
+    const child = await saver.put(parent, v1(uuid6(-3)), meta(1), {});
+    for (const reader of [saver, env.fresh()]) {
+      const [fromList] = await collect(reader.list({ configurable: { thread_id: 't', checkpoint_ns: 'child' } }, { limit: 1 }));
+      for (const tuple of [await reader.getTuple(child), fromList]) {
+        expect(tuple?.checkpoint.channel_values).toEqual({ [TASKS]: ['send-1', 'send-2', 'send-3'] });
+        expect(tuple?.checkpoint.channel_versions[TASKS]).toBeDefined();
+      }
+    }
+    // The current format keeps sends in the checkpoint itself: nothing is added to it.
+    const current = await saver.put(child, { ...v1(uuid6(-3)), v: 4 }, meta(2), {});
+    expect((await saver.getTuple(current))?.checkpoint.channel_values).toEqual({});
+  });
+
   it('keeps special writes (errors, interrupts) apart from regular ones', async () => {
     const config = await saver.put({ configurable: { thread_id: 't' } }, checkpointOf({}, {}), meta(0), {});
     await saver.putWrites(config, [['__error__', { message: 'boom' }]], 'task');
