@@ -3,17 +3,13 @@
 from __future__ import annotations
 
 import email.utils
-import sys
 import threading
 import time
 import unittest
 import uuid
-from pathlib import Path
 from typing import List
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from rewind_client import (  # noqa: E402
+from rewind_client import (
     NotFound,
     RetryPolicy,
     RewindClient,
@@ -23,7 +19,7 @@ from rewind_client import (  # noqa: E402
     VersionConflict,
     parse_retry_after,
 )
-from support import Compensator, RewindServer, TcpProxy  # noqa: E402
+from support import Compensator, RewindServer, TcpProxy
 
 
 class RetryAfterTest(unittest.TestCase):
