@@ -20,7 +20,7 @@ function recordingEnv(answers: Record<string, string>): { env: NodeJS.ProcessEnv
 }
 
 describe('configuration', () => {
-  const readme = readFileSync(join(process.cwd(), 'README.md'), 'utf8');
+  const configurationPage = readFileSync(join(process.cwd(), 'docs/operations/configuration.md'), 'utf8');
   const answers = {
     REWIND_STORE: 'postgres',
     DATABASE_URL: 'postgres://x@127.0.0.1/x',
@@ -33,11 +33,11 @@ describe('configuration', () => {
   it.each([
     ['the API and the CLI (loadConfig)', (env: NodeJS.ProcessEnv) => loadConfig(env)],
     ['the worker (loadWorkerConfig, with the Kafka settings)', (env: NodeJS.ProcessEnv) => loadWorkerConfig(env)],
-  ])('every variable %s reads is documented in README.md', (_name, load) => {
+  ])('every variable %s reads is documented in docs/operations/configuration.md', (_name, load) => {
     const { env, read } = recordingEnv(answers);
     load(env);
     expect(read.size).toBeGreaterThan(5);
-    const undocumented = [...read].filter((name) => !readme.includes(`\`${name}\``));
+    const undocumented = [...read].filter((name) => !configurationPage.includes(`\`${name}\``));
     expect(undocumented).toEqual([]);
   });
 });
