@@ -135,7 +135,8 @@ export const RESPONSE_SCHEMAS: Record<string, JsonSchema> = {
   DryRun: obj(
     {
       outcome: tag('dry_run'),
-      dryRun: { type: 'boolean', const: true },
+      // Not a boolean `const`: python generators read it as the string "true"; `outcome` tells the answers apart.
+      dryRun: bool('Always true for a dry run.'),
       plan: ref('HeadMovePlan'),
     },
     [],
@@ -169,7 +170,7 @@ export const RESPONSE_SCHEMAS: Record<string, JsonSchema> = {
   HeadMoveResult: obj(
     {
       outcome: tag('applied'),
-      dryRun: { type: 'boolean', const: false },
+      dryRun: bool('Always false for a move (a dry run answers true).'),
       ...((WRITE_RESULT.properties ?? {}) as Record<string, JsonSchema>),
       rollback: { ...orNull(ref('Rollback')), description: 'Present when the move needed compensations: the saga as it stands when the answer was sent.' },
     },

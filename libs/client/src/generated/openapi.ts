@@ -1657,8 +1657,8 @@ export interface components {
              * @enum {string}
              */
             outcome: "dry_run";
-            /** @constant */
-            dryRun: true;
+            /** @description Always true for a dry run. */
+            dryRun: boolean;
             plan: components["schemas"]["HeadMovePlan"];
         };
         RollbackEffect: {
@@ -1702,8 +1702,8 @@ export interface components {
              * @enum {string}
              */
             outcome: "applied";
-            /** @constant */
-            dryRun: false;
+            /** @description Always false for a move (a dry run answers true). */
+            dryRun: boolean;
             /** @example trip-42 */
             sessionId: string;
             /** @description Stream version after the write: what If-Match and ETag compare. Not always a timeline node (see head). */
