@@ -15,6 +15,7 @@ import { ReadinessHandler } from './health/queries/readiness.handler';
 import { MetricsController } from './metrics/metrics.controller';
 import { InfrastructureModule, type OpenedStores } from './infrastructure/infrastructure.module';
 import { KeysModule } from './keys/keys.module';
+import { SigningKeysModule } from './signing-keys/signing-keys.module';
 import { EncryptionModule } from './encryption/encryption.module';
 import { AuditModule } from './audit/audit.module';
 import { ProjectionsModule } from './projections/projections.module';
@@ -36,6 +37,7 @@ export class AppModule {
         MemoryModule,
         ProjectionsModule.forRoot({ runRunners: config.runProjections }),
         KeysModule,
+        SigningKeysModule,
         EncryptionModule,
         AuditModule,
       ],

@@ -77,6 +77,7 @@ describe('the OpenAPI document', () => {
         method !== 'get' &&
         !settings.includes(operation.operationId) &&
         !operation.operationId.endsWith('ApiKey') &&
+        !operation.operationId.endsWith('SigningKey') &&
         operation.operationId !== 'setApiKeyExpiry'
       ) {
         const headers = (operation.parameters as Json[])

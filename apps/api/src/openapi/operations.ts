@@ -292,6 +292,23 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     errors: [400, 401, 404, 409, 413, 415, 503],
   },
 
+  createSigningKey: {
+    description:
+      "Creates a key that signs a tenant's Kafka command envelopes (rewind-key-id, rewind-signature); the worker verifies each command with it. Needs an admin key.",
+    success: [{ status: 201, description: 'The key: its secret is in this answer only.', schema: ref('SigningKeySecret') }],
+    errors: [400, 401, 413, 415, 503],
+  },
+  listSigningKeys: {
+    description: "The Kafka signing keys of the admin's tenant (or another, or all with *): ids, tenants and lifecycle, never secrets. Needs an admin key.",
+    success: [{ description: 'Ids, tenants and lifecycle; never secrets.', schema: ref('SigningKeyList') }],
+    errors: READ,
+  },
+  revokeSigningKey: {
+    description: 'Revokes a signing key at once: commands signed with it go to the DLQ as unauthenticated. Needs an admin key.',
+    success: [{ status: 200, description: 'Revoked.', schema: ref('SigningKey') }],
+    errors: [400, 401, 404, 503],
+  },
+
   getEncryptionPolicies: {
     description: "Which fields the caller's tenant always encrypts: per tool (paths in input and output) and per memory key.",
     success: [{ description: "The tenant's encryption policies.", schema: ref('EncryptionPolicies') }],

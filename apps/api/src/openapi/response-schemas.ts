@@ -395,6 +395,28 @@ export const RESPONSE_SCHEMAS: Record<string, JsonSchema> = {
     'A new secret and the key it belongs to.',
   ),
   ApiKeyList: obj({ items: array(ref('ApiKey')) }),
+  SigningKey: obj(
+    {
+      keyId: str(),
+      tenantId: str({ description: 'The one tenant whose commands the key may sign.' }),
+      name: str(),
+      createdAt: str({ format: 'date-time' }),
+      revokedAt: orNull(str({ format: 'date-time' })),
+      expiresAt: orNull(str({ format: 'date-time', description: 'After this instant commands signed with the key are refused; null: never.' })),
+      previousSecretValidUntil: orNull(str({ format: 'date-time', description: 'Until when the secret before the last rotation still verifies.' })),
+    },
+    [],
+    'A Kafka signing key without its secret.',
+  ),
+  SigningKeySecret: obj(
+    {
+      secret: str({ description: 'HMAC-SHA256 secret: sign each command value with it (docs/asyncapi.yaml). Shown in this answer only.' }),
+      record: ref('SigningKey'),
+    },
+    [],
+    'A new signing secret and the key it belongs to.',
+  ),
+  SigningKeyList: obj({ items: array(ref('SigningKey')) }),
   EncryptionPolicies: obj({
     tools: {
       type: 'object',

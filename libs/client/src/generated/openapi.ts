@@ -864,6 +864,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/signing-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Kafka signing keys (ids, tenants, lifecycle; never secrets)
+         * @description The Kafka signing keys of the admin's tenant (or another, or all with *): ids, tenants and lifecycle, never secrets. Needs an admin key.
+         */
+        get: operations["listSigningKeys"];
+        put?: never;
+        /**
+         * Create a key that signs a tenant's Kafka commands; the secret is in this answer only
+         * @description Creates a key that signs a tenant's Kafka command envelopes (rewind-key-id, rewind-signature); the worker verifies each command with it. Needs an admin key.
+         */
+        post: operations["createSigningKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/signing-keys/{keyId}/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke a signing key at once: commands signed with it go to the DLQ as unauthenticated
+         * @description Revokes a signing key at once: commands signed with it go to the DLQ as unauthenticated. Needs an admin key.
+         */
+        post: operations["revokeSigningKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sessions/{id}/shred": {
         parameters: {
             query?: never;
@@ -1483,6 +1527,17 @@ export interface components {
             /** @description After this instant the key is refused (ISO-8601); null: never. */
             expiresAt: string | null;
         };
+        CreateSigningKeyDto: {
+            /** @description The tenant whose Kafka commands the key may sign (default: the admin key's own). */
+            tenantId?: string;
+            /** @description A label to recognise the key by. */
+            name?: string;
+            /**
+             * @description After this instant commands signed with the key are refused (ISO-8601).
+             * @example 2027-01-31T00:00:00Z
+             */
+            expiresAt?: string | null;
+        };
         ToolEncryptionDto: {
             /** @description Paths in the tool input always encrypted, e.g. ["ssn", "card.number"]. */
             input?: string[];
@@ -2081,6 +2136,36 @@ export interface components {
         };
         ApiKeyList: {
             items: components["schemas"]["ApiKey"][];
+        };
+        /** @description A Kafka signing key without its secret. */
+        SigningKey: {
+            keyId: string;
+            /** @description The one tenant whose commands the key may sign. */
+            tenantId: string;
+            name: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            revokedAt: string | null;
+            /**
+             * Format: date-time
+             * @description After this instant commands signed with the key are refused; null: never.
+             */
+            expiresAt: string | null;
+            /**
+             * Format: date-time
+             * @description Until when the secret before the last rotation still verifies.
+             */
+            previousSecretValidUntil: string | null;
+        };
+        /** @description A new signing secret and the key it belongs to. */
+        SigningKeySecret: {
+            /** @description HMAC-SHA256 secret: sign each command value with it (docs/asyncapi.yaml). Shown in this answer only. */
+            secret: string;
+            record: components["schemas"]["SigningKey"];
+        };
+        SigningKeyList: {
+            items: components["schemas"]["SigningKey"][];
         };
         EncryptionPolicies: {
             /** @description By tool name: the dotted paths of its input and output that are encrypted. */
@@ -3932,6 +4017,93 @@ export interface operations {
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    listSigningKeys: {
+        parameters: {
+            query?: {
+                /** @description Only this tenant's keys (default: the admin key's tenant); `*` for all. */
+                tenantId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ids, tenants and lifecycle; never secrets. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SigningKeyList"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    createSigningKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateSigningKeyDto"];
+            };
+        };
+        responses: {
+            /** @description The key: its secret is in this answer only. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SigningKeySecret"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    revokeSigningKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                keyId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SigningKey"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             503: components["responses"]["Error503"];
         };
