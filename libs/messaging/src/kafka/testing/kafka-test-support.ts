@@ -132,18 +132,28 @@ const channelOfTopic = new Map<string, ContractChannel>([
   ['rewind.commands.dlq', 'commandsDlq'],
   ['rewind.events', 'events'],
 ]);
+/** A topic's channel: registered, else read from the name's end as the defaults and test topics end. */
+function channelOf(topic: string): ContractChannel | undefined {
+  const known = channelOfTopic.get(topic);
+  if (known) return known;
+  if (/[.-](command-)?results$/.test(topic)) return 'commandResults';
+  if (/[.-]dlq$/.test(topic)) return 'commandsDlq';
+  if (/[.-]events$/.test(topic)) return 'events';
+  if (/[.-]commands$/.test(topic)) return 'commands';
+  return undefined;
+}
 let contract: Promise<AsyncApiContract> | undefined;
 /** Messages collected that do not match docs/asyncapi.yaml: describeWithKafka fails the test they arrived in. */
 const contractViolations: string[] = [];
 
 /**
  * Everything delivered on a topic (own group, from the beginning), for assertions. A message on a
- * deployment topic is checked against docs/asyncapi.yaml (with the official parser): one that does
+ * commands, results, DLQ or events topic is checked against docs/asyncapi.yaml (with the official parser): one that does
  * not match fails the test (describeWithKafka).
  */
 export async function collect(bus: MessageBus, topic: string): Promise<{ messages: DeliveredMessage[]; subscription: Subscription }> {
   const messages: DeliveredMessage[] = [];
-  const channel = channelOfTopic.get(topic);
+  const channel = channelOf(topic);
   const checker = channel ? await (contract ??= AsyncApiContract.load()) : null;
   const subscription = await bus.subscribe(topic, { groupId: uniqueName('collector'), fromBeginning: true }, async (m) => {
     const problem = checker && channel ? checker.check(channel, m) : null;
