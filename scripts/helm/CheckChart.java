@@ -51,12 +51,17 @@ public class CheckChart {
         fail("helm template " + chart + (valuesFile.isEmpty() ? "" : " -f " + valuesFile) + ": " + e.getMessage());
         return;
       }
+      String fullname = expectedFullname(valuesFile);
       Map<String, Integer> kinds = new TreeMap<>();
       for (Object document : new Yaml().loadAll(rendered)) {
         if (document == null) continue;
         @SuppressWarnings("unchecked") Map<String, Object> object = (Map<String, Object>) document;
         String key = object.get("apiVersion") + "/" + object.get("kind");
         String name = key + " " + ((Map<?, ?>) object.get("metadata")).get("name");
+        // Release "rewind": rewind-api, never rewind-rewind-api; the overrides rename everything.
+        String objectName = String.valueOf(((Map<?, ?>) object.get("metadata")).get("name"));
+        if (!(objectName.equals(fullname) || objectName.startsWith(fullname + "-")) || objectName.contains("rewind-rewind"))
+          fail(name + (valuesFile.isEmpty() ? "" : " (" + valuesFile + ")") + ": named " + objectName + ", expected " + fullname + " or " + fullname + "-<component>");
         Validator validator = MODELS.get(key);
         if (validator == null) fail(name + ": no Kubernetes model to check it against (add it to CheckChart.MODELS)");
         try {
@@ -68,6 +73,16 @@ public class CheckChart {
       }
       System.out.println("helm template " + chart + (valuesFile.isEmpty() ? "" : " -f " + valuesFile) + ": " + kinds + ", each valid against the Kubernetes " + "API models");
     }
+  }
+
+  /** What the chart's fullname helper should give for release "rewind" with this values file. */
+  static String expectedFullname(String valuesFile) throws Exception {
+    Map<?, ?> values = valuesFile.isEmpty() ? Map.of() : (Map<?, ?>) new Yaml().load(java.nio.file.Files.readString(Path.of(valuesFile)));
+    Object full = values.get("fullnameOverride");
+    if (full instanceof String s && !s.isEmpty()) return s;
+    Object name = values.get("nameOverride");
+    String chartName = name instanceof String s && !s.isEmpty() ? s : "rewind";
+    return "rewind".contains(chartName) ? "rewind" : "rewind-" + chartName;
   }
 
   static void fail(String message) {

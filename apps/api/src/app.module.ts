@@ -16,6 +16,7 @@ import { MetricsController } from './metrics/metrics.controller';
 import { InfrastructureModule } from './infrastructure/infrastructure.module';
 import type { Backend } from '@rewind/runtime';
 import { KeysModule } from './keys/keys.module';
+import { SigningKeysModule } from './signing-keys/signing-keys.module';
 import { EncryptionModule } from './encryption/encryption.module';
 import { AuditModule } from './audit/audit.module';
 import { ProjectionsModule } from './projections/projections.module';
@@ -37,6 +38,7 @@ export class AppModule {
         MemoryModule,
         ProjectionsModule.forRoot({ runRunners: config.runProjections }),
         KeysModule,
+        SigningKeysModule,
         EncryptionModule,
         AuditModule,
       ],

@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { SwaggerModule } from '@nestjs/swagger';
-import { createLogger } from '@rewind/observability';
+import { createLogger, nameServerSpanAfterRoute } from '@rewind/observability';
 import { Logger as PinoNestLogger } from 'nestjs-pino';
 import type { DestinationStream } from 'pino';
 import { ensureAdminKey, type ApiKeyStore, type FieldEncryption } from '@rewind/tenancy';
@@ -60,6 +60,7 @@ export async function createApp(config: RewindConfig, options: CreateAppOptions 
     .getInstance()
     .addHook('onRequest', async (request, reply) => {
       void reply.header('x-request-id', request.id);
+      nameServerSpanAfterRoute(request.method, request.routeOptions.url);
     });
   // Only JSON bodies are accepted; say so plainly instead of failing field validation.
   app

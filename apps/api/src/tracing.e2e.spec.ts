@@ -26,6 +26,19 @@ describe('traces (in-memory exporter)', () => {
     await tracing.shutdown();
   });
 
+  it('names server spans after the route (http.route) and makes none for /metrics and the probes', async () => {
+    exporter.reset();
+    expect((await t.http('POST', '/v1/sessions', { sessionId: 'routed' })).status).toBe(201);
+    expect((await t.http('POST', '/v1/sessions/routed/messages', { role: 'user', content: 'hi' })).status).toBe(201);
+    await fetch(`${t.baseUrl}/metrics`);
+    await fetch(`${t.baseUrl}/health/live`);
+    const servers = exporter.getFinishedSpans().filter((s) => s.kind === SpanKind.SERVER);
+    expect(servers.map((s) => [s.name, s.attributes['http.route']])).toEqual([
+      ['POST /v1/sessions', '/v1/sessions'],
+      ['POST /v1/sessions/:id/messages', '/v1/sessions/:id/messages'],
+    ]);
+  });
+
   it('nests HTTP request -> command -> append in one trace', async () => {
     exporter.reset();
     expect((await t.http('POST', '/v1/sessions', { sessionId: 'traced', title: 'x' })).status).toBe(201);

@@ -8,6 +8,10 @@ import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 export function createMetricsRegistry(): Registry {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
+  // prom-client's gauges named *_total break the exposition format's rule (only counters end in
+  // _total; `promtool check metrics` refuses them). nodejs_active_{handles,requests,resources}
+  // by type stay: their sum is the same number.
+  for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total']) registry.removeSingleMetric(name);
   return registry;
 }
 

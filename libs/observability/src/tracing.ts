@@ -1,12 +1,22 @@
 import { context, propagation, SpanStatusCode, trace, type Attributes } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { setGlobalErrorHandler, W3CTraceContextPropagator } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { registerInstrumentations } from '@opentelemetry/instrumentation';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
-import { resourceFromAttributes } from '@opentelemetry/resources';
-import { BatchSpanProcessor, SimpleSpanProcessor, TracerProvider, type SpanExporter } from '@opentelemetry/sdk-trace';
+import { detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
+import {
+  AlwaysOffSampler,
+  AlwaysOnSampler,
+  BatchSpanProcessor,
+  ParentBasedSampler,
+  SimpleSpanProcessor,
+  TraceIdRatioBasedSampler,
+  TracerProvider,
+  type Sampler,
+  type SpanExporter,
+} from '@opentelemetry/sdk-trace';
 
 export interface TracingOptions {
   /** `service.name` of the spans (rewind-api, rewind-worker). */
@@ -15,6 +25,36 @@ export interface TracingOptions {
   otlpEndpoint?: string;
   /** Tests: an exporter that receives every span at once (e.g. InMemorySpanExporter). */
   exporter?: SpanExporter;
+  /** OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES, OTEL_TRACES_SAMPLER[_ARG]; default process.env. */
+  env?: NodeJS.ProcessEnv;
+  /** Where an export failure is reported (once, at WARN); default stderr. */
+  warn?: (message: string) => void;
+}
+
+/** Requests that are not work: probes and scrapes make no spans. */
+const UNTRACED_PATHS = /^\/(metrics|health)(\/|\?|$)/;
+
+/**
+ * The sampler the OpenTelemetry specification's OTEL_TRACES_SAMPLER and OTEL_TRACES_SAMPLER_ARG
+ * name (this SDK does not read them itself); parentbased_always_on when unset or unknown.
+ */
+export function samplerFromEnv(env: NodeJS.ProcessEnv): Sampler {
+  const ratio = Number(env.OTEL_TRACES_SAMPLER_ARG);
+  const traceIdRatio = () => new TraceIdRatioBasedSampler(Number.isFinite(ratio) && ratio >= 0 && ratio <= 1 && env.OTEL_TRACES_SAMPLER_ARG !== '' ? ratio : 1);
+  switch (env.OTEL_TRACES_SAMPLER) {
+    case 'always_on':
+      return new AlwaysOnSampler();
+    case 'always_off':
+      return new AlwaysOffSampler();
+    case 'traceidratio':
+      return traceIdRatio();
+    case 'parentbased_always_off':
+      return new ParentBasedSampler({ root: new AlwaysOffSampler() });
+    case 'parentbased_traceidratio':
+      return new ParentBasedSampler({ root: traceIdRatio() });
+    default:
+      return new ParentBasedSampler({ root: new AlwaysOnSampler() });
+  }
 }
 
 export interface Tracing {
@@ -29,10 +69,22 @@ export interface Tracing {
  * HTTP server and the Kafka client are created.
  */
 export function startTracing(options: TracingOptions): Tracing | null {
+  const env = options.env ?? process.env;
+  // The exporter reads the rest of OTEL_EXPORTER_OTLP_* (headers, timeout, compression) itself.
   const exporter = options.exporter ?? (options.otlpEndpoint ? new OTLPTraceExporter({ url: options.otlpEndpoint }) : null);
   if (!exporter) return null;
+  const warn = options.warn ?? ((message: string) => process.stderr.write(`${JSON.stringify({ level: 'warn', context: 'Tracing', msg: message })}\n`));
+  let warned = false;
+  // An unreachable collector must not flood the log: the first failure is reported, the rest are not.
+  setGlobalErrorHandler((error) => {
+    if (warned) return;
+    warned = true;
+    warn(`Spans could not be exported (reported once): ${error instanceof Error ? error.message : String(error)}`);
+  });
   const provider = new TracerProvider({
-    resource: resourceFromAttributes({ 'service.name': options.serviceName }),
+    // OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES win over the default name.
+    resource: resourceFromAttributes({ 'service.name': options.serviceName }).merge(detectResources({ detectors: [envDetector] })),
+    sampler: samplerFromEnv(env),
     spanProcessors: [options.exporter ? new SimpleSpanProcessor({ exporter }) : new BatchSpanProcessor({ exporter })],
   });
   const contextManager = new AsyncLocalStorageContextManager().enable();
@@ -45,7 +97,10 @@ export function startTracing(options: TracingOptions): Tracing | null {
     // per publish, a CONSUMER span per message, child of the producer's), not by the kafkajs
     // instrumentation: with eachBatch that one only links a batch to its producers, so the work a
     // command causes would not join the sender's trace.
-    instrumentations: [new HttpInstrumentation(), new UndiciInstrumentation()],
+    instrumentations: [
+      new HttpInstrumentation({ ignoreIncomingRequestHook: (request) => UNTRACED_PATHS.test(request.url ?? '') }),
+      new UndiciInstrumentation(),
+    ],
   });
   return {
     async shutdown() {
@@ -62,6 +117,18 @@ export function startTracing(options: TracingOptions): Tracing | null {
 export { otlpTracesEndpoint } from '@rewind/config';
 
 const tracer = () => trace.getTracer('rewind');
+
+/**
+ * Names the active HTTP server span after the route, as the semantic conventions ask
+ * (`POST /v1/sessions/:id/messages`, with `http.route`): the HTTP instrumentation only knows the method.
+ */
+export function nameServerSpanAfterRoute(method: string, route: string | undefined): void {
+  if (!route) return;
+  const span = trace.getActiveSpan();
+  if (!span) return;
+  span.updateName(`${method} ${route}`);
+  span.setAttribute('http.route', route);
+}
 
 /** Runs `work` in a span (a child of the active one); records a thrown error on it. A no-op span when tracing is off. */
 export async function inSpan<T>(name: string, attributes: Attributes, work: () => Promise<T>): Promise<T> {

@@ -12,6 +12,7 @@ export const RequiresScope = (scope: ApiKeyScope) => SetMetadata(REQUIRED_SCOPE,
 const EXCEPTIONS: [method: string | '*', pattern: RegExp, scope: ApiKeyScope][] = [
   // Managing keys, and figures across tenants (global log positions) are the operator's.
   ['*', /^\/v1\/keys(\/|$)/, 'admin'],
+  ['*', /^\/v1\/signing-keys(\/|$)/, 'admin'],
   ['*', /^\/v1\/admin(\/|$)/, 'admin'],
   ['GET', /^\/v1\/projections$/, 'admin'],
   // Which fields are encrypted is a security decision.

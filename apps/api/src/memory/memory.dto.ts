@@ -8,7 +8,7 @@ export class RecallDto {
   @MaxLength(2000)
   query!: string;
 
-  @ApiPropertyOptional({ description: 'Hits wanted (default 5).', minimum: 1, maximum: 50 })
+  @ApiPropertyOptional({ type: 'integer', description: 'Hits wanted (default 5).', minimum: 1, maximum: 50 })
   @IsOptional()
   @IsInt()
   @Min(1)
@@ -23,7 +23,7 @@ export class RecallDto {
   @IsIn(['session', 'tenant'])
   scope?: 'session' | 'tenant';
 
-  @ApiPropertyOptional({ description: 'Recall as of this version of the session (its ancestry instead of the head’s).', minimum: 1 })
+  @ApiPropertyOptional({ type: 'integer', description: 'Recall as of this version of the session (its ancestry instead of the head’s).', minimum: 1 })
   @IsOptional()
   @IsInt()
   @Min(1)

@@ -62,7 +62,9 @@ describe('the OpenAPI document', () => {
       expect(successes, where).not.toEqual([]);
       for (const status of successes) expect(Object.keys(operation.responses[status].content ?? {}), `${where} ${status}`).not.toEqual([]);
       for (const status of statuses.filter((s) => /^[45]/.test(s))) {
-        expect(resolve(operation.responses[status]).content['application/json'].schema, `${where} ${status}`).toEqual({ $ref: '#/components/schemas/Error' });
+        expect(resolve(operation.responses[status]).content['application/json'].schema, `${where} ${status}`).toEqual({
+          $ref: '#/components/schemas/ErrorResponse',
+        });
       }
       if (path.startsWith('/v1/')) {
         const takesInput = (operation.parameters ?? []).length > 0 || operation.requestBody !== undefined;
@@ -75,6 +77,7 @@ describe('the OpenAPI document', () => {
         method !== 'get' &&
         !settings.includes(operation.operationId) &&
         !operation.operationId.endsWith('ApiKey') &&
+        !operation.operationId.endsWith('SigningKey') &&
         operation.operationId !== 'setApiKeyExpiry'
       ) {
         const headers = (operation.parameters as Json[])
@@ -101,6 +104,59 @@ describe('the OpenAPI document', () => {
     expect(schemas.SucceedToolCallDto.properties.output.$ref).toBe('#/components/schemas/JsonValue');
     expect(schemas.StartToolCallDto.properties.input.$ref).toBe('#/components/schemas/JsonValue');
     expect(schemas.JsonValue.type).toBeUndefined();
+  });
+
+  it('reads the same in generated clients: tagged unions with mappings, integers, typed answers, const with a type, tags and descriptions', () => {
+    const schemas = served.components.schemas as Json;
+    const unions: string[] = [];
+    const numbers: string[] = [];
+    const untypedConst: string[] = [];
+    const walk = (node: unknown, at: string): void => {
+      if (node === null || typeof node !== 'object') return;
+      const schema = node as Json;
+      if (Array.isArray(schema.oneOf)) {
+        unions.push(at);
+        // Every member is named by the discriminator's mapping: no generator guesses by required fields.
+        expect(Object.values(schema.discriminator?.mapping ?? {}).sort(), at).toEqual(schema.oneOf.map((m: Json) => m.$ref).sort());
+        for (const [value, member] of Object.entries(schema.discriminator.mapping as Record<string, string>)) {
+          const property = resolve({ $ref: member }).properties[schema.discriminator.propertyName];
+          expect(property, `${at} ${value}`).toEqual({ type: 'string', enum: [value] });
+          expect(resolve({ $ref: member }).required, `${at} ${value}`).toContain(schema.discriminator.propertyName);
+        }
+      }
+      if (schema.type === 'number' || (Array.isArray(schema.type) && schema.type.includes('number'))) numbers.push(at);
+      if ('const' in schema && !('type' in schema)) untypedConst.push(at);
+      for (const [key, child] of Object.entries(schema)) if (key !== 'example' && key !== 'examples') walk(child, `${at}/${key}`);
+    };
+    walk(served, '#');
+    expect(unions).toEqual(expect.arrayContaining(['#/components/schemas/Step', '#/components/schemas/ContextItem', '#/components/schemas/HeadMoveAnswer']));
+    // Versions, counts, limits and durations are whole numbers; only a relevance score is not.
+    expect(numbers).toEqual(['#/components/schemas/RecallHit/properties/score']);
+    expect(untypedConst).toEqual([]);
+    expect(Object.keys(schemas)).not.toContain('Error');
+    expect(schemas.ErrorResponse.properties.error.properties.code.enum).toEqual(
+      expect.arrayContaining(['validation_failed', 'session_not_found', 'version_conflict']),
+    );
+    const tags = (served.tags as Json[]).map((t) => t.name);
+    for (const { path, method, operation } of operations()) {
+      const where = `${method.toUpperCase()} ${path}`;
+      expect(operation.summary, where).toEqual(expect.any(String));
+      expect(operation.description, where).toEqual(expect.any(String));
+      expect(operation.tags?.length, where).toBe(1);
+      expect(tags, where).toContain(operation.tags[0]);
+      for (const status of Object.keys(operation.responses).filter((s) => s.startsWith('2'))) {
+        const schema = operation.responses[status].content['application/json']?.schema;
+        if (schema) expect(schema.$ref, `${where} ${status}: a named schema`).toMatch(/^#\/components\/schemas\//);
+      }
+    }
+    for (const parameter of ['at', 'from', 'to', 'limit', 'maxTurns', 'maxChars']) {
+      // (The audit log's from and to are instants.)
+      const declared = operations()
+        .filter(({ path }) => path.startsWith('/v1/sessions'))
+        .flatMap(({ operation }) => (operation.parameters ?? []).filter((p: Json) => p.name === parameter));
+      expect(declared.length, parameter).toBeGreaterThan(0);
+      for (const p of declared) expect(p.schema.type, parameter).toBe('integer');
+    }
   });
 
   it('fails a response that does not match it: an undocumented status, a wrong body', () => {

@@ -36,6 +36,22 @@ const WRITE_PARAMETERS: Record<string, JsonSchema> = {
   },
 };
 
+/** The groups operations are listed under, in this order (each controller names its own). */
+const TAGS: { name: string; description: string }[] = [
+  { name: 'sessions', description: 'Start sessions and read them: state at any version, timeline, events, diff, LLM context.' },
+  { name: 'steps', description: 'Record what happens in a session: messages, tool calls and results, memory, context variables, tasks, checkpoints.' },
+  { name: 'time travel', description: 'Change the present: rollback, undo, redo (with dry runs).' },
+  { name: 'rollbacks', description: 'Follow a rollback saga; retry or resolve a failed compensation.' },
+  { name: 'tools', description: "Register tools' effect kinds, compensations and retry policies." },
+  { name: 'components', description: "Save and read components' state as steps of a session." },
+  { name: 'memory', description: 'Long-term memory: recall, policies, indexing status.' },
+  { name: 'queries', description: 'Read models across sessions: session list, audit log, tool-call ledger, projections, hash chains.' },
+  { name: 'keys', description: 'API keys of a tenant (admin).' },
+  { name: 'signing keys', description: 'Keys that sign Kafka command envelopes (admin).' },
+  { name: 'encryption', description: 'Field encryption policies and crypto-shredding.' },
+  { name: 'health', description: 'Probes and metrics (no API key).' },
+];
+
 const API_KEY_DESCRIPTION =
   'An API key, sent as "Authorization: Bearer rwd_…". Keys are opaque strings (not JWTs): the admin key is printed on first start; `rewind keys create --tenant <t>` makes more.';
 
@@ -62,7 +78,11 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
 /** Adds what the decorators cannot say: every answer and its schema, headers, OpenAPI 3.1 types. */
 export function completeDocument(generated: OpenAPIObject): OpenAPIObject {
   const document = toOpenApi31(structuredClone(generated)) as OpenAPIObject & { components: Record<string, Record<string, unknown>> };
-  document.components.schemas = { ...document.components.schemas, ...RESPONSE_SCHEMAS } as never;
+  document.components.schemas = { ...nameStepUnion(document.components.schemas as Record<string, JsonSchema>), ...RESPONSE_SCHEMAS } as never;
+  const used = new Set(
+    Object.values(document.paths).flatMap((item) => Object.values(item as Record<string, { tags?: string[] }>).flatMap((op) => op.tags ?? [])),
+  );
+  document.tags = TAGS.filter((tag) => used.has(tag.name));
   document.components.securitySchemes = { bearer: { type: 'http', scheme: 'bearer', description: API_KEY_DESCRIPTION } };
   document.components.headers = HEADERS as never;
   document.components.parameters = WRITE_PARAMETERS as never;
@@ -72,7 +92,7 @@ export function completeDocument(generated: OpenAPIObject): OpenAPIObject {
       {
         description,
         ...(status === '503' || status === '429' ? { headers: { 'Retry-After': { $ref: '#/components/headers/Retry-After' } } } : {}),
-        content: { 'application/json': { schema: ref('Error') } },
+        content: { 'application/json': { schema: ref('ErrorResponse') } },
       },
     ]),
   ) as never;
@@ -87,7 +107,18 @@ export function completeDocument(generated: OpenAPIObject): OpenAPIObject {
   return document;
 }
 
+/** The batch's item union under a name of its own (`Step`), so generated clients name its type after it. */
+function nameStepUnion(schemas: Record<string, JsonSchema>): Record<string, JsonSchema> {
+  const batch = schemas.RecordStepsDto as { properties: { steps: { items: JsonSchema } } } | undefined;
+  if (!batch) return schemas;
+  const { items } = batch.properties.steps;
+  batch.properties.steps.items = ref('Step');
+  return { ...schemas, Step: { description: 'One step of a batch, by `kind`: the body of the matching single-step route.', ...items } };
+}
+
 function describeOperation(operation: Record<string, unknown>, doc: OperationDoc): void {
+  // A description the decorator gives wins (it sits next to the code it describes).
+  operation.description ??= doc.description;
   const generated = operation.responses as Record<string, unknown>;
   const defaultStatus = Object.keys(generated).find((status) => status.startsWith('2')) ?? '200';
   const responses: Record<string, unknown> = {};

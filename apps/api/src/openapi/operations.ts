@@ -13,6 +13,8 @@ export interface SuccessDoc {
 }
 
 export interface OperationDoc {
+  /** What the operation does, for people reading the reference (the summary is the decorator's). */
+  description: string;
   success: SuccessDoc[];
   /** Documented refusals, each in the error shape. */
   errors: number[];
@@ -37,8 +39,6 @@ export const ERROR_STATUSES: Record<number, string> = {
 };
 
 const READ = [400, 401, 503];
-/** Answers whose shape is documented by their route's description (admin and audit routes). */
-const ANY_OBJECT: JsonSchema = { type: 'object' };
 const SESSION_READ = [400, 401, 404, 503];
 const SESSION_WRITE = [400, 401, 404, 409, 413, 415, 503];
 
@@ -48,13 +48,21 @@ const written = (description: string, status?: number): SuccessDoc => ({
   schema: ref('WriteResult'),
   headers: ['ETag'],
 });
-const step = (description: string, errors = SESSION_WRITE): OperationDoc => ({ success: [written(description)], errors, write: true });
-const headMove: OperationDoc = {
+const STEP_DESCRIPTION =
+  'A step of the session: one event on the timeline, which state?at=, undo and rollback can return to. The answer gives the new version (ETag) and the events written.';
+const step = (summary: string, description: string, errors = SESSION_WRITE): OperationDoc => ({
+  description: `${description} ${STEP_DESCRIPTION}`,
+  success: [written(summary)],
+  errors,
+  write: true,
+});
+const headMove = (description: string): OperationDoc => ({
+  description: `${description} With dryRun: true the answer is the plan and nothing changes; \`outcome\` (dry_run or applied) tells the two answers apart.`,
   success: [
     {
       status: 200,
       description: 'Done (the head moved; a rollback that needed compensations finished within waitMs), or the plan of a dry run.',
-      schema: { oneOf: [ref('HeadMoveResult'), ref('DryRun')] },
+      schema: ref('HeadMoveAnswer'),
       headers: ['ETag'],
     },
     {
@@ -66,27 +74,71 @@ const headMove: OperationDoc = {
   ],
   errors: [...SESSION_WRITE, 428],
   write: true,
-};
+});
 
 /** Every operation's answers, by operationId (set on each controller method). */
 export const OPERATIONS: Record<string, OperationDoc> = {
-  getHealth: { success: [{ description: 'Alive; the store answers.', schema: ref('Health') }], errors: [503] },
-  getLiveness: { success: [{ description: 'The process answers (no I/O).', schema: ANY_OBJECT }], errors: [] },
-  getReadiness: { success: [{ description: 'Ready: every check passed (each listed).', schema: ANY_OBJECT }], errors: [503] },
-  getMetrics: { success: [{ description: 'Prometheus text format.', schema: 'text' }], errors: [] },
+  getHealth: {
+    description: 'Answers 200 while the process runs and the event store answers (its last global position); 503 when the store cannot be reached.',
+    success: [{ description: 'Alive; the store answers.', schema: ref('Health') }],
+    errors: [503],
+  },
+  getLiveness: {
+    description: 'For a liveness probe: answers without touching the store, so a slow database never restarts the process.',
+    success: [{ description: 'The process answers (no I/O).', schema: ref('Liveness') }],
+    errors: [],
+  },
+  getReadiness: {
+    description: 'For a readiness probe: every check (store, migrations, subscribers) must pass; a 503 names the failing ones in details.',
+    success: [{ description: 'Ready: every check passed (each listed).', schema: ref('Readiness') }],
+    errors: [503],
+  },
+  getMetrics: {
+    description: 'Prometheus text exposition of the process and API metrics; holds no tenant data.',
+    success: [{ description: 'Prometheus text format.', schema: 'text' }],
+    errors: [],
+  },
 
   startSession: {
+    description: 'Creates a session stream (its first event). With an id of your own, a second start answers 409 session_exists; without one, an id is made.',
     success: [{ status: 201, description: 'The session started.', schema: ref('WriteResult'), headers: ['Location', 'ETag'] }],
     errors: [400, 401, 409, 413, 415, 503],
     write: true,
   },
-  listSessions: { success: [{ description: 'One page of sessions.', schema: ref('SessionPageDto') }], errors: READ },
-  getSession: { success: [{ description: 'The current state (the head).', schema: ref('SessionState'), headers: ['ETag'] }], errors: SESSION_READ },
-  getSessionState: { success: [{ description: 'The state at that version (windowed with turns=last:N).', schema: ref('SessionState') }], errors: SESSION_READ },
-  getTimeline: { success: [{ description: 'The timeline DAG.', schema: ref('Timeline') }], errors: SESSION_READ },
-  listEvents: { success: [{ description: 'One page of events, in stream order.', schema: ref('EventPage') }], errors: SESSION_READ },
-  getDiff: { success: [{ description: 'Field-by-field changes.', schema: ref('Diff') }], errors: SESSION_READ },
+  listSessions: {
+    description: "One page of the tenant's sessions from the sessions read model, filtered and sorted; pass nextCursor as cursor for the next page.",
+    success: [{ description: 'One page of sessions.', schema: ref('SessionPageDto') }],
+    errors: READ,
+  },
+  getSession: {
+    description:
+      'The state at the head: conversation, memory, context variables, tasks, tool calls and checkpoints. The ETag is the stream version to send as If-Match.',
+    success: [{ description: 'The current state (the head).', schema: ref('SessionState'), headers: ['ETag'] }],
+    errors: SESSION_READ,
+  },
+  getSessionState: {
+    description: 'The state as it was at any version of the stream, on any branch, rebuilt from the events; turns=last:N keeps the answer small.',
+    success: [{ description: 'The state at that version (windowed with turns=last:N).', schema: ref('SessionState') }],
+    errors: SESSION_READ,
+  },
+  getTimeline: {
+    description: 'Every timeline node with its parent and children, the head, the branches, the checkpoints and the rollbacks; from and limit page the nodes.',
+    success: [{ description: 'The timeline DAG.', schema: ref('Timeline') }],
+    errors: SESSION_READ,
+  },
+  listEvents: {
+    description: 'The recorded events as they are stored, oldest first, for audit and replay; nextFrom gives the next page.',
+    success: [{ description: 'One page of events, in stream order.', schema: ref('EventPage') }],
+    errors: SESSION_READ,
+  },
+  getDiff: {
+    description: 'The changes, path by path, between the states at two versions (on any branches).',
+    success: [{ description: 'Field-by-field changes.', schema: ref('Diff') }],
+    errors: SESSION_READ,
+  },
   getContext: {
+    description:
+      'What an LLM should see: only the head path (rolled-back steps are gone), interrupted turns as the user saw them, unfinished tool calls left out, windowed to maxTurns and maxChars.',
     success: [{ description: 'What an LLM should see.', schema: ref('Context') }],
     errors: [...SESSION_READ, 409],
     parameters: [
@@ -100,78 +152,182 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     ],
   },
 
-  recordSteps: step('The steps were recorded.', [...SESSION_WRITE, 428]),
-  recordMessage: step('The message was recorded.'),
-  startToolCall: step('The call was recorded as started.', [...SESSION_WRITE, 428]),
-  succeedToolCall: step('The result was recorded.'),
-  failToolCall: step('The failure was recorded.'),
-  writeMemory: step('The memory entry was written.'),
-  eraseMemory: step('The memory entry was erased.'),
-  setContextVariable: step('The variable was set.'),
-  pushTask: step('The task was pushed.'),
-  popTask: step('The top task was popped.'),
-  interruptTurn: step('The interrupt was recorded.'),
-  createCheckpoint: step('The head was labelled (version is the record; head is the labelled node).'),
+  recordSteps: step('The steps were recorded.', 'Records a batch of steps in order, all or none.', [...SESSION_WRITE, 428]),
+  recordMessage: step('The message was recorded.', 'Records a user or agent message, in a turn of its own or the one named by turnId.'),
+  startToolCall: step(
+    'The call was recorded as started.',
+    'Records that a tool call starts, with its effect declared before it runs (or taken from the registered tool); an irreversible one needs confirmed: true (428).',
+    [...SESSION_WRITE, 428],
+  ),
+  succeedToolCall: step('The result was recorded.', "Records a started tool call's output."),
+  failToolCall: step('The failure was recorded.', "Records a started tool call's failure and whether a retry may help."),
+  writeMemory: step('The memory entry was written.', 'Sets a working-memory entry of the session to any JSON value.'),
+  eraseMemory: step('The memory entry was erased.', 'Removes a working-memory entry; the history keeps its old values.'),
+  setContextVariable: step('The variable was set.', 'Sets a context variable of the session to any JSON value.'),
+  pushTask: step('The task was pushed.', 'Pushes a task onto the session’s task stack.'),
+  popTask: step('The top task was popped.', 'Pops the top task of the session’s task stack (409 task_stack_empty when there is none).'),
+  interruptTurn: step('The interrupt was recorded.', 'The user stopped an answer: records the text they saw, so the context keeps exactly that.'),
+  createCheckpoint: step(
+    'The head was labelled (version is the record; head is the labelled node).',
+    'Labels the head so that a rollback can name it (toCheckpoint); a record about the timeline, not a step itself.',
+  ),
 
-  rollback: headMove,
-  undo: headMove,
-  redo: headMove,
+  rollback: headMove('Makes any earlier step current, on any branch; effects on the abandoned path are compensated newest first (the saga).'),
+  undo: headMove('Moves the head back to the previous step boundary, or `steps` of them; effects undone are compensated like a rollback.'),
+  redo: headMove('Moves the head forward again to where the last undo or rollback came from; 409 when a compensated effect lies on the way.'),
 
-  getRollback: { success: [{ description: 'The plan and each outcome, live.', schema: ref('Rollback') }], errors: SESSION_READ },
+  getRollback: {
+    description: 'A rollback as it stands: its plan, newest effect first, with each compensation’s status, attempts and answer.',
+    success: [{ description: 'The plan and each outcome, live.', schema: ref('Rollback') }],
+    errors: SESSION_READ,
+  },
   retryCompensation: {
+    description: 'Runs a failed compensation again (recorded as an event); poll the rollback for its outcome.',
     success: [{ status: 202, description: 'The retry is under way: poll the rollback.', schema: ref('Rollback') }],
     errors: SESSION_WRITE,
     write: true,
   },
-  resolveCompensation: { success: [{ description: 'Resolved by hand (recorded).', schema: ref('Rollback') }], errors: SESSION_WRITE, write: true },
+  resolveCompensation: {
+    description: 'Marks a failed compensation as done by hand, with who did it and a note; the rollback completes when none is left.',
+    success: [{ description: 'Resolved by hand (recorded).', schema: ref('Rollback') }],
+    errors: SESSION_WRITE,
+    write: true,
+  },
 
-  registerTool: { success: [{ description: 'The tool as registered now.', schema: ref('Tool') }], errors: [400, 401, 409, 413, 415, 503], write: true },
-  listTools: { success: [{ description: "The tenant's tools.", schema: ref('ToolList') }], errors: READ },
-  getTool: { success: [{ description: 'The tool.', schema: ref('Tool') }], errors: SESSION_READ },
+  registerTool: {
+    description: 'Registers a tool once (its effect kind, compensation channel and template, retry policy) so that its calls need not repeat it.',
+    success: [{ description: 'The tool as registered now.', schema: ref('Tool') }],
+    errors: [400, 401, 409, 413, 415, 503],
+    write: true,
+  },
+  listTools: {
+    description: "Every tool registered for the caller's tenant.",
+    success: [{ description: "The tenant's tools.", schema: ref('ToolList') }],
+    errors: READ,
+  },
+  getTool: {
+    description: 'One registered tool, with its effect and version.',
+    success: [{ description: 'The tool.', schema: ref('Tool') }],
+    errors: SESSION_READ,
+  },
 
-  recallMemory: { success: [{ description: 'What memory recalls, branch-aware.', schema: ref('Recall') }], errors: [...SESSION_READ, 409, 413, 415] },
+  recallMemory: {
+    description:
+      'Searches long-term memory for a question: hybrid search on the current path only (what was rolled back is never recalled), with query rewriting.',
+    success: [{ description: 'What memory recalls, branch-aware.', schema: ref('Recall') }],
+    errors: [...SESSION_READ, 409, 413, 415],
+  },
   setSessionMemoryPolicy: {
+    description: 'Whether this session is indexed into long-term memory; none also removes what was indexed.',
     success: [{ description: "The session's policy now.", schema: ref('MemoryPolicyResult') }],
     errors: [400, 401, 404, 409, 413, 415, 503],
   },
   setTenantMemoryPolicy: {
+    description: "The default memory policy of the caller's tenant; a session's own policy wins.",
     success: [{ description: "The tenant's policy now.", schema: ref('MemoryPolicyResult') }],
     errors: [400, 401, 409, 413, 415, 503],
   },
-  getMemoryStatus: { success: [{ description: 'The indexer and the index.', schema: ref('MemoryStatus') }], errors: [401, 503] },
+  getMemoryStatus: {
+    description: 'The memory indexer (model, state, checkpoint, lag) and the index (items).',
+    success: [{ description: 'The indexer and the index.', schema: ref('MemoryStatus') }],
+    errors: [401, 503],
+  },
 
-  getAuditLog: { success: [{ description: 'One page of the audit log.', schema: ref('AuditPageDto') }], errors: READ },
-  listToolCalls: { success: [{ description: 'One page of the tool-call ledger.', schema: ref('ToolCallPageDto') }], errors: READ },
-  getProjectionStatus: { success: [{ description: "Each projection's position and lag.", schema: ref('ProjectionsDto') }], errors: [401, 503] },
+  getAuditLog: {
+    description: 'Every event of the tenant in log order, with who did what and when, from the audit read model; filter by session, type and time.',
+    success: [{ description: 'One page of the audit log.', schema: ref('AuditPageDto') }],
+    errors: READ,
+  },
+  listToolCalls: {
+    description: 'Every tool call of the tenant with its declared effect, outcome and what rollbacks did about it, from the tool-call read model.',
+    success: [{ description: 'One page of the tool-call ledger.', schema: ref('ToolCallPageDto') }],
+    errors: READ,
+  },
+  getProjectionStatus: {
+    description: "Each read model's position in the event log, the log's head and the lag: operational data, no tenant's.",
+    success: [{ description: "Each projection's position and lag.", schema: ref('ProjectionsDto') }],
+    errors: [401, 503],
+  },
 
-  saveComponentState: step("The component's state was recorded (a step of the session)."),
-  getComponentState: { success: [{ description: "The component's state at the head (or at `at`).", schema: ANY_OBJECT }], errors: SESSION_READ },
+  saveComponentState: step(
+    "The component's state was recorded (a step of the session).",
+    "Saves a UI or agent component's state as a step, so time travel and rollback restore it.",
+  ),
+  getComponentState: {
+    description: "A component's saved state at the head, or at any version with at.",
+    success: [{ description: "The component's state at the head (or at `at`).", schema: ref('ComponentState') }],
+    errors: SESSION_READ,
+  },
   shredSession: {
-    success: [{ status: 200, description: 'The session\'s data key is destroyed: its encrypted fields read "[shredded]" from now on.', schema: ANY_OBJECT }],
+    description: 'Destroys the session\'s data keys (crypto-shredding): its encrypted fields read "[shredded]" in every answer from now on; the events stay.',
+    success: [
+      { status: 200, description: 'The session\'s data key is destroyed: its encrypted fields read "[shredded]" from now on.', schema: ref('ShredResult') },
+    ],
     errors: SESSION_WRITE,
   },
 
   createApiKey: {
-    success: [{ status: 201, description: 'The key: its secret is in this answer only.', schema: ANY_OBJECT }],
+    description: "Creates an API key for a tenant (the admin's own by default) with scopes and an optional expiry. Needs an admin key.",
+    success: [{ status: 201, description: 'The key: its secret is in this answer only.', schema: ref('ApiKeySecret') }],
     errors: [400, 401, 413, 415, 503],
   },
-  listApiKeys: { success: [{ description: 'Ids, scopes and lifecycle; never secrets.', schema: ANY_OBJECT }], errors: READ },
+  listApiKeys: {
+    description: "The API keys of the admin's tenant (or another, or all with *): ids, scopes and lifecycle, never secrets. Needs an admin key.",
+    success: [{ description: 'Ids, scopes and lifecycle; never secrets.', schema: ref('ApiKeyList') }],
+    errors: READ,
+  },
   revokeApiKey: {
-    success: [{ status: 200, description: 'Revoked: refused by every process within a second.', schema: ANY_OBJECT }],
+    description: 'Revokes a key for good; every process refuses it within a second. Needs an admin key.',
+    success: [{ status: 200, description: 'Revoked: refused by every process within a second.', schema: ref('ApiKey') }],
     errors: [400, 401, 404, 503],
   },
   rotateApiKey: {
-    success: [{ status: 200, description: 'A new secret (same id); the old one works for the grace period.', schema: ANY_OBJECT }],
+    description: 'Gives the key a new secret (same id and scopes); the old secret keeps working for graceSeconds. Needs an admin key.',
+    success: [{ status: 200, description: 'A new secret (same id); the old one works for the grace period.', schema: ref('ApiKeySecret') }],
     errors: [400, 401, 404, 409, 413, 415, 503],
   },
-  setApiKeyExpiry: { success: [{ description: 'The key with its new expiry.', schema: ANY_OBJECT }], errors: [400, 401, 404, 409, 413, 415, 503] },
+  setApiKeyExpiry: {
+    description: 'Sets the instant after which the key is refused, or clears it (null). Needs an admin key.',
+    success: [{ description: 'The key with its new expiry.', schema: ref('ApiKey') }],
+    errors: [400, 401, 404, 409, 413, 415, 503],
+  },
 
-  getEncryptionPolicies: { success: [{ description: "The tenant's encryption policies.", schema: ANY_OBJECT }], errors: [401, 503] },
-  setToolEncryption: { success: [{ description: "The tool's encrypted input and output paths.", schema: ANY_OBJECT }], errors: [400, 401, 413, 415, 503] },
+  createSigningKey: {
+    description:
+      "Creates a key that signs a tenant's Kafka command envelopes (rewind-key-id, rewind-signature); the worker verifies each command with it. Needs an admin key.",
+    success: [{ status: 201, description: 'The key: its secret is in this answer only.', schema: ref('SigningKeySecret') }],
+    errors: [400, 401, 413, 415, 503],
+  },
+  listSigningKeys: {
+    description: "The Kafka signing keys of the admin's tenant (or another, or all with *): ids, tenants and lifecycle, never secrets. Needs an admin key.",
+    success: [{ description: 'Ids, tenants and lifecycle; never secrets.', schema: ref('SigningKeyList') }],
+    errors: READ,
+  },
+  revokeSigningKey: {
+    description: 'Revokes a signing key at once: commands signed with it go to the DLQ as unauthenticated. Needs an admin key.',
+    success: [{ status: 200, description: 'Revoked.', schema: ref('SigningKey') }],
+    errors: [400, 401, 404, 503],
+  },
+
+  getEncryptionPolicies: {
+    description: "Which fields the caller's tenant always encrypts: per tool (paths in input and output) and per memory key.",
+    success: [{ description: "The tenant's encryption policies.", schema: ref('EncryptionPolicies') }],
+    errors: [401, 503],
+  },
+  setToolEncryption: {
+    description: "Declares the dotted paths of a tool's input and output that are encrypted at the edge from now on (both empty: none).",
+    success: [{ description: "The tool's encrypted input and output paths.", schema: ref('ToolEncryption') }],
+    errors: [400, 401, 413, 415, 503],
+  },
   setMemoryKeyEncryption: {
-    success: [{ description: "Whether the memory key's values are encrypted.", schema: ANY_OBJECT }],
+    description: "Declares whether a memory key's values are encrypted at the edge from now on.",
+    success: [{ description: "Whether the memory key's values are encrypted.", schema: ref('MemoryKeyEncryption') }],
     errors: [400, 401, 413, 415, 503],
   },
 
-  verifyAuditChains: { success: [{ description: 'The hash chains checked: the first broken link, if any.', schema: ANY_OBJECT }], errors: SESSION_READ },
+  verifyAuditChains: {
+    description: "Recomputes the hash chains of the tenant's sessions (or one) and checks them against their seals: ok, or the first broken link.",
+    success: [{ description: 'The hash chains checked: the first broken link, if any.', schema: ref('AuditVerification') }],
+    errors: SESSION_READ,
+  },
 };

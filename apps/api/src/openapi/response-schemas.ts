@@ -1,4 +1,6 @@
+import { ERROR_CODES } from '@rewind/contracts';
 import { COMPENSATION_CHANNELS, EFFECT_KINDS, HEAD_MOVE_KINDS } from '@rewind/domain';
+import { API_KEY_SCOPES } from '@rewind/tenancy';
 
 /** A JSON Schema (2020-12, as OpenAPI 3.1 uses it). */
 export type JsonSchema = Record<string, unknown>;
@@ -9,6 +11,15 @@ const int = (description?: string): JsonSchema => ({ type: 'integer', ...(descri
 const bool = (description?: string): JsonSchema => ({ type: 'boolean', ...(description ? { description } : {}) });
 const array = (items: JsonSchema, description?: string): JsonSchema => ({ type: 'array', items, ...(description ? { description } : {}) });
 const oneOf = (values: readonly string[], description?: string): JsonSchema => ({ type: 'string', enum: [...values], ...(description ? { description } : {}) });
+/** A discriminator's value in one member of a union: a one-value enum, which every generator reads (some ignore `const`). */
+const tag = (value: string): JsonSchema => ({ type: 'string', enum: [value] });
+/** A union generated clients can read: `propertyName` names the member, through an explicit mapping. */
+export function taggedUnion(propertyName: string, mapping: Record<string, string>): JsonSchema {
+  return {
+    oneOf: [...new Set(Object.values(mapping))].map(ref),
+    discriminator: { propertyName, mapping: Object.fromEntries(Object.entries(mapping).map(([value, name]) => [value, `#/components/schemas/${name}`])) },
+  };
+}
 /** `schema` or null (OpenAPI 3.1 has no `nullable`). */
 export function orNull(schema: JsonSchema): JsonSchema {
   if (typeof schema.type === 'string')
@@ -30,6 +41,31 @@ const COMPENSATION_STATUS = ['pending', 'compensated', 'skipped', 'failed', 'res
 const ANY_JSON = ref('JsonValue');
 const JSON_OBJECT: JsonSchema = { type: 'object', additionalProperties: ANY_JSON };
 
+const WRITE_RESULT: JsonSchema = {
+  ...obj(
+    {
+      sessionId: str({ example: 'trip-42' }),
+      version: int('Stream version after the write: what If-Match and ETag compare. Not always a timeline node (see head).'),
+      head: int('The timeline node whose state is current after the write: the version to read, roll back or return to.'),
+      stepVersion: orNull(int('The last timeline node this write recorded; null when it recorded none (a checkpoint, a head move).')),
+      status: SESSION_STATUS,
+      duplicate: bool('True when this answers a retry of an idempotent request (same Idempotency-Key): nothing new was written.'),
+      events: array(ref('WrittenEvent'), 'Every event appended up to `version`, oldest first.'),
+      rollbackId: str({ description: 'Set when the write started a rollback: follow GET /v1/rollbacks/{rollbackId}.' }),
+    },
+    ['rollbackId'],
+  ),
+  example: {
+    sessionId: 'trip-42',
+    version: 3,
+    head: 2,
+    stepVersion: null,
+    status: 'active',
+    duplicate: false,
+    events: [{ eventId: '0b0c8f0e-1f8a-4a53-9b8c-3f2d6c1a9e10', type: 'CheckpointCreated', streamVersion: 3, parentVersion: null, step: false }],
+  },
+};
+
 /** Response and shared schemas the DTO decorators cannot express (unions, any JSON, nullable references). */
 export const RESPONSE_SCHEMAS: Record<string, JsonSchema> = {
   JsonValue: {
@@ -43,12 +79,12 @@ export const RESPONSE_SCHEMAS: Record<string, JsonSchema> = {
     required: ['message'],
     additionalProperties: true,
   },
-  Error: {
+  ErrorResponse: {
     type: 'object',
     description: 'Every refusal: what happened, why, and what to do. Nothing was persisted.',
     properties: {
       error: obj({
-        code: str({ description: 'Stable, machine-readable.', example: 'session_not_found' }),
+        code: oneOf(ERROR_CODES, 'Stable, machine-readable: switch on it. New codes may be added in later versions.'),
         message: str({ description: 'For people: what happened and what to do.', example: 'No such session for this tenant.' }),
         details: array(ref('ErrorDetail')),
       }),
@@ -65,30 +101,7 @@ export const RESPONSE_SCHEMAS: Record<string, JsonSchema> = {
       'True when this event is a timeline node: a step one can read (state?at=), roll back, undo or return to. Checkpoints, rollback records and compensation outcomes are not.',
     ),
   }),
-  WriteResult: {
-    ...obj(
-      {
-        sessionId: str({ example: 'trip-42' }),
-        version: int('Stream version after the write: what If-Match and ETag compare. Not always a timeline node (see head).'),
-        head: int('The timeline node whose state is current after the write: the version to read, roll back or return to.'),
-        stepVersion: orNull(int('The last timeline node this write recorded; null when it recorded none (a checkpoint, a head move).')),
-        status: SESSION_STATUS,
-        duplicate: bool('True when this answers a retry of an idempotent request (same Idempotency-Key): nothing new was written.'),
-        events: array(ref('WrittenEvent'), 'Every event appended up to `version`, oldest first.'),
-        rollbackId: str({ description: 'Set when the write started a rollback: follow GET /v1/rollbacks/{rollbackId}.' }),
-      },
-      ['rollbackId'],
-    ),
-    example: {
-      sessionId: 'trip-42',
-      version: 3,
-      head: 2,
-      stepVersion: null,
-      status: 'active',
-      duplicate: false,
-      events: [{ eventId: '0b0c8f0e-1f8a-4a53-9b8c-3f2d6c1a9e10', type: 'CheckpointCreated', streamVersion: 3, parentVersion: null, step: false }],
-    },
-  },
+  WriteResult: WRITE_RESULT,
   RetryPolicy: obj({ maxAttempts: int(), baseDelayMs: int(), maxDelayMs: int(), timeoutMs: int() }),
   Compensation: obj(
     {
@@ -119,7 +132,16 @@ export const RESPONSE_SCHEMAS: Record<string, JsonSchema> = {
     irreversible: array(ref('PlannedEffect'), 'Rolled back past only with acknowledgeIrreversible; recorded as skipped.'),
     compensatedOnTheWay: array(obj({ toolCallId: str(), tool: str(), startedVersion: int() }), 'Already compensated effects on the way: they block the move.'),
   }),
-  DryRun: obj({ dryRun: { const: true }, plan: ref('HeadMovePlan') }, [], 'What the move would do; nothing changed.'),
+  DryRun: obj(
+    {
+      outcome: tag('dry_run'),
+      // Not a boolean `const`: python generators read it as the string "true"; `outcome` tells the answers apart.
+      dryRun: bool('Always true for a dry run.'),
+      plan: ref('HeadMovePlan'),
+    },
+    [],
+    'What the move would do; nothing changed. `outcome` tells it from an applied move.',
+  ),
   RollbackEffect: obj({
     toolCallId: str(),
     tool: str(),
@@ -145,15 +167,19 @@ export const RESPONSE_SCHEMAS: Record<string, JsonSchema> = {
     acknowledgeIrreversible: bool(),
     effects: array(ref('RollbackEffect'), 'The plan, newest first, with each outcome so far.'),
   }),
-  HeadMoveResult: {
-    allOf: [
-      ref('WriteResult'),
-      {
-        type: 'object',
-        properties: { rollback: orNull(ref('Rollback')) },
-        description: 'rollback: present when the move needed compensations (the saga as it stands when the answer was sent).',
-      },
-    ],
+  HeadMoveResult: obj(
+    {
+      outcome: tag('applied'),
+      dryRun: bool('Always false for a move (a dry run answers true).'),
+      ...((WRITE_RESULT.properties ?? {}) as Record<string, JsonSchema>),
+      rollback: { ...orNull(ref('Rollback')), description: 'Present when the move needed compensations: the saga as it stands when the answer was sent.' },
+    },
+    ['rollbackId', 'rollback'],
+    'The head moved (200), or a rollback that needs compensations started (202: follow Location). `outcome` tells it from a dry run.',
+  ),
+  HeadMoveAnswer: {
+    description: 'An applied move (outcome: applied) or the plan of a dry run (outcome: dry_run).',
+    ...taggedUnion('outcome', { applied: 'HeadMoveResult', dry_run: 'DryRun' }),
   },
   Message: obj({ messageId: str(), role: oneOf(['user', 'agent']), content: str(), version: int(), partial: bool() }),
   Turn: obj({ turnId: str(), status: oneOf(['open', 'complete', 'interrupted']), startedVersion: int(), messages: array(ref('Message')) }),
@@ -274,9 +300,9 @@ export const RESPONSE_SCHEMAS: Record<string, JsonSchema> = {
     to: int(),
     changes: array(obj({ path: str({ example: 'memory.city' }), op: oneOf(['added', 'removed', 'changed']), from: ANY_JSON, to: ANY_JSON }, ['from', 'to'])),
   }),
-  ContextMessage: obj({ kind: { const: 'message' }, role: oneOf(['user', 'agent']), content: str(), turnId: str(), version: int(), interrupted: bool() }),
+  ContextMessage: obj({ kind: tag('message'), role: oneOf(['user', 'agent']), content: str(), turnId: str(), version: int(), interrupted: bool() }),
   ContextToolResult: obj({
-    kind: { const: 'tool_result' },
+    kind: tag('tool_result'),
     toolCallId: str(),
     tool: str(),
     input: ANY_JSON,
@@ -285,11 +311,15 @@ export const RESPONSE_SCHEMAS: Record<string, JsonSchema> = {
     turnId: orNull(str()),
     version: int(),
   }),
+  ContextItem: {
+    description: 'A message or a finished tool call, by `kind`.',
+    ...taggedUnion('kind', { message: 'ContextMessage', tool_result: 'ContextToolResult' }),
+  },
   Context: obj(
     {
       sessionId: str(),
       head: int(),
-      items: array({ oneOf: [ref('ContextMessage'), ref('ContextToolResult')], discriminator: { propertyName: 'kind' } }),
+      items: array(ref('ContextItem')),
       omitted: int('Items left out to fit the budget.'),
       strippedToolCalls: array(str(), 'Tool calls left out because they never finished.'),
       recalled: { ...ref('Recall'), description: 'With ?recall=<question>: what long-term memory recalls for it.' },
@@ -336,5 +366,73 @@ export const RESPONSE_SCHEMAS: Record<string, JsonSchema> = {
   },
   Tool: obj({ name: str({ example: 'book_hotel' }), effect: ref('Effect'), version: int(), registeredAt: str({ format: 'date-time' }), registeredBy: str() }),
   ToolList: obj({ items: array(ref('Tool')) }),
-  Health: obj({ status: { const: 'ok' }, store: obj({ lastPosition: int() }) }),
+  Health: obj({ status: tag('ok'), store: obj({ lastPosition: int() }) }),
+  Liveness: obj({ status: tag('ok') }),
+  Readiness: obj({
+    status: tag('ready'),
+    checks: array(obj({ name: str({ example: 'store' }), ok: bool(), detail: str() }), 'Each check and what it found.'),
+  }),
+  ComponentState: obj({ name: str({ example: 'itinerary' }), value: ANY_JSON, version: int('The session version the state was read at.') }),
+  ShredResult: obj({ sessionId: str(), keysDestroyed: int('Data keys destroyed (0 when the session had none).') }),
+  ApiKey: obj(
+    {
+      keyId: str(),
+      tenantId: str(),
+      name: str(),
+      scopes: array(oneOf(API_KEY_SCOPES)),
+      createdAt: str({ format: 'date-time' }),
+      expiresAt: orNull(str({ format: 'date-time', description: 'After this instant the key is refused; null: never.' })),
+      revokedAt: orNull(str({ format: 'date-time' })),
+      rotatedAt: orNull(str({ format: 'date-time' })),
+      previousSecretValidUntil: orNull(str({ format: 'date-time', description: 'Until when the secret before the last rotation still works.' })),
+    },
+    [],
+    'An API key without its secret.',
+  ),
+  ApiKeySecret: obj(
+    { key: str({ description: 'The secret: send it as "Authorization: Bearer <key>". Shown in this answer only.', example: 'rwd_…' }), record: ref('ApiKey') },
+    [],
+    'A new secret and the key it belongs to.',
+  ),
+  ApiKeyList: obj({ items: array(ref('ApiKey')) }),
+  SigningKey: obj(
+    {
+      keyId: str(),
+      tenantId: str({ description: 'The one tenant whose commands the key may sign.' }),
+      name: str(),
+      createdAt: str({ format: 'date-time' }),
+      revokedAt: orNull(str({ format: 'date-time' })),
+      expiresAt: orNull(str({ format: 'date-time', description: 'After this instant commands signed with the key are refused; null: never.' })),
+      previousSecretValidUntil: orNull(str({ format: 'date-time', description: 'Until when the secret before the last rotation still verifies.' })),
+    },
+    [],
+    'A Kafka signing key without its secret.',
+  ),
+  SigningKeySecret: obj(
+    {
+      secret: str({ description: 'HMAC-SHA256 secret: sign each command value with it (docs/asyncapi.yaml). Shown in this answer only.' }),
+      record: ref('SigningKey'),
+    },
+    [],
+    'A new signing secret and the key it belongs to.',
+  ),
+  SigningKeyList: obj({ items: array(ref('SigningKey')) }),
+  EncryptionPolicies: obj({
+    tools: {
+      type: 'object',
+      description: 'By tool name: the dotted paths of its input and output that are encrypted.',
+      additionalProperties: obj({ input: array(str()), output: array(str()) }),
+    },
+    memoryKeys: array(str(), 'Memory keys whose values are encrypted.'),
+  }),
+  ToolEncryption: obj({ tool: str(), input: array(str()), output: array(str()) }),
+  MemoryKeyEncryption: obj({ key: str(), encrypted: bool() }),
+  AuditVerification: obj({
+    ok: bool(),
+    checked: int('Events whose links were recomputed and matched (up to the first broken one).'),
+    unsealed: int('Events newer than the last seal: not covered yet (the sealer runs every second).'),
+    firstBroken: orNull(obj({ streamId: str(), streamVersion: orNull(int()), position: orNull(int()), problem: str() })),
+    digestMatches: orNull(bool('With expectedDigest: whether the sealed log still yields it.')),
+    sessions: int('Sessions checked.'),
+  }),
 };

@@ -33,11 +33,12 @@ export class HeadMovesController {
     options: WriteOptions,
     reply: FastifyReply,
   ) {
-    if (body?.dryRun) return { dryRun: true, plan: await this.queries.execute(new PlanHeadMoveQuery(caller, id, command)) };
+    // `outcome` (and dryRun) on both answers: generated clients tell a plan from a move by it.
+    if (body?.dryRun) return { outcome: 'dry_run', dryRun: true, plan: await this.queries.execute(new PlanHeadMoveQuery(caller, id, command)) };
     const result = await this.commands.execute(new MoveHeadCommand(caller, id, command, options));
     if (result.rollbackId === undefined || result.status !== 'rolling_back') {
       reply.header('ETag', `"${result.version}"`);
-      return result;
+      return { outcome: 'applied', dryRun: false, ...result };
     }
     const rollbackId = result.rollbackId;
     const { state, rollback, events } = await this.queries.execute(new FollowRollbackQuery(caller, id, rollbackId, body?.waitMs ?? 0, result.version));
@@ -45,7 +46,16 @@ export class HeadMovesController {
     // Not finished (still running, or needing attention): accepted, follow Location.
     if (rollback?.status !== 'completed') reply.status(202);
     // Version, head and events agree: the saga's records while the caller waited are listed too.
-    return { ...result, version: state.version, head: state.head, status: state.status, events: [...result.events, ...events], rollback };
+    return {
+      outcome: 'applied',
+      dryRun: false,
+      ...result,
+      version: state.version,
+      head: state.head,
+      status: state.status,
+      events: [...result.events, ...events],
+      rollback,
+    };
   }
 
   @Post('rollback')

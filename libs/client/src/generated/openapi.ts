@@ -11,7 +11,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Liveness and store reachability (no API key needed) */
+        /**
+         * Liveness and store reachability (no API key needed)
+         * @description Answers 200 while the process runs and the event store answers (its last global position); 503 when the store cannot be reached.
+         */
         get: operations["getHealth"];
         put?: never;
         post?: never;
@@ -28,7 +31,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Liveness: the process answers (no I/O; for a liveness probe) */
+        /**
+         * Liveness: the process answers (no I/O; for a liveness probe)
+         * @description For a liveness probe: answers without touching the store, so a slow database never restarts the process.
+         */
         get: operations["getLiveness"];
         put?: never;
         post?: never;
@@ -45,7 +51,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Readiness: store reachable, migrations applied, subscribers not stalled (503 with the failing checks otherwise) */
+        /**
+         * Readiness: store reachable, migrations applied, subscribers not stalled (503 with the failing checks otherwise)
+         * @description For a readiness probe: every check (store, migrations, subscribers) must pass; a 503 names the failing ones in details.
+         */
         get: operations["getReadiness"];
         put?: never;
         post?: never;
@@ -62,7 +71,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Prometheus metrics (no tenant data; no API key needed) */
+        /**
+         * Prometheus metrics (no tenant data; no API key needed)
+         * @description Prometheus text exposition of the process and API metrics; holds no tenant data.
+         */
         get: operations["getMetrics"];
         put?: never;
         post?: never;
@@ -79,10 +91,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the tenant's sessions (from the sessions projection): filters, sort, cursor paging */
+        /**
+         * List the tenant's sessions (from the sessions projection): filters, sort, cursor paging
+         * @description One page of the tenant's sessions from the sessions read model, filtered and sorted; pass nextCursor as cursor for the next page.
+         */
         get: operations["listSessions"];
         put?: never;
-        /** Start a session */
+        /**
+         * Start a session
+         * @description Creates a session stream (its first event). With an id of your own, a second start answers 409 session_exists; without one, an id is made.
+         */
         post: operations["startSession"];
         delete?: never;
         options?: never;
@@ -97,7 +115,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Current state (the head) */
+        /**
+         * Current state (the head)
+         * @description The state at the head: conversation, memory, context variables, tasks, tool calls and checkpoints. The ETag is the stream version to send as If-Match.
+         */
         get: operations["getSession"];
         put?: never;
         post?: never;
@@ -114,7 +135,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** State at any version, on any branch (time travel) */
+        /**
+         * State at any version, on any branch (time travel)
+         * @description The state as it was at any version of the stream, on any branch, rebuilt from the events; turns=last:N keeps the answer small.
+         */
         get: operations["getSessionState"];
         put?: never;
         post?: never;
@@ -131,7 +155,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The timeline DAG: nodes, head, branches, checkpoints, rollbacks */
+        /**
+         * The timeline DAG: nodes, head, branches, checkpoints, rollbacks
+         * @description Every timeline node with its parent and children, the head, the branches, the checkpoints and the rollbacks; from and limit page the nodes.
+         */
         get: operations["getTimeline"];
         put?: never;
         post?: never;
@@ -148,7 +175,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Raw events, in stream order (audit) */
+        /**
+         * Raw events, in stream order (audit)
+         * @description The recorded events as they are stored, oldest first, for audit and replay; nextFrom gives the next page.
+         */
         get: operations["listEvents"];
         put?: never;
         post?: never;
@@ -165,7 +195,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** What changed between two versions */
+        /**
+         * What changed between two versions
+         * @description The changes, path by path, between the states at two versions (on any branches).
+         */
         get: operations["getDiff"];
         put?: never;
         post?: never;
@@ -182,7 +215,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Sanitized LLM context: head path only, interrupted turns as seen, unfinished tool calls stripped */
+        /**
+         * Sanitized LLM context: head path only, interrupted turns as seen, unfinished tool calls stripped
+         * @description What an LLM should see: only the head path (rolled-back steps are gone), interrupted turns as the user saw them, unfinished tool calls left out, windowed to maxTurns and maxChars.
+         */
         get: operations["getContext"];
         put?: never;
         post?: never;
@@ -221,7 +257,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Record a user or agent message */
+        /**
+         * Record a user or agent message
+         * @description Records a user or agent message, in a turn of its own or the one named by turnId. A step of the session: one event on the timeline, which state?at=, undo and rollback can return to. The answer gives the new version (ETag) and the events written.
+         */
         post: operations["recordMessage"];
         delete?: never;
         options?: never;
@@ -238,7 +277,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Start a tool call, declaring its effect before it runs */
+        /**
+         * Start a tool call, declaring its effect before it runs
+         * @description Records that a tool call starts, with its effect declared before it runs (or taken from the registered tool); an irreversible one needs confirmed: true (428). A step of the session: one event on the timeline, which state?at=, undo and rollback can return to. The answer gives the new version (ETag) and the events written.
+         */
         post: operations["startToolCall"];
         delete?: never;
         options?: never;
@@ -255,7 +297,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Record a tool call result */
+        /**
+         * Record a tool call result
+         * @description Records a started tool call's output. A step of the session: one event on the timeline, which state?at=, undo and rollback can return to. The answer gives the new version (ETag) and the events written.
+         */
         post: operations["succeedToolCall"];
         delete?: never;
         options?: never;
@@ -272,7 +317,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Record a tool call failure */
+        /**
+         * Record a tool call failure
+         * @description Records a started tool call's failure and whether a retry may help. A step of the session: one event on the timeline, which state?at=, undo and rollback can return to. The answer gives the new version (ETag) and the events written.
+         */
         post: operations["failToolCall"];
         delete?: never;
         options?: never;
@@ -288,10 +336,16 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** Write a memory entry */
+        /**
+         * Write a memory entry
+         * @description Sets a working-memory entry of the session to any JSON value. A step of the session: one event on the timeline, which state?at=, undo and rollback can return to. The answer gives the new version (ETag) and the events written.
+         */
         put: operations["writeMemory"];
         post?: never;
-        /** Erase a memory entry (recorded as an event; history keeps the old value) */
+        /**
+         * Erase a memory entry (recorded as an event; history keeps the old value)
+         * @description Removes a working-memory entry; the history keeps its old values. A step of the session: one event on the timeline, which state?at=, undo and rollback can return to. The answer gives the new version (ETag) and the events written.
+         */
         delete: operations["eraseMemory"];
         options?: never;
         head?: never;
@@ -306,7 +360,10 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** Set a context variable */
+        /**
+         * Set a context variable
+         * @description Sets a context variable of the session to any JSON value. A step of the session: one event on the timeline, which state?at=, undo and rollback can return to. The answer gives the new version (ETag) and the events written.
+         */
         put: operations["setContextVariable"];
         post?: never;
         delete?: never;
@@ -324,7 +381,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Push a task onto the task stack */
+        /**
+         * Push a task onto the task stack
+         * @description Pushes a task onto the session’s task stack. A step of the session: one event on the timeline, which state?at=, undo and rollback can return to. The answer gives the new version (ETag) and the events written.
+         */
         post: operations["pushTask"];
         delete?: never;
         options?: never;
@@ -342,7 +402,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Pop the top task */
+        /**
+         * Pop the top task
+         * @description Pops the top task of the session’s task stack (409 task_stack_empty when there is none). A step of the session: one event on the timeline, which state?at=, undo and rollback can return to. The answer gives the new version (ETag) and the events written.
+         */
         delete: operations["popTask"];
         options?: never;
         head?: never;
@@ -358,7 +421,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** The user stopped the answer: keep what they saw */
+        /**
+         * The user stopped the answer: keep what they saw
+         * @description The user stopped an answer: records the text they saw, so the context keeps exactly that. A step of the session: one event on the timeline, which state?at=, undo and rollback can return to. The answer gives the new version (ETag) and the events written.
+         */
         post: operations["interruptTurn"];
         delete?: never;
         options?: never;
@@ -375,7 +441,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Label the current head */
+        /**
+         * Label the current head
+         * @description Labels the head so that a rollback can name it (toCheckpoint); a record about the timeline, not a step itself. A step of the session: one event on the timeline, which state?at=, undo and rollback can return to. The answer gives the new version (ETag) and the events written.
+         */
         post: operations["createCheckpoint"];
         delete?: never;
         options?: never;
@@ -392,7 +461,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Make any earlier step (any branch) current; abandoned effects are planned for compensation */
+        /**
+         * Make any earlier step (any branch) current; abandoned effects are planned for compensation
+         * @description Makes any earlier step current, on any branch; effects on the abandoned path are compensated newest first (the saga). With dryRun: true the answer is the plan and nothing changes; `outcome` (dry_run or applied) tells the two answers apart.
+         */
         post: operations["rollback"];
         delete?: never;
         options?: never;
@@ -409,7 +481,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Go back to the previous step boundary (or N of them) */
+        /**
+         * Go back to the previous step boundary (or N of them)
+         * @description Moves the head back to the previous step boundary, or `steps` of them; effects undone are compensated like a rollback. With dryRun: true the answer is the plan and nothing changes; `outcome` (dry_run or applied) tells the two answers apart.
+         */
         post: operations["undo"];
         delete?: never;
         options?: never;
@@ -426,7 +501,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Return to where the last undo or rollback came from */
+        /**
+         * Return to where the last undo or rollback came from
+         * @description Moves the head forward again to where the last undo or rollback came from; 409 when a compensated effect lies on the way. With dryRun: true the answer is the plan and nothing changes; `outcome` (dry_run or applied) tells the two answers apart.
+         */
         post: operations["redo"];
         delete?: never;
         options?: never;
@@ -441,9 +519,15 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A component's state at the head, or at any version (?at=) */
+        /**
+         * A component's state at the head, or at any version (?at=)
+         * @description A component's saved state at the head, or at any version with at.
+         */
         get: operations["getComponentState"];
-        /** Save a component's state (a step: time travel and rollback restore it) */
+        /**
+         * Save a component's state (a step: time travel and rollback restore it)
+         * @description Saves a UI or agent component's state as a step, so time travel and rollback restore it. A step of the session: one event on the timeline, which state?at=, undo and rollback can return to. The answer gives the new version (ETag) and the events written.
+         */
         put: operations["saveComponentState"];
         post?: never;
         delete?: never;
@@ -459,7 +543,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The plan and each effect's outcome, live */
+        /**
+         * The plan and each effect's outcome, live
+         * @description A rollback as it stands: its plan, newest effect first, with each compensation’s status, attempts and answer.
+         */
         get: operations["getRollback"];
         put?: never;
         post?: never;
@@ -478,7 +565,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Try a failed compensation again (recorded) */
+        /**
+         * Try a failed compensation again (recorded)
+         * @description Runs a failed compensation again (recorded as an event); poll the rollback for its outcome.
+         */
         post: operations["retryCompensation"];
         delete?: never;
         options?: never;
@@ -495,7 +585,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Mark a failed compensation as undone by hand (recorded with who and a note) */
+        /**
+         * Mark a failed compensation as undone by hand (recorded with who and a note)
+         * @description Marks a failed compensation as done by hand, with who did it and a note; the rollback completes when none is left.
+         */
         post: operations["resolveCompensation"];
         delete?: never;
         options?: never;
@@ -510,9 +603,15 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One registered tool */
+        /**
+         * One registered tool
+         * @description One registered tool, with its effect and version.
+         */
         get: operations["getTool"];
-        /** Register or replace a tool's effect, compensation and retry policy */
+        /**
+         * Register or replace a tool's effect, compensation and retry policy
+         * @description Registers a tool once (its effect kind, compensation channel and template, retry policy) so that its calls need not repeat it.
+         */
         put: operations["registerTool"];
         post?: never;
         delete?: never;
@@ -528,7 +627,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The tenant's registered tools */
+        /**
+         * The tenant's registered tools
+         * @description Every tool registered for the caller's tenant.
+         */
         get: operations["listTools"];
         put?: never;
         post?: never;
@@ -547,7 +649,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Recall from long-term memory: hybrid, branch-aware (what was rolled back is not recalled), with query rewriting */
+        /**
+         * Recall from long-term memory: hybrid, branch-aware (what was rolled back is not recalled), with query rewriting
+         * @description Searches long-term memory for a question: hybrid search on the current path only (what was rolled back is never recalled), with query rewriting.
+         */
         post: operations["recallMemory"];
         delete?: never;
         options?: never;
@@ -563,7 +668,10 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** Memory policy of a session: persistent (default) or none (nothing indexed or recalled; removes what was indexed) */
+        /**
+         * Memory policy of a session: persistent (default) or none (nothing indexed or recalled; removes what was indexed)
+         * @description Whether this session is indexed into long-term memory; none also removes what was indexed.
+         */
         put: operations["setSessionMemoryPolicy"];
         post?: never;
         delete?: never;
@@ -580,7 +688,10 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** Memory policy of the caller’s tenant (a session’s own policy wins) */
+        /**
+         * Memory policy of the caller’s tenant (a session’s own policy wins)
+         * @description The default memory policy of the caller's tenant; a session's own policy wins.
+         */
         put: operations["setTenantMemoryPolicy"];
         post?: never;
         delete?: never;
@@ -596,7 +707,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Indexing status: model, index, checkpoint, lag, items */
+        /**
+         * Indexing status: model, index, checkpoint, lag, items
+         * @description The memory indexer (model, state, checkpoint, lag) and the index (items).
+         */
         get: operations["getMemoryStatus"];
         put?: never;
         post?: never;
@@ -613,7 +727,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The audit log: every event of the tenant in log order, who did what and when (from the audit projection) */
+        /**
+         * The audit log: every event of the tenant in log order, who did what and when (from the audit projection)
+         * @description Every event of the tenant in log order, with who did what and when, from the audit read model; filter by session, type and time.
+         */
         get: operations["getAuditLog"];
         put?: never;
         post?: never;
@@ -630,7 +747,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The tool-call ledger: every call, its declared effect, its outcome and what rollbacks did about it */
+        /**
+         * The tool-call ledger: every call, its declared effect, its outcome and what rollbacks did about it
+         * @description Every tool call of the tenant with its declared effect, outcome and what rollbacks did about it, from the tool-call read model.
+         */
         get: operations["listToolCalls"];
         put?: never;
         post?: never;
@@ -647,7 +767,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Each projection's position, the head of the event log and the lag (operational, not tenant data) */
+        /**
+         * Each projection's position, the head of the event log and the lag (operational, not tenant data)
+         * @description Each read model's position in the event log, the log's head and the lag: operational data, no tenant's.
+         */
         get: operations["getProjectionStatus"];
         put?: never;
         post?: never;
@@ -664,10 +787,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List API keys (ids, scopes, lifecycle; never secrets) */
+        /**
+         * List API keys (ids, scopes, lifecycle; never secrets)
+         * @description The API keys of the admin's tenant (or another, or all with *): ids, scopes and lifecycle, never secrets. Needs an admin key.
+         */
         get: operations["listApiKeys"];
         put?: never;
-        /** Create an API key; the secret is in this answer only, never again */
+        /**
+         * Create an API key; the secret is in this answer only, never again
+         * @description Creates an API key for a tenant (the admin's own by default) with scopes and an optional expiry. Needs an admin key.
+         */
         post: operations["createApiKey"];
         delete?: never;
         options?: never;
@@ -684,7 +813,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Revoke a key: every process refuses it within a second */
+        /**
+         * Revoke a key: every process refuses it within a second
+         * @description Revokes a key for good; every process refuses it within a second. Needs an admin key.
+         */
         post: operations["revokeApiKey"];
         delete?: never;
         options?: never;
@@ -701,7 +833,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** A new secret for the key (same id); the old one works for graceSeconds (default 24 h) */
+        /**
+         * A new secret for the key (same id); the old one works for graceSeconds (default 24 h)
+         * @description Gives the key a new secret (same id and scopes); the old secret keeps working for graceSeconds. Needs an admin key.
+         */
         post: operations["rotateApiKey"];
         delete?: never;
         options?: never;
@@ -717,9 +852,56 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** Set or clear the instant after which the key is refused */
+        /**
+         * Set or clear the instant after which the key is refused
+         * @description Sets the instant after which the key is refused, or clears it (null). Needs an admin key.
+         */
         put: operations["setApiKeyExpiry"];
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/signing-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Kafka signing keys (ids, tenants, lifecycle; never secrets)
+         * @description The Kafka signing keys of the admin's tenant (or another, or all with *): ids, tenants and lifecycle, never secrets. Needs an admin key.
+         */
+        get: operations["listSigningKeys"];
+        put?: never;
+        /**
+         * Create a key that signs a tenant's Kafka commands; the secret is in this answer only
+         * @description Creates a key that signs a tenant's Kafka command envelopes (rewind-key-id, rewind-signature); the worker verifies each command with it. Needs an admin key.
+         */
+        post: operations["createSigningKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/signing-keys/{keyId}/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke a signing key at once: commands signed with it go to the DLQ as unauthenticated
+         * @description Revokes a signing key at once: commands signed with it go to the DLQ as unauthenticated. Needs an admin key.
+         */
+        post: operations["revokeSigningKey"];
         delete?: never;
         options?: never;
         head?: never;
@@ -735,7 +917,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Destroy the session's data key: its encrypted fields read as "[shredded]" everywhere from now on */
+        /**
+         * Destroy the session's data key: its encrypted fields read as "[shredded]" everywhere from now on
+         * @description Destroys the session's data keys (crypto-shredding): its encrypted fields read "[shredded]" in every answer from now on; the events stay.
+         */
         post: operations["shredSession"];
         delete?: never;
         options?: never;
@@ -750,7 +935,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The tenant's encryption policies */
+        /**
+         * The tenant's encryption policies
+         * @description Which fields the caller's tenant always encrypts: per tool (paths in input and output) and per memory key.
+         */
         get: operations["getEncryptionPolicies"];
         put?: never;
         post?: never;
@@ -768,7 +956,10 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** Declare the paths of a tool's input and output that are always encrypted */
+        /**
+         * Declare the paths of a tool's input and output that are always encrypted
+         * @description Declares the dotted paths of a tool's input and output that are encrypted at the edge from now on (both empty: none).
+         */
         put: operations["setToolEncryption"];
         post?: never;
         delete?: never;
@@ -785,7 +976,10 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** Declare whether a memory key's values are always encrypted */
+        /**
+         * Declare whether a memory key's values are always encrypted
+         * @description Declares whether a memory key's values are encrypted at the edge from now on.
+         */
         put: operations["setMemoryKeyEncryption"];
         post?: never;
         delete?: never;
@@ -801,7 +995,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Recompute the hash chains of the tenant's sessions (or one) against their seals: ok, or the first broken link */
+        /**
+         * Recompute the hash chains of the tenant's sessions (or one) against their seals: ok, or the first broken link
+         * @description Recomputes the hash chains of the tenant's sessions (or one) and checks them against their seals: ok, or the first broken link.
+         */
         get: operations["verifyAuditChains"];
         put?: never;
         post?: never;
@@ -838,7 +1035,10 @@ export interface components {
             content: string;
             /** @description The turn this message belongs to. A user message without one starts a new turn; an agent message without one answers the latest turn. */
             turnId?: string;
-            /** @enum {string} */
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
             kind: "message";
         };
         CompensationDto: {
@@ -893,7 +1093,10 @@ export interface components {
             /** @description Required (true) for irreversible effects; otherwise 428. */
             confirmed?: boolean;
             turnId?: string;
-            /** @enum {string} */
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
             kind: "tool-call";
         };
         ToolResultStepDto: {
@@ -904,7 +1107,10 @@ export interface components {
              *     }
              */
             output: components["schemas"]["JsonValue"];
-            /** @enum {string} */
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
             kind: "tool-result";
             /** @example call-1 */
             toolCallId: string;
@@ -914,7 +1120,10 @@ export interface components {
             error: string;
             /** @default false */
             retryable?: boolean;
-            /** @enum {string} */
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
             kind: "tool-failure";
             /** @example call-1 */
             toolCallId: string;
@@ -925,13 +1134,19 @@ export interface components {
              * @example Lisbon
              */
             value: components["schemas"]["JsonValue"];
-            /** @enum {string} */
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
             kind: "memory";
             /** @example preferred-city */
             key: string;
         };
         MemoryEraseStepDto: {
-            /** @enum {string} */
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
             kind: "memory-erase";
             /** @example preferred-city */
             key: string;
@@ -942,7 +1157,10 @@ export interface components {
              * @example Lisbon
              */
             value: components["schemas"]["JsonValue"];
-            /** @enum {string} */
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
             kind: "context-var";
             /** @example locale */
             name: string;
@@ -953,11 +1171,17 @@ export interface components {
             title: string;
             /** @description Any JSON. */
             data?: components["schemas"]["JsonValue"];
-            /** @enum {string} */
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
             kind: "task-push";
         };
         TaskPopStepDto: {
-            /** @enum {string} */
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
             kind: "task-pop";
         };
         InterruptStepDto: {
@@ -966,7 +1190,10 @@ export interface components {
              * @example Here are three hotels: 1.
              */
             partialContent: string;
-            /** @enum {string} */
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
             kind: "interrupt";
             /** @example turn-7 */
             turnId: string;
@@ -974,7 +1201,10 @@ export interface components {
         CheckpointStepDto: {
             /** @example before-booking */
             label: string;
-            /** @enum {string} */
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
             kind: "checkpoint";
         };
         RecordStepsDto: {
@@ -1010,7 +1240,7 @@ export interface components {
              *       }
              *     ]
              */
-            steps: (components["schemas"]["MessageStepDto"] | components["schemas"]["ToolCallStepDto"] | components["schemas"]["ToolResultStepDto"] | components["schemas"]["ToolFailureStepDto"] | components["schemas"]["MemoryStepDto"] | components["schemas"]["MemoryEraseStepDto"] | components["schemas"]["ContextVarStepDto"] | components["schemas"]["TaskPushStepDto"] | components["schemas"]["TaskPopStepDto"] | components["schemas"]["InterruptStepDto"] | components["schemas"]["CheckpointStepDto"])[];
+            steps: components["schemas"]["Step"][];
         };
         RecordMessageDto: {
             /**
@@ -1297,6 +1527,17 @@ export interface components {
             /** @description After this instant the key is refused (ISO-8601); null: never. */
             expiresAt: string | null;
         };
+        CreateSigningKeyDto: {
+            /** @description The tenant whose Kafka commands the key may sign (default: the admin key's own). */
+            tenantId?: string;
+            /** @description A label to recognise the key by. */
+            name?: string;
+            /**
+             * @description After this instant commands signed with the key are refused (ISO-8601).
+             * @example 2027-01-31T00:00:00Z
+             */
+            expiresAt?: string | null;
+        };
         ToolEncryptionDto: {
             /** @description Paths in the tool input always encrypted, e.g. ["ssn", "card.number"]. */
             input?: string[];
@@ -1307,6 +1548,8 @@ export interface components {
             /** @description Whether the memory key's values are always encrypted. */
             encrypted: boolean;
         };
+        /** @description One step of a batch, by `kind`: the body of the matching single-step route. */
+        Step: components["schemas"]["MessageStepDto"] | components["schemas"]["ToolCallStepDto"] | components["schemas"]["ToolResultStepDto"] | components["schemas"]["ToolFailureStepDto"] | components["schemas"]["MemoryStepDto"] | components["schemas"]["MemoryEraseStepDto"] | components["schemas"]["ContextVarStepDto"] | components["schemas"]["TaskPushStepDto"] | components["schemas"]["TaskPopStepDto"] | components["schemas"]["InterruptStepDto"] | components["schemas"]["CheckpointStepDto"];
         /**
          * @description Any JSON value: object, array, string, number, boolean or null.
          * @example Lisbon
@@ -1345,13 +1588,13 @@ export interface components {
          *       }
          *     }
          */
-        Error: {
+        ErrorResponse: {
             error: {
                 /**
-                 * @description Stable, machine-readable.
-                 * @example session_not_found
+                 * @description Stable, machine-readable: switch on it. New codes may be added in later versions.
+                 * @enum {string}
                  */
-                code: string;
+                code: "validation_failed" | "invalid_json" | "invalid_cursor" | "bad_request" | "bad_header" | "bad_url" | "headers_too_large" | "payload_too_large" | "unsupported_media_type" | "method_not_allowed" | "not_acceptable" | "request_timeout" | "route_not_found" | "not_a_step" | "compensation_template_invalid" | "compensation_template_unresolvable" | "compensation_missing" | "unauthorized" | "forbidden" | "insufficient_scope" | "rate_limited" | "too_many_requests" | "not_found" | "session_not_found" | "version_not_found" | "checkpoint_not_found" | "turn_not_found" | "tool_call_not_found" | "tool_not_found" | "memory_key_not_found" | "component_not_found" | "rollback_not_found" | "effect_not_in_rollback" | "api_key_not_found" | "signing_key_not_found" | "ui_not_built" | "conflict" | "version_conflict" | "idempotency_key_reused" | "session_exists" | "session_shredded" | "checkpoint_exists" | "already_at_version" | "nothing_to_undo" | "nothing_to_redo" | "rollback_in_progress" | "rollback_not_in_progress" | "compensation_not_pending" | "compensation_not_failed" | "compensations_outstanding" | "compensation_required" | "irreversible_not_acknowledged" | "tool_call_exists" | "compensated_effects_on_path" | "task_stack_empty" | "turn_not_open" | "tool_call_not_in_progress" | "memory_disabled" | "api_key_revoked" | "signing_key_revoked" | "confirmation_required" | "store_unavailable" | "memory_unavailable" | "not_ready" | "internal_error" | "error";
                 /**
                  * @description For people: what happened and what to do.
                  * @example No such session for this tenant.
@@ -1462,10 +1705,15 @@ export interface components {
                 startedVersion: number;
             }[];
         };
-        /** @description What the move would do; nothing changed. */
+        /** @description What the move would do; nothing changed. `outcome` tells it from an applied move. */
         DryRun: {
-            /** @constant */
-            dryRun: true;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            outcome: "dry_run";
+            /** @description Always true for a dry run. */
+            dryRun: boolean;
             plan: components["schemas"]["HeadMovePlan"];
         };
         RollbackEffect: {
@@ -1502,9 +1750,39 @@ export interface components {
             /** @description The plan, newest first, with each outcome so far. */
             effects: components["schemas"]["RollbackEffect"][];
         };
-        HeadMoveResult: components["schemas"]["WriteResult"] & {
+        /** @description The head moved (200), or a rollback that needs compensations started (202: follow Location). `outcome` tells it from a dry run. */
+        HeadMoveResult: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            outcome: "applied";
+            /** @description Always false for a move (a dry run answers true). */
+            dryRun: boolean;
+            /** @example trip-42 */
+            sessionId: string;
+            /** @description Stream version after the write: what If-Match and ETag compare. Not always a timeline node (see head). */
+            version: number;
+            /** @description The timeline node whose state is current after the write: the version to read, roll back or return to. */
+            head: number;
+            /** @description The last timeline node this write recorded; null when it recorded none (a checkpoint, a head move). */
+            stepVersion: number | null;
+            /**
+             * @description needs_attention: a compensation failed; an operator retries or resolves it.
+             * @enum {string}
+             */
+            status: "active" | "rolling_back" | "needs_attention";
+            /** @description True when this answers a retry of an idempotent request (same Idempotency-Key): nothing new was written. */
+            duplicate: boolean;
+            /** @description Every event appended up to `version`, oldest first. */
+            events: components["schemas"]["WrittenEvent"][];
+            /** @description Set when the write started a rollback: follow GET /v1/rollbacks/{rollbackId}. */
+            rollbackId?: string;
+            /** @description Present when the move needed compensations: the saga as it stands when the answer was sent. */
             rollback?: components["schemas"]["Rollback"] | null;
         };
+        /** @description An applied move (outcome: applied) or the plan of a dry run (outcome: dry_run). */
+        HeadMoveAnswer: components["schemas"]["HeadMoveResult"] | components["schemas"]["DryRun"];
         Message: {
             messageId: string;
             /** @enum {string} */
@@ -1689,7 +1967,7 @@ export interface components {
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
-            kind: "ContextMessage";
+            kind: "message";
             /** @enum {string} */
             role: "user" | "agent";
             content: string;
@@ -1702,7 +1980,7 @@ export interface components {
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
-            kind: "ContextToolResult";
+            kind: "tool_result";
             toolCallId: string;
             tool: string;
             input: components["schemas"]["JsonValue"];
@@ -1711,10 +1989,12 @@ export interface components {
             turnId: string | null;
             version: number;
         };
+        /** @description A message or a finished tool call, by `kind`. */
+        ContextItem: components["schemas"]["ContextMessage"] | components["schemas"]["ContextToolResult"];
         Context: {
             sessionId: string;
             head: number;
-            items: (components["schemas"]["ContextMessage"] | components["schemas"]["ContextToolResult"])[];
+            items: components["schemas"]["ContextItem"][];
             /** @description Items left out to fit the budget. */
             omitted: number;
             /** @description Tool calls left out because they never finished. */
@@ -1789,11 +2069,140 @@ export interface components {
             items: components["schemas"]["Tool"][];
         };
         Health: {
-            /** @constant */
+            /** @enum {string} */
             status: "ok";
             store: {
                 lastPosition: number;
             };
+        };
+        Liveness: {
+            /** @enum {string} */
+            status: "ok";
+        };
+        Readiness: {
+            /** @enum {string} */
+            status: "ready";
+            /** @description Each check and what it found. */
+            checks: {
+                /** @example store */
+                name: string;
+                ok: boolean;
+                detail: string;
+            }[];
+        };
+        ComponentState: {
+            /** @example itinerary */
+            name: string;
+            value: components["schemas"]["JsonValue"];
+            /** @description The session version the state was read at. */
+            version: number;
+        };
+        ShredResult: {
+            sessionId: string;
+            /** @description Data keys destroyed (0 when the session had none). */
+            keysDestroyed: number;
+        };
+        /** @description An API key without its secret. */
+        ApiKey: {
+            keyId: string;
+            tenantId: string;
+            name: string;
+            scopes: ("admin" | "write" | "read" | "audit")[];
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description After this instant the key is refused; null: never.
+             */
+            expiresAt: string | null;
+            /** Format: date-time */
+            revokedAt: string | null;
+            /** Format: date-time */
+            rotatedAt: string | null;
+            /**
+             * Format: date-time
+             * @description Until when the secret before the last rotation still works.
+             */
+            previousSecretValidUntil: string | null;
+        };
+        /** @description A new secret and the key it belongs to. */
+        ApiKeySecret: {
+            /**
+             * @description The secret: send it as "Authorization: Bearer <key>". Shown in this answer only.
+             * @example rwd_…
+             */
+            key: string;
+            record: components["schemas"]["ApiKey"];
+        };
+        ApiKeyList: {
+            items: components["schemas"]["ApiKey"][];
+        };
+        /** @description A Kafka signing key without its secret. */
+        SigningKey: {
+            keyId: string;
+            /** @description The one tenant whose commands the key may sign. */
+            tenantId: string;
+            name: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            revokedAt: string | null;
+            /**
+             * Format: date-time
+             * @description After this instant commands signed with the key are refused; null: never.
+             */
+            expiresAt: string | null;
+            /**
+             * Format: date-time
+             * @description Until when the secret before the last rotation still verifies.
+             */
+            previousSecretValidUntil: string | null;
+        };
+        /** @description A new signing secret and the key it belongs to. */
+        SigningKeySecret: {
+            /** @description HMAC-SHA256 secret: sign each command value with it (docs/asyncapi.yaml). Shown in this answer only. */
+            secret: string;
+            record: components["schemas"]["SigningKey"];
+        };
+        SigningKeyList: {
+            items: components["schemas"]["SigningKey"][];
+        };
+        EncryptionPolicies: {
+            /** @description By tool name: the dotted paths of its input and output that are encrypted. */
+            tools: {
+                [key: string]: {
+                    input: string[];
+                    output: string[];
+                };
+            };
+            /** @description Memory keys whose values are encrypted. */
+            memoryKeys: string[];
+        };
+        ToolEncryption: {
+            tool: string;
+            input: string[];
+            output: string[];
+        };
+        MemoryKeyEncryption: {
+            key: string;
+            encrypted: boolean;
+        };
+        AuditVerification: {
+            ok: boolean;
+            /** @description Events whose links were recomputed and matched (up to the first broken one). */
+            checked: number;
+            /** @description Events newer than the last seal: not covered yet (the sealer runs every second). */
+            unsealed: number;
+            firstBroken: {
+                streamId: string;
+                streamVersion: number | null;
+                position: number | null;
+                problem: string;
+            } | null;
+            /** @description With expectedDigest: whether the sealed log still yields it. */
+            digestMatches: boolean | null;
+            /** @description Sessions checked. */
+            sessions: number;
         };
     };
     responses: {
@@ -1803,7 +2212,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["ErrorResponse"];
             };
         };
         /** @description No API key, or not a valid one: unknown, revoked or expired (unauthorized). */
@@ -1812,7 +2221,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["ErrorResponse"];
             };
         };
         /** @description The key lacks the route's scope (insufficient_scope): admin, write, read or audit. */
@@ -1821,7 +2230,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["ErrorResponse"];
             };
         };
         /** @description Not found for this tenant: another tenant's session, rollback or tool is a 404 too (session_not_found, version_not_found, ...). */
@@ -1830,7 +2239,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["ErrorResponse"];
             };
         };
         /** @description Conflict: memory_disabled (REWIND_MEMORY=off), version_conflict (If-Match is stale; details name the current version), idempotency_key_reused, session_exists, rollback_in_progress, compensated_effects_on_path, ... */
@@ -1839,7 +2248,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["ErrorResponse"];
             };
         };
         /** @description The body is larger than the limit (payload_too_large). */
@@ -1848,7 +2257,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["ErrorResponse"];
             };
         };
         /** @description The body is not JSON (unsupported_media_type). */
@@ -1857,7 +2266,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["ErrorResponse"];
             };
         };
         /** @description An irreversible effect needs confirmed: true, or acknowledgeIrreversible: true to roll back past it (confirmation_required). */
@@ -1866,7 +2275,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["ErrorResponse"];
             };
         };
         /** @description The key made more requests than its rate allows (rate_limited): retry after Retry-After seconds. */
@@ -1876,7 +2285,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["ErrorResponse"];
             };
         };
         /** @description The store (store_unavailable) or the memory model (memory_unavailable) cannot be reached: nothing was acknowledged. Retry after Retry-After seconds with the same Idempotency-Key. */
@@ -1886,7 +2295,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["ErrorResponse"];
             };
         };
     };
@@ -1947,7 +2356,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, never>;
+                    "application/json": components["schemas"]["Liveness"];
                 };
             };
         };
@@ -1967,7 +2376,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, never>;
+                    "application/json": components["schemas"]["Readiness"];
                 };
             };
             503: components["responses"]["Error503"];
@@ -2813,7 +3222,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HeadMoveResult"] | components["schemas"]["DryRun"];
+                    "application/json": components["schemas"]["HeadMoveAnswer"];
                 };
             };
             /** @description A rollback started and is not finished (running, or needing attention): follow Location. */
@@ -2868,7 +3277,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HeadMoveResult"] | components["schemas"]["DryRun"];
+                    "application/json": components["schemas"]["HeadMoveAnswer"];
                 };
             };
             /** @description A rollback started and is not finished (running, or needing attention): follow Location. */
@@ -2923,7 +3332,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HeadMoveResult"] | components["schemas"]["DryRun"];
+                    "application/json": components["schemas"]["HeadMoveAnswer"];
                 };
             };
             /** @description A rollback started and is not finished (running, or needing attention): follow Location. */
@@ -2970,7 +3379,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, never>;
+                    "application/json": components["schemas"]["ComponentState"];
                 };
             };
             400: components["responses"]["Error400"];
@@ -3473,7 +3882,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, never>;
+                    "application/json": components["schemas"]["ApiKeyList"];
                 };
             };
             400: components["responses"]["Error400"];
@@ -3502,7 +3911,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, never>;
+                    "application/json": components["schemas"]["ApiKeySecret"];
                 };
             };
             400: components["responses"]["Error400"];
@@ -3531,7 +3940,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, never>;
+                    "application/json": components["schemas"]["ApiKey"];
                 };
             };
             400: components["responses"]["Error400"];
@@ -3563,7 +3972,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, never>;
+                    "application/json": components["schemas"]["ApiKeySecret"];
                 };
             };
             400: components["responses"]["Error400"];
@@ -3598,7 +4007,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, never>;
+                    "application/json": components["schemas"]["ApiKey"];
                 };
             };
             400: components["responses"]["Error400"];
@@ -3608,6 +4017,93 @@ export interface operations {
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    listSigningKeys: {
+        parameters: {
+            query?: {
+                /** @description Only this tenant's keys (default: the admin key's tenant); `*` for all. */
+                tenantId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ids, tenants and lifecycle; never secrets. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SigningKeyList"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    createSigningKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateSigningKeyDto"];
+            };
+        };
+        responses: {
+            /** @description The key: its secret is in this answer only. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SigningKeySecret"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    revokeSigningKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                keyId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SigningKey"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             503: components["responses"]["Error503"];
         };
@@ -3629,7 +4125,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, never>;
+                    "application/json": components["schemas"]["ShredResult"];
                 };
             };
             400: components["responses"]["Error400"];
@@ -3658,7 +4154,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, never>;
+                    "application/json": components["schemas"]["EncryptionPolicies"];
                 };
             };
             401: components["responses"]["Error401"];
@@ -3688,7 +4184,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, never>;
+                    "application/json": components["schemas"]["ToolEncryption"];
                 };
             };
             400: components["responses"]["Error400"];
@@ -3721,7 +4217,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, never>;
+                    "application/json": components["schemas"]["MemoryKeyEncryption"];
                 };
             };
             400: components["responses"]["Error400"];
@@ -3750,7 +4246,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, never>;
+                    "application/json": components["schemas"]["AuditVerification"];
                 };
             };
             400: components["responses"]["Error400"];

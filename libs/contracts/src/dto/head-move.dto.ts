@@ -14,6 +14,7 @@ class HeadMoveOptionsDto {
   dryRun?: boolean;
 
   @ApiPropertyOptional({
+    type: 'integer',
     description: 'Wait up to this long for compensations to finish before answering (else 202 at once, follow Location).',
     minimum: 0,
     maximum: 60000,
@@ -26,7 +27,7 @@ class HeadMoveOptionsDto {
 }
 
 export class RollbackDto extends HeadMoveOptionsDto {
-  @ApiPropertyOptional({ description: 'The step to make current (any branch). Give this or toCheckpoint.', minimum: 1 })
+  @ApiPropertyOptional({ type: 'integer', description: 'The step to make current (any branch). Give this or toCheckpoint.', minimum: 1 })
   @IsOptional()
   @Min(1)
   @IsInt(WHOLE_NUMBER)
@@ -40,7 +41,13 @@ export class RollbackDto extends HeadMoveOptionsDto {
 }
 
 export class UndoDto extends HeadMoveOptionsDto {
-  @ApiPropertyOptional({ description: 'How many steps to undo (a tool call start and its result are one step).', default: 1, minimum: 1, maximum: 1000 })
+  @ApiPropertyOptional({
+    type: 'integer',
+    description: 'How many steps to undo (a tool call start and its result are one step).',
+    default: 1,
+    minimum: 1,
+    maximum: 1000,
+  })
   @IsOptional()
   @Min(1)
   @Max(1000)

@@ -53,25 +53,25 @@ export class CompensationDto {
 }
 
 export class RetryPolicyDto {
-  @ApiProperty({ minimum: 1, maximum: 100, example: 5 })
+  @ApiProperty({ type: 'integer', minimum: 1, maximum: 100, example: 5 })
   @Min(1)
   @Max(100)
   @IsInt(WHOLE_NUMBER)
   maxAttempts!: number;
 
-  @ApiProperty({ minimum: 0, maximum: 600000, example: 200, description: 'First backoff ceiling; doubles per attempt, with full jitter.' })
+  @ApiProperty({ type: 'integer', minimum: 0, maximum: 600000, example: 200, description: 'First backoff ceiling; doubles per attempt, with full jitter.' })
   @Min(0)
   @Max(600_000)
   @IsInt(WHOLE_NUMBER)
   baseDelayMs!: number;
 
-  @ApiProperty({ minimum: 0, maximum: 3600000, example: 10000 })
+  @ApiProperty({ type: 'integer', minimum: 0, maximum: 3600000, example: 10000 })
   @Min(0)
   @Max(3_600_000)
   @IsInt(WHOLE_NUMBER)
   maxDelayMs!: number;
 
-  @ApiProperty({ minimum: 1, maximum: 600000, example: 10000, description: 'Per attempt (http, kafka).' })
+  @ApiProperty({ type: 'integer', minimum: 1, maximum: 600000, example: 10000, description: 'Per attempt (http, kafka).' })
   @Min(1)
   @Max(600_000)
   @IsInt(WHOLE_NUMBER)

@@ -192,7 +192,11 @@ export class RecordStepsDto {
   @ApiProperty({
     description: `1 to ${MAX_STEPS_PER_WRITE} steps, recorded in order in one atomic write (all or none).`,
     type: 'array',
-    items: { oneOf: Object.values(STEP_DTOS).map((dto) => ({ $ref: getSchemaPath(dto) })) },
+    // With the mapping, generated clients pick the member by `kind` (not the first whose required fields match).
+    items: {
+      oneOf: Object.values(STEP_DTOS).map((dto) => ({ $ref: getSchemaPath(dto) })),
+      discriminator: { propertyName: 'kind', mapping: Object.fromEntries(Object.entries(STEP_DTOS).map(([kind, dto]) => [kind, getSchemaPath(dto)])) },
+    },
     example: [
       { kind: 'message', role: 'user', content: 'Find a hotel in Lisbon.' },
       { kind: 'tool-call', toolCallId: 'call-1', tool: 'search_hotels', input: { city: 'Lisbon' } },

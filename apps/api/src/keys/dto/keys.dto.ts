@@ -52,6 +52,7 @@ export class CreateApiKeyDto {
 /** POST /v1/keys/:keyId/rotate */
 export class RotateApiKeyDto {
   @ApiPropertyOptional({
+    type: 'integer',
     description: 'Seconds the old secret keeps working, so agents can be redeployed (0: refused at once).',
     default: DEFAULT_ROTATION_GRACE_SECONDS,
     minimum: 0,

@@ -46,7 +46,7 @@ export class SessionListQueryDto {
   @Matches(CURSOR, { message: cursorMessage })
   cursor?: string;
 
-  @ApiPropertyOptional({ default: 50, minimum: 1, maximum: 500 })
+  @ApiPropertyOptional({ type: 'integer', default: 50, minimum: 1, maximum: 500 })
   @IsOptional()
   @Type(() => Number)
   @IsInt({ message: 'limit must be a whole number' })
@@ -88,7 +88,7 @@ export class AuditQueryDto {
   @Matches(CURSOR, { message: cursorMessage })
   cursor?: string;
 
-  @ApiPropertyOptional({ default: 100, minimum: 1, maximum: 1000 })
+  @ApiPropertyOptional({ type: 'integer', default: 100, minimum: 1, maximum: 1000 })
   @IsOptional()
   @Type(() => Number)
   @IsInt({ message: 'limit must be a whole number' })
@@ -124,7 +124,7 @@ export class ToolCallsQueryDto {
   @Matches(CURSOR, { message: cursorMessage })
   cursor?: string;
 
-  @ApiPropertyOptional({ default: 100, minimum: 1, maximum: 500 })
+  @ApiPropertyOptional({ type: 'integer', default: 100, minimum: 1, maximum: 500 })
   @IsOptional()
   @Type(() => Number)
   @IsInt({ message: 'limit must be a whole number' })

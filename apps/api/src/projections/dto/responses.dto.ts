@@ -6,12 +6,12 @@ export class SessionSummaryDto {
   @ApiProperty() sessionId!: string;
   @ApiProperty({ type: String, nullable: true }) title!: string | null;
   @ApiProperty({ enum: ['active', 'rolling_back', 'needs_attention'] }) status!: string;
-  @ApiProperty({ description: 'The timeline node whose state is current.' }) head!: number;
-  @ApiProperty({ description: 'The stream version (events recorded).' }) version!: number;
-  @ApiProperty({ description: 'Messages recorded, on every branch.' }) messageCount!: number;
-  @ApiProperty({ description: 'Tool calls started, on every branch.' }) toolCallCount!: number;
-  @ApiProperty({ description: 'Leaves of the timeline DAG.' }) branchCount!: number;
-  @ApiProperty({ description: 'Effects whose compensation failed in the rollback in progress.' }) failedEffects!: number;
+  @ApiProperty({ type: 'integer', description: 'The timeline node whose state is current.' }) head!: number;
+  @ApiProperty({ type: 'integer', description: 'The stream version (events recorded).' }) version!: number;
+  @ApiProperty({ type: 'integer', description: 'Messages recorded, on every branch.' }) messageCount!: number;
+  @ApiProperty({ type: 'integer', description: 'Tool calls started, on every branch.' }) toolCallCount!: number;
+  @ApiProperty({ type: 'integer', description: 'Leaves of the timeline DAG.' }) branchCount!: number;
+  @ApiProperty({ type: 'integer', description: 'Effects whose compensation failed in the rollback in progress.' }) failedEffects!: number;
   @ApiProperty({ format: 'date-time' }) createdAt!: string;
   @ApiProperty({ format: 'date-time', description: 'Last activity.' }) updatedAt!: string;
 }
@@ -22,10 +22,10 @@ export class SessionPageDto {
 }
 
 export class AuditEntryDto {
-  @ApiProperty({ description: 'Global position in the event log (its order).' }) position!: number;
+  @ApiProperty({ type: 'integer', description: 'Global position in the event log (its order).' }) position!: number;
   @ApiProperty({ type: String, nullable: true, description: 'null for streams that are not sessions (e.g. the tool registry).' }) sessionId!: string | null;
   @ApiProperty() streamId!: string;
-  @ApiProperty() streamVersion!: number;
+  @ApiProperty({ type: 'integer' }) streamVersion!: number;
   @ApiProperty() eventId!: string;
   @ApiProperty() type!: string;
   @ApiProperty() actor!: string;
@@ -42,7 +42,7 @@ export class AuditPageDto {
 
 export class CompensationOutcomeDto {
   @ApiProperty({ enum: ['pending', 'compensated', 'skipped', 'failed', 'resolved'] }) status!: string;
-  @ApiProperty() attempts!: number;
+  @ApiProperty({ type: 'integer' }) attempts!: number;
   @ApiProperty({ type: String, nullable: true }) rollbackId!: string | null;
   @ApiProperty({ type: String, nullable: true, description: 'The last error, the reason for a skip, or the note of a manual resolution.' }) detail!:
     | string
@@ -54,8 +54,8 @@ export class ToolCallEntryDto {
   @ApiProperty() toolCallId!: string;
   @ApiProperty() tool!: string;
   @ApiProperty({ type: String, nullable: true }) turnId!: string | null;
-  @ApiProperty() startedVersion!: number;
-  @ApiProperty({ type: Number, nullable: true }) finishedVersion!: number | null;
+  @ApiProperty({ type: 'integer' }) startedVersion!: number;
+  @ApiProperty({ type: 'integer', nullable: true }) finishedVersion!: number | null;
   @ApiProperty({ enum: ['started', 'succeeded', 'failed'] }) status!: string;
   @ApiProperty({ enum: ['none', 'reversible', 'compensable', 'irreversible'] }) effect!: string;
   @ApiProperty() confirmed!: boolean;
@@ -72,16 +72,16 @@ export class ToolCallPageDto {
 }
 
 export class RebuildStateDto {
-  @ApiProperty() position!: number;
+  @ApiProperty({ type: 'integer' }) position!: number;
   @ApiProperty({ format: 'date-time' }) updatedAt!: string;
 }
 
 export class ProjectionStatusDto {
   @ApiProperty({ example: 'sessions' }) name!: string;
   @ApiProperty() description!: string;
-  @ApiProperty({ description: 'Global position of the last event applied.' }) position!: number;
-  @ApiProperty({ description: 'Head of the event log.' }) head!: number;
-  @ApiProperty({ description: 'head - position (0: up to date). Counts events on SQLite; on PostgreSQL positions are sparse.' }) lag!: number;
+  @ApiProperty({ type: 'integer', description: 'Global position of the last event applied.' }) position!: number;
+  @ApiProperty({ type: 'integer', description: 'Head of the event log.' }) head!: number;
+  @ApiProperty({ type: 'integer', description: 'head - position (0: up to date). Counts events on SQLite; on PostgreSQL positions are sparse.' }) lag!: number;
   @ApiProperty({ type: String, nullable: true, format: 'date-time' }) updatedAt!: string | null;
   @ApiProperty({ enum: ['active', 'standby', 'failing', 'stopped'], description: "This server's runner for the projection." }) state!: string;
   @ApiProperty({ type: String, nullable: true }) lastError!: string | null;

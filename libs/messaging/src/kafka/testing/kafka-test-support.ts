@@ -2,11 +2,12 @@ import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
-import { afterAll, beforeAll, describe } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect } from 'vitest';
 import type { DeliveredMessage, MessageBus, Subscription } from '../../message-bus';
 import type { KafkaMessageBus } from '../kafka-message-bus';
 import type { Logger } from '@rewind/config';
 import { consoleLogger } from '../logger';
+import { AsyncApiContract, type ContractChannel } from './asyncapi-contract';
 
 /** The broker the Kafka suites talk to: `REWIND_TEST_KAFKA_BROKERS`, else 127.0.0.1:${KAFKA_PORT:-9092}. */
 export const KAFKA_TEST_BROKERS = (process.env.REWIND_TEST_KAFKA_BROKERS ?? `127.0.0.1:${process.env.KAFKA_PORT || 9092}`).split(',');
@@ -45,6 +46,7 @@ export function deploymentTestTopics(name: string): DeploymentTestTopics {
   const prefix = uniqueName(name);
   const topics = { commands: `${prefix}.commands`, results: `${prefix}.results`, dlq: `${prefix}.dlq`, events: `${prefix}.events` };
   trackTopics(...Object.values(topics));
+  channelOfTopic.set(topics.commands, 'commands').set(topics.results, 'commandResults').set(topics.dlq, 'commandsDlq').set(topics.events, 'events');
   return topics;
 }
 
@@ -97,6 +99,9 @@ export function describeWithKafka(name: string, body: () => void): void {
     '(or point REWIND_TEST_KAFKA_BROKERS / KAFKA_PORT at yours).';
   if (reachable) {
     describe(name, () => {
+      afterEach(() => {
+        expect(contractViolations.splice(0), 'messages that do not match docs/asyncapi.yaml').toEqual([]);
+      });
       afterAll(deleteTestTopics, 30_000);
       body();
     });
@@ -121,10 +126,39 @@ export async function until(condition: () => boolean | Promise<boolean>, what: s
   }
 }
 
-/** Everything delivered on a topic (own group, from the beginning), for assertions. */
+/** Which AsyncAPI channel a topic is: the defaults, and the deployments' test topics. */
+const channelOfTopic = new Map<string, ContractChannel>([
+  ['rewind.commands', 'commands'],
+  ['rewind.command-results', 'commandResults'],
+  ['rewind.commands.dlq', 'commandsDlq'],
+  ['rewind.events', 'events'],
+]);
+/** A topic's channel: registered, else read from the name's end as the defaults and test topics end. */
+function channelOf(topic: string): ContractChannel | undefined {
+  const known = channelOfTopic.get(topic);
+  if (known) return known;
+  if (/[.-](command-)?results$/.test(topic)) return 'commandResults';
+  if (/[.-]dlq$/.test(topic)) return 'commandsDlq';
+  if (/[.-]events$/.test(topic)) return 'events';
+  if (/[.-]commands$/.test(topic)) return 'commands';
+  return undefined;
+}
+let contract: Promise<AsyncApiContract> | undefined;
+/** Messages collected that do not match docs/asyncapi.yaml: describeWithKafka fails the test they arrived in. */
+const contractViolations: string[] = [];
+
+/**
+ * Everything delivered on a topic (own group, from the beginning), for assertions. A message on a
+ * commands, results, DLQ or events topic is checked against docs/asyncapi.yaml (with the official parser): one that does
+ * not match fails the test (describeWithKafka).
+ */
 export async function collect(bus: MessageBus, topic: string): Promise<{ messages: DeliveredMessage[]; subscription: Subscription }> {
   const messages: DeliveredMessage[] = [];
+  const channel = channelOf(topic);
+  const checker = channel ? await (contract ??= AsyncApiContract.load()) : null;
   const subscription = await bus.subscribe(topic, { groupId: uniqueName('collector'), fromBeginning: true }, async (m) => {
+    const problem = checker && channel ? checker.check(channel, m) : null;
+    if (problem) contractViolations.push(`${topic}@${m.partition}:${m.offset}: ${problem}`);
     messages.push(m);
   });
   return { messages, subscription };
