@@ -5,6 +5,7 @@ import { MemoryItemExtractor, type MemoryItem, type MemorySourceEvent } from './
 import { LocalItemWriter, type MemoryIndexerPlacement, type MemoryItemWriter } from './memory-item-writer';
 import { hadSpareCore, machineCpuTimes, type CpuTimes } from './machine-load';
 import { effectivePolicy, type MemoryPolicyStore } from './memory-policy';
+import { TurnContext } from './turn-context';
 import type { MemoryScope, VectorIndex } from './vector-index';
 
 export interface MemoryIndexerLogger {
@@ -78,6 +79,7 @@ export class MemoryIndexer {
   private readonly name: string;
   private readonly logger: MemoryIndexerLogger;
   private readonly writer: MemoryItemWriter;
+  private readonly turnContext = new TurnContext();
   private cpuAtLastBatch: CpuTimes | undefined;
   private state: MemoryIndexerState = 'idle';
   private loop: Promise<void> | undefined;
@@ -153,7 +155,7 @@ export class MemoryIndexer {
         this.skippedEvents++;
         continue;
       }
-      const found = this.extractor.itemsOf(event);
+      const found = this.turnContext.attach(event, this.extractor.itemsOf(event));
       if (found.length === 0 || (await policyOf(event.metadata.tenantId, event.metadata.sessionId)) === 'none') {
         this.skippedEvents++;
         continue;

@@ -39,9 +39,21 @@ export interface RecallResult {
   hits: RecallHit[];
 }
 
+/**
+ * How the vector and keyword lists become one. `convex` (default): each list's scores are scaled
+ * to 0–1 (min-max over the list) and summed with weights `denseWeight` and 1 − denseWeight, so an
+ * item far ahead in one list stays ahead even when the other list misses it. `rrf`: reciprocal
+ * rank fusion, 1 / (k + rank) summed over the lists — ranks only, so a keyword hit with a
+ * decisive score weighs no more than a middling one.
+ */
+export type FusionOptions = { method: 'convex'; denseWeight: number } | { method: 'rrf'; k: number };
+
+/** Tuned on LoCoMo conversations 1–5 (`npm run bench:locomo -- --sweep`), checked on 6–10. */
+export const DEFAULT_FUSION: FusionOptions = { method: 'convex', denseWeight: 0.6 };
+
 export interface MemoryRecallOptions {
-  /** Reciprocal-rank-fusion constant (default 60, the usual choice). */
-  rrfK?: number;
+  /** How the two lists are fused (default DEFAULT_FUSION). */
+  fusion?: FusionOptions;
   /** Extra weight for recent items, 0 (default) to 1; halves every `recencyHalfLifeHours`. */
   recencyWeight?: number;
   recencyHalfLifeHours?: number;
@@ -94,7 +106,7 @@ export class MemoryRecall {
     if (!tenantWide && (await effectivePolicy(this.deps.policies, request.tenantId, request.sessionId)) === 'none') return result([]);
 
     const scope: MemoryScope = tenantWide ? { tenantId: request.tenantId } : { tenantId: request.tenantId, sessionId: request.sessionId };
-    const [vector] = await this.deps.model.embed([rewrite.query]);
+    const [vector] = await this.deps.model.embed([rewrite.query], { kind: 'query' });
     const paths = new Map<string, Promise<SessionPath | null>>([[request.sessionId, Promise.resolve(own)]]);
     const pathOf = (sessionId: string) => {
       let path = paths.get(sessionId);
@@ -130,15 +142,24 @@ export class MemoryRecall {
   }
 
   private fuse(byVector: ScoredItem[], byText: ScoredItem[]): ScoredItem[] {
-    const rrfK = this.options.rrfK ?? 60;
+    const fusion = this.options.fusion ?? DEFAULT_FUSION;
     const fused = new Map<string, ScoredItem>();
-    for (const list of [byVector, byText]) {
-      list.forEach((hit, rank) => {
-        const entry = fused.get(hit.item.id) ?? { item: hit.item, score: 0 };
-        entry.score += 1 / (rrfK + rank + 1);
-        fused.set(hit.item.id, entry);
+    const add = (hit: ScoredItem, score: number) => {
+      const entry = fused.get(hit.item.id) ?? { item: hit.item, score: 0 };
+      entry.score += score;
+      fused.set(hit.item.id, entry);
+    };
+    if (fusion.method === 'rrf') {
+      for (const list of [byVector, byText]) list.forEach((hit, rank) => add(hit, 1 / (fusion.k + rank + 1)));
+    } else {
+      const weights = [fusion.denseWeight, 1 - fusion.denseWeight];
+      [byVector, byText].forEach((list, i) => {
+        const scaled = minMax(list.map((h) => h.score));
+        list.forEach((hit, rank) => add(hit, weights[i]! * scaled[rank]!));
       });
     }
+    // What a fresh item gains at most: half the best fused score possible.
+    const bestPossible = fusion.method === 'rrf' ? 2 / (fusion.k + 1) : 1;
     const roleWeights = { user: 0.95, ...this.options.roleWeights };
     for (const entry of fused.values()) entry.score *= roleWeights[entry.item.role] ?? 1;
     const weight = this.options.recencyWeight ?? 0;
@@ -147,7 +168,7 @@ export class MemoryRecall {
       const halfLife = (this.options.recencyHalfLifeHours ?? 24 * 7) * 3_600_000;
       for (const entry of fused.values()) {
         const age = Math.max(0, now - Date.parse(entry.item.occurredAt));
-        entry.score += (weight * 0.5 ** (age / halfLife)) / (rrfK + 1);
+        entry.score += (weight * 0.5 ** (age / halfLife) * bestPossible) / 2;
       }
     }
     return [...fused.values()].sort((a, b) => b.score - a.score || b.item.globalPosition - a.item.globalPosition);
@@ -164,6 +185,13 @@ export function isOnPath(item: MemoryItem, path: SessionPath): boolean {
   if (item.memoryKey === undefined) return true;
   if (!(item.memoryKey in path.memory)) return false;
   return renderMemoryWrite(item.memoryKey, path.memory[item.memoryKey]!).includes(item.text);
+}
+
+/** Scores scaled to 0–1 within their list (all 1 when they are equal, e.g. a single hit). */
+function minMax(scores: number[]): number[] {
+  const max = Math.max(...scores);
+  const min = Math.min(...scores);
+  return scores.map((s) => (max > min ? (s - min) / (max - min) : 1));
 }
 
 function toHit({ item, score }: ScoredItem): RecallHit {
