@@ -16,12 +16,23 @@
  * index's FTS5 search; dense alone is its vector search with the same model. `--sweep` also
  * ranks fusion settings on conversations 1–5 and shows them on 6–10.
  * The embedding model is the product's default unless REWIND_EMBEDDING_MODEL says otherwise.
+ * `--vector-cache <file>` keeps the vectors of texts already embedded by that model between runs
+ * (a faster loop when tuning; the indexing rate it reports is then meaningless).
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Rewind } from '@rewind/embedded';
-import { EngineSessionPaths, MemoryRecall, type EmbeddingModel, type MemoryRecallOptions, type SessionPath, type SessionPaths } from '@rewind/memory';
+import {
+  EngineSessionPaths,
+  MemoryIndexer,
+  MemoryRecall,
+  type EmbeddingModel,
+  type MemoryRecallOptions,
+  type SessionPath,
+  type SessionPaths,
+} from '@rewind/memory';
 
 interface LocomoTurn {
   speaker: string;
@@ -87,6 +98,30 @@ function cachingModel(model: EmbeddingModel): EmbeddingModel {
       const missing = [...new Set(texts.filter((t) => !cache.has(t)))];
       if (missing.length > 0) (await model.embed(missing, options)).forEach((v, i) => cache.set(missing[i]!, v));
       return texts.map((t) => cache.get(t)!);
+    },
+  };
+}
+
+/** Vectors kept by text (and kind) in a file between runs: `--vector-cache`. */
+function persistentCache(model: EmbeddingModel, file: string, modelId: string): EmbeddingModel & { save(): void } {
+  const stored = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Record<string, string>) : {};
+  const keyOf = (text: string, kind: string) => createHash('sha1').update(`${modelId}\u0000${kind}\u0000${text}`).digest('base64');
+  return {
+    info: () => model.info(),
+    close: async () => {},
+    save: () => writeFileSync(file, JSON.stringify(stored)),
+    async embed(texts, options) {
+      const kind = options?.kind ?? 'passage';
+      const missing = [...new Set(texts.filter((t) => !(keyOf(t, kind) in stored)))];
+      if (missing.length > 0) {
+        (await model.embed(missing, options)).forEach(
+          (v, i) => (stored[keyOf(missing[i]!, kind)] = Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('base64')),
+        );
+      }
+      return texts.map((t) => {
+        const bytes = Buffer.from(stored[keyOf(t, kind)]!, 'base64');
+        return new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4).slice();
+      });
     },
   };
 }
@@ -219,9 +254,16 @@ async function main(): Promise<void> {
       }
     }
     log(`Recorded ${turns} turns of ${chosen.length} conversations in ${((performance.now() - recordStart) / 1000).toFixed(1)} s.`);
+    const cacheFile = flag('vector-cache');
+    const vectors = cacheFile ? persistentCache(runtime.model, cacheFile, info.id) : runtime.model;
+    // The product's indexer over the runtime's index, its store and checkpoints (with the cache when asked).
+    const indexer = cacheFile
+      ? new MemoryIndexer({ index: runtime.index, model: vectors, policies: runtime.policies, store: rewind.store, checkpoints: runtime.checkpoints! })
+      : runtime.indexer;
     const indexStart = performance.now();
-    await runtime.indexer.open();
-    await runtime.indexer.catchUp();
+    await indexer.open();
+    await indexer.catchUp();
+    if (cacheFile) (vectors as ReturnType<typeof persistentCache>).save();
     const indexSeconds = (performance.now() - indexStart) / 1000;
     const items = await runtime.index.count();
     log(
@@ -229,7 +271,7 @@ async function main(): Promise<void> {
     );
 
     const tenantId = rewind.tenantId;
-    const model = cachingModel(runtime.model);
+    const model = cachingModel(vectors);
     const paths = cachingPaths(new EngineSessionPaths(rewind.sessions));
     const deps = { index: runtime.index, model, paths, rewriter: runtime.rewriter, policies: runtime.policies };
     const turnsOf = (hits: { sessionId: string; version: number }[]) => hits.map((h) => dia.get(`${h.sessionId}\u0000${h.version}`) ?? '?');
@@ -252,6 +294,7 @@ async function main(): Promise<void> {
       ['BM25 alone (FTS5)', await score(questions, bm25, false)],
       [`dense alone (${info.id})`, await score(questions, dense, false)],
     ];
+    if (cacheFile) (vectors as ReturnType<typeof persistentCache>).save();
     log(`Asked ${questions.length} questions (${((performance.now() - askStart) / 1000).toFixed(1)} s).\n`);
     log(table(questions, systems, true));
 
@@ -260,6 +303,7 @@ async function main(): Promise<void> {
       const held = questions.filter((q) => q.conversation > 5);
       const variants: [string, MemoryRecallOptions][] = [
         ['rrf 60', { fusion: { method: 'rrf', k: 60 } }],
+        ['convex dense 0.6, small talk not weighed', { fusion: { method: 'convex', denseWeight: 0.6 }, weighSmallTalk: false }],
         ...[0.3, 0.4, 0.5, 0.6, 0.7, 0.8].map((a): [string, MemoryRecallOptions] => [`convex dense ${a}`, { fusion: { method: 'convex', denseWeight: a } }]),
       ];
       log('\nFusion sweep (rewrite off), R@5 / R@10 / R@25 / R@50 on conversations 1–5 (tuning) | 6–10 (held out):');

@@ -16,3 +16,4 @@ export * from './memory-item-writer';
 export * from './memory-indexer';
 export * from './machine-load';
 export * from './turn-context';
+export * from './reranker';

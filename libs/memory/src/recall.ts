@@ -1,8 +1,10 @@
 import type { EmbeddingModel } from './embedding-model';
 import type { MemoryItem } from './memory-item';
+import { informationWeight } from './low-information';
 import { renderMemoryWrite } from './memory-item';
 import { effectivePolicy, type MemoryPolicyStore } from './memory-policy';
 import type { QueryRewriter, RewriteResult } from './query-rewriter';
+import type { Reranker } from './reranker';
 import type { SessionPath, SessionPaths } from './session-paths';
 import type { MemoryScope, ScoredItem, VectorIndex } from './vector-index';
 
@@ -63,6 +65,10 @@ export interface MemoryRecallOptions {
    * before) weigh a little less, enough to reorder near ties, never to hide a user's fact.
    */
   roleWeights?: Partial<Record<MemoryItem['role'], number>>;
+  /** Weigh each hit by how much its words can say (informationWeight: small talk 0.5–1, default true). */
+  weighSmallTalk?: boolean;
+  /** Fused hits the re-ranker reads (default 20, at least k). */
+  rerankTop?: number;
   /** Use keyword search beside vectors (default true); false gives plain vector search. */
   hybrid?: boolean;
   /** Drop items off the session's timeline path (default true); false is what a store without the timeline does. */
@@ -76,6 +82,8 @@ export interface MemoryRecallDeps {
   paths: SessionPaths;
   rewriter: QueryRewriter;
   policies: MemoryPolicyStore;
+  /** Re-orders the best fused hits (optional; without one the fused order stands). */
+  reranker?: Reranker;
 }
 
 /** How many candidates each search fetches at first, and at most (it grows when the path filter drops many). */
@@ -137,8 +145,21 @@ export class MemoryRecall {
       ]);
       const fused = this.fuse(await onPath(byVector), await onPath(byText));
       const exhausted = byVector.length < fetch && byText.length < fetch;
-      if (fused.length >= k || exhausted || fetch >= MAX_FETCH) return result(fused.slice(0, k).map(toHit));
+      if (fused.length >= k || exhausted || fetch >= MAX_FETCH) return result((await this.rerank(rewrite.query, fused, k)).slice(0, k).map(toHit));
     }
+  }
+
+  /** The re-ranker's order of the top candidates (the fused order breaks its ties), the rest after them. */
+  private async rerank(query: string, fused: ScoredItem[], k: number): Promise<ScoredItem[]> {
+    if (!this.deps.reranker || fused.length < 2) return fused;
+    const top = fused.slice(0, Math.max(k, this.options.rerankTop ?? 20));
+    const scores = await this.deps.reranker.rerank(
+      query,
+      top.map((hit) => hit.item.text),
+    );
+    if (!scores) return fused;
+    const reordered = top.map((hit, i) => ({ hit, i, score: scores[i]! })).sort((a, b) => b.score - a.score || a.i - b.i);
+    return [...reordered.map(({ hit, score }) => ({ item: hit.item, score })), ...fused.slice(top.length)];
   }
 
   private fuse(byVector: ScoredItem[], byText: ScoredItem[]): ScoredItem[] {
@@ -161,7 +182,8 @@ export class MemoryRecall {
     // What a fresh item gains at most: half the best fused score possible.
     const bestPossible = fusion.method === 'rrf' ? 2 / (fusion.k + 1) : 1;
     const roleWeights = { user: 0.95, ...this.options.roleWeights };
-    for (const entry of fused.values()) entry.score *= roleWeights[entry.item.role] ?? 1;
+    const smallTalk = this.options.weighSmallTalk ?? true;
+    for (const entry of fused.values()) entry.score *= (roleWeights[entry.item.role] ?? 1) * (smallTalk ? informationWeight(entry.item.text) : 1);
     const weight = this.options.recencyWeight ?? 0;
     if (weight > 0) {
       const now = (this.options.now?.() ?? new Date()).getTime();
