@@ -21,6 +21,10 @@ export interface MemoryConfig {
   llmModel: string | undefined;
   llmApiKey: string | undefined;
   llmTimeoutMs: number;
+  /** REWIND_RERANK_URL, REWIND_RERANK_MODEL, REWIND_RERANK_API_KEY: a `/rerank` service re-orders recall's best hits (none by default). */
+  rerankUrl: string | undefined;
+  rerankModel: string | undefined;
+  rerankApiKey: string | undefined;
   recencyWeight: number;
   /** REWIND_MEMORY_INDEXER: `thread` (default; embedding off the event loop, in worker threads) or `process`. */
   indexerPlacement: 'thread' | 'process';
@@ -47,6 +51,8 @@ export function memoryConfigFromEnv(env: Record<string, string | undefined>, dat
   if (index === 'qdrant' && !env.QDRANT_URL) throw new MemoryConfigError('REWIND_MEMORY_INDEX=qdrant needs QDRANT_URL (e.g. http://127.0.0.1:6333).');
   if (env.REWIND_LLM_URL && !env.REWIND_LLM_MODEL)
     throw new MemoryConfigError('REWIND_LLM_URL is set but REWIND_LLM_MODEL is not: name the chat model that rewrites questions.');
+  if (env.REWIND_RERANK_URL && !env.REWIND_RERANK_MODEL)
+    throw new MemoryConfigError('REWIND_RERANK_URL is set but REWIND_RERANK_MODEL is not: name the re-ranking model.');
   if (env.REWIND_EMBEDDING_URL && !env.REWIND_EMBEDDING_MODEL) {
     throw new MemoryConfigError('REWIND_EMBEDDING_URL is set but REWIND_EMBEDDING_MODEL is not: name the hosted embedding model.');
   }
@@ -70,6 +76,9 @@ export function memoryConfigFromEnv(env: Record<string, string | undefined>, dat
     llmModel: env.REWIND_LLM_MODEL || undefined,
     llmApiKey: env.REWIND_LLM_API_KEY || undefined,
     llmTimeoutMs: number(env, 'REWIND_LLM_TIMEOUT_MS', 2_000, 50, 60_000),
+    rerankUrl: env.REWIND_RERANK_URL || undefined,
+    rerankModel: env.REWIND_RERANK_MODEL || undefined,
+    rerankApiKey: env.REWIND_RERANK_API_KEY || undefined,
     recencyWeight: number(env, 'REWIND_MEMORY_RECENCY_WEIGHT', 0, 0, 1),
     indexerPlacement: placement,
     indexerCpuShare: number(env, 'REWIND_MEMORY_INDEXER_CPU_SHARE', 0.5, 0.05, 1),
