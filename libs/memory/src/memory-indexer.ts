@@ -130,6 +130,7 @@ export class MemoryIndexer {
    * writing them back.
    */
   async shred(scope: MemoryScope): Promise<number> {
+    this.turnContext.forget(scope);
     if (this.batchesInFlight > 0) this.shredsDuringBatches.push({ scope, generation: ++this.shredGeneration });
     return this.options.index.shredScope(scope);
   }
@@ -151,6 +152,7 @@ export class MemoryIndexer {
         // What the session said before its shred is forgotten, in this batch and in the index; what it says later is new.
         const scope = { tenantId: event.metadata.tenantId, sessionId: event.metadata.sessionId };
         items = items.filter((item) => !inScope(item, scope));
+        this.turnContext.forget(scope);
         await this.options.index.shredScope(scope);
         this.skippedEvents++;
         continue;

@@ -51,6 +51,12 @@ export class TurnContext {
     return items.map((item) => (item.chunk === 0 ? { ...item, context: previous } : item));
   }
 
+  /** Forgets what a shredded (or policy `none`) session or tenant said: no later window may carry it back into the index. */
+  forget(scope: { tenantId: string; sessionId?: string }): void {
+    const prefix = scope.sessionId === undefined ? `${scope.tenantId}\u0000` : `${scope.tenantId}\u0000${scope.sessionId}\u0000`;
+    for (const k of [...this.turns.keys()]) if (k.startsWith(prefix)) this.turns.delete(k);
+  }
+
   private previousTurn(tenantId: string, sessionId: string, parentVersion: number | null): string | null {
     let version = parentVersion;
     for (let hop = 0; hop < this.maxHops && version !== null && version > 0; hop++) {

@@ -39,6 +39,18 @@ describe('turn context (causal windows)', () => {
     expect(context.attach(other, extractor.itemsOf(other))[0]!.context).toBeUndefined();
   });
 
+  it('forgets a shredded session: a later turn is never searched with what it said before', () => {
+    const context = new TurnContext();
+    const attach = (event: MemorySourceEvent) => context.attach(event, extractor.itemsOf(event));
+    attach(message(1, null, 'My passport number is X1234567'));
+    attach(message(1, null, 'Another session keeps its turns', 'user', 'other'));
+    context.forget({ tenantId: 't', sessionId: 's' });
+    expect(attach(message(2, 1, 'What else do you need?', 'agent'))[0]!.context).toBeUndefined();
+    expect(attach(message(2, 1, 'It does', 'agent', 'other'))[0]!.context).toBe('Another session keeps its turns');
+    context.forget({ tenantId: 't' });
+    expect(attach(message(3, 2, 'Nothing of the tenant is left', 'agent', 'other'))[0]!.context).toBeUndefined();
+  });
+
   it('never joins a turn with one from another branch: the context is the nearest message among its own ancestors', () => {
     // A random timeline: each event's parent is any earlier version (undo and a new branch), or none.
     const timeline = fc.array(fc.tuple(fc.nat(), fc.boolean(), fc.boolean()), { minLength: 1, maxLength: 40 });
