@@ -43,7 +43,7 @@ export interface RecallResult {
 
 /**
  * How the vector and keyword lists become one. `convex` (default): each list's scores are scaled
- * to 0–1 (min-max over the list) and summed with weights `denseWeight` and 1 − denseWeight, so an
+ * to 0–1 (cosines min-max over the list, BM25 by the best) and summed with weights `denseWeight` and 1 − denseWeight, so an
  * item far ahead in one list stays ahead even when the other list misses it. `rrf`: reciprocal
  * rank fusion, 1 / (k + rank) summed over the lists — ranks only, so a keyword hit with a
  * decisive score weighs no more than a middling one.
@@ -51,7 +51,7 @@ export interface RecallResult {
 export type FusionOptions = { method: 'convex'; denseWeight: number } | { method: 'rrf'; k: number };
 
 /** Tuned on LoCoMo conversations 1–5 (`npm run bench:locomo -- --sweep`), checked on 6–10. */
-export const DEFAULT_FUSION: FusionOptions = { method: 'convex', denseWeight: 0.6 };
+export const DEFAULT_FUSION: FusionOptions = { method: 'convex', denseWeight: 0.4 };
 
 export interface MemoryRecallOptions {
   /** How the two lists are fused (default DEFAULT_FUSION). */
@@ -65,7 +65,7 @@ export interface MemoryRecallOptions {
    * before) weigh a little less, enough to reorder near ties, never to hide a user's fact.
    */
   roleWeights?: Partial<Record<MemoryItem['role'], number>>;
-  /** Weigh each hit by how much its words can say (informationWeight: small talk 0.5–1, default true). */
+  /** Weigh each hit by how much its words can say (informationWeight: small talk 0.5–1; default false, not yet measured to help). */
   weighSmallTalk?: boolean;
   /** Fused hits the re-ranker reads (default 20, at least k). */
   rerankTop?: number;
@@ -173,16 +173,18 @@ export class MemoryRecall {
     if (fusion.method === 'rrf') {
       for (const list of [byVector, byText]) list.forEach((hit, rank) => add(hit, 1 / (fusion.k + rank + 1)));
     } else {
-      const weights = [fusion.denseWeight, 1 - fusion.denseWeight];
-      [byVector, byText].forEach((list, i) => {
-        const scaled = minMax(list.map((h) => h.score));
-        list.forEach((hit, rank) => add(hit, weights[i]! * scaled[rank]!));
-      });
+      // Cosines are scaled over the list (every item has one; those not fetched are below its last).
+      // BM25 is 0 for an item that matches nothing, so it is scaled by its best alone: the weakest
+      // match listed is not put level with no match at all, and a near tie stays a near tie.
+      const dense = minMax(byVector.map((h) => h.score));
+      const best = Math.max(0, ...byText.map((h) => h.score));
+      byVector.forEach((hit, rank) => add(hit, fusion.denseWeight * dense[rank]!));
+      byText.forEach((hit) => add(hit, (1 - fusion.denseWeight) * (best > 0 ? Math.max(0, hit.score) / best : 1)));
     }
     // What a fresh item gains at most: half the best fused score possible.
     const bestPossible = fusion.method === 'rrf' ? 2 / (fusion.k + 1) : 1;
     const roleWeights = { user: 0.95, ...this.options.roleWeights };
-    const smallTalk = this.options.weighSmallTalk ?? true;
+    const smallTalk = this.options.weighSmallTalk ?? false;
     for (const entry of fused.values()) entry.score *= (roleWeights[entry.item.role] ?? 1) * (smallTalk ? informationWeight(entry.item.text) : 1);
     const weight = this.options.recencyWeight ?? 0;
     if (weight > 0) {
