@@ -93,8 +93,8 @@ export function rewriteQuestion(question: string, recent: readonly RecentMessage
     return `${previous} ${subject}`;
   }
 
-  // A pronoun is unresolved only when the question names nothing it can stand for: "What has Melanie
-  // done with her family?" is about Melanie, and is left as asked.
+  // A pronoun is unresolved only when the question names nothing it can stand for: "What has Rita
+  // done with her family?" is about Rita, and is left as asked.
   if (entities.some((e) => question.includes(e))) return question;
   if (!chinese && entitiesOf(question).length > 0) return question;
   const entity = entities[0];

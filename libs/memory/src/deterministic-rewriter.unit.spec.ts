@@ -37,9 +37,9 @@ describe('deterministic query rewriter', () => {
   });
 
   it('leaves a pronoun alone when the question names what it stands for', () => {
-    const recent = [user('[8 May, 2023] Caroline: I went to the support group yesterday'), agent('[8 May, 2023] Melanie: That is great, Caroline!')];
-    expect(rewriteQuestion('What activities has Melanie done with her family?', recent)).toBe('What activities has Melanie done with her family?');
-    expect(rewriteQuestion('Did Caroline enjoy it?', recent)).toBe('Did Caroline enjoy it?');
+    const recent = [user('[8 May, 2023] Ana: I went to the pottery class yesterday'), agent('[8 May, 2023] Rita: That is great, Ana!')];
+    expect(rewriteQuestion('What activities has Rita done with her family?', recent)).toBe('What activities has Rita done with her family?');
+    expect(rewriteQuestion('Did Ana enjoy it?', recent)).toBe('Did Ana enjoy it?');
   });
 
   it('never puts a date where a pronoun was', () => {

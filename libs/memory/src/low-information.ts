@@ -193,7 +193,7 @@ export function informationWeight(text: string, filter: LowInformationFilter = D
 
 /**
  * A transcript line's spoken part: without a leading `[time]` stamp and `Speaker:` label, which say
- * nothing about what was said ("[8 May, 2023] Caroline: Thanks!" is a thank-you).
+ * nothing about what was said ("[8 May, 2023] Ana: Thanks!" is a thank-you).
  */
 export function spokenPart(text: string): string {
   return text.replace(/^\s*\[[^\]\n]{1,60}\]\s*/u, '').replace(/^[\p{Lu}][\p{L}'. -]{0,30}:\s+/u, '');

@@ -21,12 +21,12 @@ describe('turn context (causal windows)', () => {
   it("gives a message its previous turn on its path, skipping what gave no item, and shows the turn's own text", () => {
     const context = new TurnContext();
     const attach = (event: MemorySourceEvent) => context.attach(event, extractor.itemsOf(event));
-    expect(attach(message(1, null, 'Where did Calvin start shooting the video?'))[0]!.context).toBeUndefined();
+    expect(attach(message(1, null, 'Where did Tomás film the video?'))[0]!.context).toBeUndefined();
     attach(message(2, 1, 'thanks!', 'agent'));
-    const [item] = attach(message(3, 2, 'In Miami, by the beach.', 'agent'));
-    expect(item!.text).toBe('In Miami, by the beach.');
-    expect(item!.context).toBe('Where did Calvin start shooting the video?');
-    expect(indexedText(item!)).toBe('Where did Calvin start shooting the video?\nIn Miami, by the beach.');
+    const [item] = attach(message(3, 2, 'In Faro, by the beach.', 'agent'));
+    expect(item!.text).toBe('In Faro, by the beach.');
+    expect(item!.context).toBe('Where did Tomás film the video?');
+    expect(indexedText(item!)).toBe('Where did Tomás film the video?\nIn Faro, by the beach.');
     expect(withoutContext(item!)).not.toHaveProperty('context');
   });
 
