@@ -22,6 +22,10 @@ export interface MemoryConfig {
   llmModel: string | undefined;
   llmApiKey: string | undefined;
   llmTimeoutMs: number;
+  /** REWIND_RERANK_URL, REWIND_RERANK_MODEL, REWIND_RERANK_API_KEY: a `/rerank` service re-orders recall's best hits (none by default). */
+  rerankUrl: string | undefined;
+  rerankModel: string | undefined;
+  rerankApiKey: string | undefined;
   recencyWeight: number;
   /** REWIND_MEMORY_INDEXER: `thread` (default; embedding off the event loop, in worker threads) or `process`. */
   indexerPlacement: 'thread' | 'process';
@@ -42,6 +46,9 @@ export function memoryConfigFromEnv(env: NodeJS.ProcessEnv, dataDir: string): Me
   const llmUrl = read.raw('REWIND_LLM_URL');
   const llmModel = read.raw('REWIND_LLM_MODEL');
   if (llmUrl && !llmModel) throw new MemoryConfigError('REWIND_LLM_URL is set but REWIND_LLM_MODEL is not: name the chat model that rewrites questions.');
+  const rerankUrl = read.raw('REWIND_RERANK_URL');
+  const rerankModel = read.raw('REWIND_RERANK_MODEL');
+  if (rerankUrl && !rerankModel) throw new MemoryConfigError('REWIND_RERANK_URL is set but REWIND_RERANK_MODEL is not: name the re-ranking model.');
   if (embeddingUrl && !embeddingModel)
     throw new MemoryConfigError('REWIND_EMBEDDING_URL is set but REWIND_EMBEDDING_MODEL is not: name the hosted embedding model.');
   return {
@@ -58,6 +65,9 @@ export function memoryConfigFromEnv(env: NodeJS.ProcessEnv, dataDir: string): Me
     llmModel,
     llmApiKey: read.raw('REWIND_LLM_API_KEY'),
     llmTimeoutMs: read.number('REWIND_LLM_TIMEOUT_MS', 2_000, 50, 60_000),
+    rerankUrl,
+    rerankModel,
+    rerankApiKey: read.raw('REWIND_RERANK_API_KEY'),
     recencyWeight: read.number('REWIND_MEMORY_RECENCY_WEIGHT', 0, 0, 1),
     indexerPlacement: read.oneOfAnyCase('REWIND_MEMORY_INDEXER', ['thread', 'process'] as const, 'thread'),
     indexerCpuShare: read.number('REWIND_MEMORY_INDEXER_CPU_SHARE', 0.5, 0.05, 1),

@@ -50,6 +50,7 @@ describe('memory configuration', () => {
     [{ REWIND_MEMORY_INDEX: 'qdrant' }, /needs QDRANT_URL/],
     [{ REWIND_LLM_URL: 'http://127.0.0.1:11434/v1' }, /REWIND_LLM_MODEL is not/],
     [{ REWIND_EMBEDDING_URL: 'https://api.example/v1' }, /REWIND_EMBEDDING_MODEL is not/],
+    [{ REWIND_RERANK_URL: 'http://127.0.0.1:8000/v1' }, /REWIND_RERANK_MODEL is not/],
     [{ REWIND_LLM_TIMEOUT_MS: '10' }, /REWIND_LLM_TIMEOUT_MS="10" is not valid: expected a number from 50 to 60000 \(default 2000\)/],
     [{ REWIND_MEMORY_RECENCY_WEIGHT: '2' }, /REWIND_MEMORY_RECENCY_WEIGHT="2" is not valid/],
     [{ REWIND_MEMORY_INDEXER: 'fork' }, /REWIND_MEMORY_INDEXER="fork" is not valid: expected one of thread, process \(default thread\)/],

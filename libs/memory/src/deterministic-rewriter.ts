@@ -13,6 +13,15 @@ const NOT_ENTITIES = new Set(
   ),
 );
 
+/** Dates name a time, never what a pronoun stands for ("her family" is never "October's family"). */
+const DATE_WORD =
+  /^(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?|monday|tuesday|wednesday|thursday|friday|saturday|sunday|today|tomorrow|yesterday|am|pm|\d+(?:st|nd|rd|th)?|\d{1,2}:\d{2})$/i;
+const ZH_DATE = /^[\d〇零一二三四五六七八九十百]+[年月日号点时分]|^(?:星期|周|礼拜)[一二三四五六日天]$|^(?:今天|明天|昨天|上午|下午|晚上)$/u;
+
+function isDate(entity: string): boolean {
+  return entity.split(/[\s,]+/).every((word) => word.length === 0 || DATE_WORD.test(word)) || ZH_DATE.test(entity);
+}
+
 /** Chinese characters and words that never make an entity on their own. */
 const ZH_BREAKS =
   /(?:我们|你们|他们|她们|它们|什么|怎么|多少|哪里|哪个|哪家|一下|一个|一家|可以|需要|想要|已经|还是|或者|因为|所以|但是|如果|请问|帮我|给我|预订|订了|订|我|你|您|他|她|它|的|了|在|是|和|与|跟|去|到|从|把|被|给|吗|呢|吧|啊|呀|想|要|有|这|那|个|请|帮|也|都|就|还|很|再|又|多|少|几|哪|谁|为|对|会|能|让|用|做|说|问|看|[，。？！、；：“”‘’（）《》\s\d])+/u;
@@ -40,12 +49,12 @@ function entitiesOf(text: string): string[] {
   // Runs of capitalised words ("Hotel Avenida", "Lisbon"), a trailing number included ("Terminal 2").
   for (const match of text.matchAll(/\b[A-Z][\p{L}\d'-]*(?:\s+(?:de|da|do|of|la|le|van|von)?\s*[A-Z][\p{L}\d'-]*)*(?:\s+\d+\b)?/gu)) {
     const words = match[0].split(/\s+/).filter((w) => !NOT_ENTITIES.has(w));
-    if (words.length > 0) found.push(words.join(' '));
+    if (words.length > 0 && !isDate(words.join(' '))) found.push(words.join(' '));
   }
   if (containsCjk(text)) {
     for (const run of text.split(ZH_BREAKS)) {
       const candidate = run.trim();
-      if (candidate.length >= 2 && candidate.length <= 8 && containsCjk(candidate)) found.push(candidate);
+      if (candidate.length >= 2 && candidate.length <= 8 && containsCjk(candidate) && !isDate(candidate)) found.push(candidate);
     }
   }
   return found;
@@ -84,7 +93,11 @@ export function rewriteQuestion(question: string, recent: readonly RecentMessage
     return `${previous} ${subject}`;
   }
 
-  const entity = entities.find((e) => !question.includes(e));
+  // A pronoun is unresolved only when the question names nothing it can stand for: "What has Rita
+  // done with her family?" is about Rita, and is left as asked.
+  if (entities.some((e) => question.includes(e))) return question;
+  if (!chinese && entitiesOf(question).length > 0) return question;
+  const entity = entities[0];
   if (!entity) return question;
   if (chinese) {
     if (!ZH_PRONOUN.test(question)) return question;

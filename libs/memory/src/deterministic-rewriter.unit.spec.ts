@@ -36,6 +36,19 @@ describe('deterministic query rewriter', () => {
     expect((await rewriter.rewrite('What about its price?', [user('Tell me about Hotel Avenida')])).rewriter).toBe('deterministic');
   });
 
+  it('leaves a pronoun alone when the question names what it stands for', () => {
+    const recent = [user('[8 May, 2023] Ana: I went to the pottery class yesterday'), agent('[8 May, 2023] Rita: That is great, Ana!')];
+    expect(rewriteQuestion('What activities has Rita done with her family?', recent)).toBe('What activities has Rita done with her family?');
+    expect(rewriteQuestion('Did Ana enjoy it?', recent)).toBe('Did Ana enjoy it?');
+  });
+
+  it('never puts a date where a pronoun was', () => {
+    const recent = [user('On 20 October we flew out'), agent('Monday, October 20: flight TP1353 at 9:40 am')];
+    expect(rewriteQuestion('When does it land?', recent)).toBe('When does TP1353 land?');
+    expect(rewriteQuestion('它几点起飞？', [user('10月20日 星期一'), agent('好的')])).toBe('它几点起飞？');
+    expect(salientEntities(recent)).not.toContain('October');
+  });
+
   it('weighs newer and repeated mentions more', () => {
     expect(salientEntities([user('We went to Madrid'), user('Now we are in Lisbon'), agent('Lisbon is lovely')])[0]).toBe('Lisbon');
   });

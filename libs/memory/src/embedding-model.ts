@@ -8,11 +8,18 @@ export interface EmbeddingModelInfo {
   dimensions: number;
 }
 
+export interface EmbedOptions {
+  kind?: 'query' | 'passage';
+}
+
 export interface EmbeddingModel {
   /** Loads the model if needed (a first call may download it) and tells its id and dimension. */
   info(): Promise<EmbeddingModelInfo>;
-  /** One unit-length vector per text, in order. */
-  embed(texts: readonly string[]): Promise<Float32Array[]>;
+  /**
+   * One unit-length vector per text, in order. `kind` says whether the texts are questions or
+   * the passages searched (default); models trained with prefixes (e5: "query: ", "passage: ") add them.
+   */
+  embed(texts: readonly string[], options?: EmbedOptions): Promise<Float32Array[]>;
   close(): Promise<void>;
 }
 

@@ -15,3 +15,5 @@ export * from './recall';
 export * from './memory-item-writer';
 export * from './memory-indexer';
 export * from './machine-load';
+export * from './turn-context';
+export * from './reranker';

@@ -135,6 +135,14 @@ export class LowInformationFilter {
   private readonly phrases: readonly string[];
   private readonly minChars: number;
 
+  get phrasesLongestFirst(): readonly string[] {
+    return this.phrases;
+  }
+
+  isFillerWord(word: string): boolean {
+    return this.words.has(word);
+  }
+
   constructor(options: LowInformationOptions = {}) {
     this.words = new Set((options.fillerWords ?? DEFAULT_FILLER_WORDS).map((w) => w.toLowerCase()));
     this.phrases = [...(options.fillerPhrases ?? DEFAULT_FILLER_PHRASES)].sort((a, b) => b.length - a.length);
@@ -143,7 +151,7 @@ export class LowInformationFilter {
 
   /** True when the text is not worth indexing. */
   isLowInformation(text: string): boolean {
-    const normalized = text.normalize('NFKC').toLowerCase();
+    const normalized = spokenPart(text).normalize('NFKC').toLowerCase();
     let cjk = (normalized.match(CJK_RUN) ?? []).join('');
     for (const phrase of this.phrases) cjk = cjk.split(phrase).join('');
     const latin = normalized
@@ -157,6 +165,42 @@ export class LowInformationFilter {
   }
 }
 
+/** Latin words that carry little on their own (function words, and the small talk of a chat). */
+const SMALL_TALK = new Set(
+  `a an and are as at be but by can did do does for from had has have he her him his how i i'm if in into is it it's its just me my no not of on or our she so that that's the their them then there these they this to too us was we were what when where which who why will with would you you're your
+  also really totally definitely absolutely exactly indeed agreed same glad happy hear heard sounds sound love lovely amazing wonderful take care soon talk catch up keep going let know see`.split(
+    /\s+/,
+  ),
+);
+const SMALL_TALK_PHRASES = ['保重', '加油', '太好了', '真棒', '厉害', '当然', '一定', '同意', '确实', '我也是', '回头聊', '下次聊'];
+
+/**
+ * How much a text's words can tell a question, from 0.5 (small talk: "Take care!", "That sounds
+ * amazing!", "保重！") to 1 (four words or more of its own, six CJK characters). Recall weighs
+ * hits by it: acknowledgements crowd the top hits otherwise, being near every vague question.
+ */
+export function informationWeight(text: string, filter: LowInformationFilter = DEFAULT_FILTER): number {
+  const normalized = spokenPart(text).normalize('NFKC').toLowerCase();
+  let cjk = (normalized.match(CJK_RUN) ?? []).join('');
+  for (const phrase of [...SMALL_TALK_PHRASES, ...filter.phrasesLongestFirst]) cjk = cjk.split(phrase).join('');
+  const words = normalized
+    .replace(CJK_RUN, ' ')
+    .split(/[^\p{L}\p{N}']+/u)
+    .filter((w) => w.length > 0 && !SMALL_TALK.has(w) && !filter.isFillerWord(w));
+  const content = words.length + cjk.length / 1.5;
+  return content >= 4 ? 1 : 0.5 + content / 8;
+}
+
+/**
+ * A transcript line's spoken part: without a leading `[time]` stamp and `Speaker:` label, which say
+ * nothing about what was said ("[8 May, 2023] Ana: Thanks!" is a thank-you).
+ */
+export function spokenPart(text: string): string {
+  return text.replace(/^\s*\[[^\]\n]{1,60}\]\s*/u, '').replace(/^[\p{Lu}][\p{L}'. -]{0,30}:\s+/u, '');
+}
+
 export function containsCjk(text: string): boolean {
   return CJK.test(text);
 }
+
+const DEFAULT_FILTER = new LowInformationFilter();

@@ -6,6 +6,7 @@ import { MemoryItemExtractor, type MemoryItem, type MemorySourceEvent } from './
 import { LocalItemWriter, type MemoryIndexerPlacement, type MemoryItemWriter } from './memory-item-writer';
 import { hadSpareCore, machineCpuTimes, type CpuTimes } from './machine-load';
 import { effectivePolicy, type MemoryPolicyStore } from './memory-policy';
+import { TurnContext } from './turn-context';
 import type { MemoryScope, VectorIndex } from './vector-index';
 
 /** @deprecated The one Logger of @rewind/config. */
@@ -78,6 +79,7 @@ export class MemoryIndexer {
   private readonly name: string;
   private readonly logger: MemoryIndexerLogger;
   private readonly writer: MemoryItemWriter;
+  private readonly turnContext = new TurnContext();
   private cpuAtLastBatch: CpuTimes | undefined;
   private state: MemoryIndexerState = 'idle';
   private loop: SubscriptionLoop | undefined;
@@ -127,6 +129,7 @@ export class MemoryIndexer {
    * writing them back.
    */
   async shred(scope: MemoryScope): Promise<number> {
+    this.turnContext.forget(scope);
     if (this.batchesInFlight > 0) this.shredsDuringBatches.push({ scope, generation: ++this.shredGeneration });
     return this.options.index.shredScope(scope);
   }
@@ -148,11 +151,12 @@ export class MemoryIndexer {
         // What the session said before its shred is forgotten, in this batch and in the index; what it says later is new.
         const scope = { tenantId: event.metadata.tenantId, sessionId: event.metadata.sessionId };
         items = items.filter((item) => !inScope(item, scope));
+        this.turnContext.forget(scope);
         await this.options.index.shredScope(scope);
         this.skippedEvents++;
         continue;
       }
-      const found = this.extractor.itemsOf(event);
+      const found = this.turnContext.attach(event, this.extractor.itemsOf(event));
       if (found.length === 0 || (await policyOf(event.metadata.tenantId, event.metadata.sessionId)) === 'none') {
         this.skippedEvents++;
         continue;

@@ -1,5 +1,6 @@
 import type { EmbeddingModel, EmbeddingModelInfo } from './embedding-model';
 import type { MemoryItem } from './memory-item';
+import { indexedText } from './turn-context';
 import type { VectorIndex } from './vector-index';
 
 /**
@@ -40,7 +41,7 @@ export class LocalItemWriter implements MemoryItemWriter {
   async write(items: readonly MemoryItem[]): Promise<void> {
     if (items.length === 0) return;
     await this.open();
-    const vectors = await this.parts.model.embed(items.map((i) => i.text));
+    const vectors = await this.parts.model.embed(items.map(indexedText));
     await this.parts.index.upsert(items.map((item, i) => ({ item, vector: vectors[i]! })));
   }
 

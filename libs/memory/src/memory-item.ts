@@ -26,6 +26,11 @@ export interface MemoryItem {
   text: string;
   /** For memory writes: the key written (a later write or erase of the key supersedes it). */
   memoryKey?: string;
+  /**
+   * The previous turn on the item's path (its end), searched together with `text` but never
+   * returned as the hit's text (see TurnContext). Not stored: the index keeps what it derived from it.
+   */
+  context?: string;
 }
 
 /** The parts of a stored event that memory reads (a StoredEvent or a message from `rewind.events`). */
@@ -34,6 +39,8 @@ export interface MemorySourceEvent {
   type: string;
   data: unknown;
   streamVersion: number;
+  /** The event's parent in the session's timeline (absent or null: none, or not known). */
+  parentVersion?: number | null;
   globalPosition: number;
   metadata: { tenantId: string; sessionId: string; occurredAt: string };
 }

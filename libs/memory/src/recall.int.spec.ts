@@ -1,7 +1,11 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DomainError } from '@rewind/domain';
+import { DeterministicRewriter } from './deterministic-rewriter';
+import { EngineSessionPaths } from './engine-session-paths';
 import { setMemoryPolicy } from './memory-indexer';
 import { OnnxEmbeddingModel } from './onnx';
+import { MemoryRecall } from './recall';
+import type { Reranker } from './reranker';
 import { SqliteVectorIndex } from './sqlite-vec';
 import { memoryFixture } from './testing';
 
@@ -105,5 +109,20 @@ describe('memory indexer and branch-aware recall (local model, sqlite-vec)', () 
     await f.indexer.catchUp();
     expect(await index.count({ tenantId: 't1', sessionId: 'trip' })).toBe(0);
     expect((await f.recall.recall({ tenantId: 't1', sessionId: 'trip', query: 'passport number' })).hits).toEqual([]);
+  });
+
+  it('a re-ranker reorders the best hits, never brings back one off the path, and its failure keeps the fused order', async () => {
+    await f.say('trip', 'user', 'We booked Hotel Avenida in Lisbon');
+    await f.say('trip', 'agent', 'The train to Porto leaves at 9 from Santa Apolónia');
+    await f.say('trip', 'user', 'Dinner is at Cervejaria Ramiro on Friday');
+    await f.sessions.execute(f.caller(), 'trip', { type: 'MoveHead', kind: 'undo', steps: 1 });
+    await f.indexer.catchUp();
+    const deps = { index, model, paths: new EngineSessionPaths(f.sessions), rewriter: new DeterministicRewriter(), policies: f.policies };
+    const ask = (reranker: Reranker) =>
+      new MemoryRecall({ ...deps, reranker }).recall({ tenantId: 't1', sessionId: 'trip', query: 'Where do we sleep in Lisbon?', k: 3 });
+    const fused = (await ask({ rerank: async () => null })).hits.map((h) => h.text);
+    expect(fused[0]).toBe('We booked Hotel Avenida in Lisbon');
+    const trains = await ask({ rerank: async (_q, passages) => passages.map((p) => (p.includes('train') ? 1 : 0)) });
+    expect(trains.hits.map((h) => h.text)).toEqual(['The train to Porto leaves at 9 from Santa Apolónia', 'We booked Hotel Avenida in Lisbon']);
   });
 });

@@ -1,8 +1,10 @@
 import type { EmbeddingModel } from './embedding-model';
 import type { MemoryItem } from './memory-item';
+import { informationWeight } from './low-information';
 import { renderMemoryWrite } from './memory-item';
 import { effectivePolicy, type MemoryPolicyStore } from './memory-policy';
 import type { QueryRewriter, RewriteResult } from './query-rewriter';
+import type { Reranker } from './reranker';
 import type { SessionPath, SessionPaths } from './session-paths';
 import type { MemoryScope, ScoredItem, VectorIndex } from './vector-index';
 
@@ -39,9 +41,21 @@ export interface RecallResult {
   hits: RecallHit[];
 }
 
+/**
+ * How the vector and keyword lists become one. `convex` (default): each list's scores are scaled
+ * to 0–1 (cosines min-max over the list, BM25 by the best) and summed with weights `denseWeight` and 1 − denseWeight, so an
+ * item far ahead in one list stays ahead even when the other list misses it. `rrf`: reciprocal
+ * rank fusion, 1 / (k + rank) summed over the lists — ranks only, so a keyword hit with a
+ * decisive score weighs no more than a middling one.
+ */
+export type FusionOptions = { method: 'convex'; denseWeight: number } | { method: 'rrf'; k: number };
+
+/** Tuned on LoCoMo conversations 1–5 (`npm run bench:locomo -- --sweep`), checked on 6–10. */
+export const DEFAULT_FUSION: FusionOptions = { method: 'convex', denseWeight: 0.4 };
+
 export interface MemoryRecallOptions {
-  /** Reciprocal-rank-fusion constant (default 60, the usual choice). */
-  rrfK?: number;
+  /** How the two lists are fused (default DEFAULT_FUSION). */
+  fusion?: FusionOptions;
   /** Extra weight for recent items, 0 (default) to 1; halves every `recencyHalfLifeHours`. */
   recencyWeight?: number;
   recencyHalfLifeHours?: number;
@@ -51,6 +65,10 @@ export interface MemoryRecallOptions {
    * before) weigh a little less, enough to reorder near ties, never to hide a user's fact.
    */
   roleWeights?: Partial<Record<MemoryItem['role'], number>>;
+  /** Weigh each hit by how much its words can say (informationWeight: small talk 0.5–1; default false, not yet measured to help). */
+  weighSmallTalk?: boolean;
+  /** Fused hits the re-ranker reads (default 20, at least k). */
+  rerankTop?: number;
   /** Use keyword search beside vectors (default true); false gives plain vector search. */
   hybrid?: boolean;
   /** Drop items off the session's timeline path (default true); false is what a store without the timeline does. */
@@ -64,6 +82,8 @@ export interface MemoryRecallDeps {
   paths: SessionPaths;
   rewriter: QueryRewriter;
   policies: MemoryPolicyStore;
+  /** Re-orders the best fused hits (optional; without one the fused order stands). */
+  reranker?: Reranker;
 }
 
 /** How many candidates each search fetches at first, and at most (it grows when the path filter drops many). */
@@ -94,7 +114,7 @@ export class MemoryRecall {
     if (!tenantWide && (await effectivePolicy(this.deps.policies, request.tenantId, request.sessionId)) === 'none') return result([]);
 
     const scope: MemoryScope = tenantWide ? { tenantId: request.tenantId } : { tenantId: request.tenantId, sessionId: request.sessionId };
-    const [vector] = await this.deps.model.embed([rewrite.query]);
+    const [vector] = await this.deps.model.embed([rewrite.query], { kind: 'query' });
     const paths = new Map<string, Promise<SessionPath | null>>([[request.sessionId, Promise.resolve(own)]]);
     const pathOf = (sessionId: string) => {
       let path = paths.get(sessionId);
@@ -125,29 +145,54 @@ export class MemoryRecall {
       ]);
       const fused = this.fuse(await onPath(byVector), await onPath(byText));
       const exhausted = byVector.length < fetch && byText.length < fetch;
-      if (fused.length >= k || exhausted || fetch >= MAX_FETCH) return result(fused.slice(0, k).map(toHit));
+      if (fused.length >= k || exhausted || fetch >= MAX_FETCH) return result((await this.rerank(rewrite.query, fused, k)).slice(0, k).map(toHit));
     }
   }
 
+  /** The re-ranker's order of the top candidates (the fused order breaks its ties), the rest after them. */
+  private async rerank(query: string, fused: ScoredItem[], k: number): Promise<ScoredItem[]> {
+    if (!this.deps.reranker || fused.length < 2) return fused;
+    const top = fused.slice(0, Math.max(k, this.options.rerankTop ?? 20));
+    const scores = await this.deps.reranker.rerank(
+      query,
+      top.map((hit) => hit.item.text),
+    );
+    if (!scores) return fused;
+    const reordered = top.map((hit, i) => ({ hit, i, score: scores[i]! })).sort((a, b) => b.score - a.score || a.i - b.i);
+    return [...reordered.map(({ hit, score }) => ({ item: hit.item, score })), ...fused.slice(top.length)];
+  }
+
   private fuse(byVector: ScoredItem[], byText: ScoredItem[]): ScoredItem[] {
-    const rrfK = this.options.rrfK ?? 60;
+    const fusion = this.options.fusion ?? DEFAULT_FUSION;
     const fused = new Map<string, ScoredItem>();
-    for (const list of [byVector, byText]) {
-      list.forEach((hit, rank) => {
-        const entry = fused.get(hit.item.id) ?? { item: hit.item, score: 0 };
-        entry.score += 1 / (rrfK + rank + 1);
-        fused.set(hit.item.id, entry);
-      });
+    const add = (hit: ScoredItem, score: number) => {
+      const entry = fused.get(hit.item.id) ?? { item: hit.item, score: 0 };
+      entry.score += score;
+      fused.set(hit.item.id, entry);
+    };
+    if (fusion.method === 'rrf') {
+      for (const list of [byVector, byText]) list.forEach((hit, rank) => add(hit, 1 / (fusion.k + rank + 1)));
+    } else {
+      // Cosines are scaled over the list (every item has one; those not fetched are below its last).
+      // BM25 is 0 for an item that matches nothing, so it is scaled by its best alone: the weakest
+      // match listed is not put level with no match at all, and a near tie stays a near tie.
+      const dense = minMax(byVector.map((h) => h.score));
+      const best = Math.max(0, ...byText.map((h) => h.score));
+      byVector.forEach((hit, rank) => add(hit, fusion.denseWeight * dense[rank]!));
+      byText.forEach((hit) => add(hit, (1 - fusion.denseWeight) * (best > 0 ? Math.max(0, hit.score) / best : 1)));
     }
+    // What a fresh item gains at most: half the best fused score possible.
+    const bestPossible = fusion.method === 'rrf' ? 2 / (fusion.k + 1) : 1;
     const roleWeights = { user: 0.95, ...this.options.roleWeights };
-    for (const entry of fused.values()) entry.score *= roleWeights[entry.item.role] ?? 1;
+    const smallTalk = this.options.weighSmallTalk ?? false;
+    for (const entry of fused.values()) entry.score *= (roleWeights[entry.item.role] ?? 1) * (smallTalk ? informationWeight(entry.item.text) : 1);
     const weight = this.options.recencyWeight ?? 0;
     if (weight > 0) {
       const now = (this.options.now?.() ?? new Date()).getTime();
       const halfLife = (this.options.recencyHalfLifeHours ?? 24 * 7) * 3_600_000;
       for (const entry of fused.values()) {
         const age = Math.max(0, now - Date.parse(entry.item.occurredAt));
-        entry.score += (weight * 0.5 ** (age / halfLife)) / (rrfK + 1);
+        entry.score += (weight * 0.5 ** (age / halfLife) * bestPossible) / 2;
       }
     }
     return [...fused.values()].sort((a, b) => b.score - a.score || b.item.globalPosition - a.item.globalPosition);
@@ -164,6 +209,13 @@ export function isOnPath(item: MemoryItem, path: SessionPath): boolean {
   if (item.memoryKey === undefined) return true;
   if (!(item.memoryKey in path.memory)) return false;
   return renderMemoryWrite(item.memoryKey, path.memory[item.memoryKey]!).includes(item.text);
+}
+
+/** Scores scaled to 0–1 within their list (all 1 when they are equal, e.g. a single hit). */
+function minMax(scores: number[]): number[] {
+  const max = Math.max(...scores);
+  const min = Math.min(...scores);
+  return scores.map((s) => (max > min ? (s - min) / (max - min) : 1));
 }
 
 function toHit({ item, score }: ScoredItem): RecallHit {

@@ -28,6 +28,7 @@ import { describeMachine, waitForQuiet, backgroundBusy } from './machine';
 import { renderConsole, renderMarkdown, type JobRun, type SuiteReport } from './report';
 import { loadAnalysis } from './analysis';
 import { loadLangGraphResults } from './langgraph-report';
+import { loadLocomoSection } from './locomo-report';
 import type { JobResult, Row, WorkloadId } from './results';
 import { sizesFor } from './sizes';
 
@@ -80,7 +81,12 @@ function runChild(script: string, args: string[], env: NodeJS.ProcessEnv, timeou
 
 /** Re-renders BENCHMARKS.md (or the mode's .bench/ file) from a saved JSON of raw figures. */
 function render(file: string, out: string): void {
-  const report = { ...(JSON.parse(readFileSync(file, 'utf8')) as SuiteReport), langgraph: loadLangGraphResults(), analysis: loadAnalysis() };
+  const report = {
+    ...(JSON.parse(readFileSync(file, 'utf8')) as SuiteReport),
+    langgraph: loadLangGraphResults(),
+    analysis: loadAnalysis(),
+    locomo: loadLocomoSection(),
+  };
   const mdFile = report.mode === 'full' ? resolve('BENCHMARKS.md') : join(out, `BENCHMARKS.${report.mode}.md`);
   writeFileSync(mdFile, renderMarkdown(report) + '\n');
   console.log(renderConsole(report));
@@ -146,6 +152,7 @@ async function main(): Promise<void> {
     rows,
     langgraph: loadLangGraphResults(),
     analysis: loadAnalysis(),
+    locomo: loadLocomoSection(),
   };
   const suffix = mode === 'full' ? '' : `.${mode}`;
   mkdirSync(args.out, { recursive: true });

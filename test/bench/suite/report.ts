@@ -29,6 +29,8 @@ export interface SuiteReport {
   langgraph?: LangGraphResults | null;
   /** The missed targets explained (test/bench/analysis.md), when written. */
   analysis?: string | null;
+  /** `npm run bench:locomo`'s section (test/bench/locomo-results.md), when written. */
+  locomo?: string | null;
 }
 
 export interface TargetCheck {
@@ -459,6 +461,7 @@ export function renderMarkdown(report: SuiteReport): string {
     '',
   );
   if (report.langgraph) lines.push(langgraphSection(report.langgraph, table), '');
+  if (report.locomo) lines.push(report.locomo, '');
   if (report.analysis) lines.push(report.analysis, '');
   return lines.join('\n');
 }

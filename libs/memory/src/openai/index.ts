@@ -1,2 +1,3 @@
 export * from './openai-embedding-model';
 export * from './openai-rewriter';
+export * from './openai-reranker';

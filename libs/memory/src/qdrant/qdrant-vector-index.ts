@@ -3,6 +3,7 @@ import type { QdrantClient } from '@qdrant/js-client-rest' with { 'resolution-mo
 import type { EmbeddingModelInfo } from '../embedding-model';
 import type { MemoryItem } from '../memory-item';
 import { searchTokens } from '../search-tokens';
+import { indexedText, withoutContext } from '../turn-context';
 import type { IndexedItem, MemoryScope, ScoredItem, VectorIndex } from '../vector-index';
 
 export interface QdrantVectorIndexOptions {
@@ -89,7 +90,7 @@ export class QdrantVectorIndex implements VectorIndex {
       points: items.map(({ item, vector }) => ({
         id: pointId(item.id),
         vector: Array.from(vector),
-        payload: { ...item, tokens: searchTokens(item.text).join(' ') } as unknown as Record<string, unknown>,
+        payload: { ...withoutContext(item), tokens: searchTokens(indexedText(item)).join(' ') } as unknown as Record<string, unknown>,
       })),
     });
   }

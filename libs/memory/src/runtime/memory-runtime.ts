@@ -7,7 +7,7 @@ import { MemoryIndexer, setMemoryPolicy } from '../memory-indexer';
 import type { MemoryIndexerPlacement } from '../memory-item-writer';
 import type { MemoryPolicy, MemoryPolicyStore } from '../memory-policy';
 import { DEFAULT_LOCAL_MODEL, ensureModelFiles, localModelSpec } from '../onnx';
-import { OpenAiRewriter } from '../openai';
+import { OpenAiReranker, OpenAiRewriter } from '../openai';
 import type { QueryRewriter } from '../query-rewriter';
 import { MemoryRecall } from '../recall';
 import type { SessionPaths } from '../session-paths';
@@ -94,8 +94,18 @@ export class MemoryRuntime {
       ...(this.checkpoints ? { checkpoints: this.checkpoints } : {}),
       ...(logger ? { logger } : {}),
     });
+    const reranker =
+      config.rerankUrl && config.rerankModel
+        ? new OpenAiReranker({
+            url: config.rerankUrl,
+            model: config.rerankModel,
+            timeoutMs: config.llmTimeoutMs,
+            ...(config.rerankApiKey ? { apiKey: config.rerankApiKey } : {}),
+            ...(logger ? { logger } : {}),
+          })
+        : undefined;
     this.recall = new MemoryRecall(
-      { index: this.index, model: this.model, paths: options.paths, rewriter: this.rewriter, policies: this.policies },
+      { index: this.index, model: this.model, paths: options.paths, rewriter: this.rewriter, policies: this.policies, ...(reranker ? { reranker } : {}) },
       { recencyWeight: config.recencyWeight },
     );
   }

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type Tinypool from 'tinypool' with { 'resolution-mode': 'import' };
-import type { EmbeddingModel, EmbeddingModelInfo } from '../embedding-model';
+import type { EmbeddingModel, EmbeddingModelInfo, EmbedOptions } from '../embedding-model';
 import type { MemoryItem } from '../memory-item';
 import type { MemoryIndexerPlacement, MemoryItemWriter } from '../memory-item-writer';
 import type { MemoryConfig } from './memory-config';
@@ -114,8 +114,8 @@ export class ThreadEmbeddingModel implements EmbeddingModel {
     return this.opened;
   }
 
-  embed(texts: readonly string[]): Promise<Float32Array[]> {
-    return this.thread.run('embed', [...texts]);
+  embed(texts: readonly string[], options: EmbedOptions = {}): Promise<Float32Array[]> {
+    return this.thread.run('embed', { texts: [...texts], options });
   }
 
   close(): Promise<void> {

@@ -6,7 +6,7 @@
  */
 import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
-import type { EmbeddingModel, EmbeddingModelInfo } from '../embedding-model';
+import type { EmbeddingModel, EmbeddingModelInfo, EmbedOptions } from '../embedding-model';
 import type { MemoryItem } from '../memory-item';
 import { LocalItemWriter } from '../memory-item-writer';
 import type { VectorIndex } from '../vector-index';
@@ -67,8 +67,8 @@ export async function write(items: readonly MemoryItem[]): Promise<number> {
   return items.length;
 }
 
-export async function embed(texts: readonly string[]): Promise<Float32Array[]> {
-  return (await ready()).model.embed(texts);
+export async function embed({ texts, options }: { texts: readonly string[]; options: EmbedOptions }): Promise<Float32Array[]> {
+  return (await ready()).model.embed(texts, options);
 }
 
 /** tinypool's teardown: closes the model and the index connection before the thread ends. */

@@ -6,6 +6,7 @@ import * as sqliteVec from 'sqlite-vec';
 import type { EmbeddingModelInfo } from '../embedding-model';
 import type { MemoryItem, MemoryRole } from '../memory-item';
 import { searchTokens } from '../search-tokens';
+import { indexedText, withoutContext } from '../turn-context';
 import type { IndexedItem, MemoryScope, ScoredItem, VectorIndex } from '../vector-index';
 import { BinaryCodeCache } from './binary-code-cache';
 
@@ -262,9 +263,9 @@ export class SqliteVectorIndex implements VectorIndex {
         const existing = s.findRowid.get(item.id);
         if (existing) this.removeRow(existing.rowid);
         const blob = blobOf(vector);
-        const { lastInsertRowid } = s.insertItem.run({ ...item, memoryKey: item.memoryKey ?? null, vector: blob });
+        const { lastInsertRowid } = s.insertItem.run({ ...withoutContext(item), memoryKey: item.memoryKey ?? null, vector: blob });
         const scopeWords = `${scopeToken('t', item.tenantId)} ${scopeToken('s', item.tenantId, item.sessionId)}`;
-        s.insertFts.run(lastInsertRowid, searchTokens(item.text).join(' '), scopeWords);
+        s.insertFts.run(lastInsertRowid, searchTokens(indexedText(item)).join(' '), scopeWords);
         s.insertCode.run(item.tenantId, lastInsertRowid, item.sessionId, blob);
       }
     })();

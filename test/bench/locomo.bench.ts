@@ -1,0 +1,363 @@
+/**
+ * LoCoMo retrieval benchmark (Maharana et al., ACL 2024): evidence recall@5/10/25/50 of Rewind's
+ * long-term memory on the ten LoCoMo conversations, beside BM25 alone and dense alone over the
+ * same index, in the same run, and the paper's published DRAGON figures.
+ *
+ * The data (CC BY-NC 4.0) is never committed: pass the path of `data/locomo10.json` from
+ * github.com/snap-research/LoCoMo.
+ *
+ * Usage: npm run bench:locomo -- --data <path to locomo10.json> [--sweep] [--conversations 1-10]
+ *
+ * Driven through the library (`@rewind/embedded`, the same code as `POST /v1/sessions/:id/recall`):
+ * each conversation is one session in one data directory, each turn a message
+ * `[<session date>] <speaker>: <text>` (first speaker as `user`, second as `agent`), indexed by
+ * the product's indexer into its SQLite index (FTS5 + vectors), and every question is asked with
+ * scope `session`, once per k (5, 10, 25, 50), with rewriting off and on. BM25 alone is the
+ * index's FTS5 search; dense alone is its vector search with the same model. `--sweep` also
+ * ranks fusion settings on conversations 1–5 and shows them on 6–10.
+ * The embedding model is the product's default unless REWIND_EMBEDDING_MODEL says otherwise.
+ * `--vector-cache <file>` keeps the vectors of texts already embedded by that model between runs
+ * (a faster loop when tuning; the indexing rate it reports is then meaningless).
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { Rewind } from '@rewind/embedded';
+import { LOCOMO_RESULTS_FILE } from './suite/locomo-report';
+import {
+  EngineSessionPaths,
+  MemoryIndexer,
+  MemoryRecall,
+  type EmbeddingModel,
+  type MemoryRecallOptions,
+  type SessionPath,
+  type SessionPaths,
+} from '@rewind/memory';
+
+interface LocomoTurn {
+  speaker: string;
+  dia_id: string;
+  text: string;
+}
+interface LocomoQuestion {
+  question: string;
+  evidence: string[];
+  category: number;
+}
+interface LocomoConversation {
+  sample_id: string;
+  conversation: Record<string, unknown> & { speaker_a: string; speaker_b: string };
+  qa: LocomoQuestion[];
+}
+
+interface Question {
+  conversation: number;
+  sessionId: string;
+  text: string;
+  category: number;
+  evidence: Set<string>;
+}
+
+const argv = process.argv.slice(2);
+const flag = (name: string) => {
+  const i = argv.indexOf(`--${name}`);
+  return i >= 0 ? argv[i + 1] : undefined;
+};
+const log = (line: string) => process.stdout.write(`${line}\n`);
+
+const KS = [5, 10, 25, 50] as const;
+const CATEGORIES: Record<number, string> = { 4: 'single-hop', 1: 'multi-hop', 2: 'temporal', 3: 'open-domain', 5: 'adversarial' };
+/** Table 3 of the paper: DRAGON over dialogs, R@5 / 10 / 25 / 50 (the issue's figures). */
+const DRAGON: Record<string, readonly number[]> = {
+  all: [56.7, 66.2, 76.7, 82.7],
+  'single-hop': [68.0, 77.7, 87.1],
+  'multi-hop': [35.4, 46.6, 62.5],
+  temporal: [70.4, 77.3, 83.5],
+  'open-domain': [33.1, 40.8, 52.6],
+};
+
+/** `D1:3` (and the data's one `D30:05`) as one canonical id. */
+function diaId(raw: string): string | null {
+  const m = /^D(\d+):0*(\d+)$/.exec(raw.trim());
+  return m ? `D${m[1]}:${m[2]}` : null;
+}
+
+function conversationRange(spec: string | undefined, total: number): number[] {
+  if (!spec) return Array.from({ length: total }, (_, i) => i + 1);
+  const [from, to] = spec.split('-').map(Number);
+  return Array.from({ length: (to ?? from!) - from! + 1 }, (_, i) => from! + i);
+}
+
+/** Caches question vectors: each question is embedded once, however many times it is asked (same text, same vector). */
+function cachingModel(model: EmbeddingModel): EmbeddingModel {
+  const cache = new Map<string, Float32Array>();
+  return {
+    info: () => model.info(),
+    close: async () => {},
+    async embed(texts, options) {
+      const missing = [...new Set(texts.filter((t) => !cache.has(t)))];
+      if (missing.length > 0) (await model.embed(missing, options)).forEach((v, i) => cache.set(missing[i]!, v));
+      return texts.map((t) => cache.get(t)!);
+    },
+  };
+}
+
+/** Vectors kept by text (and kind) in a file between runs: `--vector-cache`. */
+function persistentCache(model: EmbeddingModel, file: string, modelId: string): EmbeddingModel & { save(): void } {
+  const stored = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Record<string, string>) : {};
+  const keyOf = (text: string, kind: string) => createHash('sha1').update(`${modelId}\u0000${kind}\u0000${text}`).digest('base64');
+  return {
+    info: () => model.info(),
+    close: async () => {},
+    save: () => writeFileSync(file, JSON.stringify(stored)),
+    async embed(texts, options) {
+      const kind = options?.kind ?? 'passage';
+      const missing = [...new Set(texts.filter((t) => !(keyOf(t, kind) in stored)))];
+      if (missing.length > 0) {
+        (await model.embed(missing, options)).forEach(
+          (v, i) => (stored[keyOf(missing[i]!, kind)] = Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('base64')),
+        );
+      }
+      return texts.map((t) => {
+        const bytes = Buffer.from(stored[keyOf(t, kind)]!, 'base64');
+        return new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4).slice();
+      });
+    },
+  };
+}
+
+/** Nothing changes while the questions are asked: each session's path is read once. */
+function cachingPaths(paths: SessionPaths): SessionPaths {
+  const cache = new Map<string, Promise<SessionPath>>();
+  return {
+    pathOf(tenantId, sessionId, at) {
+      const key = `${tenantId}\u0000${sessionId}\u0000${at ?? ''}`;
+      let path = cache.get(key);
+      if (!path) cache.set(key, (path = paths.pathOf(tenantId, sessionId, at)));
+      return path;
+    },
+  };
+}
+
+type Ranker = (q: Question, k: number) => Promise<string[]>;
+
+interface Scores {
+  /** Per question, per k: the share of its evidence in the top k, and whether all of it is. */
+  recall: number[][];
+  all: boolean[][];
+}
+
+async function score(questions: Question[], rank: Ranker, perK: boolean): Promise<Scores> {
+  const recall: number[][] = [];
+  const all: boolean[][] = [];
+  for (const q of questions) {
+    const r: number[] = [];
+    const a: boolean[] = [];
+    const widest = perK ? [] : await rank(q, KS[KS.length - 1]!);
+    for (const k of KS) {
+      const top = perK ? await rank(q, k) : widest.slice(0, k);
+      const found = [...q.evidence].filter((e) => top.includes(e)).length;
+      r.push(found / q.evidence.size);
+      a.push(found === q.evidence.size);
+    }
+    recall.push(r);
+    all.push(a);
+  }
+  return { recall, all };
+}
+
+const pct = (x: number) => (100 * x).toFixed(1);
+
+function summary(questions: Question[], scores: Scores, select: (q: Question) => boolean): { recall: number[]; all: number[]; n: number } {
+  const idx = questions.map((q, i) => (select(q) ? i : -1)).filter((i) => i >= 0);
+  const mean = (f: (i: number) => number) => idx.reduce((s, i) => s + f(i), 0) / Math.max(1, idx.length);
+  return {
+    n: idx.length,
+    recall: KS.map((_, j) => mean((i) => scores.recall[i]![j]!)),
+    all: KS.map((_, j) => mean((i) => (scores.all[i]![j]! ? 1 : 0))),
+  };
+}
+
+function table(questions: Question[], systems: [string, Scores][], paper: boolean): string {
+  const groups: [string, (q: Question) => boolean][] = [
+    ['all questions', () => true],
+    ...[4, 1, 2, 3, 5].map((c): [string, (q: Question) => boolean] => [CATEGORIES[c]!, (q) => q.category === c]),
+  ];
+  const header = `| R@5 / R@10 / R@25 / R@50 | ${systems.map(([name]) => name).join(' | ')}${paper ? ' | paper, DRAGON' : ''} |`;
+  const lines = [header, `| --- |${' --- |'.repeat(systems.length + (paper ? 1 : 0))}`];
+  for (const [label, select] of groups) {
+    const cells = systems.map(([, s]) => summary(questions, s, select));
+    const n = cells[0]!.n;
+    const key = label === 'all questions' ? 'all' : label;
+    const dragon = DRAGON[key];
+    lines.push(
+      `| ${label} (${n}) | ${cells.map((c) => c.recall.map(pct).join(' / ')).join(' | ')}${paper ? ` | ${dragon ? dragon.map((x) => x.toFixed(1)).join(' / ') : '—'}` : ''} |`,
+    );
+  }
+  lines.push(
+    `| all evidence found (share of questions) | ${systems
+      .map(([, s]) =>
+        summary(questions, s, () => true)
+          .all.map(pct)
+          .join(' / '),
+      )
+      .join(' | ')}${paper ? ' | —' : ''} |`,
+  );
+  return lines.join('\n');
+}
+
+async function main(): Promise<void> {
+  const dataPath = flag('data');
+  if (!dataPath) {
+    process.stderr.write('Usage: npm run bench:locomo -- --data <path to locomo10.json> [--sweep] [--conversations 1-10]\n');
+    process.stderr.write('The data: data/locomo10.json in https://github.com/snap-research/LoCoMo (CC BY-NC 4.0).\n');
+    process.exit(2);
+  }
+  const data = JSON.parse(readFileSync(dataPath, 'utf8')) as LocomoConversation[];
+  const chosen = conversationRange(flag('conversations'), data.length);
+  const dir = mkdtempSync(join(tmpdir(), 'rewind-locomo-'));
+  const rewind = Rewind.open({ dataDir: dir });
+  try {
+    const runtime = rewind.memory();
+    const info = await runtime.open();
+    const dia = new Map<string, string>();
+    const questions: Question[] = [];
+    let turns = 0;
+    const recordStart = performance.now();
+    for (const n of chosen) {
+      const conv = data[n - 1]!;
+      const sessionId = `locomo-${conv.sample_id}`;
+      const session = await rewind.startSession(sessionId);
+      const c = conv.conversation;
+      const sessions = Object.keys(c)
+        .map((k) => /^session_(\d+)$/.exec(k))
+        .filter((m): m is RegExpExecArray => m !== null && Array.isArray(c[m[0]]))
+        .map((m) => Number(m[1]))
+        .sort((a, b) => a - b);
+      const known = new Set<string>();
+      for (const s of sessions) {
+        const date = String(c[`session_${s}_date_time`] ?? '');
+        for (const turn of c[`session_${s}`] as LocomoTurn[]) {
+          const role = turn.speaker === c.speaker_a ? 'user' : 'agent';
+          const version = await session.say(role, `[${date}] ${turn.speaker}: ${turn.text}`);
+          const id = diaId(turn.dia_id)!;
+          dia.set(`${sessionId}\u0000${version}`, id);
+          known.add(id);
+          turns++;
+        }
+      }
+      log(`  conversation ${n} recorded (${turns} turns so far, ${((performance.now() - recordStart) / 1000).toFixed(1)} s)`);
+      for (const qa of conv.qa) {
+        const evidence = new Set(qa.evidence.flatMap((e) => e.split(/[;,\s]+/)).flatMap((e) => (diaId(e) && known.has(diaId(e)!) ? [diaId(e)!] : [])));
+        if (evidence.size === 0) continue;
+        questions.push({ conversation: n, sessionId, text: qa.question, category: qa.category, evidence });
+      }
+    }
+    log(`Recorded ${turns} turns of ${chosen.length} conversations in ${((performance.now() - recordStart) / 1000).toFixed(1)} s.`);
+    const cacheFile = flag('vector-cache');
+    const vectors = cacheFile ? persistentCache(runtime.model, cacheFile, info.id) : runtime.model;
+    // The product's indexer over the runtime's index, its store and checkpoints (with the cache when asked).
+    const indexer = cacheFile
+      ? new MemoryIndexer({ index: runtime.index, model: vectors, policies: runtime.policies, store: rewind.store, checkpoints: runtime.checkpoints! })
+      : runtime.indexer;
+    const indexStart = performance.now();
+    await indexer.open();
+    await indexer.catchUp();
+    if (cacheFile) (vectors as ReturnType<typeof persistentCache>).save();
+    const indexSeconds = (performance.now() - indexStart) / 1000;
+    const loadWhileIndexing = loadavg()[0]!;
+    const items = await runtime.index.count();
+    const indexing = cacheFile
+      ? `${items} items (vectors from --vector-cache: indexing rate not measured)`
+      : `${items} items in ${indexSeconds.toFixed(1)} s: ${Math.round(items / indexSeconds)} items/s on one thread (load average ${loadWhileIndexing.toFixed(1)} on ${cpus().length} cores)`;
+    log(`Indexed ${indexing} with ${info.id} (${info.dimensions} dims).`);
+
+    const tenantId = rewind.tenantId;
+    const model = cachingModel(vectors);
+    const paths = cachingPaths(new EngineSessionPaths(rewind.sessions));
+    const deps = { index: runtime.index, model, paths, rewriter: runtime.rewriter, policies: runtime.policies };
+    const turnsOf = (hits: { sessionId: string; version: number }[]) => hits.map((h) => dia.get(`${h.sessionId}\u0000${h.version}`) ?? '?');
+    const rewindRanker =
+      (recall: MemoryRecall, rewrite: boolean): Ranker =>
+      async (q, k) =>
+        turnsOf((await recall.recall({ tenantId, sessionId: q.sessionId, query: q.text, k, scope: 'session', rewrite })).hits);
+    const product = new MemoryRecall(deps, { recencyWeight: 0 });
+    const scope = (q: Question) => ({ tenantId, sessionId: q.sessionId });
+    const bm25: Ranker = async (q, k) => turnsOf((await runtime.index.searchText(q.text, scope(q), k)).map((h) => h.item));
+    const dense: Ranker = async (q, k) => {
+      const [vector] = await model.embed([q.text], { kind: 'query' });
+      return turnsOf((await runtime.index.searchVector(vector!, scope(q), k)).map((h) => h.item));
+    };
+
+    const askStart = performance.now();
+    // Asked from outside the conversation, a question needs no rewriting; when none is rewritten, "on" is "off".
+    let rewritten = 0;
+    for (const q of questions) {
+      const path = await paths.pathOf(tenantId, q.sessionId);
+      if ((await runtime.rewriter.rewrite(q.text, path.recentMessages)).query !== q.text) rewritten++;
+    }
+    log(`Rewriting on: ${rewritten} of ${questions.length} questions rewritten.`);
+    const off = await score(questions, rewindRanker(product, false), true);
+    const systems: [string, Scores][] = [
+      ['Rewind, rewrite off', off],
+      ['Rewind, rewrite on', rewritten === 0 ? off : await score(questions, rewindRanker(product, true), true)],
+      ['BM25 alone (FTS5)', await score(questions, bm25, false)],
+      [`dense alone (${info.id})`, await score(questions, dense, false)],
+    ];
+    if (cacheFile) (vectors as ReturnType<typeof persistentCache>).save();
+    log(`Asked ${questions.length} questions (${((performance.now() - askStart) / 1000).toFixed(1)} s).\n`);
+    const main = table(questions, systems, true);
+    log(main);
+    const sweepLines: string[] = [];
+
+    if (argv.includes('--sweep')) {
+      const tuning = questions.filter((q) => q.conversation <= 5);
+      const held = questions.filter((q) => q.conversation > 5);
+      const variants: [string, MemoryRecallOptions][] = [
+        ['rrf 60 (before)', { fusion: { method: 'rrf', k: 60 } }],
+        ...[0.3, 0.4, 0.5, 0.6].map((a): [string, MemoryRecallOptions] => [`convex, dense ${a}`, { fusion: { method: 'convex', denseWeight: a } }]),
+        ['convex, dense 0.4, small talk weighed', { fusion: { method: 'convex', denseWeight: 0.4 }, weighSmallTalk: true }],
+      ];
+      sweepLines.push('| fusion (rewrite off) | conversations 1–5 (tuning): R@5 / R@10 / R@25 / R@50 | 6–10 (held out) |', '| --- | --- | --- |');
+      log('');
+      log(sweepLines.join('\n'));
+      for (const [name, options] of variants) {
+        const recall = new MemoryRecall(deps, { recencyWeight: 0, ...options });
+        const ranker = rewindRanker(recall, false);
+        const a = summary(tuning, await score(tuning, ranker, false), () => true);
+        const b = summary(held, await score(held, ranker, false), () => true);
+        sweepLines.push(`| ${name} | ${a.recall.map(pct).join(' / ')} | ${b.recall.map(pct).join(' / ')} |`);
+        log(sweepLines[sweepLines.length - 1]!);
+      }
+    }
+    if (chosen.length === data.length) {
+      const section = [
+        '## LoCoMo — long-term memory on the field’s retrieval benchmark',
+        '',
+        `Generated by \`npm run bench:locomo -- --data <path to locomo10.json>${argv.includes('--sweep') ? ' --sweep' : ''}\` on ${new Date().toISOString().slice(0, 10)}. ` +
+          'Data: `data/locomo10.json` of github.com/snap-research/LoCoMo (CC BY-NC 4.0, not in this repository). ' +
+          `Each of the 10 conversations is one session (${turns} turns, each a message \`[<session date>] <speaker>: <text>\`), indexed by the product's indexer into its SQLite index ` +
+          `(FTS5 + vectors) through the library (\`@rewind/embedded\`); every question is asked with scope \`session\`, once per k. Evidence recall@k: the share of a question's evidence turns among the k hits ` +
+          '(a hit counts for its own turn, not for the previous turn it was searched with). BM25 alone is the same index’s FTS5 search, dense alone its vector search with the same model, in the same run; ' +
+          'DRAGON: the paper’s Table 3 (retrieval over dialogs; R@50 published overall only). Categories: 4 single-hop, 1 multi-hop, 2 temporal, 3 open-domain, 5 adversarial (in “all questions”); ' +
+          `questions whose evidence names no turn of the data are left out (${data.reduce((n, c) => n + c.qa.length, 0) - questions.length}).`,
+        '',
+        `Model ${info.id} (${info.dimensions} dims); indexed ${indexing}. Rewriting on: ${rewritten} of ${questions.length} questions rewritten${rewritten === 0 ? ' (so “on” is “off”)' : ''}.`,
+        '',
+        main,
+        ...(sweepLines.length > 0 ? ['', sweepLines.join('\n')] : []),
+      ].join('\n');
+      writeFileSync(resolve(LOCOMO_RESULTS_FILE), `${section}\n`);
+      log(`\nWrote ${LOCOMO_RESULTS_FILE} (BENCHMARKS.md takes it in on the next \`npm run bench\`).`);
+    }
+  } finally {
+    await rewind.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+void main().catch((error: unknown) => {
+  process.stderr.write(`${(error as Error).stack ?? String(error)}\n`);
+  process.exit(1);
+});
