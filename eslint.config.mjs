@@ -22,6 +22,24 @@ export default tseslint.config(
     },
   },
   {
+    // Plain Node scripts (a bench that loads a checkout's built packages by path).
+    files: ['**/*.cjs'],
+    languageOptions: {
+      sourceType: 'commonjs',
+      globals: {
+        require: 'readonly',
+        module: 'writable',
+        process: 'readonly',
+        console: 'readonly',
+        __dirname: 'readonly',
+        setTimeout: 'readonly',
+        performance: 'readonly',
+        setImmediate: 'readonly',
+      },
+    },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
     files: ['apps/**/*.ts', 'libs/**/*.ts', 'test/**/*.ts'],
     rules: { 'no-restricted-imports': ['error', { patterns: PACKAGE_BOUNDARIES }] },
   },
