@@ -87,6 +87,9 @@ export async function startWorker(
       snapshotEvery: config.snapshotEvery,
       bus,
       hub,
+      checkpoints,
+      // Off: this worker still runs the rollbacks its own commands ask for, but resumes none at start-up.
+      resumeRollbacks: config.saga.enabled,
       log: (m) => logger('Rollbacks').warn(m),
       onRestored: (seconds) => storeMetrics.restoreDuration.observe(seconds),
       onCommitted: (events) => sagaMetrics.observeCommitted(events),
@@ -96,11 +99,9 @@ export async function startWorker(
     // Before the saga resumes anything: a rollback left in progress may have workspace changes to undo.
     const workspace = config.workspace ? openWorkspaceChannel(config.workspace, runtime.inline, (m) => log.log(m)) : null;
     if (workspace) closers.push(async () => workspace.stop());
-    if (config.saga.enabled) {
-      closers.push(() => runtime.saga.stop());
-      const resumed = await runtime.saga.resumeAll(store, checkpoints);
-      if (resumed > 0) log.log(`Resuming ${resumed} rollback(s) that were in progress.`);
-    }
+    closers.push(() => runtime.saga.stop());
+    closers.push(() => runtime.rollbacks!.stop()); // closers run last first: the follower stops before the saga
+    runtime.rollbacks!.start();
 
     if (config.relay.enabled) {
       const r = new EventRelay({
