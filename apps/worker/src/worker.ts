@@ -3,7 +3,8 @@ import { type EventStore } from '@rewind/event-store';
 import { CommandConsumer } from '@rewind/messaging';
 import { DEFAULT_TOPICS, rewindTopicSpecs, type RewindTopics } from '@rewind/messaging';
 import { KafkaMessageBus } from '@rewind/messaging/kafka';
-import { consoleLogger, errorMessage, type MessagingLogger } from '@rewind/messaging';
+import type { Logger } from '@rewind/config';
+import { consoleLogger, errorMessage } from '@rewind/messaging';
 import { InProcessMessageBus } from '@rewind/messaging/in-process';
 import type { MessageBus } from '@rewind/messaging';
 import { EventRelay } from '@rewind/messaging';
@@ -45,7 +46,7 @@ export const databaseFile = embeddedDatabaseFile;
  */
 export async function startWorker(
   config: WorkerConfig,
-  logger: (context: string) => MessagingLogger = (c) => consoleLogger(c, config.logLevel),
+  logger: (context: string) => Logger = (c) => consoleLogger(c, config.logLevel),
   backend?: Backend,
 ): Promise<Worker> {
   const log = logger('Worker');
@@ -90,7 +91,7 @@ export async function startWorker(
       checkpoints,
       // Off: this worker still runs the rollbacks its own commands ask for, but resumes none at start-up.
       resumeRollbacks: config.saga.enabled,
-      log: (m) => logger('Rollbacks').warn(m),
+      logger: logger('Rollbacks'),
       onRestored: (seconds) => storeMetrics.restoreDuration.observe(seconds),
       onCommitted: (events) => sagaMetrics.observeCommitted(events),
     });

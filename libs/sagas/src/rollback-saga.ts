@@ -1,4 +1,5 @@
 import { SpanStatusCode, trace } from '@opentelemetry/api';
+import type { Logger } from '@rewind/config';
 import {
   DEFAULT_RETRY_POLICY,
   DomainError,
@@ -15,7 +16,7 @@ import { nextDelay } from './retry-policy';
 export interface RollbackSagaOptions {
   sleep?: (ms: number) => Promise<void>;
   random?: () => number;
-  log?: (message: string) => void;
+  logger?: Logger;
 }
 
 /** Spans of the saga (no-ops unless tracing is on): one per rollback run, one per compensation attempt. */
@@ -80,7 +81,7 @@ export class RollbackSaga {
   /** Runs in the background; failures are logged, never thrown at the request that caused them. */
   kick(tenantId: string, sessionId: string, rollbackId: string): void {
     this.run(tenantId, sessionId, rollbackId).catch((error: unknown) =>
-      this.options.log?.(`rollback ${rollbackId} stopped on an error and will resume on the next start: ${(error as Error).message}`),
+      this.options.logger?.warn(`rollback ${rollbackId} stopped on an error and will resume on the next start: ${(error as Error).message}`),
     );
   }
 
@@ -151,7 +152,7 @@ export class RollbackSaga {
       } else if (!result.retryable || attempt >= policy.maxAttempts) {
         const why = result.retryable ? `gave up after ${attempt} attempts: ${result.error}` : result.error;
         await this.record(caller, sessionId, rollbackId, next.startedVersion, { status: 'failed', attempts: attempt, error: why }, recordKey);
-        this.options.log?.(
+        this.options.logger?.warn(
           `rollback ${rollbackId}: compensating ${next.tool} call "${next.toolCallId}" failed (${why}); the session needs attention: retry or resolve it via /v1/rollbacks/${rollbackId}`,
         );
       } else {

@@ -1,3 +1,4 @@
+import type { Logger } from '@rewind/config';
 import type { EventStore, StoredEvent } from '@rewind/event-store';
 import type { CheckpointPolicy, CheckpointStore, LogBatch, LogSubscription } from '@rewind/event-store/subscriptions';
 import { sessionIdFromStream } from '@rewind/engine';
@@ -26,7 +27,7 @@ export interface RollbackSubscriptionOptions {
    */
   resume?: boolean;
   /** Told about each rollback the start-up scan resumes. */
-  log?: (message: string) => void;
+  logger?: Logger;
 }
 
 /**
@@ -103,7 +104,7 @@ export class RollbackSubscription implements LogSubscription {
         this.checked.add(rollbackId);
         if ((await this.saga.statusOf(tenantId, sessionId, rollbackId)) === 'in_progress') {
           this.resumed++;
-          this.options.log?.(`Resuming rollback ${rollbackId}, left in progress when a process stopped.`);
+          this.options.logger?.log(`Resuming rollback ${rollbackId}, left in progress when a process stopped.`);
           this.saga.kick(tenantId, sessionId, rollbackId);
         }
       }

@@ -1,3 +1,4 @@
+import type { Logger } from '@rewind/config';
 import { SessionRepository, SessionService, ToolRegistry } from '@rewind/engine';
 import type { EventStore, StoredEvent } from '@rewind/event-store';
 import type { CheckpointStore, SubscriptionHub, SubscriptionLoop } from '@rewind/event-store/subscriptions';
@@ -23,7 +24,7 @@ export interface SessionRuntimeOptions {
   snapshotEverySeconds?: number;
   /** Carries the `kafka` compensation channel (in-process bus or Kafka). */
   bus: MessageBus;
-  log?: (message: string) => void;
+  logger?: Logger;
   /** Also told about every commit (metrics). */
   onCommitted?: (events: StoredEvent[]) => void;
   /** The process's subscription hub: poked after every commit, so that its followers (read models, relay, index) see it at once. */
@@ -64,12 +65,12 @@ export function createSessionRuntime(store: EventStore, options: SessionRuntimeO
     },
   );
   const saga = new RollbackSaga(sessions, [new HttpCompensationChannel(), inline, new BusCompensationChannel(options.bus)], {
-    ...(options.log ? { log: options.log } : {}),
+    ...(options.logger ? { logger: options.logger } : {}),
   });
   late.rollbacks = new RollbackSubscription(saga, store, {
     ...(options.checkpoints ? { checkpoints: options.checkpoints } : {}),
     ...(options.resumeRollbacks === false ? { resume: false } : {}),
-    ...(options.log ? { log: options.log } : {}),
+    ...(options.logger ? { logger: options.logger } : {}),
   });
   const rollbacks = options.hub ? options.hub.add(late.rollbacks) : null;
   return { sessions, tools, saga, rollbacks, inline };

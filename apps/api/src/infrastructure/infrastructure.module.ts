@@ -68,14 +68,13 @@ export class InfrastructureModule implements OnApplicationBootstrap, OnApplicati
           provide: SESSION_RUNTIME,
           inject: [EVENT_STORE, MESSAGE_BUS, RewindMetrics, SUBSCRIPTION_HUB],
           useFactory: (store: EventStore, bus: MessageBus, metrics: RewindMetrics, hub: SubscriptionHub) => {
-            const logger = new Logger('Rollbacks');
             return createSessionRuntime(store, {
               snapshotEvery: config.snapshotEvery,
               snapshotEverySeconds: config.snapshotEverySeconds,
               bus,
               hub,
               checkpoints: backend.checkpoints,
-              log: (m) => logger.warn(m),
+              logger: new Logger('Rollbacks'),
               onCommitted: (events) => {
                 events.forEach((e) => metrics.eventsAppended.inc({ type: e.type }));
                 metrics.saga.observeCommitted(events);
