@@ -7,7 +7,7 @@ import { afterAll, beforeAll, expect, it, onTestFailed } from 'vitest';
 import type { CommandEnvelope } from '@rewind/messaging';
 import { commandMessage } from '@rewind/messaging';
 import { KafkaMessageBus } from '@rewind/messaging/kafka';
-import type { MessagingLogger } from '@rewind/messaging';
+import type { Logger } from '@rewind/config';
 import { brokerScript, collect, describeWithKafka, until } from '@rewind/messaging/kafka/testing';
 import type { DeliveredMessage, Subscription } from '@rewind/messaging';
 import type { SigningKey } from '@rewind/messaging';
@@ -41,7 +41,7 @@ describeWithKafka('the worker across a broker stop and restart under a steady co
   let env: Record<string, string> = {};
   let runDir: string | undefined;
   const logs: string[] = [];
-  const capture = (context: string): MessagingLogger => ({
+  const capture = (context: string): Logger => ({
     log: (m) => logs.push(`${context} ${m}`),
     warn: (m) => logs.push(`${context} WARN ${m}`),
     error: (m) => logs.push(`${context} ERROR ${m}`),

@@ -1,7 +1,8 @@
 import type { SessionService } from '@rewind/engine';
 import { EngineSessionPaths, type MemorySourceEvent } from '@rewind/memory';
 import { MemoryRuntime, memoryConfigFromEnv, type MemoryRuntimeOptions } from '@rewind/memory/runtime';
-import type { MessageBus, MessagingLogger, Subscription } from '@rewind/messaging';
+import type { Logger } from '@rewind/config';
+import type { MessageBus, Subscription } from '@rewind/messaging';
 
 export interface MemoryIndexing {
   readonly runtime: MemoryRuntime;
@@ -37,7 +38,7 @@ export async function startMemoryIndexing(options: {
   busKind: 'inprocess' | 'kafka';
   eventsTopic: string;
   sessions: SessionService;
-  logger: MessagingLogger;
+  logger: Logger;
   /** On PostgreSQL: memory policies are read there, shared with the API. */
   policies?: MemoryRuntimeOptions['policies'];
 }): Promise<MemoryIndexing | null> {

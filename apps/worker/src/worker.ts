@@ -3,7 +3,8 @@ import { type EventStore } from '@rewind/event-store';
 import { CommandConsumer } from '@rewind/messaging';
 import { DEFAULT_TOPICS, rewindTopicSpecs, type RewindTopics } from '@rewind/messaging';
 import { KafkaMessageBus } from '@rewind/messaging/kafka';
-import { consoleLogger, errorMessage, type MessagingLogger } from '@rewind/messaging';
+import type { Logger } from '@rewind/config';
+import { consoleLogger, errorMessage } from '@rewind/messaging';
 import { InProcessMessageBus } from '@rewind/messaging/in-process';
 import type { MessageBus } from '@rewind/messaging';
 import { EventRelay } from '@rewind/messaging';
@@ -45,7 +46,7 @@ export const databaseFile = embeddedDatabaseFile;
  */
 export async function startWorker(
   config: WorkerConfig,
-  logger: (context: string) => MessagingLogger = (c) => consoleLogger(c, config.logLevel),
+  logger: (context: string) => Logger = (c) => consoleLogger(c, config.logLevel),
   backend?: Backend,
 ): Promise<Worker> {
   const log = logger('Worker');
@@ -87,7 +88,10 @@ export async function startWorker(
       snapshotEvery: config.snapshotEvery,
       bus,
       hub,
-      log: (m) => logger('Rollbacks').warn(m),
+      checkpoints,
+      // Off: this worker still runs the rollbacks its own commands ask for, but resumes none at start-up.
+      resumeRollbacks: config.saga.enabled,
+      logger: logger('Rollbacks'),
       onRestored: (seconds) => storeMetrics.restoreDuration.observe(seconds),
       onCommitted: (events) => sagaMetrics.observeCommitted(events),
     });
@@ -96,11 +100,9 @@ export async function startWorker(
     // Before the saga resumes anything: a rollback left in progress may have workspace changes to undo.
     const workspace = config.workspace ? openWorkspaceChannel(config.workspace, runtime.inline, (m) => log.log(m)) : null;
     if (workspace) closers.push(async () => workspace.stop());
-    if (config.saga.enabled) {
-      closers.push(() => runtime.saga.stop());
-      const resumed = await runtime.saga.resumeAll(store, checkpoints);
-      if (resumed > 0) log.log(`Resuming ${resumed} rollback(s) that were in progress.`);
-    }
+    closers.push(() => runtime.saga.stop());
+    closers.push(() => runtime.rollbacks!.stop()); // closers run last first: the follower stops before the saga
+    runtime.rollbacks!.start();
 
     if (config.relay.enabled) {
       const r = new EventRelay({

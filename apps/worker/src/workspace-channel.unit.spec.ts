@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { SessionCommand } from '@rewind/domain';
 import type { Caller, WriteOptions } from '@rewind/engine';
 import { InMemoryEventStore } from '@rewind/event-store/in-memory';
+import { SubscriptionHub } from '@rewind/event-store/subscriptions';
 import type { SessionCommandDispatch } from '@rewind/messaging';
 import { InProcessMessageBus } from '@rewind/messaging/in-process';
 import { createSessionRuntime } from '@rewind/sagas';
@@ -25,7 +26,11 @@ async function workerWithWorkspace() {
   cleanups.push(() => rmSync(base, { recursive: true, force: true }));
   const root = join(base, 'ws');
   mkdirSync(root);
-  const runtime = createSessionRuntime(new InMemoryEventStore(), { snapshotEvery: 0, bus: new InProcessMessageBus() });
+  const store = new InMemoryEventStore();
+  // As in the worker: the saga follows the log in the process's hub, woken by the commits.
+  const runtime = createSessionRuntime(store, { snapshotEvery: 0, bus: new InProcessMessageBus(), hub: new SubscriptionHub(store) });
+  runtime.rollbacks!.start();
+  cleanups.push(() => runtime.rollbacks!.stop());
   const application: WorkerApplication = await startWorkerApplication(runtime);
   cleanups.push(() => application.context.close());
   const channel: WorkspaceChannel = openWorkspaceChannel({ root, blobDir: undefined, retentionMs: 0 }, runtime.inline, () => undefined);
@@ -68,6 +73,7 @@ describe('the workspace dispatch (the worker’s edge for workspace changes)', (
     expect(call.input).toEqual(call.output);
 
     await runtime.sessions.execute(caller, 's', { type: 'MoveHead', kind: 'rollback', toVersion: start });
+    await runtime.rollbacks!.waitFor(await runtime.sessions.repository.store.lastPosition(), 10_000);
     await runtime.saga.drain();
     expect(readFileSync(join(root, 'notes.md'), 'utf8')).toBe('original');
   });

@@ -12,12 +12,13 @@ import {
 import { presentState, sessionStreamId, type Caller, type SessionService, type SessionView } from '@rewind/engine';
 import { type EventStore, type StoredEvent } from '@rewind/event-store';
 import { InMemoryEventStore } from '@rewind/event-store/in-memory';
+import { SubscriptionLoop } from '@rewind/event-store/subscriptions';
 import { InProcessMessageBus } from '@rewind/messaging/in-process';
 import { InMemoryCheckpointStore, type CheckpointStore } from '@rewind/messaging';
 import { openSqliteBackend, type Backend } from '@rewind/runtime';
 import { EngineSessionPaths, type RecallRequest, type RecallResult } from '@rewind/memory';
 import { MemoryRuntime, memoryConfigFromEnv } from '@rewind/memory/runtime';
-import { CompensationError, createSessionRuntime, type InlineCompensationChannel, type RollbackSaga } from '@rewind/sagas';
+import { CompensationError, createSessionRuntime, RollbackSubscription, type InlineCompensationChannel, type RollbackSaga } from '@rewind/sagas';
 import { persists, type ComponentDefinition } from './components';
 import { describeFailure, finalFailureMessage, ToolCallError, waitBeforeNextAttempt, type ToolDefinition } from './tools';
 
@@ -160,9 +161,11 @@ export class Rewind {
    * the tools again); resolves when they have stopped, with how many there were.
    */
   async resumeRollbacks(): Promise<number> {
-    const resumed = await this.saga.resumeAll(this.store);
+    // One pass of the saga's follower over the whole log (library mode runs no background loop).
+    const rollbacks = new RollbackSubscription(this.saga, this.store);
+    await new SubscriptionLoop(this.store, rollbacks).catchUp();
     await this.saga.drain();
-    return resumed;
+    return rollbacks.resumed;
   }
 
   async startSession(sessionId: string = randomUUID(), title?: string): Promise<RewindSession> {

@@ -4,4 +4,5 @@ export * from './channels/http-channel';
 export * from './channels/inline-channel';
 export * from './channels/bus-channel';
 export * from './rollback-saga';
+export * from './rollback-subscription';
 export * from './session-runtime';

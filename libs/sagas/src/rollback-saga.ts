@@ -1,4 +1,5 @@
 import { SpanStatusCode, trace } from '@opentelemetry/api';
+import type { Logger } from '@rewind/config';
 import {
   DEFAULT_RETRY_POLICY,
   DomainError,
@@ -8,23 +9,18 @@ import {
   type RecordCompensationOutcome,
   type RollbackRecord,
 } from '@rewind/domain';
-import { CompleteRollbackCommand, RecordCompensationOutcomeCommand, sessionIdFromStream, type Caller, type SessionService } from '@rewind/engine';
-import type { EventStore } from '@rewind/event-store';
-import type { CheckpointStore } from '@rewind/messaging';
+import { CompleteRollbackCommand, RecordCompensationOutcomeCommand, type Caller, type SessionService } from '@rewind/engine';
 import type { CompensationChannel, CompensationRequest, CompensationResult } from './compensation-channel';
 import { nextDelay } from './retry-policy';
 
 export interface RollbackSagaOptions {
   sleep?: (ms: number) => Promise<void>;
   random?: () => number;
-  log?: (message: string) => void;
+  logger?: Logger;
 }
 
 /** Spans of the saga (no-ops unless tracing is on): one per rollback run, one per compensation attempt. */
 const tracer = trace.getTracer('rewind');
-
-/** Where the restart scan may start (see resumeAll). */
-export const SAGA_CHECKPOINT = 'saga:rollbacks';
 
 /** The rollback id carries its session, so `GET /v1/rollbacks/:id` needs no index. */
 export function sessionOfRollback(rollbackId: string): string | null {
@@ -84,50 +80,14 @@ export class RollbackSaga {
 
   /** Runs in the background; failures are logged, never thrown at the request that caused them. */
   kick(tenantId: string, sessionId: string, rollbackId: string): void {
-    this.run(tenantId, sessionId, rollbackId).catch((error) =>
-      this.options.log?.(`rollback ${rollbackId} stopped on an error and will resume on the next start: ${(error as Error).message}`),
+    this.run(tenantId, sessionId, rollbackId).catch((error: unknown) =>
+      this.options.logger?.warn(`rollback ${rollbackId} stopped on an error and will resume on the next start: ${(error as Error).message}`),
     );
   }
 
-  /**
-   * After a restart: finds rollbacks still in progress in the global log and resumes them.
-   * With a checkpoint store the scan starts where every earlier rollback was already
-   * finished (or needed attention), so start-up does not read the whole log each time.
-   */
-  async resumeAll(store: EventStore, checkpoints?: Pick<CheckpointStore, 'load' | 'save'>): Promise<number> {
-    const from = (await checkpoints?.load(SAGA_CHECKPOINT)) ?? 0;
-    const candidates = new Map<string, { tenantId: string; sessionId: string; rollbackId: string; position: number }>();
-    let scanned = from;
-    for (let after = from; ; ) {
-      const page = await store.readAll({ after, limit: 1000 });
-      if (page.length === 0) break;
-      for (const event of page) {
-        if (event.type === 'RollbackRequested' || event.type === 'CompensationRetryRequested' || event.type === 'CompensationResolved') {
-          const rollbackId = (event.data as { rollbackId: string }).rollbackId;
-          const earlier = candidates.get(rollbackId);
-          candidates.set(rollbackId, {
-            tenantId: event.metadata.tenantId,
-            sessionId: sessionIdFromStream(event.streamId),
-            rollbackId,
-            position: earlier?.position ?? event.globalPosition,
-          });
-        }
-      }
-      after = scanned = page[page.length - 1]!.globalPosition;
-    }
-    let resumed = 0;
-    let oldestOpen = Number.POSITIVE_INFINITY;
-    for (const c of candidates.values()) {
-      const status = (await this.sessions.getState({ tenantId: c.tenantId, actor: 'saga' }, c.sessionId)).rollbacks[c.rollbackId]?.status;
-      if (status === 'in_progress') {
-        resumed++;
-        this.kick(c.tenantId, c.sessionId, c.rollbackId);
-      }
-      // A rollback that needs attention can be retried later: keep it in the next scan.
-      if (status === 'in_progress' || status === 'needs_attention') oldestOpen = Math.min(oldestOpen, c.position);
-    }
-    await checkpoints?.save(SAGA_CHECKPOINT, Number.isFinite(oldestOpen) ? Math.max(from, oldestOpen - 1) : scanned);
-    return resumed;
+  /** A rollback's status now, as the saga sees it (undefined: no such rollback). */
+  async statusOf(tenantId: string, sessionId: string, rollbackId: string): Promise<RollbackRecord['status'] | undefined> {
+    return (await this.sessions.getState({ tenantId, actor: 'saga' }, sessionId)).rollbacks[rollbackId]?.status;
   }
 
   get runningCount(): number {
@@ -192,7 +152,7 @@ export class RollbackSaga {
       } else if (!result.retryable || attempt >= policy.maxAttempts) {
         const why = result.retryable ? `gave up after ${attempt} attempts: ${result.error}` : result.error;
         await this.record(caller, sessionId, rollbackId, next.startedVersion, { status: 'failed', attempts: attempt, error: why }, recordKey);
-        this.options.log?.(
+        this.options.logger?.warn(
           `rollback ${rollbackId}: compensating ${next.tool} call "${next.toolCallId}" failed (${why}); the session needs attention: retry or resolve it via /v1/rollbacks/${rollbackId}`,
         );
       } else {

@@ -1,26 +1,20 @@
+import type { Logger } from '@rewind/config';
 import { SessionRepository, SessionService, ToolRegistry } from '@rewind/engine';
 import type { EventStore, StoredEvent } from '@rewind/event-store';
-import type { SubscriptionHub } from '@rewind/event-store/subscriptions';
+import type { CheckpointStore, SubscriptionHub, SubscriptionLoop } from '@rewind/event-store/subscriptions';
 import type { MessageBus } from '@rewind/messaging';
 import { BusCompensationChannel } from './channels/bus-channel';
 import { HttpCompensationChannel } from './channels/http-channel';
 import { InlineCompensationChannel } from './channels/inline-channel';
 import { RollbackSaga } from './rollback-saga';
-
-/** Events after which the saga has work to do on a rollback. */
-export function rollbackToRun(events: StoredEvent[]): string | null {
-  for (const event of events) {
-    const data = event.data as { rollbackId?: string; plan?: { action: string }[] };
-    if (event.type === 'RollbackRequested' && data.plan?.some((i) => i.action === 'compensate')) return data.rollbackId!;
-    if (event.type === 'CompensationRetryRequested' || event.type === 'CompensationResolved') return data.rollbackId!;
-  }
-  return null;
-}
+import { RollbackSubscription } from './rollback-subscription';
 
 export interface SessionRuntime {
   sessions: SessionService;
   tools: ToolRegistry;
   saga: RollbackSaga;
+  /** The saga's follower of the log in the hub (null without a hub); start it once the compensation channels are in place. */
+  rollbacks: SubscriptionLoop | null;
   /** Register in-process compensators here (library use, tests). */
   inline: InlineCompensationChannel;
 }
@@ -30,23 +24,28 @@ export interface SessionRuntimeOptions {
   snapshotEverySeconds?: number;
   /** Carries the `kafka` compensation channel (in-process bus or Kafka). */
   bus: MessageBus;
-  log?: (message: string) => void;
+  logger?: Logger;
   /** Also told about every commit (metrics). */
   onCommitted?: (events: StoredEvent[]) => void;
   /** The process's subscription hub: poked after every commit, so that its followers (read models, relay, index) see it at once. */
-  hub?: Pick<SubscriptionHub, 'poke'>;
+  hub?: Pick<SubscriptionHub, 'poke' | 'add'>;
+  /** Where the saga's restart scan starts (see RollbackSubscription). */
+  checkpoints?: Pick<CheckpointStore, 'load' | 'save'>;
+  /** Resume rollbacks left in progress when the saga's subscription starts (default true). */
+  resumeRollbacks?: boolean;
   /** Told how long each rebuild of a session's state took, in seconds (metrics). */
   onRestored?: (seconds: number) => void;
 }
 
 /**
  * The write side as every process runs it (the API and the worker): the session service
- * with the tool registry, and the rollback saga, started by the commits that need it.
+ * with the tool registry, and the rollback saga, a subscription of the hub that the commits
+ * asking for a rollback wake (without a hub the caller runs rollbacks itself, as library mode does).
  */
 export function createSessionRuntime(store: EventStore, options: SessionRuntimeOptions): SessionRuntime {
   const tools = new ToolRegistry(store);
   const inline = new InlineCompensationChannel();
-  const late: { saga?: RollbackSaga } = {}; // the saga needs the service, which must notify it
+  const late: { rollbacks?: RollbackSubscription } = {}; // the saga needs the service, which must notify it
   const sessions = new SessionService(
     new SessionRepository(store, {
       snapshotEvery: options.snapshotEvery,
@@ -56,16 +55,23 @@ export function createSessionRuntime(store: EventStore, options: SessionRuntimeO
     {
       tools,
       compensationEnabled: true,
-      onCommitted: (tenantId, sessionId, events) => {
+      onCommitted: (_tenantId, _sessionId, events) => {
         options.onCommitted?.(events);
-        options.hub?.poke();
-        const rollbackId = rollbackToRun(events);
-        if (rollbackId) late.saga?.kick(tenantId, sessionId, rollbackId);
+        if (options.hub) {
+          late.rollbacks?.noteCommitted(events);
+          options.hub.poke();
+        }
       },
     },
   );
-  late.saga = new RollbackSaga(sessions, [new HttpCompensationChannel(), inline, new BusCompensationChannel(options.bus)], {
-    ...(options.log ? { log: options.log } : {}),
+  const saga = new RollbackSaga(sessions, [new HttpCompensationChannel(), inline, new BusCompensationChannel(options.bus)], {
+    ...(options.logger ? { logger: options.logger } : {}),
   });
-  return { sessions, tools, saga: late.saga, inline };
+  late.rollbacks = new RollbackSubscription(saga, store, {
+    ...(options.checkpoints ? { checkpoints: options.checkpoints } : {}),
+    ...(options.resumeRollbacks === false ? { resume: false } : {}),
+    ...(options.logger ? { logger: options.logger } : {}),
+  });
+  const rollbacks = options.hub ? options.hub.add(late.rollbacks) : null;
+  return { sessions, tools, saga, rollbacks, inline };
 }

@@ -34,8 +34,6 @@ import {
 @Global()
 @Module({})
 export class InfrastructureModule implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly logger = new Logger('Rollbacks');
-
   constructor(
     @Inject(EVENT_STORE) private readonly store: EventStore,
     @Inject(BACKEND) private readonly backend: Backend,
@@ -45,6 +43,7 @@ export class InfrastructureModule implements OnApplicationBootstrap, OnApplicati
     private readonly sessions: SessionService,
     @Inject(REWIND_CONFIG) private readonly config: RewindConfig,
     private readonly inline: InlineCompensationChannel,
+    @Inject(SESSION_RUNTIME) private readonly runtime: SessionRuntime,
   ) {}
 
   static forConfig(config: RewindConfig, backend: Backend): DynamicModule {
@@ -69,13 +68,13 @@ export class InfrastructureModule implements OnApplicationBootstrap, OnApplicati
           provide: SESSION_RUNTIME,
           inject: [EVENT_STORE, MESSAGE_BUS, RewindMetrics, SUBSCRIPTION_HUB],
           useFactory: (store: EventStore, bus: MessageBus, metrics: RewindMetrics, hub: SubscriptionHub) => {
-            const logger = new Logger('Rollbacks');
             return createSessionRuntime(store, {
               snapshotEvery: config.snapshotEvery,
               snapshotEverySeconds: config.snapshotEverySeconds,
               bus,
               hub,
-              log: (m) => logger.warn(m),
+              checkpoints: backend.checkpoints,
+              logger: new Logger('Rollbacks'),
               onCommitted: (events) => {
                 events.forEach((e) => metrics.eventsAppended.inc({ type: e.type }));
                 metrics.saga.observeCommitted(events);
@@ -129,8 +128,9 @@ export class InfrastructureModule implements OnApplicationBootstrap, OnApplicati
     this.sealer = new AuditSealer(this.store, this.backend.seals, this.config.auditSealIntervalMs, (m) => new Logger('Audit').warn(m));
     this.sealer.start();
     if (this.config.workspace) this.workspace = openWorkspaceChannel(this.config.workspace, this.inline, (m) => new Logger('Workspace').log(m));
-    const resumed = await this.saga.resumeAll(this.store, this.backend.checkpoints);
-    if (resumed > 0) this.logger.log(`Resuming ${resumed} rollback(s) that were in progress when the service last stopped.`);
+    // After the workspace channel: a rollback left in progress may have workspace changes to undo.
+    // Its first batches resume the rollbacks left in progress when the service last stopped.
+    this.runtime.rollbacks?.start();
   }
 
   /**
@@ -148,6 +148,7 @@ export class InfrastructureModule implements OnApplicationBootstrap, OnApplicati
   async onApplicationShutdown(): Promise<void> {
     this.workspace?.stop();
     await this.sealer?.stop();
+    await this.runtime.rollbacks?.stop();
     await this.saga.stop();
     await this.sessions.repository.flushSnapshots();
     await this.bus.close();

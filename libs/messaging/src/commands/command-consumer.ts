@@ -1,6 +1,7 @@
 import type { Caller, WriteOptions } from '@rewind/engine';
 import { DEFAULT_TOPICS, type RewindTopics } from '../kafka/kafka-config';
-import { silentLogger, type MessagingLogger } from '../kafka/logger';
+import type { Logger } from '@rewind/config';
+import { silentLogger } from '../kafka/logger';
 import type { BusMessage, DeliveredMessage, MessageBus, Subscription } from '../message-bus';
 import type { KafkaSigningSecretStore } from '../signing/signing-secret-store';
 import type { SessionCommandDispatch } from './command-dispatch';
@@ -18,7 +19,7 @@ export interface CommandConsumerOptions {
   groupId?: string;
   /** Tries for a command that fails transiently (store unreachable...) before it goes to the DLQ (default 5). */
   maxAttempts?: number;
-  logger?: MessagingLogger;
+  logger?: Logger;
   /** Called after a command wrote events (e.g. to wake the relay in the same process instead of waiting for its next poll). */
   onApplied?: () => void;
   /** Told about each command copied to the DLQ, with its result status (metrics). */
@@ -52,7 +53,7 @@ export interface CommandConsumerStats {
  */
 export class CommandConsumer {
   private readonly topics: Pick<RewindTopics, 'commands' | 'commandResults' | 'commandsDlq'>;
-  private readonly logger: MessagingLogger;
+  private readonly logger: Logger;
   private readonly maxAttempts: number;
   private readonly attempts = new Map<string, number>();
   private readonly pending = new Map<string, Outcome>();

@@ -1,7 +1,5 @@
 import { silentLogger, type Logger } from '@rewind/config';
 
-/** @deprecated The one `Logger` of @rewind/config; this name stays until the relay and the worker take it. */
-export type MessagingLogger = Logger;
 export { silentLogger };
 
 export type MessagingLogLevel = 'error' | 'warn' | 'log' | 'debug';

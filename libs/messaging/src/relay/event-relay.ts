@@ -10,7 +10,8 @@ import {
   type SubscriptionHub,
 } from '@rewind/event-store/subscriptions';
 import { DEFAULT_TOPICS } from '../kafka/kafka-config';
-import { errorMessage, silentLogger, type MessagingLogger } from '../kafka/logger';
+import type { Logger } from '@rewind/config';
+import { errorMessage, silentLogger } from '../kafka/logger';
 import type { BusMessage, MessageBus } from '../message-bus';
 
 /** The relay's publish spans (no-ops unless tracing is on); the kafkajs instrumentation's send spans nest under them. */
@@ -36,7 +37,7 @@ export interface EventRelayOptions {
   leaseMs?: number;
   /** This relay's name in the lease (default host:pid:random). */
   owner?: string;
-  logger?: MessagingLogger;
+  logger?: Logger;
   /** The process's subscription hub (shared reads of the log, woken by commits). */
   hub?: SubscriptionHub;
   /**

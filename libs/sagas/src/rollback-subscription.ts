@@ -1,0 +1,140 @@
+import type { Logger } from '@rewind/config';
+import type { EventStore, StoredEvent } from '@rewind/event-store';
+import type { CheckpointPolicy, CheckpointStore, LogBatch, LogSubscription } from '@rewind/event-store/subscriptions';
+import { sessionIdFromStream } from '@rewind/engine';
+import type { RollbackSaga } from './rollback-saga';
+
+/** The subscription's name, and the key of its saved checkpoint (unchanged, so a saved scan position stays valid). */
+export const SAGA_CHECKPOINT = 'saga:rollbacks';
+
+const TRIGGERS = new Set(['RollbackRequested', 'CompensationRetryRequested', 'CompensationResolved']);
+
+/** The rollback an event gives the saga work on, if any. */
+function rollbackToRun(event: StoredEvent): string | null {
+  if (!TRIGGERS.has(event.type)) return null;
+  const data = event.data as { rollbackId: string; plan?: { action: string }[] };
+  // A rollback with nothing to compensate completes in the commit that requests it.
+  if (event.type === 'RollbackRequested' && !data.plan?.some((item) => item.action === 'compensate')) return null;
+  return data.rollbackId;
+}
+
+export interface RollbackSubscriptionOptions {
+  /** Where the restart scan starts from (saved as the oldest open rollback's position − 1); none: from the start of the log. */
+  checkpoints?: Pick<CheckpointStore, 'load' | 'save'>;
+  /**
+   * Resume the rollbacks left in progress in the log up to the head at start-up (default true);
+   * false: only run the rollbacks this process's commits ask for, and save no checkpoint.
+   */
+  resume?: boolean;
+  /** Told about each rollback the start-up scan resumes. */
+  logger?: Logger;
+}
+
+/**
+ * The rollback saga as a follower of the log: kicks rollbacks from `RollbackRequested`,
+ * `CompensationRetryRequested` and `CompensationResolved`. The commit that asks for one pokes
+ * the hub, so the rollback starts at once.
+ *
+ * Who runs which rollback is kept as it was before the hub: a process runs the rollbacks its
+ * own commits ask for (it has the inline compensators and the workspace channel the request
+ * was made against; another process may not), and at start-up every process resumes the
+ * rollbacks left in progress in the log. So exclusivity is `none` and each process follows
+ * the whole log, but after the start-up scan it only kicks rollbacks in `noteCommitted`'s
+ * set. Two processes resuming the same rollback after a restart is as safe as it was with
+ * `resumeAll`: each compensation's idempotency key is the same on every attempt, and a
+ * record that another run made first is a conflict the saga re-reads past.
+ *
+ * Checkpoint: the read position is kept in memory (`in-handler`); what is saved is the oldest
+ * open (not yet `RollbackCompleted`: in progress or needing attention) rollback's position − 1,
+ * so a restart re-scans from there and resumes unfinished rollbacks.
+ */
+export class RollbackSubscription implements LogSubscription {
+  readonly name = SAGA_CHECKPOINT;
+  readonly exclusivity = { kind: 'none' } as const;
+  readonly checkpoint: CheckpointPolicy = { kind: 'in-handler', read: () => this.readPosition() };
+  /** How many in-progress rollbacks the start-up scan resumed. */
+  resumed = 0;
+  /** Where this process has read to (-1: not loaded yet). */
+  private scanned = -1;
+  /** The saved checkpoint this process started from: the saved one never goes below it. */
+  private floor = 0;
+  /** Events up to here were in the log at start-up: the restart scan resumes any process's rollbacks among them. */
+  private resumeUpTo = 0;
+  /** The checkpoint last saved by this process. */
+  private saved = -1;
+  /** Rollbacks this process's commits asked for, until the subscription sees them. */
+  private readonly local = new Set<string>();
+  /** Rollbacks the start-up scan has looked at. */
+  private readonly checked = new Set<string>();
+  /**
+   * Rollbacks of any process not completed in the log (in progress or needing attention): id →
+   * position of the first event seen. Read from the log alone, so every process saves the same
+   * checkpoint to the shared store, never past another process's open rollback.
+   */
+  private readonly open = new Map<string, number>();
+
+  constructor(
+    private readonly saga: RollbackSaga,
+    private readonly store: EventStore,
+    private readonly options: RollbackSubscriptionOptions = {},
+  ) {}
+
+  /** The write side calls it with each commit's events, before poking the hub. */
+  noteCommitted(events: readonly StoredEvent[]): void {
+    for (const event of events) {
+      const rollbackId = rollbackToRun(event);
+      if (rollbackId) this.local.add(rollbackId);
+    }
+  }
+
+  async handle(batch: LogBatch): Promise<number> {
+    for (const event of batch.events) {
+      if (event.type === 'RollbackCompleted') {
+        this.open.delete((event.data as { rollbackId: string }).rollbackId);
+        continue;
+      }
+      const rollbackId = rollbackToRun(event);
+      if (!rollbackId) continue;
+      if (!this.open.has(rollbackId)) this.open.set(rollbackId, event.globalPosition);
+      const tenantId = event.metadata.tenantId;
+      const sessionId = sessionIdFromStream(event.streamId);
+      if (this.local.delete(rollbackId)) {
+        this.saga.kick(tenantId, sessionId, rollbackId);
+      } else if (event.globalPosition <= this.resumeUpTo && !this.checked.has(rollbackId)) {
+        this.checked.add(rollbackId);
+        if ((await this.saga.statusOf(tenantId, sessionId, rollbackId)) === 'in_progress') {
+          this.resumed++;
+          this.options.logger?.log(`Resuming rollback ${rollbackId}, left in progress when a process stopped.`);
+          this.saga.kick(tenantId, sessionId, rollbackId);
+        }
+      }
+    }
+    this.scanned = batch.events[batch.events.length - 1]!.globalPosition;
+    await this.saveCheckpoint(batch.events.some((event) => TRIGGERS.has(event.type) || event.type === 'RollbackCompleted'));
+    return this.scanned;
+  }
+
+  private async readPosition(): Promise<number> {
+    if (this.scanned < 0) {
+      if (this.options.resume === false) {
+        this.scanned = await this.store.lastPosition();
+      } else {
+        this.floor = (await this.options.checkpoints?.load(this.name)) ?? 0;
+        this.resumeUpTo = await this.store.lastPosition();
+        this.scanned = this.floor;
+      }
+    }
+    return this.scanned;
+  }
+
+  private async saveCheckpoint(sawRollbacks: boolean): Promise<void> {
+    if (this.options.resume === false || !this.options.checkpoints) return;
+    const oldestOpen = Math.min(...this.open.values());
+    const position = Number.isFinite(oldestOpen) ? Math.max(this.floor, oldestOpen - 1) : this.scanned;
+    // Every commit pokes a batch: write only when it moves, and past rollback-free batches only now and then
+    // (it bounds the restart scan; nothing is lost by saving it late).
+    if (position === this.saved || (!sawRollbacks && this.saved >= 0 && position - this.saved < 1000)) return;
+    await this.options.checkpoints.save(this.name, position);
+    this.saved = position;
+  }
+}
