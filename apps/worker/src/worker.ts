@@ -83,6 +83,7 @@ export async function startWorker(
     const runtime = createSessionRuntime(store, {
       snapshotEvery: config.snapshotEvery,
       bus,
+      egress: config.egress,
       log: (m) => logger('Rollbacks').warn(m),
       onRestored: (seconds) => storeMetrics.restoreDuration.observe(seconds),
       onCommitted: (events) => sagaMetrics.observeCommitted(events),

@@ -1,4 +1,5 @@
 import { join, resolve } from 'node:path';
+import { loadEgressSettings, type EgressSettings } from './egress-settings';
 import { EnvReader } from './env-reader';
 import { readStoreChoice, type StoreChoice } from './store-choice';
 import { loadWorkspaceSettings, type WorkspaceSettings } from './workspace-settings';
@@ -34,6 +35,8 @@ export interface RewindConfig extends StoreChoice {
   masterKeyFile: string;
   /** REWIND_WORKSPACE_ROOT: this process's saga can undo workspace changes (the worker makes them); null: off. */
   workspace: WorkspaceSettings | null;
+  /** REWIND_EGRESS_*: where compensations may go. */
+  egress: EgressSettings;
 }
 
 export class ConfigError extends Error {
@@ -72,5 +75,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RewindConfig {
     masterKey: env.REWIND_MASTER_KEY || undefined,
     masterKeyFile: resolve(env.REWIND_MASTER_KEY_FILE || join(env.REWIND_DATA_DIR || './data', 'master.key')),
     workspace: loadWorkspaceSettings(env, read),
+    egress: loadEgressSettings(read, (message) => new ConfigError(message)),
   };
 }

@@ -2,6 +2,7 @@ import { SessionRepository, SessionService, ToolRegistry } from '@rewind/engine'
 import type { EventStore, StoredEvent } from '@rewind/event-store';
 import type { MessageBus } from '@rewind/messaging';
 import { BusCompensationChannel } from './channels/bus-channel';
+import type { EgressPolicy } from './channels/egress-policy';
 import { HttpCompensationChannel } from './channels/http-channel';
 import { InlineCompensationChannel } from './channels/inline-channel';
 import { RollbackSaga } from './rollback-saga';
@@ -34,6 +35,8 @@ export interface SessionRuntimeOptions {
   onCommitted?: (events: StoredEvent[]) => void;
   /** Told how long each rebuild of a session's state took, in seconds (metrics). */
   onRestored?: (seconds: number) => void;
+  /** Where `http` and `kafka` compensations may go (default: public addresses only, any topic but Rewind's own). */
+  egress?: EgressPolicy;
 }
 
 /**
@@ -60,8 +63,12 @@ export function createSessionRuntime(store: EventStore, options: SessionRuntimeO
       },
     },
   );
-  late.saga = new RollbackSaga(sessions, [new HttpCompensationChannel(), inline, new BusCompensationChannel(options.bus)], {
-    ...(options.log ? { log: options.log } : {}),
-  });
+  late.saga = new RollbackSaga(
+    sessions,
+    [new HttpCompensationChannel(options.egress), inline, new BusCompensationChannel(options.bus, undefined, options.egress)],
+    {
+      ...(options.log ? { log: options.log } : {}),
+    },
+  );
   return { sessions, tools, saga: late.saga, inline };
 }

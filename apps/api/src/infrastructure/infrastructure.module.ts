@@ -71,6 +71,7 @@ export class InfrastructureModule implements OnApplicationBootstrap, OnApplicati
               snapshotEvery: config.snapshotEvery,
               snapshotEverySeconds: config.snapshotEverySeconds,
               bus,
+              egress: config.egress,
               log: (m) => logger.warn(m),
               onCommitted: (events) => {
                 events.forEach((e) => metrics.eventsAppended.inc({ type: e.type }));
