@@ -52,3 +52,11 @@ export function loadEgressSettings(read: EnvReader, refuse: (message: string) =>
     kafkaTopics,
   };
 }
+
+/** REWIND_MAX_JSON_KEYS_PER_OBJECT (10 000) and REWIND_MAX_JSON_NODES (200 000): for HTTP bodies and Kafka commands alike. */
+export function loadJsonCostLimits(read: EnvReader): { maxKeysPerObject: number; maxNodes: number } {
+  return {
+    maxKeysPerObject: read.integer('REWIND_MAX_JSON_KEYS_PER_OBJECT', 10_000, 1, 10_000_000),
+    maxNodes: read.integer('REWIND_MAX_JSON_NODES', 200_000, 1, 100_000_000),
+  };
+}

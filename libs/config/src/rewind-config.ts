@@ -1,5 +1,5 @@
 import { join, resolve } from 'node:path';
-import { loadEgressSettings, type EgressSettings } from './egress-settings';
+import { loadEgressSettings, loadJsonCostLimits, type EgressSettings } from './egress-settings';
 import { EnvReader } from './env-reader';
 import { readStoreChoice, type StoreChoice } from './store-choice';
 import { loadWorkspaceSettings, type WorkspaceSettings } from './workspace-settings';
@@ -37,6 +37,8 @@ export interface RewindConfig extends StoreChoice {
   workspace: WorkspaceSettings | null;
   /** REWIND_EGRESS_*: where compensations may go. */
   egress: EgressSettings;
+  /** REWIND_MAX_JSON_KEYS_PER_OBJECT and REWIND_MAX_JSON_NODES: JSON shapes refused before parsing. */
+  jsonCostLimits: { maxKeysPerObject: number; maxNodes: number };
 }
 
 export class ConfigError extends Error {
@@ -76,5 +78,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RewindConfig {
     masterKeyFile: resolve(env.REWIND_MASTER_KEY_FILE || join(env.REWIND_DATA_DIR || './data', 'master.key')),
     workspace: loadWorkspaceSettings(env, read),
     egress: loadEgressSettings(read, (message) => new ConfigError(message)),
+    jsonCostLimits: loadJsonCostLimits(read),
   };
 }

@@ -6,3 +6,4 @@ export * from './session-commands-from-dtos';
 export * from './dto/steps.dto';
 export * from './refusals';
 export * from './json-input';
+export * from './json-cost';
