@@ -39,6 +39,8 @@ export interface RewindConfig extends StoreChoice {
   egress: EgressSettings;
   /** REWIND_MAX_JSON_KEYS_PER_OBJECT and REWIND_MAX_JSON_NODES: JSON shapes refused before parsing. */
   jsonCostLimits: { maxKeysPerObject: number; maxNodes: number };
+  /** Failed authentications each source address may make at once, and refilled per second (0: no throttling). */
+  authFailures: { burst: number; perSecond: number };
 }
 
 export class ConfigError extends Error {
@@ -79,5 +81,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RewindConfig {
     workspace: loadWorkspaceSettings(env, read),
     egress: loadEgressSettings(read, (message) => new ConfigError(message)),
     jsonCostLimits: loadJsonCostLimits(read),
+    authFailures: {
+      burst: read.integer('REWIND_AUTH_FAILURES_BURST', 100, 1, 1_000_000),
+      perSecond: read.integer('REWIND_AUTH_FAILURES_PER_SECOND', 2, 0, 1_000_000),
+    },
   };
 }
