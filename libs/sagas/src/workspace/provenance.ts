@@ -2,7 +2,14 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { existsSync, linkSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CompensationError } from '../channels/inline-channel';
-import type { FileChange } from './workspace-files';
+
+/** A workspace change as recorded (workspace-files.ts' FileChange, restated: that file builds on this one). */
+interface FileChange {
+  [key: string]: string | null;
+  path: string;
+  previous: string | null;
+  next: string | null;
+}
 
 /** The file, beside the kept contents, holding the key that signs workspace changes. */
 export const PROVENANCE_KEY_FILE = 'provenance.key';
