@@ -24,7 +24,7 @@ export interface ServerProcess {
 export async function startServerProcess(env: Record<string, string>, script = 'apps/api/dist/main.js'): Promise<ServerProcess> {
   const port = await freePort();
   const child = spawn(process.execPath, [join(process.cwd(), script)], {
-    env: { ...process.env, REWIND_LOG_LEVEL: 'warn', ...env, PORT: String(port), HOST: '127.0.0.1' },
+    env: { ...process.env, REWIND_LOG_LEVEL: 'warn', REWIND_EGRESS_ALLOW: '127.0.0.0/8,::1', ...env, PORT: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

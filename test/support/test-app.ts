@@ -18,10 +18,20 @@ export interface TestApp {
 }
 
 /** The real API on a free port over a fresh embedded store. */
+/** The suites' compensators listen on this machine: tests allow loopback explicitly (a deployment refuses it by default). */
+export const TEST_EGRESS_ALLOW = '127.0.0.0/8,::1';
+
 export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
   const dataDir = env.REWIND_DATA_DIR ?? mkdtempSync(join(tmpdir(), 'rewind-e2e-'));
   const adminKey = env.REWIND_ADMIN_KEY ?? `test-admin-${randomBytes(12).toString('hex')}`;
-  const config = loadConfig({ REWIND_LOG_LEVEL: 'error', ...env, REWIND_DATA_DIR: dataDir, REWIND_ADMIN_KEY: adminKey, PORT: '0' });
+  const config = loadConfig({
+    REWIND_LOG_LEVEL: 'error',
+    REWIND_EGRESS_ALLOW: TEST_EGRESS_ALLOW,
+    ...env,
+    REWIND_DATA_DIR: dataDir,
+    REWIND_ADMIN_KEY: adminKey,
+    PORT: '0',
+  });
   const { app } = await createApp(config);
   await app.listen(0, '127.0.0.1');
   const address = app.getHttpServer().address() as { port: number };

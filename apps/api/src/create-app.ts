@@ -18,6 +18,7 @@ import { findUnsafeInput } from '@rewind/contracts';
 import { ApiError } from './common/api-error';
 import { clientErrorHandler, frameworkErrors } from './common/framework-errors';
 import { buildOpenApiDocument } from './openapi/openapi-document';
+import { useCostLimitedJsonParser } from './json-body-parser';
 import { logAccess, requestIdOf, RewindNestLogger } from './logging/http-logging';
 
 export interface CreateAppOptions {
@@ -54,6 +55,7 @@ export async function createApp(config: RewindConfig, options: CreateAppOptions 
     abortOnError: false,
   });
   app.useLogger(new RewindNestLogger(app.get(PinoNestLogger)));
+  useCostLimitedJsonParser(app, config.jsonCostLimits, config.maxBodyBytes);
   // Every response names its request id, so a client can quote it when reporting a problem.
   app
     .getHttpAdapter()

@@ -1,5 +1,13 @@
 import { resolve } from 'node:path';
-import { EnvReader, loadWorkspaceSettings, readStoreChoice, type StoreChoice, type WorkspaceSettings } from '@rewind/config';
+import {
+  EnvReader,
+  loadEgressSettings,
+  loadWorkspaceSettings,
+  type EgressSettings,
+  readStoreChoice,
+  type StoreChoice,
+  type WorkspaceSettings,
+} from '@rewind/config';
 import { loadKafkaSettings, type KafkaSettings } from '@rewind/messaging';
 import type { MessagingLogLevel } from '@rewind/messaging';
 
@@ -31,6 +39,8 @@ export interface WorkerConfig extends StoreChoice {
   workerId: string | null;
   /** The workspace channel (REWIND_WORKSPACE_ROOT): file changes under the root, undone on rollback; null: off. */
   workspace: WorkspaceSettings | null;
+  /** REWIND_EGRESS_*: where compensations may go. */
+  egress: EgressSettings;
 }
 
 export class WorkerConfigError extends Error {
@@ -83,5 +93,6 @@ export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env): WorkerCo
     readyStallSeconds: read.integer('REWIND_READY_STALL_SECONDS', 60, 1, 86_400),
     workerId,
     workspace: loadWorkspaceSettings(env, read),
+    egress: loadEgressSettings(read, (message) => new WorkerConfigError(message)),
   };
 }

@@ -92,6 +92,7 @@ export async function startWorker(
       // Off: this worker still runs the rollbacks its own commands ask for, but resumes none at start-up.
       resumeRollbacks: config.saga.enabled,
       logger: logger('Rollbacks'),
+      egress: config.egress,
       onRestored: (seconds) => storeMetrics.restoreDuration.observe(seconds),
       onCommitted: (events) => sagaMetrics.observeCommitted(events),
     });

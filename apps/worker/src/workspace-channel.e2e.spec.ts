@@ -47,7 +47,8 @@ describeWithKafka('the worker’s workspace channel (Kafka commands, real files)
       const base = mkdtempSync(join(tmpdir(), 'rewind-ws-worker-'));
       cleanups.push(() => rmSync(base, { recursive: true, force: true }));
       const dataDir = join(base, 'data');
-      const root = join(base, 'ws');
+      const workspaceRoot = join(base, 'ws');
+      const root = join(workspaceRoot, 'default'); // tenant default's own folder
       mkdirSync(dataDir);
       mkdirSync(join(root, 'plan'), { recursive: true });
       mkdirSync(join(base, 'outside'));
@@ -67,13 +68,13 @@ describeWithKafka('the worker’s workspace channel (Kafka commands, real files)
           REWIND_WORKER_HTTP: 'off',
           REWIND_WORKER_PROJECTIONS: 'off',
           REWIND_MEMORY: 'off',
-          REWIND_WORKSPACE_ROOT: root,
+          REWIND_WORKSPACE_ROOT: workspaceRoot,
           REWIND_WORKSPACE_RETENTION_HOURS: '168',
         }),
         () => testLogger,
       );
       cleanups.push(() => worker.stop());
-      expect(worker.workspace?.files.root).toBe(root);
+      expect(worker.workspace?.files.root).toBe(workspaceRoot);
 
       const bus = new KafkaMessageBus({ brokers: KAFKA_TEST_BROKERS, logger: testLogger, clientLogLevel: 'error' });
       cleanups.push(() => bus.close());
@@ -120,19 +121,24 @@ describeWithKafka('the worker’s workspace channel (Kafka commands, real files)
       expect(readFileSync(join(root, 'photo.bin'))).toEqual(Buffer.from([0, 255, 1]));
       expect(existsSync(join(root, 'draft.md'))).toBe(false);
       // Kept by hash, once each: original, draft, day 1, edited, the photo.
-      expect(readdirSync(worker.workspace!.files.blobDir)).toHaveLength(5);
+      expect(readdirSync(worker.workspace!.files.blobDir).filter((name) => /^[0-9a-f]{64}$/.test(name))).toHaveLength(5);
 
-      // Recorded as the library records them: the hashes, not the content.
+      // Recorded as the library records them: the hashes, not the content (and the worker's proof).
       const events = await worker.store.readStream(stream);
       const started = events.filter((e) => e.type === 'ToolCallStarted').map((e) => e.data as { tool: string; input: Record<string, JsonValue> });
       expect(started.map((s) => s.tool)).toEqual(Array(5).fill('workspace.file'));
-      expect(started[1]!.input).toEqual({ path: 'notes.md', previous: expect.stringMatching(/^[0-9a-f]{64}$/), next: expect.stringMatching(/^[0-9a-f]{64}$/) });
+      expect(started[1]!.input).toEqual({
+        path: 'notes.md',
+        previous: expect.stringMatching(/^[0-9a-f]{64}$/),
+        next: expect.stringMatching(/^[0-9a-f]{64}$/),
+        proof: expect.stringMatching(/^[0-9a-f]{64}$/), // the worker's provenance: only such a change is undone
+      });
       expect(started[2]!.input).toMatchObject({ path: 'draft.md', next: null });
       expect(events.filter((e) => e.type === 'ToolCallSucceeded')).toHaveLength(5);
 
       if (rollbackOver === 'kafka') expect((await send('Rollback', { toCheckpoint: 'start' })).status).toBe('applied');
       else {
-        const api = await startTestApp({ ...store.env, REWIND_DATA_DIR: dataDir, REWIND_MEMORY: 'off', REWIND_WORKSPACE_ROOT: root });
+        const api = await startTestApp({ ...store.env, REWIND_DATA_DIR: dataDir, REWIND_MEMORY: 'off', REWIND_WORKSPACE_ROOT: workspaceRoot });
         cleanups.push(() => api.close());
         expect((await api.http('POST', '/v1/sessions/agent/rollback', { toCheckpoint: 'start', waitMs: 20_000 })).status).toBe(200);
       }

@@ -57,11 +57,12 @@ function refusedPath(error: WorkspacePathError): CommandRejection {
 /**
  * The worker's workspace channel at its edge (seed 004's RollbackManager, distributed): a
  * `StartToolCall` of tool `workspace.file` arriving over Kafka is carried out here, where the
- * workspace root is. The path is checked first (outside the root, `..`, symbolic links: the
+ * workspace root is, in the tenant's own folder under it. The path is checked first (outside the root, `..`, symbolic links: the
  * command is rejected and nothing is recorded); the previous content is kept by hash before
  * the call is recorded (so even a crash mid-change can be undone), then the file is changed
  * and the call completed. The call is recorded with the change's hashes, not its content,
- * exactly as the library's Workspace records it, and undone by the same compensator.
+ * as the library's Workspace records it, with the worker's proof that it made the change (the
+ * compensator undoes nothing else), and undone by the same compensator.
  * Every other command goes to the application unchanged.
  */
 export class WorkspaceCommandDispatch implements SessionCommandDispatch {
@@ -100,7 +101,11 @@ export class WorkspaceCommandDispatch implements SessionCommandDispatch {
     // A redelivered command (the worker stopped mid-change) finishes with the change it recorded:
     // the file may already hold the new content, so its "previous" content is not the file's now.
     const recorded = await this.recordedCall(caller, sessionId, command.toolCallId);
-    const change = recorded?.tool === WORKSPACE_TOOL ? (recorded.input as FileChange) : this.prepare(request);
+    const files = this.files.forTenant(caller.tenantId);
+    const change =
+      recorded?.tool === WORKSPACE_TOOL
+        ? (recorded.input as FileChange)
+        : this.files.provenance.sign({ tenantId: caller.tenantId, sessionId, toolCallId: command.toolCallId }, this.prepare(files, request));
     const call = { toolCallId: command.toolCallId };
     const started = await this.inner.execute(
       caller,
@@ -117,7 +122,7 @@ export class WorkspaceCommandDispatch implements SessionCommandDispatch {
       idempotencyKey: `${options.idempotencyKey ?? command.toolCallId}:${name}`,
     });
     try {
-      this.files.apply(change.path, change.next);
+      files.apply(change.path, change.next);
     } catch (error) {
       const message = `Changing "${change.path}" failed: ${(error as Error).message}`;
       await this.inner.execute(caller, sessionId, { type: 'FailToolCall', ...call, error: message, retryable: false }, step('failed'));
@@ -126,9 +131,9 @@ export class WorkspaceCommandDispatch implements SessionCommandDispatch {
     return this.inner.execute(caller, sessionId, { type: 'CompleteToolCall', ...call, output: change }, step('completed'));
   }
 
-  private prepare(request: WorkspaceRequest): FileChange {
+  private prepare(files: WorkspaceFiles, request: WorkspaceRequest): FileChange {
     try {
-      return this.files!.prepareChange(request.path, request.content);
+      return files.prepareChange(request.path, request.content);
     } catch (error) {
       if (error instanceof WorkspacePathError) throw refusedPath(error);
       throw error;

@@ -54,7 +54,10 @@ async function workerWithWorkspace() {
   /** One Kafka command (its commandId gives its idempotency key, as the consumer does). */
   const send = (commandId: string, toolCallId: string, input: { path: string; content: string | null }) =>
     dispatch.execute(caller, 's', { type: 'StartToolCall', toolCallId, tool: 'workspace.file', input }, { commandId, idempotencyKey: `cmd:${commandId}` });
-  return { root, runtime, dispatch, send, crashOnce: (type: SessionCommand['type']) => crashes.add(type) };
+  // Each tenant's changes live in its own folder under the root.
+  const tenantRoot = join(root, caller.tenantId);
+  mkdirSync(tenantRoot, { recursive: true });
+  return { root: tenantRoot, base: root, runtime, dispatch, send, crashOnce: (type: SessionCommand['type']) => crashes.add(type) };
 }
 
 describe('the workspace dispatch (the worker’s edge for workspace changes)', () => {
@@ -85,6 +88,29 @@ describe('the workspace dispatch (the worker’s edge for workspace changes)', (
     const again = await send('c1', 'call-1', { path: 'notes.md', content: 'first' });
     expect(again.duplicate).toBe(true);
     expect(readFileSync(join(root, 'notes.md'), 'utf8')).toBe('second');
+  });
+
+  it('keeps each tenant in its own folder, and records each change with the worker’s proof', async () => {
+    const { root, base, runtime, dispatch, send } = await workerWithWorkspace();
+    writeFileSync(join(root, 'notes.md'), 'acme’s');
+    const globex: Caller = { tenantId: 'globex', actor: 'signing-key:k2' };
+    await dispatch.startSession(globex, { sessionId: 's' }, {});
+    await dispatch.execute(
+      globex,
+      's',
+      { type: 'StartToolCall', toolCallId: 'g1', tool: 'workspace.file', input: { path: 'notes.md', content: 'globex’s' } },
+      {},
+    );
+    expect(readFileSync(join(base, 'globex', 'notes.md'), 'utf8')).toBe('globex’s');
+    expect(readFileSync(join(root, 'notes.md'), 'utf8')).toBe('acme’s');
+    await send('c1', 'call-1', { path: 'notes.md', content: 'edited' });
+    const input = (await runtime.sessions.getState(caller, 's')).path.toolCalls['call-1']!.input as Record<string, string>;
+    expect(input).toEqual({
+      path: 'notes.md',
+      previous: expect.stringMatching(/^[0-9a-f]{64}$/),
+      next: expect.stringMatching(/^[0-9a-f]{64}$/),
+      proof: expect.stringMatching(/^[0-9a-f]{64}$/),
+    });
   });
 
   it('refuses a workspace change in a batch of steps, and one on a worker without a workspace, saying what to do', async () => {

@@ -4,3 +4,4 @@ export * from './store-choice';
 export * from './workspace-settings';
 export * from './logger';
 export * from './memory-settings';
+export * from './egress-settings';

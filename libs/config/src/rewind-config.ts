@@ -1,4 +1,5 @@
 import { join, resolve } from 'node:path';
+import { loadEgressSettings, loadJsonCostLimits, type EgressSettings } from './egress-settings';
 import { EnvReader } from './env-reader';
 import { readStoreChoice, type StoreChoice } from './store-choice';
 import { loadWorkspaceSettings, type WorkspaceSettings } from './workspace-settings';
@@ -38,6 +39,12 @@ export interface RewindConfig extends StoreChoice {
   masterKeyFile: string;
   /** REWIND_WORKSPACE_ROOT: this process's saga can undo workspace changes (the worker makes them); null: off. */
   workspace: WorkspaceSettings | null;
+  /** REWIND_EGRESS_*: where compensations may go. */
+  egress: EgressSettings;
+  /** REWIND_MAX_JSON_KEYS_PER_OBJECT and REWIND_MAX_JSON_NODES: JSON shapes refused before parsing. */
+  jsonCostLimits: { maxKeysPerObject: number; maxNodes: number };
+  /** Failed authentications each source address may make at once, and refilled per second (0: no throttling). */
+  authFailures: { burst: number; perSecond: number };
 }
 
 export class ConfigError extends Error {
@@ -78,6 +85,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RewindConfig {
     masterKey: env.REWIND_MASTER_KEY || undefined,
     masterKeyFile: resolve(env.REWIND_MASTER_KEY_FILE || join(env.REWIND_DATA_DIR || './data', 'master.key')),
     workspace: loadWorkspaceSettings(env, read),
+    egress: loadEgressSettings(read, (message) => new ConfigError(message)),
+    jsonCostLimits: loadJsonCostLimits(read),
+    authFailures: {
+      burst: read.integer('REWIND_AUTH_FAILURES_BURST', 100, 1, 1_000_000),
+      perSecond: read.integer('REWIND_AUTH_FAILURES_PER_SECOND', 2, 0, 1_000_000),
+    },
   };
 }
 

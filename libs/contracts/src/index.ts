@@ -7,3 +7,4 @@ export * from './dto/steps.dto';
 export * from './refusals';
 export * from './json-input';
 export * from './error-codes';
+export * from './json-cost';

@@ -33,7 +33,44 @@ export function templateSyntaxProblems(spec: CompensationSpec): TemplateProblem[
       }
     }
   }
-  return problems;
+  return [...problems, ...destinationProblems(spec)];
+}
+
+/**
+ * Where a compensation goes is the registrant's choice, never a call's data: the scheme and host
+ * of an `http` target and the topics of a `kafka` one are fixed in the template (only an `http`
+ * path or query may hold references, each value URL-encoded when filled), and no compensation
+ * publishes onto Rewind's own `rewind.*` topics.
+ */
+export function destinationProblems(spec: CompensationSpec): TemplateProblem[] {
+  const field = 'compensation.target';
+  if (spec.channel === 'http') {
+    const origin = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i.exec(spec.target)?.[0];
+    if (!origin || !/^https?:\/\/[^/?#{}]+$/i.test(origin)) {
+      return [
+        {
+          field,
+          message: `an http compensation's scheme and host must be fixed in the template (http://host[:port]/path/{{output.id}}), never taken from a call's data: "${spec.target}"`,
+        },
+      ];
+    }
+    return [];
+  }
+  if (spec.channel === 'kafka') {
+    const problems: TemplateProblem[] = [];
+    for (const [name, topic] of [
+      [field, spec.target],
+      ['compensation.replyTopic', spec.replyTopic],
+    ] as const) {
+      if (topic === undefined) continue;
+      if (/\{\{/.test(topic))
+        problems.push({ field: name, message: `a kafka compensation's topic must be fixed in the template, never taken from a call's data: "${topic}"` });
+      else if (topic.startsWith('rewind.'))
+        problems.push({ field: name, message: `"${topic}" is one of Rewind's own topics (rewind.*): a compensation never publishes there` });
+    }
+    return problems;
+  }
+  return [];
 }
 
 /** The references of a template, e.g. `output.bookingId`. */
@@ -58,12 +95,13 @@ export function missingRefs(spec: CompensationSpec, source: 'input' | 'output', 
     .filter((ref) => lookup({ input: values.input, output: values.output }, ref) === undefined);
 }
 
-function fill(text: string, values: { input: JsonValue; output: JsonValue | undefined }): JsonValue {
+function fill(text: string, values: { input: JsonValue; output: JsonValue | undefined }, encode?: (value: string) => string): JsonValue {
   const whole = /^\{\{\s*((?:input|output)(?:\.[A-Za-z0-9_$-]+)*)\s*\}\}$/.exec(text);
-  if (whole) return lookup(values, whole[1]!) ?? null; // a lone reference keeps its JSON type
+  if (whole && !encode) return lookup(values, whole[1]!) ?? null; // a lone reference keeps its JSON type
   return text.replace(REF, (_, ref: string) => {
     const v = lookup(values, ref);
-    return typeof v === 'string' ? v : JSON.stringify(v ?? null);
+    const s = typeof v === 'string' ? v : JSON.stringify(v ?? null);
+    return encode ? encode(s) : s;
   });
 }
 
@@ -77,7 +115,8 @@ function fillValue(value: JsonValue, values: { input: JsonValue; output: JsonVal
 /** The compensation request for one call: target and payload with every reference filled. */
 export function fillCompensation(spec: CompensationSpec, values: { input: JsonValue; output: JsonValue | null }): { target: string; payload: JsonValue } {
   const v = { input: values.input, output: values.output ?? undefined };
-  const target = fill(spec.target, v);
+  // A value in an http target stays inside its path segment or query value: `../x?y=` arrives as `..%2Fx%3Fy%3D`.
+  const target = fill(spec.target, v, spec.channel === 'http' ? encodeURIComponent : undefined);
   return { target: typeof target === 'string' ? target : JSON.stringify(target), payload: spec.payload ? fillValue(spec.payload, v) : null };
 }
 

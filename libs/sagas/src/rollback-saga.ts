@@ -3,6 +3,7 @@ import type { Logger } from '@rewind/config';
 import {
   DEFAULT_RETRY_POLICY,
   DomainError,
+  destinationProblems,
   fillCompensation,
   needsOperatorReason,
   unfillableRefs,
@@ -129,6 +130,9 @@ export class RollbackSaga {
       } else if (unfillable.length > 0) {
         // Never send a request with a hole in it (e.g. /bookings/null/cancel): an operator decides.
         result = { status: 'failed', retryable: false, error: needsOperatorReason(call, unfillable) };
+      } else if (destinationProblems(spec).length > 0) {
+        // Recorded before the egress policy existed: a destination a call's data could choose is never used.
+        result = { status: 'failed', retryable: false, error: `the compensation's destination is refused: ${destinationProblems(spec)[0]!.message}` };
       } else if (!channel) {
         result = { status: 'failed', retryable: false, error: `no "${spec.channel}" compensation channel is configured in this process` };
       } else {

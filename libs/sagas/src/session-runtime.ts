@@ -4,6 +4,7 @@ import type { EventStore, StoredEvent } from '@rewind/event-store';
 import type { CheckpointStore, SubscriptionHub, SubscriptionLoop } from '@rewind/event-store/subscriptions';
 import type { MessageBus } from '@rewind/messaging';
 import { BusCompensationChannel } from './channels/bus-channel';
+import type { EgressPolicy } from './channels/egress-policy';
 import { HttpCompensationChannel } from './channels/http-channel';
 import { InlineCompensationChannel } from './channels/inline-channel';
 import { RollbackSaga } from './rollback-saga';
@@ -35,6 +36,8 @@ export interface SessionRuntimeOptions {
   resumeRollbacks?: boolean;
   /** Told how long each rebuild of a session's state took, in seconds (metrics). */
   onRestored?: (seconds: number) => void;
+  /** Where `http` and `kafka` compensations may go (default: public addresses only, any topic but Rewind's own). */
+  egress?: EgressPolicy;
 }
 
 /**
@@ -64,9 +67,11 @@ export function createSessionRuntime(store: EventStore, options: SessionRuntimeO
       },
     },
   );
-  const saga = new RollbackSaga(sessions, [new HttpCompensationChannel(), inline, new BusCompensationChannel(options.bus)], {
-    ...(options.logger ? { logger: options.logger } : {}),
-  });
+  const saga = new RollbackSaga(
+    sessions,
+    [new HttpCompensationChannel(options.egress), inline, new BusCompensationChannel(options.bus, undefined, options.egress)],
+    { ...(options.logger ? { logger: options.logger } : {}) },
+  );
   late.rollbacks = new RollbackSubscription(saga, store, {
     ...(options.checkpoints ? { checkpoints: options.checkpoints } : {}),
     ...(options.resumeRollbacks === false ? { resume: false } : {}),

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DomainError, type EffectDescriptor } from '@rewind/domain';
 import { presentState, SessionRepository, SessionService } from '@rewind/engine';
 import { InMemoryEventStore } from '@rewind/event-store/in-memory';
+import { STRICT_EGRESS } from './channels/egress-policy';
 import { HttpCompensationChannel } from './channels/http-channel';
 import { InlineCompensationChannel } from './channels/inline-channel';
 import { RollbackSaga } from './rollback-saga';
@@ -33,7 +34,7 @@ function setUp() {
   const sessions = new SessionService(new SessionRepository(new InMemoryEventStore(), { snapshotEvery: 0 }), { compensationEnabled: true });
   const inline = new InlineCompensationChannel();
   inline.register('cancel', () => ({ cancelled: true }));
-  const saga = new RollbackSaga(sessions, [new HttpCompensationChannel(), inline]);
+  const saga = new RollbackSaga(sessions, [new HttpCompensationChannel({ ...STRICT_EGRESS, allow: ['127.0.0.1'] }), inline]);
   return { sessions, saga };
 }
 

@@ -1,11 +1,13 @@
 import { createHash, randomBytes } from 'node:crypto';
 
 /**
- * What a key may do. `admin` may do everything, including managing keys and seeing
- * figures across tenants; `write` records steps and moves heads; `read` reads sessions,
- * tools and read models; `audit` reads everything `read` does plus the audit log.
+ * What a key may do. `operator` (the deployment's) may do everything for every tenant:
+ * manage any tenant's keys and see figures across tenants; `admin` (a tenant's) may do
+ * everything within its own tenant — its keys, encryption, shredding, retention; `write`
+ * records steps and moves heads; `read` reads sessions, tools and read models; `audit` reads
+ * everything `read` does plus the audit log.
  */
-export const API_KEY_SCOPES = ['admin', 'write', 'read', 'audit'] as const;
+export const API_KEY_SCOPES = ['operator', 'admin', 'write', 'read', 'audit'] as const;
 export type ApiKeyScope = (typeof API_KEY_SCOPES)[number];
 
 /** The scopes of a key created without any: an agent's key. */
@@ -161,7 +163,9 @@ export function acceptance(record: ApiKeyRecord, viaPrevious: boolean, now = Dat
   return { ...record, validUntil };
 }
 
-/** Whether a key's scopes grant what a route needs (`admin` grants all; `audit` includes `read`). */
+/** Whether a key's scopes grant what a route needs (`operator` grants all, `admin` all but `operator`; `audit` includes `read`). */
 export function grants(scopes: readonly ApiKeyScope[], needed: ApiKeyScope): boolean {
+  if (scopes.includes('operator')) return true;
+  if (needed === 'operator') return false;
   return scopes.includes('admin') || scopes.includes(needed) || (needed === 'read' && scopes.includes('audit'));
 }

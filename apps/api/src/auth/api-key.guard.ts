@@ -1,8 +1,9 @@
 import { Inject, Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { grants, type ApiKeyScope, type ApiKeyStore, type AuthenticatedKey, type TokenBuckets } from '@rewind/tenancy';
+import type { RewindConfig } from '@rewind/config';
+import { grants, TokenBuckets, type ApiKeyScope, type ApiKeyStore, type AuthenticatedKey } from '@rewind/tenancy';
 import { ApiError } from '../common/api-error';
-import { API_KEY_STORE, RATE_LIMITER } from '../infrastructure/tokens';
+import { API_KEY_STORE, RATE_LIMITER, REWIND_CONFIG } from '../infrastructure/tokens';
 import { IS_PUBLIC } from './caller.decorator';
 import { REQUIRED_SCOPE, requiredScopeOf } from './route-scopes';
 
@@ -12,11 +13,17 @@ import { REQUIRED_SCOPE, requiredScopeOf } from './route-scopes';
  */
 @Injectable()
 export class ApiKeyGuard implements CanActivate {
+  /** Failed authentications per source address: guessing keys is throttled (REWIND_AUTH_FAILURES_*). */
+  private readonly failures: TokenBuckets;
+
   constructor(
     private readonly reflector: Reflector,
     @Inject(API_KEY_STORE) private readonly keys: ApiKeyStore,
     @Inject(RATE_LIMITER) private readonly limiter: TokenBuckets,
-  ) {}
+    @Inject(REWIND_CONFIG) config: RewindConfig,
+  ) {
+    this.failures = new TokenBuckets({ perSecond: config.authFailures.perSecond, burst: config.authFailures.burst });
+  }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, [context.getHandler(), context.getClass()])) return true;
@@ -32,6 +39,16 @@ export class ApiKeyGuard implements CanActivate {
     }
     const key = await this.keys.authenticate(match[1]!);
     if (!key) {
+      const verdict = this.failures.take(String(request.ip));
+      if (!verdict.allowed) {
+        throw new ApiError(
+          429,
+          'rate_limited',
+          `Too many failed authentications from ${String(request.ip)}: retry after ${verdict.retryAfterSeconds} s (REWIND_AUTH_FAILURES_BURST, REWIND_AUTH_FAILURES_PER_SECOND).`,
+          [],
+          { 'retry-after': String(verdict.retryAfterSeconds) },
+        );
+      }
       throw new ApiError(
         401,
         'unauthorized',

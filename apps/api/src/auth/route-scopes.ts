@@ -10,11 +10,12 @@ export const RequiresScope = (scope: ApiKeyScope) => SetMetadata(REQUIRED_SCOPE,
  * the access policy can be read (and reviewed) in one place. Patterns are Fastify's.
  */
 const EXCEPTIONS: [method: string | '*', pattern: RegExp, scope: ApiKeyScope][] = [
-  // Managing keys, and figures across tenants (global log positions) are the operator's.
+  // A tenant's admin manages its own keys (keys/key-authority.ts keeps it to its tenant);
+  // figures across tenants (global log positions) are the deployment operator's.
   ['*', /^\/v1\/keys(\/|$)/, 'admin'],
-  ['*', /^\/v1\/signing-keys(\/|$)/, 'admin'],
-  ['*', /^\/v1\/admin(\/|$)/, 'admin'],
-  ['GET', /^\/v1\/projections$/, 'admin'],
+  ['*', /^\/v1\/signing-keys(\/|$)/, 'operator'],
+  ['*', /^\/v1\/admin(\/|$)/, 'operator'],
+  ['GET', /^\/v1\/projections$/, 'operator'],
   // Which fields are encrypted is a security decision.
   ['PUT', /^\/v1\/encryption\//, 'admin'],
   // Crypto-shredding destroys data for good.

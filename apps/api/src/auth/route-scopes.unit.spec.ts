@@ -1,4 +1,6 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { API_KEY_SCOPES, grants } from '@rewind/tenancy';
 import { requiredScopeOf } from './route-scopes';
 
 describe('requiredScopeOf', () => {
@@ -10,7 +12,7 @@ describe('requiredScopeOf', () => {
     ['POST', '/v1/sessions/:id/recall', 'read'],
     ['GET', '/v1/audit', 'audit'],
     ['GET', '/v1/audit/chains', 'audit'],
-    ['GET', '/v1/projections', 'admin'],
+    ['GET', '/v1/projections', 'operator'],
     ['GET', '/v1/keys', 'admin'],
     ['POST', '/v1/keys/:keyId/revoke', 'admin'],
     ['PUT', '/v1/tools/:name', 'write'],
@@ -18,5 +20,18 @@ describe('requiredScopeOf', () => {
     ['PATCH', undefined, 'write'],
   ] as const)('%s %s needs %s', (method, pattern, scope) => {
     expect(requiredScopeOf(method, pattern)).toBe(scope);
+  });
+});
+
+describe('grants', () => {
+  it('only an operator key grants what the operator may do; an operator key grants everything; admin everything else', () => {
+    const scopes = fc.uniqueArray(fc.constantFrom(...API_KEY_SCOPES), { minLength: 1 });
+    fc.assert(
+      fc.property(scopes, fc.constantFrom(...API_KEY_SCOPES), (held, needed) => {
+        if (held.includes('operator')) expect(grants(held, needed)).toBe(true);
+        else if (needed === 'operator') expect(grants(held, needed)).toBe(false);
+        else if (held.includes('admin')) expect(grants(held, needed)).toBe(true);
+      }),
+    );
   });
 });

@@ -75,6 +75,7 @@ export class InfrastructureModule implements OnApplicationBootstrap, OnApplicati
               hub,
               checkpoints: backend.checkpoints,
               logger: new Logger('Rollbacks'),
+              egress: config.egress,
               onCommitted: (events) => {
                 events.forEach((e) => metrics.eventsAppended.inc({ type: e.type }));
                 metrics.saga.observeCommitted(events);

@@ -2,8 +2,8 @@ import { Body, Controller, Get, HttpCode, Param, Post, Put, Query } from '@nestj
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Caller } from '@rewind/engine';
-import { ApiKeyLifecycleError, DEFAULT_ROTATION_GRACE_SECONDS, type ApiKeyRecord } from '@rewind/tenancy';
-import { CurrentCaller } from '../auth/caller.decorator';
+import { ApiKeyLifecycleError, DEFAULT_ROTATION_GRACE_SECONDS, type ApiKeyRecord, type AuthenticatedKey } from '@rewind/tenancy';
+import { CurrentApiKey, CurrentCaller } from '../auth/caller.decorator';
 import { ApiError } from '../common/api-error';
 import { IdParamPipe } from '../sessions/path-params';
 import { CreateApiKeyCommand } from './commands/create-api-key.command';
@@ -30,7 +30,7 @@ async function mapped<T>(work: Promise<T>): Promise<T> {
   }
 }
 
-/** API keys: create, list, rotate, revoke, expire. Needs an `admin` key (see auth/route-scopes.ts). */
+/** API keys: create, list, rotate, revoke, expire. Needs an `admin` key, for its own tenant (`operator`: any tenant; key-authority.ts). */
 @ApiTags('keys')
 @ApiBearerAuth()
 @Controller('v1/keys')
@@ -42,36 +42,44 @@ export class KeysController {
 
   @Post()
   @ApiOperation({ operationId: 'createApiKey', summary: 'Create an API key; the secret is in this answer only, never again' })
-  create(@CurrentCaller() caller: Caller, @Body() body: CreateApiKeyDto): Promise<{ key: string; record: ApiKeyRecord }> {
+  create(
+    @CurrentCaller() caller: Caller,
+    @CurrentApiKey() by: AuthenticatedKey,
+    @Body() body: CreateApiKeyDto,
+  ): Promise<{ key: string; record: ApiKeyRecord }> {
     return mapped(
-      this.commands.execute(new CreateApiKeyCommand(body.tenantId ?? caller.tenantId, body.name, body.scopes ?? ['write', 'read'], body.expiresAt ?? null)),
+      this.commands.execute(new CreateApiKeyCommand(body.tenantId ?? caller.tenantId, body.name, body.scopes ?? ['write', 'read'], body.expiresAt ?? null, by)),
     );
   }
 
   @Get()
   @ApiOperation({ operationId: 'listApiKeys', summary: 'List API keys (ids, scopes, lifecycle; never secrets)' })
-  async list(@CurrentCaller() caller: Caller, @Query() query: ListApiKeysQueryDto): Promise<{ items: ApiKeyRecord[] }> {
+  async list(@CurrentCaller() caller: Caller, @CurrentApiKey() by: AuthenticatedKey, @Query() query: ListApiKeysQueryDto): Promise<{ items: ApiKeyRecord[] }> {
     const tenantId = query.tenantId === '*' ? undefined : (query.tenantId ?? caller.tenantId);
-    return { items: await this.queries.execute(new ListApiKeysQuery(tenantId)) };
+    return { items: await this.queries.execute(new ListApiKeysQuery(by, tenantId)) };
   }
 
   @Post(':keyId/revoke')
   @HttpCode(200)
   @ApiOperation({ operationId: 'revokeApiKey', summary: 'Revoke a key: every process refuses it within a second' })
-  revoke(@Param('keyId', IdParamPipe) keyId: string): Promise<ApiKeyRecord> {
-    return mapped(this.commands.execute(new RevokeApiKeyCommand(keyId)));
+  revoke(@CurrentApiKey() by: AuthenticatedKey, @Param('keyId', IdParamPipe) keyId: string): Promise<ApiKeyRecord> {
+    return mapped(this.commands.execute(new RevokeApiKeyCommand(keyId, by)));
   }
 
   @Post(':keyId/rotate')
   @HttpCode(200)
   @ApiOperation({ operationId: 'rotateApiKey', summary: 'A new secret for the key (same id); the old one works for graceSeconds (default 24 h)' })
-  rotate(@Param('keyId', IdParamPipe) keyId: string, @Body() body: RotateApiKeyDto = {}): Promise<{ key: string; record: ApiKeyRecord }> {
-    return mapped(this.commands.execute(new RotateApiKeyCommand(keyId, body?.graceSeconds ?? DEFAULT_ROTATION_GRACE_SECONDS)));
+  rotate(
+    @CurrentApiKey() by: AuthenticatedKey,
+    @Param('keyId', IdParamPipe) keyId: string,
+    @Body() body: RotateApiKeyDto = {},
+  ): Promise<{ key: string; record: ApiKeyRecord }> {
+    return mapped(this.commands.execute(new RotateApiKeyCommand(keyId, body?.graceSeconds ?? DEFAULT_ROTATION_GRACE_SECONDS, by)));
   }
 
   @Put(':keyId/expiry')
   @ApiOperation({ operationId: 'setApiKeyExpiry', summary: 'Set or clear the instant after which the key is refused' })
-  expire(@Param('keyId', IdParamPipe) keyId: string, @Body() body: SetApiKeyExpiryDto): Promise<ApiKeyRecord> {
-    return mapped(this.commands.execute(new SetApiKeyExpiryCommand(keyId, body.expiresAt)));
+  expire(@CurrentApiKey() by: AuthenticatedKey, @Param('keyId', IdParamPipe) keyId: string, @Body() body: SetApiKeyExpiryDto): Promise<ApiKeyRecord> {
+    return mapped(this.commands.execute(new SetApiKeyExpiryCommand(keyId, body.expiresAt, by)));
   }
 }

@@ -4,6 +4,7 @@ import type { FastifyReply, FastifyRequest, onResponseHookHandler } from 'fastif
 import type { LoggerService } from '@nestjs/common';
 import type { Params } from 'nestjs-pino';
 import type { Logger } from 'pino';
+import { redactUrl } from './redact-url';
 
 /** A client's X-Request-Id is kept when it is a plausible id; anything else is replaced (it ends up in logs and events). */
 const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:@/+=-]{1,128}$/;
@@ -31,19 +32,21 @@ export function httpLoggingParams(root: Logger): Params {
 
 /**
  * One access-log line per request (Fastify onResponse hook): info, or error for a 5xx; with its
- * `requestId` (what the client was sent in X-Request-Id), and no header (Authorization holds API keys).
+ * `requestId` (what the client was sent in X-Request-Id), and no header (Authorization holds API keys);
+ * secrets put in the query string by mistake are redacted (redact-url.ts).
  */
 export function logAccess(root: Logger): onResponseHookHandler {
   return (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
     const status = reply.statusCode;
+    const url = redactUrl(request.url);
     root[status >= 500 ? 'error' : 'info'](
       {
         requestId: request.id,
-        req: { id: request.id, method: request.method, url: request.url },
+        req: { id: request.id, method: request.method, url },
         res: { statusCode: status },
         durationMs: Math.round(reply.elapsedTime),
       },
-      `${request.method} ${request.url} ${status}`,
+      `${request.method} ${url} ${status}`,
     );
     done();
   };

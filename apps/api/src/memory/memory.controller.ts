@@ -2,7 +2,8 @@ import { Body, Controller, Get, HttpCode, Param, Post, Put } from '@nestjs/commo
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Caller } from '@rewind/engine';
-import { CurrentCaller } from '../auth/caller.decorator';
+import type { AuthenticatedKey } from '@rewind/tenancy';
+import { CurrentApiKey, CurrentCaller } from '../auth/caller.decorator';
 import { IdParamPipe } from '../sessions/path-params';
 import { MemoryPolicyDto, RecallDto } from './memory.dto';
 import { MemoryStatusQuery } from './memory-status.query';
@@ -46,7 +47,7 @@ export class MemoryController {
 
   @Get('memory/status')
   @ApiOperation({ operationId: 'getMemoryStatus', summary: 'Indexing status: model, index, checkpoint, lag, items' })
-  status() {
-    return this.queries.execute(new MemoryStatusQuery());
+  status(@CurrentApiKey() key: AuthenticatedKey) {
+    return this.queries.execute(new MemoryStatusQuery(key.scopes.includes('operator')));
   }
 }

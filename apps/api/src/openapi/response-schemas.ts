@@ -346,7 +346,8 @@ export const RESPONSE_SCHEMAS: Record<string, JsonSchema> = {
   ]),
   MemoryStatus: {
     type: 'object',
-    description: '`enabled: false` when REWIND_MEMORY=off; otherwise the indexer and the index.',
+    description:
+      "`enabled: false` when REWIND_MEMORY=off; otherwise the indexer and the index. Positions, lag, counts and lastError are the whole deployment's: only an `operator` key sees them; a tenant's key gets enabled, index, state, runsIn, model and dimensions.",
     properties: {
       enabled: bool(),
       index: str({ example: 'sqlite' }),

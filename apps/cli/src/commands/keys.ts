@@ -33,8 +33,12 @@ const create: CommandSpec = {
   flags: {
     tenant: { type: 'string', placeholder: '<id>', required: true, description: 'the tenant the key acts for' },
     name: { type: 'string', placeholder: '<name>', description: 'a label to recognise the key by (default "created by rewind CLI")' },
-    scopes: { type: 'string', placeholder: '<list>', description: 'comma-separated: admin, write, read, audit (default write,read: an agent key)' },
-    admin: { type: 'boolean', description: 'an admin key (same as --scopes admin)' },
+    scopes: {
+      type: 'string',
+      placeholder: '<list>',
+      description: "comma-separated: operator, admin, write, read, audit (default write,read: an agent key; operator: the deployment's, admin: the tenant's)",
+    },
+    admin: { type: 'boolean', description: 'a tenant admin key (same as --scopes admin)' },
     expires: { type: 'string', placeholder: '<iso-date>', description: 'refuse the key after this instant, e.g. 2027-01-31T00:00:00Z' },
   },
   async run(context, flags) {

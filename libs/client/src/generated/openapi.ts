@@ -1507,7 +1507,7 @@ export interface components {
              *       "read"
              *     ]
              */
-            scopes?: ("admin" | "write" | "read" | "audit")[];
+            scopes?: ("operator" | "admin" | "write" | "read" | "audit")[];
             /** @description The tenant the key acts for (default: the admin key's own). */
             tenantId?: string;
             /**
@@ -2033,7 +2033,7 @@ export interface components {
             /** @description Items removed from the index (policy none). */
             removedItems: number;
         };
-        /** @description `enabled: false` when REWIND_MEMORY=off; otherwise the indexer and the index. */
+        /** @description `enabled: false` when REWIND_MEMORY=off; otherwise the indexer and the index. Positions, lag, counts and lastError are the whole deployment's: only an `operator` key sees them; a tenant's key gets enabled, index, state, runsIn, model and dimensions. */
         MemoryStatus: {
             enabled: boolean;
             /** @example sqlite */

@@ -1,4 +1,4 @@
-import { findUnsafeInput } from '@rewind/contracts';
+import { DEFAULT_JSON_COST_LIMITS, findUnsafeInput, jsonCostProblem, type JsonCostLimits } from '@rewind/contracts';
 import { plainToInstance } from 'class-transformer';
 import { validate, type ValidationError } from 'class-validator';
 import type { ErrorDetail } from '@rewind/domain';
@@ -72,8 +72,17 @@ export async function authenticate(value: string, headers: Record<string, string
  * request (the same DTO classes and the same DTO → command mapping). Throws
  * CommandRejection for anything that can never succeed.
  */
-export async function decodeCommand(value: string, headers: Record<string, string>, keys: KafkaSigningSecretStore): Promise<DecodedCommand> {
+export async function decodeCommand(
+  value: string,
+  headers: Record<string, string>,
+  keys: KafkaSigningSecretStore,
+  costLimits: JsonCostLimits = DEFAULT_JSON_COST_LIMITS,
+): Promise<DecodedCommand> {
   const key = await authenticate(value, headers, keys);
+  // Before parsing: a command's cost stays linear in its size, as an HTTP body's does.
+  const costly = jsonCostProblem(value, costLimits);
+  if (costly)
+    throw new CommandRejection('validation_failed', `The command is refused unread: ${costly.message}.`, [{ field: '(value)', message: costly.message }]);
   let parsed: unknown;
   try {
     parsed = JSON.parse(value);

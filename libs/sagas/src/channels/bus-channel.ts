@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { JsonValue } from '@rewind/domain';
 import type { MessageBus, Subscription } from '@rewind/messaging';
 import type { CompensationChannel, CompensationRequest, CompensationResult } from '../compensation-channel';
+import { EgressRefused, EgressRules, STRICT_EGRESS, type EgressPolicy } from './egress-policy';
 
 /** What a compensator publishes on the reply topic. */
 export interface CompensationReply {
@@ -25,7 +26,12 @@ export class BusCompensationChannel implements CompensationChannel {
   constructor(
     private readonly bus: MessageBus,
     private readonly instanceId: string = randomUUID(),
-  ) {}
+    policy: EgressPolicy = STRICT_EGRESS,
+  ) {
+    this.rules = new EgressRules(policy);
+  }
+
+  private readonly rules: EgressRules;
 
   private listen(replyTopic: string): Promise<Subscription> {
     let subscription = this.subscriptions.get(replyTopic);
@@ -46,6 +52,13 @@ export class BusCompensationChannel implements CompensationChannel {
 
   async send(request: CompensationRequest): Promise<CompensationResult> {
     const replyTopic = request.replyTopic ?? `${request.target}.replies`;
+    try {
+      this.rules.checkTopic(request.target);
+      this.rules.checkTopic(replyTopic);
+    } catch (error) {
+      if (error instanceof EgressRefused) return { status: 'failed', retryable: false, error: `publish to ${request.target} refused: ${error.message}` };
+      throw error;
+    }
     await this.listen(replyTopic);
     const reply = new Promise<CompensationReply | null>((resolve) => {
       const timer = setTimeout(() => {

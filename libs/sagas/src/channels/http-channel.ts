@@ -1,11 +1,20 @@
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { isIP } from 'node:net';
 import type { JsonValue } from '@rewind/domain';
 import type { CompensationChannel, CompensationRequest, CompensationResult } from '../compensation-channel';
 import { parseRetryAfter } from '../retry-policy';
+import { EgressRefused, EgressRules, STRICT_EGRESS, type EgressPolicy } from './egress-policy';
 
-const MAX_RECORDED_BODY = 10_000;
+const MAX_REDIRECTS = 5;
 
-async function readBody(response: Response): Promise<JsonValue> {
-  const text = (await response.text()).slice(0, MAX_RECORDED_BODY);
+interface Answer {
+  status: number;
+  headers: IncomingMessage['headers'];
+  body: JsonValue;
+}
+
+function parseBody(text: string): JsonValue {
   try {
     return JSON.parse(text) as JsonValue;
   } catch {
@@ -16,39 +25,110 @@ async function readBody(response: Response): Promise<JsonValue> {
 /**
  * POSTs the filled payload to the filled URL with an `Idempotency-Key` header.
  * 2xx: applied. 408, 429, 5xx and network errors: retryable (Retry-After honoured).
- * Any other 4xx: permanent — the compensator refused.
+ * Any other 4xx: permanent — the compensator refused. The egress policy decides which
+ * addresses may be reached (checked on the resolved address the socket connects to), whether
+ * redirects are followed, and how much of the answer is read and recorded.
  */
 export class HttpCompensationChannel implements CompensationChannel {
   readonly name = 'http' as const;
+  private readonly rules: EgressRules;
+
+  constructor(policy: EgressPolicy = STRICT_EGRESS) {
+    this.rules = new EgressRules(policy);
+  }
 
   async send(request: CompensationRequest): Promise<CompensationResult> {
-    let response: Response;
-    try {
-      response = await fetch(request.target, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          'idempotency-key': request.idempotencyKey,
-          'x-rewind-rollback-id': request.rollbackId,
-          'x-rewind-tool-call-id': request.toolCallId,
-        },
-        body: JSON.stringify(request.payload ?? {}),
-        signal: AbortSignal.timeout(request.timeoutMs),
-      });
-    } catch (error) {
-      const e = error as Error & { cause?: { code?: string } };
-      const reason = e.name === 'TimeoutError' ? `no answer within ${request.timeoutMs} ms` : (e.cause?.code ?? e.message);
-      return { status: 'failed', retryable: true, error: `POST ${request.target} failed: ${reason}` };
+    const payload = JSON.stringify(request.payload ?? {});
+    let url = request.target;
+    let method = 'POST';
+    let answer: Answer;
+    const deadline = AbortSignal.timeout(request.timeoutMs);
+    for (let hop = 0; ; hop++) {
+      try {
+        answer = await this.post(url, method, method === 'POST' ? payload : undefined, request, deadline);
+      } catch (error) {
+        if (error instanceof EgressRefused) return { status: 'failed', retryable: false, error: `${method} ${url} refused: ${error.message}` };
+        const e = error as Error & { code?: string };
+        const reason = deadline.aborted ? `no answer within ${request.timeoutMs} ms` : (e.code ?? e.message);
+        return { status: 'failed', retryable: true, error: `${method} ${url} failed: ${reason}` };
+      }
+      const location = answer.headers.location;
+      if (answer.status < 300 || answer.status >= 400 || !location) break;
+      if (!this.rules.policy.followRedirects || hop >= MAX_REDIRECTS) {
+        const why = this.rules.policy.followRedirects ? `more than ${MAX_REDIRECTS} redirects` : 'redirects are not followed (REWIND_EGRESS_FOLLOW_REDIRECTS)';
+        return { status: 'failed', retryable: false, error: `${method} ${url} answered ${answer.status} to ${location}: ${why}` };
+      }
+      url = new URL(location, url).toString();
+      if (answer.status !== 307 && answer.status !== 308) method = 'GET';
     }
-    const body = await readBody(response);
-    if (response.ok) return { status: 'applied', response: { status: response.status, body } };
-    const retryable = response.status === 408 || response.status === 429 || response.status >= 500;
-    const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'));
+    const body = this.rules.policy.recordBodies ? answer.body : null;
+    if (answer.status >= 200 && answer.status < 300) return { status: 'applied', response: { status: answer.status, body } };
+    const retryable = answer.status === 408 || answer.status === 429 || answer.status >= 500;
+    const retryAfter = answer.headers['retry-after'];
+    const retryAfterMs = parseRetryAfter(typeof retryAfter === 'string' ? retryAfter : null);
+    const shown = body === null ? '' : `: ${typeof body === 'string' ? body : JSON.stringify(body)}`;
     return {
       status: 'failed',
       retryable,
-      error: `POST ${request.target} answered ${response.status}: ${typeof body === 'string' ? body : JSON.stringify(body)}`.slice(0, 2000),
+      error: `${method} ${url} answered ${answer.status}${shown}`.slice(0, 2000),
       ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
     };
+  }
+
+  private post(target: string, method: string, payload: string | undefined, request: CompensationRequest, signal: AbortSignal): Promise<Answer> {
+    let url: URL;
+    try {
+      url = new URL(target);
+    } catch {
+      return Promise.reject(new EgressRefused(`"${target}" is not a URL`));
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') return Promise.reject(new EgressRefused(`${url.protocol} is not http: or https:`));
+    const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+    // An address literal is never looked up: check it here. A name is checked by the lookup, on the address connected to.
+    if (isIP(host) !== 0 && !this.rules.hostAllowed(host)) {
+      try {
+        this.rules.checkAddress(host, host);
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    }
+    const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+    const limit = this.rules.policy.maxResponseBytes;
+    return new Promise<Answer>((resolve, reject) => {
+      const req = send(
+        url,
+        {
+          method,
+          signal,
+          lookup: this.rules.lookup as never,
+          headers: {
+            'content-type': 'application/json',
+            'idempotency-key': request.idempotencyKey,
+            'x-rewind-rollback-id': request.rollbackId,
+            'x-rewind-tool-call-id': request.toolCallId,
+            ...(payload !== undefined ? { 'content-length': Buffer.byteLength(payload) } : {}),
+          },
+        },
+        (response) => {
+          const chunks: Buffer[] = [];
+          let size = 0;
+          const done = () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: parseBody(Buffer.concat(chunks).toString('utf8')) });
+          response.on('data', (chunk: Buffer) => {
+            if (size >= limit) return;
+            chunks.push(chunk.subarray(0, limit - size));
+            size += chunk.length;
+            if (size >= limit) {
+              // Enough recorded: stop reading a large answer rather than buffer it.
+              response.destroy();
+              done();
+            }
+          });
+          response.on('end', done);
+          response.on('error', (error) => (size >= limit ? done() : reject(error)));
+        },
+      );
+      req.on('error', reject);
+      req.end(payload);
+    });
   }
 }

@@ -1,2 +1,3 @@
 export * from './workspace-files';
 export * from './workspace-channel';
+export * from './provenance';

@@ -1,5 +1,5 @@
-import type { InlineCompensationChannel } from '../channels/inline-channel';
-import { WORKSPACE_UNDO_TARGET, WorkspaceFiles, type FileChange } from './workspace-files';
+import { CompensationError, type InlineCompensationChannel } from '../channels/inline-channel';
+import { WORKSPACE_TOOL, WORKSPACE_UNDO_TARGET, WorkspaceFiles, type FileChange } from './workspace-files';
 
 /** Where a process's workspace is, as REWIND_WORKSPACE_* configure it (`@rewind/config`'s WorkspaceSettings). */
 export interface WorkspaceChannelSettings {
@@ -25,7 +25,12 @@ export function openWorkspaceChannel(settings: WorkspaceChannelSettings, inline:
     ...(settings.blobDir ? { blobDir: settings.blobDir } : {}),
     ...(settings.retentionMs > 0 ? { retention: { maxAgeMs: settings.retentionMs } } : {}),
   });
-  inline.register(WORKSPACE_UNDO_TARGET, (request) => files.undo((request.payload as { input: FileChange }).input));
+  // Only a change the worker's workspace tool made and signed is undone, in the tenant's own folder.
+  inline.register(WORKSPACE_UNDO_TARGET, (request) => {
+    if (request.tool !== WORKSPACE_TOOL) throw new CompensationError(`Only calls of tool "${WORKSPACE_TOOL}" are undone by ${WORKSPACE_UNDO_TARGET}.`, false);
+    const change = files.provenance.verify(request, (request.payload as { input?: FileChange } | null)?.input);
+    return files.forTenant(request.tenantId).undo(change);
+  });
   const prune = () => {
     try {
       const removed = files.prune();

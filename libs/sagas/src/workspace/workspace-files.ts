@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { CompensationError } from '../channels/inline-channel';
+import { WorkspaceProvenance } from './provenance';
 
 /** How long previous contents are kept for undo (seed 004's backups), counted from their last use. */
 export interface RetentionPolicy {
@@ -18,6 +19,7 @@ export interface WorkspaceOptions {
 
 /** A file change as recorded: the path under the root, and its contents before and after by hash (null: no file). */
 export interface FileChange {
+  /** Also `proof`: the worker's proof that it made this change (WorkspaceProvenance); the library's changes have none. */
   [key: string]: string | null;
   path: string;
   previous: string | null;
@@ -52,12 +54,34 @@ export class WorkspacePathError extends CompensationError {
 export class WorkspaceFiles {
   readonly root: string;
   readonly blobDir: string;
+  /** Signs and checks the worker's changes (the key lives beside the kept contents). */
+  readonly provenance: WorkspaceProvenance;
+  private readonly tenants = new Map<string, WorkspaceFiles>();
 
   constructor(private readonly options: WorkspaceOptions) {
     mkdirSync(options.root, { recursive: true });
     this.root = realpathSync(options.root);
     this.blobDir = options.blobDir ?? join(dirname(this.root), '.rewind-blobs');
     mkdirSync(this.blobDir, { recursive: true });
+    this.provenance = new WorkspaceProvenance(this.blobDir);
+  }
+
+  /**
+   * The tenant's own folder, `<root>/<tenant>` (the worker's and the API's workspace: one root
+   * per tenant, so no tenant's path reaches another's files). Contents are kept in the shared
+   * blob folder by hash; only a change the worker signed can name one.
+   */
+  forTenant(tenantId: string): WorkspaceFiles {
+    let files = this.tenants.get(tenantId);
+    if (!files) {
+      const folder =
+        /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}$/.test(tenantId) && !/^\.+$/.test(tenantId)
+          ? tenantId
+          : `t-${createHash('sha256').update(tenantId).digest('hex').slice(0, 32)}`;
+      files = new WorkspaceFiles({ ...this.options, root: join(this.root, folder), blobDir: this.blobDir });
+      this.tenants.set(tenantId, files);
+    }
+    return files;
   }
 
   /** `path` as recorded (relative to the root, normalised); throws WorkspacePathError when it is not inside the root. */
@@ -89,6 +113,7 @@ export class WorkspaceFiles {
     if (maxAgeMs === undefined) return 0;
     let removed = 0;
     for (const name of readdirSync(this.blobDir)) {
+      if (!CONTENT_HASH.test(name)) continue; // the provenance key, temporary files
       const blob = join(this.blobDir, name);
       if (now - statSync(blob).mtimeMs > maxAgeMs) {
         rmSync(blob, { force: true });

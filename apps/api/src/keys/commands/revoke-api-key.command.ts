@@ -1,9 +1,13 @@
 import { Command } from '@nestjs/cqrs';
-import type { ApiKeyRecord } from '@rewind/tenancy';
+import type { ApiKeyRecord, AuthenticatedKey } from '@rewind/tenancy';
 
 /** Refuses a key from now on, in every process within a second. */
 export class RevokeApiKeyCommand extends Command<ApiKeyRecord> {
-  constructor(readonly keyId: string) {
+  constructor(
+    readonly keyId: string,
+    /** Who asks: a tenant's admin only for its own tenant's keys. */
+    readonly by: AuthenticatedKey,
+  ) {
     super();
   }
 }
