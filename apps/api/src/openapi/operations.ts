@@ -7,8 +7,8 @@ export interface SuccessDoc {
   /** The status Nest answers with when omitted (201 for POST, else 200). */
   status?: number;
   description: string;
-  /** A JSON body's schema, or 'text' for text/plain. */
-  schema: JsonSchema | 'text';
+  /** A JSON body's schema, 'text' for text/plain, or 'event-stream' for server-sent events. */
+  schema: JsonSchema | 'text' | 'event-stream';
   headers?: ResponseHeader[];
 }
 
@@ -84,6 +84,14 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   getSession: { success: [{ description: 'The current state (the head).', schema: ref('SessionState'), headers: ['ETag'] }], errors: SESSION_READ },
   getSessionState: { success: [{ description: 'The state at that version (windowed with turns=last:N).', schema: ref('SessionState') }], errors: SESSION_READ },
   getTimeline: { success: [{ description: 'The timeline DAG.', schema: ref('Timeline') }], errors: SESSION_READ },
+  streamSession: {
+    success: [{ description: "The session's changes as server-sent events; each id is the event's session version.", schema: 'event-stream' }],
+    errors: SESSION_READ,
+  },
+  streamTenant: {
+    success: [{ description: "The tenant's changes as server-sent events; each id is the event's global log position.", schema: 'event-stream' }],
+    errors: READ,
+  },
   listEvents: { success: [{ description: 'One page of events, in stream order.', schema: ref('EventPage') }], errors: SESSION_READ },
   getDiff: { success: [{ description: 'Field-by-field changes.', schema: ref('Diff') }], errors: SESSION_READ },
   getContext: {
