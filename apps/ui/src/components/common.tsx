@@ -1,6 +1,7 @@
 import type { ReactNode } from 'react';
 import type { ApiProblem } from '../api/client';
 import type { CursorPages } from '../hooks';
+import type { LiveStatus } from '../live';
 
 export function ErrorMessage({ error }: { error: ApiProblem | null }) {
   if (!error) return null;
@@ -15,6 +16,21 @@ export function ErrorMessage({ error }: { error: ApiProblem | null }) {
         </ul>
       )}
     </div>
+  );
+}
+
+const LIVE_TEXT: Record<LiveStatus, string> = {
+  connecting: 'connecting…',
+  live: '● live',
+  reconnecting: 'reconnecting…',
+};
+
+/** Whether the page follows the server's changes as they happen. */
+export function LiveBadge({ status }: { status: LiveStatus }) {
+  return (
+    <span className={`badge live-${status}`} role="status" aria-label={`Updates: ${status}`}>
+      {LIVE_TEXT[status]}
+    </span>
   );
 }
 
