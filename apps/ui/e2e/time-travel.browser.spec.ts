@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TravelService } from '@rewind/demo';
 import type { Http } from '../../../test/support/http-client';
 import { startTestApp, type TestApp } from '../../../test/support/test-app';
+import { LiveFeed } from '../../api/src/live/live-feed';
 
 /**
  * The time-travel UI in a real browser (Debian's Chromium, headless), against the real API
@@ -359,6 +360,23 @@ const suiteName = canRun
       await b.page.getByRole('dialog').getByRole('button', { name: 'Confirm' }).click();
       await expect.poll(() => head(a.page), EVENTUALLY).toBe(String(said));
       expect((await http('GET', s)).body.head).toBe(said);
+
+      // The network goes: a banner says so; it comes back, and what was written meanwhile shows without a click.
+      await b.context.route('**/v1/**', (route) => route.abort('connectionrefused'));
+      t.app.get(LiveFeed).endStreams();
+      await b.page.getByRole('alert').filter({ hasText: 'not answering' }).waitFor(EVENTUALLY);
+      await b.page.screenshot({ path: join(SCREENSHOTS, 'server-unreachable.png'), fullPage: true });
+      const meanwhile = (await step('PUT', `${s}/memory/seat`, { value: 'window' })).version as number;
+      await b.context.unrouteAll();
+      await expect.poll(() => head(b.page), { timeout: 30_000 }).toBe(String(meanwhile));
+      await expect.poll(() => b.page.getByRole('alert').filter({ hasText: 'not answering' }).count(), EVENTUALLY).toBe(0);
+
+      // h goes to the head from the slider too, as it does from the graph.
+      await b.page.locator('#step-slider').focus();
+      await b.page.keyboard.press('Home');
+      await b.page.getByRole('heading', { name: 'State at step 1' }).waitFor(EVENTUALLY);
+      await b.page.keyboard.press('h');
+      await b.page.getByRole('heading', { name: `State at step ${meanwhile}` }).waitFor(EVENTUALLY);
 
       // The sessions list follows the tenant's stream: a new session appears by itself.
       await a.page.goto(`${t.baseUrl}/ui/#/`);

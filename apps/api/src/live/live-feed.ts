@@ -56,8 +56,13 @@ export class LiveFeed implements OnApplicationBootstrap, BeforeApplicationShutdo
   }
 
   async beforeApplicationShutdown(): Promise<void> {
-    for (const close of [...this.closers]) close();
+    this.endStreams();
     await this.hub.remove(LiveFeed.SUBSCRIPTION);
+  }
+
+  /** Ends every open stream (clients reconnect with Last-Event-ID): at shutdown, or to shed connections. */
+  endStreams(): void {
+    for (const close of [...this.closers]) close();
   }
 
   /** Ends this stream when the application shuts down (an open response would hold the server). */

@@ -4,7 +4,7 @@ import type { HeadMoveResult, Page, SessionStateView, Timeline, TimelineNode, To
 import { useLoad } from '../hooks';
 import { useLive } from '../live';
 import { buildTimelineModel, describeStep, windowVersions } from '../timeline-model';
-import { ErrorMessage, LiveBadge, StatusBadge } from './common';
+import { ErrorMessage, LiveBadge, ServerBanner, StatusBadge } from './common';
 import { DiffPanel } from './DiffPanel';
 import { outcomeKey } from './outcome-key';
 import { HeadMoveDialog, type HeadMove } from './HeadMoveDialog';
@@ -105,6 +105,7 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
 
   return (
     <div className="session">
+      <ServerBanner status={live} onRetry={reload} />
       <div className="session-head">
         <div>
           <h1>{current.data?.title ?? sessionId}</h1>
@@ -221,6 +222,15 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
             max={Math.max(branchPath.length - 1, 0)}
             value={Math.max(position, 0)}
             aria-valuetext={describeStep(selected, node)}
+            aria-keyshortcuts="h"
+            onKeyDown={(e) => {
+              // The same keys as the graph: h goes to the head (the slider handles arrows, Home and End itself).
+              if (e.key === 'h' || e.key === 'H') {
+                e.preventDefault();
+                setPicked(null);
+                setPickedTip(null);
+              }
+            }}
             onChange={(e) => {
               const v = branchPath[Number(e.target.value)];
               if (v !== undefined) select(v);

@@ -3,7 +3,7 @@ import { get, query } from '../api/client';
 import type { Page, SessionSummary } from '../api/types';
 import { useCursorPages, useLoad } from '../hooks';
 import { useLive } from '../live';
-import { ErrorMessage, LiveBadge, Pager, StatusBadge, timeAgo } from './common';
+import { ErrorMessage, LiveBadge, Pager, ServerBanner, StatusBadge, timeAgo } from './common';
 
 const STATUSES = ['active', 'rolling_back', 'needs_attention'] as const;
 const PAGE_SIZE = 20;
@@ -27,6 +27,7 @@ export function SessionsList() {
 
   return (
     <section className="panel sessions" aria-labelledby="sessions-title">
+      <ServerBanner status={live} onRetry={() => setChanges((n) => n + 1)} />
       <h1 id="sessions-title">
         Sessions <LiveBadge status={live} />
       </h1>

@@ -34,6 +34,21 @@ export function LiveBadge({ status }: { status: LiveStatus }) {
   );
 }
 
+/** While the live stream cannot reach the server: what is shown may be old; it comes back by itself. */
+export function ServerBanner({ status, onRetry }: { status: LiveStatus; onRetry: () => void }) {
+  if (status !== 'reconnecting') return null;
+  return (
+    <div className="error banner" role="alert">
+      <p>
+        The Rewind server is not answering: what you see may be out of date. Trying again by itself…{' '}
+        <button type="button" onClick={onRetry}>
+          Retry now
+        </button>
+      </p>
+    </div>
+  );
+}
+
 export function StatusBadge({ status }: { status: string }) {
   return <span className={`badge status-${status}`}>{status.replace(/_/g, ' ')}</span>;
 }
