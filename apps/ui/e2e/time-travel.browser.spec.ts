@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TravelService } from '@rewind/demo';
 import type { Http } from '../../../test/support/http-client';
 import { startTestApp, type TestApp } from '../../../test/support/test-app';
-import { LiveFeed } from '../../api/src/live/live-feed';
+import { LiveFeed } from '@rewind/api';
 
 /**
  * The time-travel UI in a real browser (Debian's Chromium, headless), against the real API
