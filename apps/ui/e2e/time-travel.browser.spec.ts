@@ -121,7 +121,9 @@ const suiteName = canRun
     await page.goto(`${t.baseUrl}/ui/`);
     await page.getByLabel('API key').fill('not-a-key');
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await expect.poll(() => page.getByRole('alert').textContent(), EVENTUALLY).toContain('not valid');
+    await expect.poll(() => page.getByRole('alert').textContent(), EVENTUALLY).toContain('This API key was refused');
+    // One message: the refusal, not also the "sign in again" notice its 401 raised.
+    expect(await page.getByRole('status').count()).toBe(0);
     await page.getByLabel('API key').fill(t.adminKey);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('link', { name: 'Weekend in Lisbon' }).waitFor();
