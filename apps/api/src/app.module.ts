@@ -22,6 +22,7 @@ import { AuditModule } from './audit/audit.module';
 import { ProjectionsModule } from './projections/projections.module';
 import { RollbacksModule } from './rollbacks/rollbacks.module';
 import { SessionsModule } from './sessions/sessions.module';
+import { LiveModule } from './live/live.module';
 
 @Module({})
 export class AppModule {
@@ -41,6 +42,7 @@ export class AppModule {
         SigningKeysModule,
         EncryptionModule,
         AuditModule,
+        LiveModule,
       ],
       controllers: [HealthController, MetricsController],
       providers: [

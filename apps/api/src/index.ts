@@ -1,2 +1,3 @@
 export * from './create-app';
 export { EVENT_STORE } from './infrastructure/tokens';
+export { LiveFeed } from './live/live-feed';

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TravelService } from '@rewind/demo';
 import type { Http } from '../../../test/support/http-client';
 import { startTestApp, type TestApp } from '../../../test/support/test-app';
+import { LiveFeed } from '@rewind/api';
 
 /**
  * The time-travel UI in a real browser (Debian's Chromium, headless), against the real API
@@ -120,7 +121,9 @@ const suiteName = canRun
     await page.goto(`${t.baseUrl}/ui/`);
     await page.getByLabel('API key').fill('not-a-key');
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await expect.poll(() => page.getByRole('alert').textContent(), EVENTUALLY).toContain('not valid');
+    await expect.poll(() => page.getByRole('alert').textContent(), EVENTUALLY).toContain('This API key was refused');
+    // One message: the refusal, not also the "sign in again" notice its 401 raised.
+    expect(await page.getByRole('status').count()).toBe(0);
     await page.getByLabel('API key').fill(t.adminKey);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('link', { name: 'Weekend in Lisbon' }).waitFor();
@@ -235,6 +238,16 @@ const suiteName = canRun
     await shot('saga-completed');
   });
 
+  it("shows a past step's effects as they stand now: the hotel booked there is compensated", async () => {
+    await page.locator(`.graph [data-version="${v.last}"]`).click();
+    await page.getByRole('heading', { name: `State at step ${v.last}` }).waitFor();
+    // The state at that step knew nothing of the rollback; the session (its ledger) does.
+    await expect.poll(() => page.locator('.tool-calls tr', { hasText: 'h1' }).textContent(), EVENTUALLY).toContain('compensated');
+    expect(await page.locator('.tool-calls tr', { hasText: 'f1' }).textContent()).toContain('—');
+    expect(await page.locator('.panel.state').textContent()).toContain(`Session now active · head at step ${v.checkpoint}`);
+    await shot('past-step-outcome-now');
+  });
+
   it('says why a redo is refused: the hotel on the way back was compensated', async () => {
     const redo = page.getByRole('button', { name: 'Redo' });
     await expect.poll(() => redo.isDisabled(), EVENTUALLY).toBe(true);
@@ -290,6 +303,11 @@ const suiteName = canRun
     expect(await effect.textContent()).toContain('failed');
     expect(await effect.textContent()).toContain('3 attempts');
     expect(cancels()).toBe(3);
+    // The session's lock refuses head moves: the buttons say so before anyone clicks.
+    const undo = page.getByRole('button', { name: 'Undo' });
+    await expect.poll(() => undo.isDisabled(), EVENTUALLY).toBe(true);
+    expect(await undo.getAttribute('title')).toContain('needs attention');
+    expect(await page.getByRole('note', { name: 'Why time travel is paused' }).textContent()).toContain('retry or resolve');
     await shot('needs-attention');
 
     await effect.getByRole('button', { name: 'Retry compensation' }).click();
@@ -302,8 +320,77 @@ const suiteName = canRun
     await effect.getByLabel('Undone by hand? Note').fill('Cancelled by phone, ref 4411');
     await effect.getByRole('button', { name: 'Mark resolved' }).click();
     await expect.poll(() => page.locator('.saga h2').textContent(), EVENTUALLY).toContain('completed');
+    await expect.poll(() => page.getByRole('button', { name: 'Undo' }).isDisabled(), EVENTUALLY).toBe(false);
     expect(await effect.textContent()).toContain('resolved');
     expect(await effect.textContent()).toContain('Cancelled by phone, ref 4411');
+  });
+
+  it("is live: two browsers on one session see the agent's steps and each other's moves as they happen", async () => {
+    const id = `live-${randomUUID().slice(0, 8)}`;
+    const s = `/v1/sessions/${id}`;
+    await step('POST', '/v1/sessions', { sessionId: id, title: 'Watched live' });
+    await step('POST', `${s}/messages`, { role: 'user', content: 'Find me a train to Porto' });
+    const open = async () => {
+      const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+      const other = await context.newPage();
+      await other.goto(`${t.baseUrl}/ui/`);
+      await other.evaluate(`sessionStorage.setItem("rewind.apiKey", ${JSON.stringify(t.adminKey)})`);
+      await other.goto(`${t.baseUrl}/ui/#/sessions/${id}`);
+      await other.reload(); // a hash change keeps the page: it reads the key again on load
+      await other.getByRole('status', { name: 'Updates: live' }).waitFor(EVENTUALLY);
+      return { context, page: other };
+    };
+    const [a, b] = [await open(), await open()];
+    const head = (p: Page) => p.locator('.graph .node.head').getAttribute('data-version');
+    try {
+      expect(await head(a.page)).toBe('2');
+      // The agent writes through the API: both pages show the new step without a reload.
+      const said = (await step('POST', `${s}/messages`, { role: 'agent', content: 'The 9:05 from Lisbon arrives at 11:58.' })).version as number;
+      for (const p of [a.page, b.page]) {
+        await expect.poll(() => head(p), EVENTUALLY).toBe(String(said));
+        await p.getByRole('heading', { name: `State at step ${said}` }).waitFor(EVENTUALLY);
+        await expect.poll(() => p.locator('.conversation').textContent(), EVENTUALLY).toContain('11:58');
+      }
+      // A undoes it; B sees the head move back and Redo become possible.
+      await a.page.getByRole('button', { name: 'Undo' }).click();
+      await a.page.getByRole('dialog').getByRole('button', { name: 'Confirm' }).click();
+      await expect.poll(() => head(b.page), EVENTUALLY).toBe('2');
+      await expect.poll(() => b.page.getByRole('button', { name: 'Redo' }).isDisabled(), EVENTUALLY).toBe(false);
+      await b.page.screenshot({ path: join(SCREENSHOTS, 'live-second-browser.png'), fullPage: true });
+      // B redoes it; A follows.
+      await b.page.getByRole('button', { name: 'Redo' }).click();
+      await b.page.getByRole('dialog').getByRole('button', { name: 'Confirm' }).click();
+      await expect.poll(() => head(a.page), EVENTUALLY).toBe(String(said));
+      expect((await http('GET', s)).body.head).toBe(said);
+
+      // The network goes: a banner says so; it comes back, and what was written meanwhile shows without a click.
+      await b.context.route('**/v1/**', (route) => route.abort('connectionrefused'));
+      t.app.get(LiveFeed).endStreams();
+      await b.page.getByRole('alert').filter({ hasText: 'not answering' }).waitFor(EVENTUALLY);
+      await b.page.screenshot({ path: join(SCREENSHOTS, 'server-unreachable.png'), fullPage: true });
+      const meanwhile = (await step('PUT', `${s}/memory/seat`, { value: 'window' })).version as number;
+      await b.context.unrouteAll();
+      await expect.poll(() => head(b.page), { timeout: 30_000 }).toBe(String(meanwhile));
+      await expect.poll(() => b.page.getByRole('alert').filter({ hasText: 'not answering' }).count(), EVENTUALLY).toBe(0);
+
+      // h goes to the head from the slider too, as it does from the graph.
+      await b.page.locator('#step-slider').focus();
+      await b.page.keyboard.press('Home');
+      await b.page.getByRole('heading', { name: 'State at step 1' }).waitFor(EVENTUALLY);
+      await b.page.keyboard.press('h');
+      await b.page.getByRole('heading', { name: `State at step ${meanwhile}` }).waitFor(EVENTUALLY);
+
+      // The sessions list follows the tenant's stream: a new session appears by itself.
+      await a.page.goto(`${t.baseUrl}/ui/#/`);
+      await a.page.getByRole('status', { name: 'Updates: live' }).waitFor(EVENTUALLY);
+      const title = `Arrived live ${randomUUID().slice(0, 6)}`;
+      await step('POST', '/v1/sessions', { sessionId: `arrived-${randomUUID().slice(0, 8)}`, title });
+      await a.page.getByRole('link', { name: title }).waitFor(EVENTUALLY);
+      await a.page.screenshot({ path: join(SCREENSHOTS, 'live-sessions-list.png'), fullPage: true });
+    } finally {
+      await a.context.close();
+      await b.context.close();
+    }
   });
 
   it('shows the audit log filtered by event type, and the tool-call ledger', async () => {

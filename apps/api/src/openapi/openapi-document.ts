@@ -127,7 +127,12 @@ function describeOperation(operation: Record<string, unknown>, doc: OperationDoc
     responses[status] = {
       description: success.description,
       ...(success.headers ? { headers: Object.fromEntries(success.headers.map((h) => [h, { $ref: `#/components/headers/${h}` }])) } : {}),
-      content: success.schema === 'text' ? { 'text/plain': { schema: { type: 'string' } } } : { 'application/json': { schema: success.schema } },
+      content:
+        success.schema === 'text'
+          ? { 'text/plain': { schema: { type: 'string' } } }
+          : success.schema === 'event-stream'
+            ? { 'text/event-stream': { schema: { type: 'string' } } }
+            : { 'application/json': { schema: success.schema } },
     };
   }
   // Every authenticated operation may refuse a key without the route's scope (403) or over its rate (429).

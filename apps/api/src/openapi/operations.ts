@@ -7,8 +7,8 @@ export interface SuccessDoc {
   /** The status Nest answers with when omitted (201 for POST, else 200). */
   status?: number;
   description: string;
-  /** A JSON body's schema, or 'text' for text/plain. */
-  schema: JsonSchema | 'text';
+  /** A JSON body's schema, 'text' for text/plain, or 'event-stream' for server-sent events. */
+  schema: JsonSchema | 'text' | 'event-stream';
   headers?: ResponseHeader[];
 }
 
@@ -125,6 +125,17 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     description: 'Every timeline node with its parent and children, the head, the branches, the checkpoints and the rollbacks; from and limit page the nodes.',
     success: [{ description: 'The timeline DAG.', schema: ref('Timeline') }],
     errors: SESSION_READ,
+  },
+  streamSession: {
+    description:
+      "Server-sent events for one session: a change event per commit (version, position, type, time; never the event's data); Last-Event-ID resumes after a reconnection.",
+    success: [{ description: "The session's changes as server-sent events; each id is the event's session version.", schema: 'event-stream' }],
+    errors: SESSION_READ,
+  },
+  streamTenant: {
+    description: "Server-sent events for the tenant's sessions list: a change event per commit in any of the tenant's sessions; Last-Event-ID resumes.",
+    success: [{ description: "The tenant's changes as server-sent events; each id is the event's global log position.", schema: 'event-stream' }],
+    errors: READ,
   },
   listEvents: {
     description: 'The recorded events as they are stored, oldest first, for audit and replay; nextFrom gives the next page.',

@@ -57,4 +57,42 @@ describe('plain-language sentences for the changes between two states', () => {
     expect(changedItem('turns[3].messages[0]')).toBe('turns:3');
     expect(changedItem('status')).toBe('status');
   });
+
+  it('says removed messages, changed message text and removed turns, with their words', () => {
+    const turn = (messages: { role: string; content: string }[]) => ({ turnId: 'u1', status: 'open', messages });
+    const before = {
+      turns: [
+        turn([
+          { role: 'user', content: 'Book Lisbon' },
+          { role: 'agent', content: 'Which dates?' },
+        ]),
+      ],
+      contextVars: { locale: 'pt' },
+    };
+    const after = { turns: [turn([{ role: 'user', content: 'Book Porto' }])], contextVars: {} };
+    expect(describeChanges(diffJson(before, after))).toEqual([
+      "text of message 1 in turn 1 changed from 'Book Lisbon' to 'Book Porto'",
+      "agent's message 'Which dates?' removed from turn 1",
+      "context variable 'locale' removed (was 'pt')",
+    ]);
+    expect(describeChanges(diffJson(before, { turns: [], contextVars: before.contextVars }))).toEqual([
+      "turn 1 (user said 'Book Lisbon') is no longer on the path",
+    ]);
+  });
+
+  it('property: every message added, removed or changed is said with its text', () => {
+    const text = fc.stringMatching(/^[A-Za-z]{1,12}$/);
+    const messages = fc.array(text, { maxLength: 4 });
+    fc.assert(
+      fc.property(messages, messages, (a, b) => {
+        const turn = (texts: string[]) => [{ turnId: 't', status: 'open', messages: texts.map((content) => ({ role: 'user', content })) }];
+        const said = describeChanges(diffJson({ turns: turn(a) }, { turns: turn(b) })).join('\n');
+        for (let i = 0; i < Math.max(a.length, b.length); i++) {
+          if (a[i] === b[i]) continue;
+          if (a[i] !== undefined) expect(said).toContain(`'${a[i]}'`);
+          if (b[i] !== undefined) expect(said).toContain(`'${b[i]}'`);
+        }
+      }),
+    );
+  });
 });

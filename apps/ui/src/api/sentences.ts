@@ -28,6 +28,13 @@ function field(value: unknown, name: string): unknown {
   return value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[name] : undefined;
 }
 
+/** "set to 'x'", "removed (was 'x')", "changed from 'x' to 'y'". */
+function saidChange(op: Change['op'], from: unknown, to: unknown): string {
+  if (op === 'added') return `set to ${quote(to)}`;
+  if (op === 'removed') return `removed (was ${quote(from)})`;
+  return `changed from ${quote(from)} to ${quote(to)}`;
+}
+
 function describeOne(change: Change): string | null {
   const { path, op, from, to } = change;
   let m: RegExpExecArray | null;
@@ -37,7 +44,7 @@ function describeOne(change: Change): string | null {
     return `memory '${m[1]}' changed from ${quote(from)} to ${quote(to)}`;
   }
   if ((m = /^contextVars\.(.+)$/.exec(path))) {
-    if (op === 'removed') return `context variable '${m[1]}' removed`;
+    if (op === 'removed') return `context variable '${m[1]}' removed (was ${quote(from)})`;
     if (op === 'added') return `context variable '${m[1]}' set to ${quote(to)}`;
     return `context variable '${m[1]}' changed from ${quote(from)} to ${quote(to)}`;
   }
@@ -46,15 +53,27 @@ function describeOne(change: Change): string | null {
     if (op === 'removed') return `task '${String(field(from, 'title'))}' popped`;
   }
   if ((m = /^tasks\[(\d+)\]\.title$/.exec(path))) return `task changed from ${quote(from)} to ${quote(to)}`;
-  if (/^tasks\[\d+\]\./.test(path)) return null; // said by the title sentence
+  if ((m = /^tasks\[(\d+)\]\.data$/.exec(path))) return `data of task ${Number(m[1]) + 1} ${saidChange(op, from, to)}`;
+  if (/^tasks\[\d+\]\./.test(path)) return null; // ids and versions: said by the task's sentence
   if ((m = /^turns\[(\d+)\]$/.exec(path))) {
     if (op === 'added') {
       const first = (field(to, 'messages') as unknown[] | undefined)?.[0];
       return first ? `${String(field(first, 'role'))} said ${quote(field(first, 'content'))}` : `turn ${Number(m[1]) + 1} started`;
     }
-    if (op === 'removed') return `turn ${Number(m[1]) + 1} is no longer on the path`;
+    if (op === 'removed') {
+      const first = (field(from, 'messages') as unknown[] | undefined)?.[0];
+      const said = first ? ` (${String(field(first, 'role'))} said ${quote(field(first, 'content'))})` : '';
+      return `turn ${Number(m[1]) + 1}${said} is no longer on the path`;
+    }
   }
-  if ((m = /^turns\[(\d+)\]\.messages\[(\d+)\]$/.exec(path)) && op === 'added') return `${String(field(to, 'role'))} said ${quote(field(to, 'content'))}`;
+  if ((m = /^turns\[(\d+)\]\.messages\[(\d+)\]$/.exec(path))) {
+    if (op === 'added') return `${String(field(to, 'role'))} said ${quote(field(to, 'content'))}`;
+    if (op === 'removed') return `${String(field(from, 'role'))}'s message ${quote(field(from, 'content'))} removed from turn ${Number(m[1]) + 1}`;
+  }
+  if ((m = /^turns\[(\d+)\]\.messages\[(\d+)\]\.(content|role|partial)$/.exec(path))) {
+    const what = m[3] === 'content' ? 'text' : m[3] === 'role' ? 'role' : 'interrupted mark';
+    return `${what} of message ${Number(m[2]) + 1} in turn ${Number(m[1]) + 1} ${saidChange(op, from, to)}`;
+  }
   if ((m = /^turns\[(\d+)\]\.status$/.exec(path))) return `turn ${Number(m[1]) + 1} is now ${String(to)}`;
   if (/^turns\[/.test(path)) return null;
   if ((m = /^toolCalls\.([^.]+)$/.exec(path))) {
@@ -62,7 +81,10 @@ function describeOne(change: Change): string | null {
     if (op === 'removed') return `tool call '${String(field(from, 'tool'))}' (${m[1]}) is no longer on the path`;
   }
   if ((m = /^toolCalls\.([^.]+)\.status$/.exec(path))) return `tool call ${m[1]} ${String(to)}`;
-  if ((m = /^toolCalls\.([^.]+)\.output$/.exec(path)) && op !== 'removed') return `tool call ${m[1]} answered ${quote(to)}`;
+  if ((m = /^toolCalls\.([^.]+)\.output$/.exec(path)))
+    return op === 'removed' ? `tool call ${m[1]}'s answer removed (was ${quote(from)})` : `tool call ${m[1]} answered ${quote(to)}`;
+  if ((m = /^toolCalls\.([^.]+)\.(input|error)(?:\.(.+))?$/.exec(path)))
+    return `${m[2]}${m[3] ? ` ${m[3]}` : ''} of tool call ${m[1]} ${saidChange(op, from, to)}`;
   if (/^toolCalls\./.test(path)) return null;
   if ((m = /^checkpoints\.([^.]+)$/.exec(path))) return op === 'removed' ? `checkpoint '${m[1]}' removed` : `checkpoint '${m[1]}' created`;
   if (/^checkpoints\./.test(path)) return null;

@@ -8,9 +8,9 @@ const POLL_MS = 700;
 const rollbackPath = (id: string) => `/v1/rollbacks/${encodeURIComponent(id)}`;
 
 /** A rollback's compensations, live: polled while it runs; on needs_attention, the operator's retry and resolve. */
-export function SagaPanel({ rollbackId, onChanged }: { rollbackId: string; onChanged: () => void }) {
+export function SagaPanel({ rollbackId, revision = 0, onChanged }: { rollbackId: string; revision?: number; onChanged: () => void }) {
   const [tick, setTick] = useState(0);
-  const rollback = useLoad(() => get<RollbackView>(rollbackPath(rollbackId)), [rollbackId, tick]);
+  const rollback = useLoad(() => get<RollbackView>(rollbackPath(rollbackId)), [rollbackId, tick, revision]);
   const status = rollback.data?.status;
 
   useEffect(() => {

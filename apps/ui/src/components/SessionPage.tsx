@@ -1,10 +1,12 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { get, query, sessionPath } from '../api/client';
-import type { HeadMoveResult, SessionStateView, Timeline, TimelineNode } from '../api/types';
+import type { HeadMoveResult, Page, SessionStateView, Timeline, TimelineNode, ToolCallEntry } from '../api/types';
 import { useLoad } from '../hooks';
+import { useLive } from '../live';
 import { buildTimelineModel, describeStep, windowVersions } from '../timeline-model';
-import { ErrorMessage, StatusBadge } from './common';
+import { ErrorMessage, LiveBadge, ServerBanner, StatusBadge } from './common';
 import { DiffPanel } from './DiffPanel';
+import { outcomeKey } from './outcome-key';
 import { HeadMoveDialog, type HeadMove } from './HeadMoveDialog';
 import { SagaPanel } from './SagaPanel';
 import { StatePanel } from './StatePanel';
@@ -17,10 +19,21 @@ const TIMELINE_PAGE = 200;
 export function SessionPage({ sessionId }: { sessionId: string }) {
   const [refresh, setRefresh] = useState(0);
   const reload = useCallback(() => setRefresh((r) => r + 1), []);
+  // Another tab, the agent or the saga committed: timeline, head, state and rollback are read again.
+  const live = useLive(`${sessionPath(sessionId)}/stream`, reload);
   // The newest page first (the head is usually there); other pages as the selection travels.
   const timeline = useLoad(() => get<Timeline>(`${sessionPath(sessionId)}/timeline${query({ limit: TIMELINE_PAGE })}`), [sessionId, refresh]);
   const [details, setDetails] = useState<ReadonlyMap<number, TimelineNode>>(new Map());
   const current = useLoad(() => get<SessionStateView>(sessionPath(sessionId)), [sessionId, refresh]);
+  // What became of each tool call's effect, on any branch (the ledger): a past step shows it as it stands now.
+  const ledger = useLoad(() => get<Page<ToolCallEntry>>(`/v1/tool-calls${query({ sessionId, limit: 100 })}`), [sessionId, refresh]);
+  const outcomes = useMemo(
+    () =>
+      new Map(
+        (ledger.data?.items ?? []).flatMap((c) => (c.compensation ? [[outcomeKey(c.toolCallId, c.startedVersion), c.compensation.status] as const] : [])),
+      ),
+    [ledger.data],
+  );
   const model = useMemo(() => (timeline.data ? buildTimelineModel(timeline.data, details) : null), [timeline.data, details]);
   const [picked, setPicked] = useState<number | null>(null);
   const [pickedTip, setPickedTip] = useState<number | null>(null);
@@ -73,6 +86,13 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
   const latestRollback = [...t.rollbacks].sort((a, b) => b.requestedVersion - a.requestedVersion)[0];
   const shownRollback = watching ?? current.data?.activeRollbackId ?? latestRollback?.rollbackId ?? null;
   const checkpoints = t.checkpoints;
+  // The session's lock: while a rollback runs or needs attention, head moves are refused (409): say so before anyone clicks.
+  const locked =
+    t.status === 'rolling_back'
+      ? 'A rollback is in progress: wait for it to finish.'
+      : t.status === 'needs_attention'
+        ? 'The last rollback needs attention: retry or resolve its failed compensations first.'
+        : null;
 
   const select = (version: number) => setPicked(version);
   const done = (result: HeadMoveResult) => {
@@ -85,23 +105,31 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
 
   return (
     <div className="session">
+      <ServerBanner status={live} onRetry={reload} />
       <div className="session-head">
         <div>
           <h1>{current.data?.title ?? sessionId}</h1>
           <p className="muted">
             {sessionId} · <StatusBadge status={t.status} /> · head at step {t.head} · {t.version} events · {t.branches.length} branch
-            {t.branches.length === 1 ? '' : 'es'} · <a href={`#/audit/${encodeURIComponent(sessionId)}`}>audit</a>
+            {t.branches.length === 1 ? '' : 'es'} · <a href={`#/audit/${encodeURIComponent(sessionId)}`}>audit</a> · <LiveBadge status={live} />
           </p>
         </div>
         <div className="actions" role="toolbar" aria-label="Time travel">
-          <button type="button" onClick={() => setMove({ action: 'undo', body: {}, title: 'Undo the last step' })}>
+          <button
+            type="button"
+            disabled={locked !== null}
+            title={locked ?? undefined}
+            onClick={() => setMove({ action: 'undo', body: {}, title: 'Undo the last step' })}
+          >
             ↶ Undo
           </button>
           <button
             type="button"
-            disabled={current.data ? !current.data.canRedo : false}
+            disabled={locked !== null || (current.data ? !current.data.canRedo : false)}
             title={
-              current.data && !current.data.canRedo ? (current.data.redoBlockedBy ?? 'Nothing to redo: no undo or rollback since the last step.') : undefined
+              (locked ?? (current.data && !current.data.canRedo))
+                ? (locked ?? current.data?.redoBlockedBy ?? 'Nothing to redo: no undo or rollback since the last step.')
+                : undefined
             }
             onClick={() => setMove({ action: 'redo', body: {}, title: 'Redo' })}
           >
@@ -109,7 +137,8 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
           </button>
           <button
             type="button"
-            disabled={selected === t.head}
+            disabled={locked !== null || selected === t.head}
+            title={locked ?? (selected === t.head ? 'This step is already the head.' : undefined)}
             onClick={() => setMove({ action: 'rollback', body: { toVersion: selected }, title: `Make step ${selected} current` })}
           >
             Go to step {selected}
@@ -129,7 +158,8 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
               </label>
               <button
                 type="button"
-                disabled={!checkpoint}
+                disabled={locked !== null || !checkpoint}
+                title={locked ?? undefined}
                 onClick={() => setMove({ action: 'rollback', body: { toCheckpoint: checkpoint }, title: `Roll back to checkpoint “${checkpoint}”` })}
               >
                 Roll back
@@ -138,6 +168,11 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
           )}
         </div>
       </div>
+      {locked && (
+        <p role="note" aria-label="Why time travel is paused" className="locked-note">
+          Undo, redo and going back are paused. {locked}
+        </p>
+      )}
       {current.data?.redoBlockedBy && (
         <p role="note" aria-label="Why redo is refused" className="muted">
           Redo is refused: {current.data.redoBlockedBy}
@@ -187,6 +222,15 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
             max={Math.max(branchPath.length - 1, 0)}
             value={Math.max(position, 0)}
             aria-valuetext={describeStep(selected, node)}
+            aria-keyshortcuts="h"
+            onKeyDown={(e) => {
+              // The same keys as the graph: h goes to the head (the slider handles arrows, Home and End itself).
+              if (e.key === 'h' || e.key === 'H') {
+                e.preventDefault();
+                setPicked(null);
+                setPickedTip(null);
+              }
+            }}
             onChange={(e) => {
               const v = branchPath[Number(e.target.value)];
               if (v !== undefined) select(v);
@@ -206,10 +250,19 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
       </div>
       <div className="split">
         <div>
-          {tab === 'state' && <StatePanel sessionId={sessionId} version={selected} parentVersion={model.parentOf(selected)} />}
+          {tab === 'state' && (
+            <StatePanel
+              sessionId={sessionId}
+              version={selected}
+              parentVersion={model.parentOf(selected)}
+              revision={refresh}
+              current={current.data}
+              outcomes={outcomes}
+            />
+          )}
           {tab === 'diff' && <DiffPanel key={selected} sessionId={sessionId} initialFrom={model.parentOf(selected) ?? selected} initialTo={selected} />}
         </div>
-        <div>{shownRollback && <SagaPanel key={shownRollback} rollbackId={shownRollback} onChanged={reload} />}</div>
+        <div>{shownRollback && <SagaPanel key={shownRollback} rollbackId={shownRollback} revision={refresh} onChanged={reload} />}</div>
       </div>
       {move && <HeadMoveDialog sessionId={sessionId} move={move} current={current.data} onClose={() => setMove(null)} onDone={done} />}
     </div>

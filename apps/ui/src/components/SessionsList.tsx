@@ -2,7 +2,8 @@ import { useState } from 'react';
 import { get, query } from '../api/client';
 import type { Page, SessionSummary } from '../api/types';
 import { useCursorPages, useLoad } from '../hooks';
-import { ErrorMessage, Pager, StatusBadge, timeAgo } from './common';
+import { useLive } from '../live';
+import { ErrorMessage, LiveBadge, Pager, ServerBanner, StatusBadge, timeAgo } from './common';
 
 const STATUSES = ['active', 'rolling_back', 'needs_attention'] as const;
 const PAGE_SIZE = 20;
@@ -15,15 +16,21 @@ export function SessionsList() {
   const pages = useCursorPages();
   const cursor = pages.cursor;
 
+  // Every commit of the tenant reloads the page shown (the list is a projection: it follows within moments).
+  const [changes, setChanges] = useState(0);
+  const live = useLive('/v1/stream', () => setChanges((n) => n + 1));
   const page = useLoad(
     () => get<Page<SessionSummary>>(`/v1/sessions${query({ q: search.trim(), status, sort, cursor, limit: PAGE_SIZE })}`),
-    [search, status, sort, cursor],
+    [search, status, sort, cursor, changes],
   );
   const restart = pages.restart;
 
   return (
     <section className="panel sessions" aria-labelledby="sessions-title">
-      <h1 id="sessions-title">Sessions</h1>
+      <ServerBanner status={live} onRetry={() => setChanges((n) => n + 1)} />
+      <h1 id="sessions-title">
+        Sessions <LiveBadge status={live} />
+      </h1>
       <div className="filters" role="search">
         <label>
           Search titles

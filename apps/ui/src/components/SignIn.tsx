@@ -17,7 +17,13 @@ export function SignIn({ notice, onSignedIn }: { notice: string | null; onSigned
       await api('GET', '/v1/sessions?limit=1', undefined, trimmed);
       onSignedIn(trimmed);
     } catch (e) {
-      setError(e instanceof ApiProblem ? e.message : String(e));
+      setError(
+        e instanceof ApiProblem && e.status === 401
+          ? 'This API key was refused: it is mistyped, revoked or expired. Check it, or ask an admin for a new one.'
+          : e instanceof ApiProblem
+            ? e.message
+            : String(e),
+      );
     } finally {
       setBusy(false);
     }
@@ -28,7 +34,7 @@ export function SignIn({ notice, onSignedIn }: { notice: string | null; onSigned
       <form onSubmit={submit} aria-labelledby="signin-title">
         <h1 id="signin-title">⟲ Rewind</h1>
         <p>Sign in with an API key to browse your agents' sessions, travel through their history and undo their steps.</p>
-        {notice && (
+        {notice && !error && (
           <p className="notice" role="status">
             {notice}
           </p>

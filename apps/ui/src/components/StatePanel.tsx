@@ -1,10 +1,11 @@
 import { useMemo, useState } from 'react';
 import { get, query, sessionPath } from '../api/client';
 import { changedItem } from '../api/sentences';
-import type { Diff, WindowedStateView } from '../api/types';
+import type { Diff, SessionStateView, WindowedStateView } from '../api/types';
 import { useDebounced, useLoad } from '../hooks';
 import { ChangeSentences } from './ChangeList';
 import { ErrorMessage, Json, StatusBadge } from './common';
+import { outcomeKey } from './outcome-key';
 
 function display(value: unknown): string {
   return typeof value === 'string' ? value : JSON.stringify(value);
@@ -18,7 +19,24 @@ export const FIRST_WINDOW = 50;
  * It is read as a window (`turns=last:N`): a long session's answer stays small at each slider stop,
  * and the panel says how many earlier turns and tool calls it leaves out.
  */
-export function StatePanel({ sessionId, version: wanted, parentVersion: wantedParent }: { sessionId: string; version: number; parentVersion: number | null }) {
+export function StatePanel({
+  sessionId,
+  version: wanted,
+  parentVersion: wantedParent,
+  revision = 0,
+  current,
+  outcomes,
+}: {
+  sessionId: string;
+  version: number;
+  parentVersion: number | null;
+  /** Bumped on each live change: the step's state is read again (its tool calls' outcome may have moved on). */
+  revision?: number;
+  /** The session now: what became of each tool call's effect since this step (compensated, failed…). */
+  current?: SessionStateView | null;
+  /** Compensation status now, by outcomeKey(toolCallId, startedVersion): calls on other branches too. */
+  outcomes?: ReadonlyMap<string, string>;
+}) {
   const [raw, setRaw] = useState(false);
   // The window chosen for this session (null: everything); it stays as the slider moves.
   const [chosen, setChosen] = useState<{ sessionId: string; lastTurns: number | null }>({ sessionId, lastTurns: FIRST_WINDOW });
@@ -29,13 +47,19 @@ export function StatePanel({ sessionId, version: wanted, parentVersion: wantedPa
     .map(Number) as [number, number];
   const state = useLoad(
     () => get<WindowedStateView>(`${sessionPath(sessionId)}/state${query({ at: version, turns: lastTurns === null ? null : `last:${lastTurns}` })}`),
-    [sessionId, version, lastTurns],
+    [sessionId, version, lastTurns, revision],
   );
   // The diff is computed by the server on the whole states: its paths index the whole conversation.
   const diff = useLoad(
     () => (parentVersion ? get<Diff>(`${sessionPath(sessionId)}/diff${query({ from: parentVersion, to: version })}`) : Promise.resolve(null)),
-    [sessionId, version, parentVersion],
+    [sessionId, version, parentVersion, revision],
   );
+  // A past step's effects are said as they stand now, not as they stood at the step.
+  const outcomeNow = useMemo(() => {
+    const now = new Map<string, string>(outcomes ?? []);
+    for (const c of current?.toolCalls ?? []) if (c.compensation) now.set(outcomeKey(c.toolCallId, c.startedVersion), c.compensation);
+    return now;
+  }, [current, outcomes]);
   // An answer for an earlier selection is never shown as this step's: it stays, dimmed, until the new one comes.
   const s = state.data;
   const fresh = s?.head === wanted;
@@ -182,7 +206,13 @@ export function StatePanel({ sessionId, version: wanted, parentVersion: wantedPa
                         <span className={`badge effect-${c.effect.kind}`}>{c.effect.kind}</span>
                       </td>
                       <td>{c.status}</td>
-                      <td>{c.compensation ? <StatusBadge status={c.compensation} /> : <span className="muted">—</span>}</td>
+                      <td>
+                        {(outcomeNow.get(outcomeKey(c.toolCallId, c.startedVersion)) ?? c.compensation) ? (
+                          <StatusBadge status={(outcomeNow.get(outcomeKey(c.toolCallId, c.startedVersion)) ?? c.compensation)!} />
+                        ) : (
+                          <span className="muted">—</span>
+                        )}
+                      </td>
                     </tr>
                   ))}
                 </tbody>
@@ -190,7 +220,14 @@ export function StatePanel({ sessionId, version: wanted, parentVersion: wantedPa
             </div>
           )}
           <p className="muted">
-            Session <StatusBadge status={s.status} /> · head at step {s.head} · {s.version} events recorded
+            {current ? (
+              <>
+                Session now <StatusBadge status={current.status} /> · head at step {current.head}
+              </>
+            ) : (
+              <>Step {s.head}</>
+            )}{' '}
+            · this step is {s.version === s.head ? 'event' : 'at event'} {s.head} of {current?.version ?? s.version} recorded
           </p>
         </>
       )}

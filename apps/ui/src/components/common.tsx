@@ -1,6 +1,7 @@
 import type { ReactNode } from 'react';
 import type { ApiProblem } from '../api/client';
 import type { CursorPages } from '../hooks';
+import type { LiveStatus } from '../live';
 
 export function ErrorMessage({ error }: { error: ApiProblem | null }) {
   if (!error) return null;
@@ -14,6 +15,36 @@ export function ErrorMessage({ error }: { error: ApiProblem | null }) {
           ))}
         </ul>
       )}
+    </div>
+  );
+}
+
+const LIVE_TEXT: Record<LiveStatus, string> = {
+  connecting: 'connecting…',
+  live: '● live',
+  reconnecting: 'reconnecting…',
+};
+
+/** Whether the page follows the server's changes as they happen. */
+export function LiveBadge({ status }: { status: LiveStatus }) {
+  return (
+    <span className={`badge live-${status}`} role="status" aria-label={`Updates: ${status}`}>
+      {LIVE_TEXT[status]}
+    </span>
+  );
+}
+
+/** While the live stream cannot reach the server: what is shown may be old; it comes back by itself. */
+export function ServerBanner({ status, onRetry }: { status: LiveStatus; onRetry: () => void }) {
+  if (status !== 'reconnecting') return null;
+  return (
+    <div className="error banner" role="alert">
+      <p>
+        The Rewind server is not answering: what you see may be out of date. Trying again by itself…{' '}
+        <button type="button" onClick={onRetry}>
+          Retry now
+        </button>
+      </p>
     </div>
   );
 }

@@ -1008,6 +1008,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/sessions/{id}/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A session's changes as they are committed (server-sent events)
+         * @description Server-sent events (`text/event-stream`): `ready` (data `{version|position}`: what the stream starts after), then one `change` per committed event (data `{sessionId, version, position, type, occurredAt}`, never the event data), `reset` when a resume is too far behind (reload everything), and `ping` every 20 s. Send the key in the Authorization header (read it with fetch streaming: EventSource cannot send headers).
+         */
+        get: operations["streamSession"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The tenant's changes, every session, as they are committed (server-sent events)
+         * @description Server-sent events (`text/event-stream`): `ready` (data `{version|position}`: what the stream starts after), then one `change` per committed event (data `{sessionId, version, position, type, occurredAt}`, never the event data), `reset` when a resume is too far behind (reload everything), and `ping` every 20 s. Send the key in the Authorization header (read it with fetch streaming: EventSource cannot send headers).
+         */
+        get: operations["streamTenant"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2107,7 +2147,7 @@ export interface components {
             keyId: string;
             tenantId: string;
             name: string;
-            scopes: ("admin" | "write" | "read" | "audit")[];
+            scopes: ("operator" | "admin" | "write" | "read" | "audit")[];
             /** Format: date-time */
             createdAt: string;
             /**
@@ -4253,6 +4293,67 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    streamSession: {
+        parameters: {
+            query?: never;
+            header: {
+                "last-event-id": string;
+                /** @description Resume after this event id (the `id:` of the last event received): what was missed is sent first. */
+                "Last-Event-ID"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The session's changes as server-sent events; each id is the event's session version. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    streamTenant: {
+        parameters: {
+            query?: never;
+            header: {
+                "last-event-id": string;
+                /** @description Resume after this event id (the `id:` of the last event received): what was missed is sent first. */
+                "Last-Event-ID"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tenant's changes as server-sent events; each id is the event's global log position. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
             429: components["responses"]["Error429"];
             503: components["responses"]["Error503"];
         };
