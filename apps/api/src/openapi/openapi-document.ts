@@ -46,8 +46,9 @@ const TAGS: { name: string; description: string }[] = [
   { name: 'components', description: "Save and read components' state as steps of a session." },
   { name: 'memory', description: 'Long-term memory: recall, policies, indexing status.' },
   { name: 'queries', description: 'Read models across sessions: session list, audit log, tool-call ledger, projections, hash chains.' },
+  { name: 'live', description: 'Server-sent events: a change per commit, for one session or for the tenant (the UI follows them).' },
   { name: 'keys', description: 'API keys of a tenant (admin).' },
-  { name: 'signing keys', description: 'Keys that sign Kafka command envelopes (admin).' },
+  { name: 'signing keys', description: 'Keys that sign Kafka command envelopes (deployment operator).' },
   { name: 'encryption', description: 'Field encryption policies and crypto-shredding.' },
   { name: 'health', description: 'Probes and metrics (no API key).' },
 ];
