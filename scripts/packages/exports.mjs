@@ -1,5 +1,7 @@
-// Writes (--write) or checks (default) the `exports` map, `files` and `main`/`types` of every
-// public package from its entry points (the `@rewind/source` condition of each subpath):
+/* global process, console */
+// Writes (--write) or checks (default) the `exports` map, `files`, `main`/`types`, `engines`,
+// `repository` and `publishConfig` of every
+// public package, the exports from its entry points (the `@rewind/source` condition of each subpath):
 //   "@rewind/source": the TypeScript source (the repository's tests and type-check),
 //   "import":  dist/esm/<entry>.mjs with dist/esm/<entry>.d.mts (tsdown),
 //   "require": dist/<path>.js with dist/<path>.d.ts (tsc -b; the repository's apps use these).
@@ -11,6 +13,7 @@ import { join, relative } from 'node:path';
 import { entryPoints, isTestingSubpath, publicPackages, REPO_ROOT } from './workspace.mjs';
 
 const write = process.argv.includes('--write');
+const rootManifest = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8'));
 const TEST_FRAMEWORK = /from '(vitest|fast-check)'/;
 
 /** Test support outside `testing` folders (a module only specs import): `!dist/<path>.*` each. */
@@ -47,6 +50,10 @@ for (const pkg of publicPackages()) {
   exportsMap['./package.json'] = './package.json';
   const next = {
     ...manifest,
+    engines: rootManifest.engines,
+    // The repository's URL, once the root package.json names it, with each package's folder.
+    repository: rootManifest.repository ? { ...rootManifest.repository, directory: pkg.dir } : undefined,
+    publishConfig: { access: 'public' },
     main: './dist/index.js',
     module: undefined,
     types: './dist/index.d.ts',

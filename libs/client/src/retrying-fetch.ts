@@ -1,5 +1,3 @@
-import { randomUUID } from 'node:crypto';
-
 export interface RetryPolicy {
   /** Tries in all, the first included (default 5; 1 = never retry). */
   attempts: number;
@@ -32,7 +30,8 @@ export interface RetryingFetchOptions {
  */
 export function retryingFetch(options: RetryingFetchOptions): (input: Request) => Promise<Response> {
   const base = options.fetch ?? globalThis.fetch;
-  const newKey = options.newIdempotencyKey ?? randomUUID;
+  // Web Crypto (Node and browsers alike): the client bundles for the browser without Node built-ins.
+  const newKey = options.newIdempotencyKey ?? (() => globalThis.crypto.randomUUID());
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   const { policy } = options;
   return async (input) => {
