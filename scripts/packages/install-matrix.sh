@@ -17,6 +17,8 @@ matrix="$root/scripts/packages/matrix"
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/rewind-packages-XXXXXX")
 api_pid=
 cleanup() {
+  local status=$?
+  if [ "$status" -ne 0 ] && [ -s "$scratch/api.log" ]; then echo "-- the API's log:" >&2 && tail -n 40 "$scratch/api.log" >&2; fi
   if [ -n "$api_pid" ]; then kill "$api_pid" 2>/dev/null || true; fi
   rm -rf "$scratch"
 }
@@ -71,7 +73,8 @@ export REWIND_URL="http://127.0.0.1:$port"
 REWIND_API_KEY="matrix-$(node -e "console.log(require('node:crypto').randomBytes(12).toString('hex'))")"
 export REWIND_API_KEY
 mkdir -p "$scratch/api-data"
-REWIND_DATA_DIR="$scratch/api-data" REWIND_ADMIN_KEY="$REWIND_API_KEY" PORT="$port" HOST=127.0.0.1 REWIND_LOG_LEVEL=warn \
+# Long-term memory off: the projects exercise the packages, not the server's embedding model.
+REWIND_DATA_DIR="$scratch/api-data" REWIND_ADMIN_KEY="$REWIND_API_KEY" PORT="$port" HOST=127.0.0.1 REWIND_LOG_LEVEL=warn REWIND_MEMORY=off \
   node apps/api/dist/main.js > "$scratch/api.log" 2>&1 &
 api_pid=$!
 for _ in $(seq 1 600); do

@@ -13,7 +13,8 @@ import { MemoryModule } from './memory/memory.module';
 import { httpLoggingParams } from './logging/http-logging';
 import { ReadinessHandler } from './health/queries/readiness.handler';
 import { MetricsController } from './metrics/metrics.controller';
-import { InfrastructureModule, type OpenedStores } from './infrastructure/infrastructure.module';
+import { InfrastructureModule } from './infrastructure/infrastructure.module';
+import type { Backend } from '@rewind/runtime';
 import { KeysModule } from './keys/keys.module';
 import { EncryptionModule } from './encryption/encryption.module';
 import { AuditModule } from './audit/audit.module';
@@ -23,13 +24,13 @@ import { SessionsModule } from './sessions/sessions.module';
 
 @Module({})
 export class AppModule {
-  static forConfig(config: RewindConfig, stores: OpenedStores, logger: PinoLogger): DynamicModule {
+  static forConfig(config: RewindConfig, backend: Backend, logger: PinoLogger): DynamicModule {
     return {
       module: AppModule,
       imports: [
         LoggerModule.forRoot(httpLoggingParams(logger)),
         CqrsModule.forRoot(),
-        InfrastructureModule.forConfig(config, stores),
+        InfrastructureModule.forConfig(config, backend),
         ApplicationModule,
         SessionsModule,
         RollbacksModule,

@@ -8,7 +8,7 @@ import type { DestinationStream } from 'pino';
 import { ensureAdminKey, type ApiKeyStore, type FieldEncryption } from '@rewind/tenancy';
 import { AppModule } from './app.module';
 import type { RewindConfig } from '@rewind/config';
-import { openStores } from './infrastructure/infrastructure.module';
+import { openBackend } from '@rewind/runtime';
 import { RewindMetrics } from './metrics/metrics';
 import { API_KEY_STORE } from './infrastructure/tokens';
 import { serveUi } from './ui/serve-ui';
@@ -45,8 +45,9 @@ export async function createApp(config: RewindConfig, options: CreateAppOptions 
     requestIdHeader: false,
     genReqId: requestIdOf,
   });
-  const stores = await openStores(config);
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forConfig(config, stores, rootLogger), adapter, {
+  // Opened before the app is built: an unreachable database stops the start with one sentence, not a stack.
+  const backend = await openBackend(config);
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forConfig(config, backend, rootLogger), adapter, {
     // Nest's own lines wait for the JSON logger (useLogger below) instead of going out as coloured text.
     bufferLogs: true,
     // Start-up failures reach main(), which explains them in one line instead of a stack.
@@ -78,16 +79,14 @@ export async function createApp(config: RewindConfig, options: CreateAppOptions 
       }
     });
   // Hostile JSON (deep nesting, text no store can hold) is refused before any guard,
-  // interceptor or pipe walks it: the validation pipe checks again per parameter, with names.
+  // interceptor or pipe walks it, once: the validation pipe does not scan again.
   app
     .getHttpAdapter()
     .getInstance()
     .addHook('preValidation', async (request, reply) => {
       // Path and query parameters too: interceptors read the session id before any pipe runs.
       const unsafe =
-        findUnsafeInput(request.params ?? {}) ??
-        findUnsafeInput(request.query ?? {}) ??
-        (request.body !== null && typeof request.body === 'object' ? findUnsafeInput(request.body) : null);
+        findUnsafeInput(request.params ?? {}) ?? findUnsafeInput(request.query ?? {}) ?? (request.body !== undefined ? findUnsafeInput(request.body) : null);
       if (unsafe) {
         await reply
           .status(400)

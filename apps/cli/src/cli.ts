@@ -1,7 +1,7 @@
 import { projectionsCommands } from './commands/projections';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type RewindConfig } from '@rewind/config';
-import { CliError, commandUsage, databaseFileOf, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, UsageError, type CliIo, type CommandSpec, type Flags } from './command';
+import { CliError, commandUsage, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, UsageError, type CliIo, type CommandSpec, type Flags } from './command';
 import { auditCommands } from './commands/audit';
 import { tenantsCommands } from './commands/tenants';
 import { retentionCommands } from './commands/retention';
@@ -10,6 +10,7 @@ import { keysCommands } from './commands/keys';
 import { memoryCommands } from './commands/memory';
 import { signingKeysCommands } from './commands/signing-keys';
 import { stateCommands } from './commands/state';
+import { cliBackend } from './stores';
 
 /** Every command, in the order usage lists them. A new group is one more spread here. */
 export const COMMANDS: readonly CommandSpec[] = [
@@ -162,7 +163,12 @@ export async function runCli(argv: string[], io: CliIo, commands: readonly Comma
       if (error instanceof ConfigError) throw new UsageError(error.message, command);
       throw error;
     }
-    return await command.run({ io, config, databaseFile: databaseFileOf(config) }, flags);
+    const backend = cliBackend(io, config);
+    try {
+      return await command.run({ io, config, backend: (options) => backend.open(options) }, flags);
+    } finally {
+      await backend.close();
+    }
   } catch (error) {
     if (error instanceof UsageError) {
       const about = error.command ?? command;

@@ -1,7 +1,6 @@
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { ID_PATTERN } from '@rewind/engine';
 import type { RewindConfig } from '@rewind/config';
+import type { Backend } from '@rewind/runtime';
 
 /** Where the CLI writes: `process.stdout`/`process.stderr` fit, and so does a test's collector. */
 export interface CliOutput {
@@ -27,8 +26,11 @@ export type Flags = Record<string, string | boolean | undefined>;
 export interface CommandContext {
   io: CliIo;
   config: RewindConfig;
-  /** The embedded database file: `${REWIND_DATA_DIR}/rewind.db`. */
-  databaseFile: string;
+  /**
+   * The configured stores, opened at the first call and closed after the command. On SQLite
+   * the file must exist unless `create` (a read never leaves an empty database behind).
+   */
+  backend(options?: { create?: boolean }): Promise<Backend>;
 }
 
 /** One command of the CLI. Add a command by adding a spec to a group's list (see cli.ts). */
@@ -94,19 +96,6 @@ export function positiveIntFlag(flags: Flags, name: string): number {
   const value = Number(raw);
   if (!/^\d+$/.test(raw) || !Number.isSafeInteger(value) || value < 1) throw new UsageError(`--${name} "${raw}" is not valid: expected a whole number from 1`);
   return value;
-}
-
-// ---- the embedded database ---------------------------------------------------------
-
-export function databaseFileOf(config: RewindConfig): string {
-  return join(config.dataDir, 'rewind.db');
-}
-
-/** For commands that only read: never create an empty database by mistake. */
-export function requireDatabase(context: CommandContext): void {
-  if (!existsSync(context.databaseFile)) {
-    throw new CliError(`no Rewind database at ${context.databaseFile}: set REWIND_DATA_DIR to the API's data directory (default ./data).`);
-  }
 }
 
 /** Pads each column to its widest cell; the first row is the header. */

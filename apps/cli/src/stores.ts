@@ -1,47 +1,51 @@
-import { Pool } from 'pg';
-import { type EventStore } from '@rewind/event-store';
-import { SqliteEventStore } from '@rewind/event-store/sqlite';
-import { maskConnectionString, PostgresEventStore, PostgresUnavailableError } from '@rewind/event-store/postgres';
-import { EventStoreDbEventStore, EventStoreDbUnavailableError } from '@rewind/event-store/eventstoredb';
-import { CliError, requireDatabase, type CommandContext } from './command';
+import { DomainError } from '@rewind/domain';
+import type { RewindConfig } from '@rewind/config';
+import type { EventStore } from '@rewind/event-store';
+import { MissingDatabaseError, openBackend, type Backend } from '@rewind/runtime';
+import { CliError, type CliIo, type CommandContext } from './command';
 
-/** The PostgreSQL schema of the event store, API keys and signing keys (the API's default, or REWIND_PG_SCHEMA). */
-export const storeSchemaOf = (context: CommandContext) => context.io.env.REWIND_PG_SCHEMA || 'rewind';
+/** Failures to open that are the setup's, said in one sentence. */
+const UNAVAILABLE = new Set(['PostgresUnavailableError', 'EventStoreDbUnavailableError', MissingDatabaseError.name]);
 
-/** The configured event store (the embedded file, PostgreSQL or EventStoreDB, per REWIND_STORE), as the API opens it. */
-export async function openEventStore(context: CommandContext, poolSize = 4): Promise<EventStore> {
-  const { config } = context;
-  if (config.store === 'eventstoredb') {
-    try {
-      return await EventStoreDbEventStore.open({ url: config.eventStoreDbUrl!, namespace: config.eventStoreDbNamespace });
-    } catch (error) {
-      if (error instanceof EventStoreDbUnavailableError) throw new CliError(error.message);
-      throw error;
-    }
-  }
-  if (config.store === 'sqlite') {
-    requireDatabase(context);
-    return new SqliteEventStore({ filename: context.databaseFile, synchronous: config.sqliteSynchronous });
-  }
+/**
+ * The CLI's backend: the API's stores (small pools; REWIND_PG_SCHEMA / REWIND_READ_SCHEMA pick
+ * other PostgreSQL schemas, for tests or several deployments in one database), opened once at a
+ * command's first `open()` and closed after the command.
+ */
+export function cliBackend(io: CliIo, config: RewindConfig): { open(options?: { create?: boolean }): Promise<Backend>; close(): Promise<void> } {
+  let opened: Promise<Backend> | undefined;
+  return {
+    open(options = {}) {
+      opened ??= openBackend(config, {
+        poolSize: 4,
+        readModelPoolSize: 8,
+        mustExist: options.create !== true,
+        ...(io.env.REWIND_PG_SCHEMA ? { schema: io.env.REWIND_PG_SCHEMA } : {}),
+        ...(io.env.REWIND_READ_SCHEMA ? { readModelSchema: io.env.REWIND_READ_SCHEMA } : {}),
+      }).catch((error: unknown) => {
+        throw UNAVAILABLE.has((error as Error)?.name) ? new CliError((error as Error).message) : error;
+      });
+      return opened;
+    },
+    async close() {
+      const backend = await opened?.catch(() => undefined);
+      await backend?.close();
+    },
+  };
+}
+
+/** Runs `use` on the configured backend; a domain refusal ("no such session") is the message to show. */
+export async function withBackend<T>(context: CommandContext, use: (backend: Backend) => Promise<T>): Promise<T> {
+  const backend = await context.backend();
   try {
-    return await PostgresEventStore.open({ connectionString: config.databaseUrl!, schema: storeSchemaOf(context), poolSize });
+    return await use(backend);
   } catch (error) {
-    if (error instanceof PostgresUnavailableError) throw new CliError(error.message);
+    if (error instanceof DomainError) throw new CliError(error.message);
     throw error;
   }
 }
 
-/** A small pool on DATABASE_URL for the key stores; closed after `use`. */
-export async function withPostgresPool<T>(context: CommandContext, use: (pool: Pool) => Promise<T>): Promise<T> {
-  const url = context.config.databaseUrl!;
-  const pool = new Pool({ connectionString: url, max: 2, application_name: 'rewind-cli' });
-  pool.on('error', () => undefined);
-  try {
-    await pool.query('SELECT 1').catch((error: Error) => {
-      throw new CliError(`Cannot reach PostgreSQL at ${maskConnectionString(url)} (${error.message}). Is the server running? Set DATABASE_URL to point at it.`);
-    });
-    return await use(pool);
-  } finally {
-    await pool.end();
-  }
+/** Runs `use` on the configured event store (see withBackend). */
+export function withEventStore<T>(context: CommandContext, use: (store: EventStore) => Promise<T>): Promise<T> {
+  return withBackend(context, (backend) => use(backend.events));
 }

@@ -4,6 +4,7 @@ import 'reflect-metadata';
 import { KafkaConfigError } from '@rewind/messaging';
 import { errorMessage } from '@rewind/messaging';
 import { contextLogger, createLogger } from '@rewind/observability';
+import { openBackend } from '@rewind/runtime';
 import { startWorker } from './worker';
 import { loadWorkerConfig, WorkerConfigError } from './worker-config';
 
@@ -16,7 +17,12 @@ async function main(): Promise<void> {
   // One JSON line per entry, the Kafka client's lines included (through the 'Kafka' context).
   const root = createLogger(config.logLevel);
   const log = contextLogger(root, 'Worker');
-  const worker = await startWorker(config, (context) => contextLogger(root, context));
+  // Every store, opened once here (an unreachable database stops the start with one sentence) and closed after the worker.
+  const backend = await openBackend(config);
+  const worker = await startWorker(config, (context) => contextLogger(root, context), backend).catch(async (error: unknown) => {
+    await backend.close().catch(() => undefined);
+    throw error;
+  });
   let stopping = false;
   const shutdown = (signal: NodeJS.Signals) => {
     if (stopping) {
@@ -30,17 +36,20 @@ async function main(): Promise<void> {
       process.exit(1);
     }, config.shutdownTimeoutMs);
     timer.unref();
-    worker.stop().then(
-      async () => {
-        await tracing?.shutdown(); // sends the last spans
-        log.log('Worker stopped.');
-        process.exit(0);
-      },
-      (error: unknown) => {
-        log.error(`Worker stopped with an error: ${errorMessage(error)}`);
-        process.exit(1);
-      },
-    );
+    worker
+      .stop()
+      .then(() => backend.close())
+      .then(
+        async () => {
+          await tracing?.shutdown(); // sends the last spans
+          log.log('Worker stopped.');
+          process.exit(0);
+        },
+        (error: unknown) => {
+          log.error(`Worker stopped with an error: ${errorMessage(error)}`);
+          process.exit(1);
+        },
+      );
   };
   process.on('SIGTERM', shutdown);
   process.on('SIGINT', shutdown);

@@ -1,5 +1,5 @@
+import { countEventsAfter } from '@rewind/event-store/subscriptions';
 import type { EventStore } from '@rewind/event-store';
-import { PostgresEventStore, pendingMigrations } from '@rewind/event-store/postgres';
 import type { CheckpointStore } from '@rewind/messaging';
 import {
   checkReadiness,
@@ -21,6 +21,8 @@ const CHECK_TIMEOUT_MS = 900;
 
 export interface WorkerHealthParts {
   store: EventStore;
+  /** The event store's migrations not applied yet (Backend.pendingMigrations). */
+  pendingMigrations(): Promise<string[]>;
   checkpoints: CheckpointStore;
   /** The events topic when this worker runs the relay. */
   relayTopic: string | null;
@@ -65,16 +67,15 @@ export class WorkerHealth {
 
   private async progressOf(name: string): Promise<SubscriberProgress> {
     if (name.startsWith('relay:')) {
-      const [head, position] = await Promise.all([this.parts.store.lastPosition(), this.parts.checkpoints.load(name)]);
-      return { name, position, lag: Math.max(0, head - position) };
+      const position = await this.parts.checkpoints.load(name);
+      return { name, position, lag: await countEventsAfter(this.parts.store, position) };
     }
     const { position, lag } = await this.parts.projections!.supervisor.runner(name.slice('projection:'.length)).status();
     return { name, position, lag };
   }
 
   private async pendingMigrations(): Promise<string[]> {
-    const store = this.parts.store;
-    const pending = store instanceof PostgresEventStore ? await pendingMigrations(store.pool, store.schema) : [];
+    const pending = await this.parts.pendingMigrations();
     if (this.parts.projections && (await this.parts.projections.db.dataSource.showMigrations())) pending.push('read models (TypeORM)');
     return pending;
   }

@@ -1,8 +1,5 @@
-import { join } from 'node:path';
+import { SubscriptionHub } from '@rewind/event-store/subscriptions';
 import { type EventStore } from '@rewind/event-store';
-import { SqliteEventStore } from '@rewind/event-store/sqlite';
-import { PostgresEventStore } from '@rewind/event-store/postgres';
-import { EventStoreDbEventStore } from '@rewind/event-store/eventstoredb';
 import { CommandConsumer } from '@rewind/messaging';
 import { DEFAULT_TOPICS, rewindTopicSpecs, type RewindTopics } from '@rewind/messaging';
 import { KafkaMessageBus } from '@rewind/messaging/kafka';
@@ -10,13 +7,9 @@ import { consoleLogger, errorMessage, type MessagingLogger } from '@rewind/messa
 import { InProcessMessageBus } from '@rewind/messaging/in-process';
 import type { MessageBus } from '@rewind/messaging';
 import { EventRelay } from '@rewind/messaging';
-import { PostgresCheckpointStore } from '@rewind/messaging/postgres';
-import { SqliteCheckpointStore } from '@rewind/messaging/sqlite';
-import { PostgresKafkaSigningSecretStore } from '@rewind/messaging/postgres';
-import { SqliteKafkaSigningSecretStore } from '@rewind/messaging/sqlite';
 import { ProjectionSupervisor, ReadModelDatabase } from '@rewind/projections';
+import { embeddedDatabaseFile, openBackend, type Backend } from '@rewind/runtime';
 import { createSessionRuntime } from '@rewind/sagas';
-import { PostgresPolicyStore } from '@rewind/memory/postgres';
 import { startMemoryIndexing, type MemoryIndexing } from './memory-indexing';
 import { createMetricsRegistry, meteredEventStore, registerSagaMetrics, registerStoreMetrics, type HealthServer } from '@rewind/observability';
 import { startWorkerApplication } from './worker-application';
@@ -41,20 +34,21 @@ export interface Worker {
   stop(): Promise<void>;
 }
 
-/** The embedded SQLite file the API also uses (same name as apps/api's InfrastructureModule). */
-export const databaseFile = (dataDir: string) => join(dataDir, 'rewind.db');
+/** The embedded SQLite file the API also uses. */
+export const databaseFile = embeddedDatabaseFile;
 
 /**
- * Starts the background consumers of one worker process. Several workers can run at once:
- * Kafka's consumer group shares the command partitions among them, and a lease lets one
- * relay publish while the others stand by.
+ * Starts the background consumers of one worker process over the stores of `backend` (by
+ * default the configured one, opened here and closed by `stop()`; a backend passed in stays
+ * its opener's to close). Several workers can run at once: Kafka's consumer group shares the
+ * command partitions among them, and a lease lets one relay publish while the others stand by.
  */
 export async function startWorker(
   config: WorkerConfig,
   logger: (context: string) => MessagingLogger = (c) => consoleLogger(c, config.logLevel),
+  backend?: Backend,
 ): Promise<Worker> {
   const log = logger('Worker');
-  const file = databaseFile(config.dataDir);
   const closers: (() => Promise<void>)[] = [];
   const closeAll = async () => {
     for (const close of closers.splice(0).reverse()) {
@@ -66,19 +60,12 @@ export async function startWorker(
     const registry = createMetricsRegistry();
     const storeMetrics = registerStoreMetrics(registry);
     const sagaMetrics = registerSagaMetrics(registry);
-    const postgres = config.store === 'postgres' ? await PostgresEventStore.open({ connectionString: config.databaseUrl!, poolSize: config.pgPoolSize }) : null;
-    // On EventStoreDB only the events live there; signing keys and checkpoints stay in the embedded file.
-    const events: EventStore =
-      postgres ??
-      (config.store === 'eventstoredb'
-        ? await EventStoreDbEventStore.open({ url: config.eventStoreDbUrl!, namespace: config.eventStoreDbNamespace })
-        : new SqliteEventStore({ filename: file, synchronous: config.sqliteSynchronous }));
-    const store: EventStore = meteredEventStore(events, storeMetrics);
-    closers.push(() => store.close());
-    const signingKeys = postgres ? new PostgresKafkaSigningSecretStore(postgres.pool) : new SqliteKafkaSigningSecretStore(file);
-    closers.push(() => signingKeys.close());
-    const checkpoints = postgres ? new PostgresCheckpointStore(postgres.pool) : new SqliteCheckpointStore(file);
-    closers.push(() => checkpoints.close());
+    const stores = backend ?? (await openBackend(config));
+    if (!backend) closers.push(() => stores.close());
+    const { checkpoints, signingKeys } = stores;
+    const store: EventStore = meteredEventStore(stores.events, storeMetrics);
+    // Everything in this process that follows the log, poked by this process's commits.
+    const hub = new SubscriptionHub(store);
 
     let bus: MessageBus;
     const topics = config.kafka?.topics ?? DEFAULT_TOPICS;
@@ -99,6 +86,7 @@ export async function startWorker(
     const runtime = createSessionRuntime(store, {
       snapshotEvery: config.snapshotEvery,
       bus,
+      hub,
       log: (m) => logger('Rollbacks').warn(m),
       onRestored: (seconds) => storeMetrics.restoreDuration.observe(seconds),
       onCommitted: (events) => sagaMetrics.observeCommitted(events),
@@ -123,6 +111,7 @@ export async function startWorker(
         batchSize: config.relay.batchSize,
         pollIntervalMs: config.relay.pollIntervalMs,
         leaseMs: config.relay.leaseMs,
+        hub,
         // A stable id lets a restarted worker take its own lease back at once instead of waiting for it to expire.
         ...(config.workerId ? { owner: config.workerId } : {}),
         logger: logger('Relay'),
@@ -140,7 +129,7 @@ export async function startWorker(
       eventsTopic: topics.events,
       sessions,
       logger: logger('Memory'),
-      ...(postgres ? { policies: new PostgresPolicyStore(postgres.pool, postgres.schema) } : {}),
+      ...(stores.memoryPolicies ? { policies: stores.memoryPolicies } : {}),
     });
     if (memory) closers.push(() => memory.stop());
 
@@ -174,13 +163,8 @@ export async function startWorker(
     // them too is safe.
     let projections: { supervisor: ProjectionSupervisor; db: ReadModelDatabase } | null = null;
     if (config.projections.enabled) {
-      const readModels = await ReadModelDatabase.open(
-        postgres
-          ? { type: 'postgres', url: config.databaseUrl!, poolSize: Math.min(config.pgPoolSize, 10) }
-          : { type: 'sqlite', filename: file, synchronous: config.sqliteSynchronous },
-      );
-      closers.push(() => readModels.close());
-      const supervisor = new ProjectionSupervisor(store, readModels, { logger: logger('Projections') });
+      const readModels = await stores.readModels();
+      const supervisor = new ProjectionSupervisor(store, readModels, { hub, logger: logger('Projections') });
       supervisor.start();
       closers.push(() => supervisor.stop());
       projections = { supervisor, db: readModels };
@@ -188,14 +172,14 @@ export async function startWorker(
 
     let health: HealthServer | null = null;
     if (config.http.enabled) {
-      const parts = { store, checkpoints, relayTopic: relay ? topics.events : null, projections };
+      const parts = { store, pendingMigrations: () => stores.pendingMigrations(), checkpoints, relayTopic: relay ? topics.events : null, projections };
       const server = await new WorkerHealth(parts, config.readyStallSeconds * 1000, registry).serve(config.http.port, config.http.host);
       closers.push(() => server.close());
       health = server;
     }
 
     log.log(
-      `Worker is running (bus ${config.bus}${config.kafka ? ` on ${config.kafka.brokers.join(',')}` : ''}, store ${postgres ? 'postgres' : `sqlite in ${file}`}, saga ${config.saga.enabled ? 'on' : 'off'}): ` +
+      `Worker is running (bus ${config.bus}${config.kafka ? ` on ${config.kafka.brokers.join(',')}` : ''}, store ${stores.kind} (${stores.describe()}), saga ${config.saga.enabled ? 'on' : 'off'}): ` +
         `commands ${commands ? `on (group "${config.commands.groupId}")` : 'off'}, relay ${relay ? `on (to "${topics.events}")` : 'off'}, ` +
         `projections ${projections ? 'on' : 'off'}, memory indexing ${memory ? `on (from "${topics.events}")` : 'off'}, health and metrics ${health ? `on http://${config.http.host}:${health.port}` : 'off'}, ` +
         `workspace ${workspace ? `on (${workspace.files.root})` : 'off'}.`,

@@ -13,7 +13,7 @@ import urllib.parse
 import urllib.request
 import uuid
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Mapping, Optional, TypedDict, TypeVar
+from typing import Any, Callable, Dict, List, Mapping, Optional, TypedDict, TypeVar, cast
 
 from .errors import RewindError, RollbackNeedsAttention, RollbackTimeout, VersionConflict, error_from
 
@@ -64,7 +64,7 @@ class RetryPolicy:
     def delay(self, attempt: int, retry_after: Optional[float], rand: Callable[[], float] = random.random) -> float:
         if retry_after is not None:
             return max(0.0, retry_after)
-        return rand() * min(self.max_delay, self.base_delay * (2 ** (attempt - 1)))
+        return rand() * min(self.max_delay, self.base_delay * (2.0 ** (attempt - 1)))
 
 
 def parse_retry_after(value: Optional[str], now: Optional[float] = None) -> Optional[float]:
@@ -177,7 +177,11 @@ class RewindClient:
                 return Response(refused.code, {k.lower(): v for k, v in refused.headers.items()}, _parse(refused.read()))
 
     def _write(self, method: str, path: str, body: JSON = None, **options: Any) -> WriteResult:
-        return self.request(method, path, body, **options).body
+        return cast(WriteResult, self.request(method, path, body, **options).body)
+
+    def _object(self, method: str, path: str, body: JSON = None, **options: Any) -> Dict[str, Any]:
+        """A request whose answer is a JSON object (a resource, not a write result)."""
+        return cast(Dict[str, Any], self.request(method, path, body, **options).body)
 
     # ---- sessions and steps --------------------------------------------------------------
 
@@ -271,7 +275,7 @@ class RewindClient:
         return self._write("POST", f"/v1/sessions/{_segment(session_id)}/redo", body, **options)
 
     def get_rollback(self, rollback_id: str) -> Dict[str, Any]:
-        return self.request("GET", f"/v1/rollbacks/{_segment(rollback_id)}").body
+        return self._object("GET", f"/v1/rollbacks/{_segment(rollback_id)}")
 
     def wait_for_rollback(self, rollback_id: str, timeout: float = 30.0, poll_interval: float = 0.1) -> Dict[str, Any]:
         """Polls a rollback until it completes; raises RollbackNeedsAttention or RollbackTimeout otherwise."""
@@ -293,10 +297,10 @@ class RewindClient:
             self._sleep(poll_interval)
 
     def retry_effect(self, rollback_id: str, call_id: str, **options: Any) -> Dict[str, Any]:
-        return self._write("POST", f"/v1/rollbacks/{_segment(rollback_id)}/effects/{_segment(call_id)}/retry", {}, **options)
+        return self._object("POST", f"/v1/rollbacks/{_segment(rollback_id)}/effects/{_segment(call_id)}/retry", {}, **options)
 
     def resolve_effect(self, rollback_id: str, call_id: str, note: str, **options: Any) -> Dict[str, Any]:
-        return self._write("POST", f"/v1/rollbacks/{_segment(rollback_id)}/effects/{_segment(call_id)}/resolve", {"note": note}, **options)
+        return self._object("POST", f"/v1/rollbacks/{_segment(rollback_id)}/effects/{_segment(call_id)}/resolve", {"note": note}, **options)
 
     def register_tool(self, name: str, kind: str, compensation: Optional[Dict[str, Any]] = None, retry: Optional[Dict[str, Any]] = None, **options: Any) -> Dict[str, Any]:
         body: Dict[str, Any] = {"kind": kind}
@@ -304,14 +308,14 @@ class RewindClient:
             body["compensation"] = compensation
         if retry is not None:
             body["retry"] = retry
-        return self._write("PUT", f"/v1/tools/{_segment(name)}", body, **options)
+        return self._object("PUT", f"/v1/tools/{_segment(name)}", body, **options)
 
     # ---- reads ---------------------------------------------------------------------------
 
     def get_state(self, session_id: str, at: Optional[int] = None) -> Dict[str, Any]:
         if at is None:
-            return self.request("GET", f"/v1/sessions/{_segment(session_id)}").body
-        return self.request("GET", f"/v1/sessions/{_segment(session_id)}/state", query={"at": at}).body
+            return self._object("GET", f"/v1/sessions/{_segment(session_id)}")
+        return self._object("GET", f"/v1/sessions/{_segment(session_id)}/state", query={"at": at})
 
     def current_version(self, session_id: str) -> int:
         """The session's version now (its ETag): what to send as ``if_match``."""
@@ -319,17 +323,17 @@ class RewindClient:
         return response.etag_version if response.etag_version is not None else int(response.body["version"])
 
     def timeline(self, session_id: str) -> Dict[str, Any]:
-        return self.request("GET", f"/v1/sessions/{_segment(session_id)}/timeline").body
+        return self._object("GET", f"/v1/sessions/{_segment(session_id)}/timeline")
 
     def events(self, session_id: str, from_version: Optional[int] = None, limit: Optional[int] = None) -> Dict[str, Any]:
-        return self.request("GET", f"/v1/sessions/{_segment(session_id)}/events", query={"from": from_version, "limit": limit}).body
+        return self._object("GET", f"/v1/sessions/{_segment(session_id)}/events", query={"from": from_version, "limit": limit})
 
     def diff(self, session_id: str, from_version: int, to_version: int) -> Dict[str, Any]:
-        return self.request("GET", f"/v1/sessions/{_segment(session_id)}/diff", query={"from": from_version, "to": to_version}).body
+        return self._object("GET", f"/v1/sessions/{_segment(session_id)}/diff", query={"from": from_version, "to": to_version})
 
     def context(self, session_id: str, max_turns: Optional[int] = None, max_chars: Optional[int] = None, at: Optional[int] = None) -> Dict[str, Any]:
         query = {"maxTurns": max_turns, "maxChars": max_chars, "at": at}
-        return self.request("GET", f"/v1/sessions/{_segment(session_id)}/context", query=query).body
+        return self._object("GET", f"/v1/sessions/{_segment(session_id)}/context", query=query)
 
     # ---- If-Match helpers ----------------------------------------------------------------
 

@@ -44,8 +44,9 @@ class VersionConflict(Conflict):
     @property
     def current_version(self) -> Optional[int]:
         for detail in self.details:
-            if isinstance(detail, dict) and isinstance(detail.get("currentVersion"), int):
-                return detail["currentVersion"]
+            version = detail.get("currentVersion") if isinstance(detail, dict) else None
+            if isinstance(version, int):
+                return version
         return None
 
 

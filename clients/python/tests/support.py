@@ -25,7 +25,7 @@ ADMIN_URL = os.environ.get("REWIND_TEST_DATABASE_URL", "postgres://postgres@127.
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+        return int(s.getsockname()[1])
 
 
 def _psql(sql: str) -> None:

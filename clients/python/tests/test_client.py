@@ -3,17 +3,13 @@
 from __future__ import annotations
 
 import email.utils
-import sys
 import threading
 import time
 import unittest
 import uuid
-from pathlib import Path
-from typing import List
+from typing import TYPE_CHECKING, List
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from rewind_client import (  # noqa: E402
+from rewind_client import (
     NotFound,
     RetryPolicy,
     RewindClient,
@@ -21,9 +17,10 @@ from rewind_client import (  # noqa: E402
     Unauthorized,
     ValidationFailed,
     VersionConflict,
+    WriteResult,
     parse_retry_after,
 )
-from support import Compensator, RewindServer, TcpProxy  # noqa: E402
+from support import Compensator, RewindServer, TcpProxy
 
 
 class RetryAfterTest(unittest.TestCase):
@@ -40,8 +37,16 @@ class RetryAfterTest(unittest.TestCase):
         self.assertLessEqual(policy.delay(4, None, rand=lambda: 0.999), 1.6)
 
 
-class ClientOnStore:
+# A mixin of the per-store test classes below; a TestCase only to the type checker (unittest would run it on its own).
+if TYPE_CHECKING:
+    _TestCase = unittest.TestCase
+else:
+    _TestCase = object
+
+
+class ClientOnStore(_TestCase):
     STORE = "sqlite"
+    server: RewindServer
 
     @classmethod
     def setUpClass(cls) -> None:
@@ -91,7 +96,7 @@ class ClientOnStore:
 
         seen: List[int] = []
 
-        def write(v: int):
+        def write(v: int) -> WriteResult:
             seen.append(v)
             if len(seen) == 1:
                 c.write_memory(s, "other", "x")  # a concurrent writer between read and write

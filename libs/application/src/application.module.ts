@@ -1,14 +1,7 @@
 import { Module } from '@nestjs/common';
 import { CommandBusDispatch } from './command-bus-dispatch';
-import { CreateCheckpointHandler } from './commands/create-checkpoint.handler';
-import { MoveHeadHandler } from './commands/move-head.handler';
-import { RecordStepHandler } from './commands/record-step.handler';
-import { RecordStepsHandler } from './commands/record-steps.handler';
+import { SESSION_COMMAND_HANDLERS } from './session-command-handlers';
 import { RegisterToolHandler } from './commands/register-tool.handler';
-import { ResolveCompensationHandler } from './commands/resolve-compensation.handler';
-import { RetryCompensationHandler } from './commands/retry-compensation.handler';
-import { SaveComponentStateHandler } from './commands/save-component-state.handler';
-import { StartSessionHandler } from './commands/start-session.handler';
 import { GetComponentStateHandler } from './queries/get-component-state.handler';
 import { GetContextHandler } from './queries/get-context.handler';
 import { GetDiffHandler } from './queries/get-diff.handler';
@@ -19,17 +12,7 @@ import { GetToolHandler } from './queries/get-tool.handler';
 import { ListToolsHandler } from './queries/list-tools.handler';
 import { PlanHeadMoveHandler } from './queries/plan-head-move.handler';
 
-export const COMMAND_HANDLERS = [
-  StartSessionHandler,
-  RecordStepHandler,
-  RecordStepsHandler,
-  CreateCheckpointHandler,
-  MoveHeadHandler,
-  RetryCompensationHandler,
-  ResolveCompensationHandler,
-  RegisterToolHandler,
-  SaveComponentStateHandler,
-];
+export const COMMAND_HANDLERS = [...SESSION_COMMAND_HANDLERS, RegisterToolHandler];
 
 export const QUERY_HANDLERS = [
   GetSessionStateHandler,
@@ -45,6 +28,7 @@ export const QUERY_HANDLERS = [
 
 /**
  * The application layer: every command and query handler, shared by the API and the worker.
+ * The session commands' handlers are the engine's own (see session-command-handlers.ts).
  * Needs CqrsModule.forRoot() and, from a global module, the engine's SessionCommands,
  * SessionQueries and ToolRegistry.
  */

@@ -10,7 +10,7 @@ import { SessionCommands, SessionQueries, SessionRepository, SessionService, ses
 import { InMemoryEventStore } from '@rewind/event-store/in-memory';
 import { ApplicationModule } from './application.module';
 import { CommandBusDispatch } from './command-bus-dispatch';
-import { RecordStepCommand } from './commands/record-step.command';
+import { RecordStepCommand } from '@rewind/engine';
 
 const RUNS = Math.max(1, Math.floor(Number(process.env.REWIND_PROPERTY_RUNS ?? 1000) / 10));
 const caller = { tenantId: 't', actor: 'tester' };

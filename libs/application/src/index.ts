@@ -1,12 +1,18 @@
-export * from './commands/start-session.command';
-export * from './commands/record-step.command';
-export * from './commands/record-steps.command';
-export * from './commands/create-checkpoint.command';
-export * from './commands/move-head.command';
-export * from './commands/retry-compensation.command';
-export * from './commands/resolve-compensation.command';
+// The session write commands are the engine's plain classes, sent on the CommandBus as they are.
+export {
+  CompleteRollbackCommand,
+  CreateCheckpointCommand,
+  MoveHeadCommand,
+  RecordCompensationOutcomeCommand,
+  RecordShreddingCommand,
+  RecordStepCommand,
+  RecordStepsCommand,
+  ResolveCompensationCommand,
+  RetryCompensationCommand,
+  SaveComponentStateCommand,
+  StartSessionCommand,
+} from '@rewind/engine';
 export * from './commands/register-tool.command';
-export * from './commands/save-component-state.command';
 export * from './queries/get-session-state.query';
 export * from './queries/get-timeline.query';
 export * from './queries/get-events.query';
@@ -18,3 +24,4 @@ export * from './queries/get-tool.query';
 export * from './queries/get-component-state.query';
 export * from './command-bus-dispatch';
 export * from './application.module';
+export * from './session-command-handlers';

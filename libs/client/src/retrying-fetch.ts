@@ -1,3 +1,5 @@
+import { DelegateBackoff, fullJitterGenerator, handleWhen, retry, type IRetryBackoffContext } from 'cockatiel';
+
 export interface RetryPolicy {
   /** Tries in all, the first included (default 5; 1 = never retry). */
   attempts: number;
@@ -19,7 +21,6 @@ export interface RetryingFetchOptions {
   /** One key per logical write; its retries reuse it, so the server applies the write once. */
   newIdempotencyKey?: () => string;
   fetch?: typeof fetch;
-  sleep?: (ms: number) => Promise<void>;
 }
 
 /**
@@ -32,27 +33,32 @@ export function retryingFetch(options: RetryingFetchOptions): (input: Request) =
   const base = options.fetch ?? globalThis.fetch;
   // Web Crypto (Node and browsers alike): the client bundles for the browser without Node built-ins.
   const newKey = options.newIdempotencyKey ?? (() => globalThis.crypto.randomUUID());
-  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   const { policy } = options;
-  return async (input) => {
+  const retrying = retry(
+    handleWhen((error) => !isAbort(error)).orWhenResult((response) => isRetryable(response as Response, policy)),
+    { maxAttempts: Math.max(0, policy.attempts - 1), backoff: new DelegateBackoff((context: IRetryBackoffContext<unknown>) => waitBefore(policy, context)) },
+  );
+  // The answer we do not return is not read: free its connection before waiting.
+  retrying.onRetry((outcome) => void ('value' in outcome ? (outcome.value as Response).body?.cancel() : undefined));
+  return (input) => {
     const request = input.method === 'GET' || input.headers.has('idempotency-key') ? input : withHeader(input, 'Idempotency-Key', newKey());
-    for (let attempt = 1; ; attempt++) {
-      const last = attempt >= policy.attempts;
-      let response: Response;
-      try {
-        response = await base(last ? request : request.clone());
-      } catch (error) {
-        if (last || isAbort(error)) throw error;
-        await sleep(backoff(policy, attempt));
-        continue;
-      }
-      if (last || !RETRYABLE_STATUSES.has(response.status)) return response;
-      const wait = retryAfterMs(response.headers.get('retry-after')) ?? backoff(policy, attempt);
-      if (wait > policy.maxRetryAfterMs) return response;
-      await response.body?.cancel();
-      await sleep(wait);
-    }
+    return retrying.execute(({ attempt }) => base(attempt + 1 >= policy.attempts ? request : request.clone()));
   };
+}
+
+/** 429 and 503 say "not now"; a Retry-After longer than we accept ends the retries with the answer as it is. */
+function isRetryable(response: Response, policy: RetryPolicy): boolean {
+  if (!RETRYABLE_STATUSES.has(response.status)) return false;
+  return (retryAfterMs(response.headers.get('retry-after')) ?? 0) <= policy.maxRetryAfterMs;
+}
+
+/** What Retry-After says, else exponential backoff with full jitter (seed 004). */
+function waitBefore(policy: RetryPolicy, { attempt, result }: IRetryBackoffContext<unknown>): number {
+  const retryAfter = 'value' in result ? retryAfterMs((result.value as Response).headers.get('retry-after')) : undefined;
+  return (
+    retryAfter ??
+    fullJitterGenerator(attempt - 1, { initialDelay: policy.baseDelayMs, maxDelay: policy.maxDelayMs, exponent: 2, generator: fullJitterGenerator })[0]
+  );
 }
 
 function withHeader(request: Request, name: string, value: string): Request {
@@ -63,11 +69,6 @@ function withHeader(request: Request, name: string, value: string): Request {
 
 function isAbort(error: unknown): boolean {
   return (error as { name?: string } | null)?.name === 'AbortError';
-}
-
-/** Full jitter: a random wait up to the doubled ceiling (seed 004). */
-function backoff(policy: RetryPolicy, attempt: number): number {
-  return Math.random() * Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));
 }
 
 /** Retry-After in milliseconds: delta-seconds or an HTTP date; undefined when absent or unreadable. */

@@ -21,6 +21,21 @@ export class EnvReader {
     return this.parse(name, fallback, z.coerce.number().int().min(min).max(max), `a whole number from ${min} to ${max}`);
   }
 
+  /** A number, fractions allowed. */
+  number(name: string, fallback: number, min: number, max: number): number {
+    return this.parse(name, fallback, z.coerce.number().min(min).max(max), `a number from ${min} to ${max}`);
+  }
+
+  /** One of `allowed`, in any case (read as lower case). */
+  oneOfAnyCase<const T extends readonly [string, ...string[]]>(name: string, allowed: T, fallback: T[number]): T[number] {
+    return this.parse(
+      name,
+      fallback,
+      z.preprocess((value) => String(value).toLowerCase(), z.enum(allowed)),
+      `one of ${allowed.join(', ')}`,
+    );
+  }
+
   oneOf<const T extends readonly [string, ...string[]]>(name: string, allowed: T, fallback: T[number]): T[number] {
     return this.parse(name, fallback, z.enum(allowed), `one of ${allowed.join(', ')}`);
   }

@@ -3,3 +3,4 @@ export * from './env-reader';
 export * from './store-choice';
 export * from './workspace-settings';
 export * from './logger';
+export * from './memory-settings';

@@ -6,6 +6,10 @@ import { loadWorkspaceSettings, type WorkspaceSettings } from './workspace-setti
 export interface RewindConfig extends StoreChoice {
   /** PostgreSQL pool size. */
   pgPoolSize: number;
+  /** REWIND_PG_SCHEMA: the PostgreSQL schema of the event store, API keys and signing keys (default rewind). */
+  pgSchema: string;
+  /** REWIND_READ_SCHEMA: the read models' PostgreSQL schema; undefined: the projections' default. */
+  readModelSchema: string | undefined;
   port: number;
   host: string;
   dataDir: string;
@@ -54,6 +58,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RewindConfig {
   return {
     ...choice,
     pgPoolSize: read.integer('REWIND_PG_POOL_SIZE', 20, 1, 1000),
+    pgSchema: read.raw('REWIND_PG_SCHEMA') ?? 'rewind',
+    readModelSchema: read.raw('REWIND_READ_SCHEMA'),
     port: read.integer('PORT', 3000, 0, 65535),
     host: env.HOST || '0.0.0.0',
     dataDir: resolve(env.REWIND_DATA_DIR || './data'),
@@ -73,4 +79,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RewindConfig {
     masterKeyFile: resolve(env.REWIND_MASTER_KEY_FILE || join(env.REWIND_DATA_DIR || './data', 'master.key')),
     workspace: loadWorkspaceSettings(env, read),
   };
+}
+
+/** The OTLP traces endpoint from the standard variables (traces-specific first), or undefined: tracing off. */
+export function otlpTracesEndpoint(env: NodeJS.ProcessEnv): string | undefined {
+  const read = new EnvReader(env, (message) => new ConfigError(message));
+  const traces = read.raw('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT');
+  if (traces) return traces;
+  const base = read.raw('OTEL_EXPORTER_OTLP_ENDPOINT');
+  return base === undefined ? undefined : `${base.replace(/\/$/, '')}/v1/traces`;
 }

@@ -2,7 +2,7 @@ import type { RollbackCommand, SessionCommand } from './commands';
 import { mergeEffect, type EffectDescriptor } from './effects';
 import { conflict, DomainError, invalid, notFound } from './errors';
 import { isStepEvent, type SessionEvent } from './events';
-import { planHeadMove, resolveHeadMoveTarget, type HeadMovePlan } from './head-move';
+import { planHeadMove, resolveHeadMoveTarget, type HeadMovePlan, type HeadMoveTarget } from './head-move';
 import { findTurn, type PathState, type RollbackRecord, type SessionState } from './state';
 import { missingRefs } from './templates';
 import { validateEffectDeclaration } from './tool-registration';
@@ -13,6 +13,8 @@ export interface DecideContext {
   actor: string;
   /** Path state at a timeline node; needed by head moves only. */
   pathAt?: (version: number) => PathState;
+  /** A head move's target, when the caller resolved it already (to load its path): not resolved again. */
+  headMoveTarget?: HeadMoveTarget;
   /** The registered effect of a tool, used when a call does not declare one. */
   toolEffect?: (tool: string) => EffectDescriptor | undefined;
   /** True once a saga carries out compensations; until then such moves are refused. */
@@ -259,7 +261,7 @@ function decideRollbackCommand(state: SessionState, command: RollbackCommand, ct
 }
 
 function decideHeadMove(state: SessionState, command: Extract<SessionCommand, { type: 'MoveHead' }>, ctx: DecideContext): Decision {
-  const target = resolveHeadMoveTarget(state, command);
+  const target = ctx.headMoveTarget ?? resolveHeadMoveTarget(state, command);
   if (!ctx.pathAt) throw new Error('decide(MoveHead) needs ctx.pathAt to read the target path state');
   const plan = planHeadMove(state, target, ctx.pathAt(target.toVersion));
   const named = (items: { toolCallId: string; tool: string; startedVersion: number }[]) =>

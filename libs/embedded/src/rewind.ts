@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { join } from 'node:path';
 import {
   assertComponentName,
   componentStates,
@@ -12,11 +11,10 @@ import {
 } from '@rewind/domain';
 import { presentState, sessionStreamId, type Caller, type SessionService, type SessionView } from '@rewind/engine';
 import { type EventStore, type StoredEvent } from '@rewind/event-store';
-import { SqliteEventStore } from '@rewind/event-store/sqlite';
 import { InMemoryEventStore } from '@rewind/event-store/in-memory';
 import { InProcessMessageBus } from '@rewind/messaging/in-process';
 import { InMemoryCheckpointStore, type CheckpointStore } from '@rewind/messaging';
-import { SqliteCheckpointStore } from '@rewind/messaging/sqlite';
+import { openSqliteBackend, type Backend } from '@rewind/runtime';
 import { EngineSessionPaths, type RecallRequest, type RecallResult } from '@rewind/memory';
 import { MemoryRuntime, memoryConfigFromEnv } from '@rewind/memory/runtime';
 import { CompensationError, createSessionRuntime, type InlineCompensationChannel, type RollbackSaga } from '@rewind/sagas';
@@ -60,6 +58,8 @@ export class RollbackNeedsAttention extends Error {
  */
 export class Rewind {
   private memoryRuntime: { runtime: MemoryRuntime; checkpoints: CheckpointStore } | undefined;
+  /** The stores of `<dataDir>/rewind.db` (Rewind.open), or null over a store the caller gave. */
+  private backend: Backend | null = null;
   /** Components registered by name (see `registerComponent`). */
   readonly components = new Map<string, ComponentDefinition<never>>();
   /** Tools registered by name (see `tool`). */
@@ -88,7 +88,8 @@ export class Rewind {
     if (!this.memoryRuntime) {
       const config = memoryConfigFromEnv(process.env, this.dataDir ?? '.');
       if (this.dataDir === null) config.sqliteFile = ':memory:';
-      const checkpoints = this.dataDir === null ? new InMemoryCheckpointStore() : new SqliteCheckpointStore(join(this.dataDir, 'rewind.db'));
+      // The backend's closes with it; one of our own otherwise.
+      const checkpoints = this.backend?.checkpoints ?? new InMemoryCheckpointStore();
       // Library mode catches up right before each recall, in the caller's process: no background thread to manage.
       const runtime = new MemoryRuntime({ config, paths: new EngineSessionPaths(this.sessions), store: this.store, checkpoints, placement: 'process' });
       this.memoryRuntime = { runtime, checkpoints };
@@ -111,13 +112,10 @@ export class Rewind {
 
   /** Persisted in `<dataDir>/rewind.db` (the embedded store the service uses). */
   static open(options: { dataDir: string; tenantId?: string; snapshotEvery?: number } & RewindTiming): Rewind {
-    return Rewind.over(
-      new SqliteEventStore({ filename: join(options.dataDir, 'rewind.db') }),
-      options.tenantId ?? 'default',
-      options.snapshotEvery,
-      options,
-      options.dataDir,
-    );
+    const backend = openSqliteBackend({ dataDir: options.dataDir });
+    const rewind = Rewind.over(backend.events, options.tenantId ?? 'default', options.snapshotEvery, options, options.dataDir);
+    rewind.backend = backend;
+    return rewind;
   }
 
   /** Over a store you opened (e.g. `PostgresEventStore` from `@rewind/event-store/postgres`); `close()` closes it. */
@@ -181,11 +179,11 @@ export class Rewind {
   async close(): Promise<void> {
     if (this.memoryRuntime) {
       await this.memoryRuntime.runtime.close();
-      await this.memoryRuntime.checkpoints.close();
+      if (!this.backend) await this.memoryRuntime.checkpoints.close();
     }
     await this.saga.stop();
     await this.sessions.repository.flushSnapshots();
-    await this.store.close();
+    await (this.backend ?? this.store).close();
   }
 }
 

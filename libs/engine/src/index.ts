@@ -1,12 +1,13 @@
 export * from './stream-id';
 export * from './keyed-mutex';
 export * from './fingerprint';
-export * from './lru-cache';
 export * from './session-repository';
 export * from './commands/write-request';
 export * from './commands/command-pipeline';
 export * from './commands/session-stream';
 export * from './commands/session-commands';
+export * from './commands/impl/session-write-commands';
+export { MAX_STEPS_PER_WRITE } from './commands/handlers/record-steps.handler';
 export * from './queries/session-queries';
 export * from './queries/session-views';
 export * from './session-service';

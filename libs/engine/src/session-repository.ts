@@ -1,6 +1,15 @@
-import { cloneState, evolveInPlace, initialSessionState, REDUCER_VERSION, type PathState, type RecordedSessionEvent, type SessionState } from '@rewind/domain';
+import { LRUCache } from 'lru-cache';
+import {
+  cloneState,
+  evolveInPlace,
+  initialSessionState,
+  REDUCER_VERSION,
+  type PathState,
+  type RecordedSessionEvent,
+  type SessionEvent,
+  type SessionState,
+} from '@rewind/domain';
 import { loadSnapshotAndTail, type EventStore, type Snapshot, type StoredEvent } from '@rewind/event-store';
-import { LruCache } from './lru-cache';
 import {
   assembleState,
   encodeSnapshot,
@@ -31,8 +40,20 @@ export interface SessionRepositoryOptions {
   segmentSizes?: SegmentSizes;
 }
 
-export function asSessionEvent(event: StoredEvent): RecordedSessionEvent {
-  return event as unknown as RecordedSessionEvent;
+/**
+ * The read boundary: what the store gives back from a session stream is the session events
+ * written there (the write path keeps their type and needs no such step).
+ */
+export function asSessionEvent(event: StoredEvent): StoredEvent<SessionEvent> {
+  return event as StoredEvent<SessionEvent>;
+}
+
+/**
+ * At most `entries` entries, least recently used out first. Counted as sizes rather than with
+ * `max`, which preallocates its arrays: repositories are cheap to create (the CLI, tests).
+ */
+function countBounded(entries: number) {
+  return { maxSize: entries, sizeCalculation: () => 1 };
 }
 
 /**
@@ -43,19 +64,19 @@ export function asSessionEvent(event: StoredEvent): RecordedSessionEvent {
  * (replay from the start), never an error.
  */
 export class SessionRepository {
-  private readonly current: LruCache<string, SessionState>;
+  private readonly current: LRUCache<string, SessionState>;
   /** When this process last wrote a snapshot of a stream, and at which version. */
-  private readonly lastSnapshot = new LruCache<string, { at: number; version: number }>(10_000);
+  private readonly lastSnapshot = new LRUCache<string, { at: number; version: number }>(countBounded(10_000));
   private readonly pendingSnapshots = new Set<Promise<unknown>>();
   /** Segment ids known to be stored, per stream: a snapshot write does not send them again. */
-  private readonly storedSegments = new LruCache<string, Set<string>>(10_000);
+  private readonly storedSegments = new LRUCache<string, Set<string>>(countBounded(10_000));
   private readonly segmentCache: SegmentCache;
 
   constructor(
     readonly store: EventStore,
     readonly options: SessionRepositoryOptions,
   ) {
-    this.current = new LruCache(options.cacheSize ?? 2_000);
+    this.current = new LRUCache(countBounded(options.cacheSize ?? 2_000));
     this.segmentCache = options.segmentCache ?? sharedSegmentCache;
   }
 
@@ -218,19 +239,16 @@ export class SessionRepository {
 
   /**
    * Folds freshly appended events into the cached state (when it is the state they were
-   * decided on) and writes a snapshot when the stream crosses the cadence.
+   * decided on; `folded` when the decision folded them already) and writes a snapshot when the stream crosses the cadence.
    */
-  async committed(streamId: string, decidedOn: SessionState, events: StoredEvent[], targetPath?: PathState): Promise<SessionState> {
+  async committed(
+    streamId: string,
+    decidedOn: SessionState,
+    events: StoredEvent<SessionEvent>[],
+    { targetPath, folded }: { targetPath?: PathState; folded?: SessionState } = {},
+  ): Promise<SessionState> {
     const before = decidedOn.version;
-    const cached = this.current.get(streamId);
-    // The cached state may share sealed turns and tool calls with the segment cache: own them first.
-    const state = cached === decidedOn ? ownState(cached) : cloneState(decidedOn);
-    for (const event of events.map(asSessionEvent)) {
-      evolveInPlace(state, event, (v) => {
-        if (targetPath) return cloneState(targetPath);
-        throw new Error(`path state of version ${v} was not preloaded`);
-      });
-    }
+    const state = folded ?? this.fold(streamId, decidedOn, events, targetPath);
     this.current.set(streamId, state);
     if (this.snapshotDue(streamId, before, state.version)) {
       this.lastSnapshot.set(streamId, { at: Date.now(), version: state.version });
@@ -242,6 +260,19 @@ export class SessionRepository {
         .catch((error: unknown) => this.options.onSnapshotError?.(error))
         .finally(() => this.pendingSnapshots.delete(write));
       this.pendingSnapshots.add(write);
+    }
+    return state;
+  }
+
+  private fold(streamId: string, decidedOn: SessionState, events: StoredEvent<SessionEvent>[], targetPath: PathState | undefined): SessionState {
+    const cached = this.current.get(streamId);
+    // The cached state may share sealed turns and tool calls with the segment cache: own them first.
+    const state = cached === decidedOn ? ownState(cached) : cloneState(decidedOn);
+    for (const event of events) {
+      evolveInPlace(state, event, (v) => {
+        if (targetPath) return cloneState(targetPath);
+        throw new Error(`path state of version ${v} was not preloaded`);
+      });
     }
     return state;
   }

@@ -1,6 +1,7 @@
 import type { ContextWindow, ContextWindowOptions, HeadMovePlan, JsonObject, MoveHead, SessionCommand, SessionState } from '@rewind/domain';
 import type { StoredEvent } from '@rewind/event-store';
-import { SessionCommands, type SessionCommandsOptions } from './commands/session-commands';
+import { RecordStepsCommand, StartSessionCommand, type SessionWriteCommand } from './commands/impl/session-write-commands';
+import { commandFor, SessionCommands, type SessionCommandsOptions } from './commands/session-commands';
 import type { Caller, WriteOptions, WriteResult } from './commands/write-request';
 import { SessionQueries } from './queries/session-queries';
 import type { SessionRepository } from './session-repository';
@@ -8,9 +9,9 @@ import type { SessionRepository } from './session-repository';
 export type SessionServiceOptions = SessionCommandsOptions;
 
 /**
- * Sessions for library use (embedded mode, the saga, the CLI, benchmarks): the write side
- * (`commands`, the one command pipeline) and the reads (`queries`) behind one object. The
- * API and the worker dispatch through @rewind/application's handlers instead.
+ * The plain dispatcher of library mode (embedded, the saga, the CLI, benchmarks): write
+ * commands go to the same handlers the API and the worker register on Nest's CommandBus
+ * (`dispatch`, or the domain-command shorthands below), reads to the queries.
  */
 export class SessionService {
   readonly commands: SessionCommands;
@@ -24,17 +25,22 @@ export class SessionService {
     this.queries = new SessionQueries(repository);
   }
 
+  dispatch(command: SessionWriteCommand): Promise<WriteResult> {
+    return this.commands.dispatch(command);
+  }
+
   startSession(caller: Caller, input: { sessionId?: string; title?: string; metadata?: JsonObject }, options?: WriteOptions): Promise<WriteResult> {
-    return this.commands.startSession(caller, input, options);
+    return this.commands.dispatch(new StartSessionCommand(caller, input, options));
   }
 
+  /** A domain command on a session, carried out by its command's handler. */
   execute(caller: Caller, sessionId: string, command: SessionCommand, options?: WriteOptions): Promise<WriteResult> {
-    return this.commands.execute(caller, sessionId, command, options);
+    return this.commands.dispatch(commandFor(caller, sessionId, command, options));
   }
 
-  /** Several steps in one atomic write (see SessionCommands.executeSteps). */
+  /** Several steps in one atomic write (see RecordStepsHandler). */
   executeSteps(caller: Caller, sessionId: string, commands: readonly SessionCommand[], options?: WriteOptions): Promise<WriteResult> {
-    return this.commands.executeSteps(caller, sessionId, commands, options);
+    return this.commands.dispatch(new RecordStepsCommand(caller, sessionId, commands, options));
   }
 
   planHeadMove(caller: Caller, sessionId: string, command: MoveHead): Promise<HeadMovePlan> {

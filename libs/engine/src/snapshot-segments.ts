@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import { createHash } from 'node:crypto';
 import type { SessionState, ToolCall, Turn } from '@rewind/domain';
 import type { SnapshotSegment } from '@rewind/event-store';
@@ -149,17 +150,15 @@ function deepFreeze<T>(value: T): T {
 
 /** Decoded segments by id (ids name contents, so one cache serves every stream), bounded by their text size. */
 export class SegmentCache {
-  private readonly entries = new Map<string, { value: readonly unknown[]; bytes: number }>();
-  private bytes = 0;
+  private readonly entries: LRUCache<string, readonly unknown[]>;
 
-  constructor(readonly maxBytes: number = 64 * 1024 * 1024) {}
+  /** Each segment weighs its JSON text (given to `set`); one larger than the whole cache is returned but not kept. */
+  constructor(readonly maxBytes: number = 64 * 1024 * 1024) {
+    this.entries = new LRUCache({ maxSize: maxBytes });
+  }
 
   get(id: string): readonly unknown[] | undefined {
-    const entry = this.entries.get(id);
-    if (!entry) return undefined;
-    this.entries.delete(id);
-    this.entries.set(id, entry);
-    return entry.value;
+    return this.entries.get(id);
   }
 
   /** Parses, checks and keeps a segment read from the store; throws if it is not what its id names. */
@@ -171,20 +170,12 @@ export class SegmentCache {
     const value = JSON.parse(json) as unknown;
     if (!Array.isArray(value)) throw new Error(`snapshot segment ${id} is not an array`);
     deepFreeze(value);
-    this.entries.delete(id);
-    this.entries.set(id, { value, bytes: json.length });
-    this.bytes += json.length;
-    for (const [oldest, entry] of this.entries) {
-      if (this.bytes <= this.maxBytes || oldest === id) break;
-      this.entries.delete(oldest);
-      this.bytes -= entry.bytes;
-    }
+    this.entries.set(id, value, { size: Math.max(1, json.length) });
     return value;
   }
 
   clear(): void {
     this.entries.clear();
-    this.bytes = 0;
   }
 }
 

@@ -1,9 +1,9 @@
+import { LRUCache } from 'lru-cache';
 import { validateEffectDeclaration, type EffectDescriptor, type ToolRegistered } from '@rewind/domain';
 import type { EventStore, StoredEvent } from '@rewind/event-store';
 import { CommandPipeline, type CommandPipelineOptions, type CommandStream, type WrittenRange } from './commands/command-pipeline';
 import type { Caller, WriteOptions } from './commands/write-request';
 import { fingerprint } from './fingerprint';
-import { LruCache } from './lru-cache';
 
 export interface ToolDefinition {
   name: string;
@@ -30,7 +30,8 @@ function definitionOf(event: StoredEvent): ToolDefinition {
 
 /** Tools' effect kinds, compensations and retry policies, per tenant; each change is an event on the tool's own stream. */
 export class ToolRegistry {
-  private readonly cache = new LruCache<string, { definition: ToolDefinition | null; at: number }>(5_000);
+  /** Definitions by stream, null for a tool never registered; the TTL bounds how stale another process's change looks. */
+  private readonly cache = new LRUCache<string, { definition: ToolDefinition | null }>({ max: 5_000, ttl: CACHE_TTL_MS });
   private readonly pipeline: CommandPipeline;
   /** A tool stream's part in the pipeline: its state is its version; a commit refreshes the cache. */
   private readonly stream: CommandStream<{ version: number }, undefined, ToolDefinition>;
@@ -45,7 +46,7 @@ export class ToolRegistry {
       forget: (streamId) => this.cache.delete(streamId),
       committed: async (streamId, _decidedOn, stored) => {
         const definition = definitionOf(stored[stored.length - 1]!);
-        this.cache.set(streamId, { definition, at: Date.now() });
+        this.cache.set(streamId, { definition });
         return definition;
       },
       replayed: async (written: WrittenRange) => {
@@ -68,11 +69,11 @@ export class ToolRegistry {
   async get(tenantId: string, name: string): Promise<ToolDefinition | null> {
     const streamId = streamOf(tenantId, name);
     const cached = this.cache.get(streamId);
-    if (cached && Date.now() - cached.at < CACHE_TTL_MS) return cached.definition;
+    if (cached) return cached.definition;
     const version = await this.store.streamVersion(streamId);
     const [last] = version === 0 ? [] : await this.store.readStream(streamId, { fromVersion: version });
     const definition = last ? definitionOf(last) : null;
-    this.cache.set(streamId, { definition, at: Date.now() });
+    this.cache.set(streamId, { definition });
     return definition;
   }
 

@@ -1,35 +1,33 @@
+import type { EventMetadata } from '@rewind/domain';
+
 /**
  * The event store port. Every adapter (SQLite, in-memory, PostgreSQL, EventStoreDB)
  * passes the same contract suite (`testing/event-store.contract.ts`).
  */
 
-export interface EventMetadataRecord {
-  tenantId: string;
-  sessionId: string;
-  commandId: string;
-  causationId: string | null;
-  correlationId: string;
-  actor: string;
-  occurredAt: string;
-  schemaVersion: number;
-}
+/** Who and what caused an event: declared once, by the domain, and stored as it is. */
+export type EventMetadataRecord = EventMetadata;
 
-export interface NewEvent {
-  eventId: string;
+/** An event's own part: its type and data. The store keeps both as given; typed by the caller that wrote them. */
+export interface EventBody {
   type: string;
   data: unknown;
+}
+
+export type NewEvent<E extends EventBody = EventBody> = E & {
+  eventId: string;
   /** Timeline predecessor (step events) or null. */
   parentVersion: number | null;
   metadata: EventMetadataRecord;
-}
+};
 
-export interface StoredEvent extends NewEvent {
+export type StoredEvent<E extends EventBody = EventBody> = NewEvent<E> & {
   streamId: string;
   /** Gapless 1..n within the stream. */
   streamVersion: number;
   /** Increases with commit order across all streams; a reader never sees it go back. */
   globalPosition: number;
-}
+};
 
 /** `no_stream`: the stream must not exist; `any`: no check; a number: the current version must equal it. */
 export type ExpectedVersion = number | 'any' | 'no_stream';
@@ -113,6 +111,11 @@ export interface EventStore {
   readAll(options: ReadAllOptions): Promise<StoredEvent[]>;
   /** The highest global position a reader may see now. */
   lastPosition(): Promise<number>;
+  /**
+   * Optional: how many events have a global position in (after, upTo] — a count of events, which
+   * a difference of positions is not where positions have gaps (PostgreSQL). See `countEventsAfter`.
+   */
+  countBetween?(after: number, upTo: number): Promise<number>;
   listStreams(options: { prefix: string; after?: string; limit: number }): Promise<StreamSummary[]>;
   findIdempotency(scope: string, key: string): Promise<IdempotencyRecord | null>;
   saveSnapshot(snapshot: Snapshot): Promise<void>;

@@ -3,6 +3,8 @@ import {
   BaseCheckpointSaver,
   compareWritesSortKeys,
   getCheckpointId,
+  maxChannelVersion,
+  TASKS,
   WRITES_IDX_MAP,
   writesSortKey,
   type ChannelVersions,
@@ -14,13 +16,13 @@ import {
   type PendingWrite,
   type SerializerProtocol,
 } from '@langchain/langgraph-checkpoint';
-import type { JsonValue } from '@rewind/domain';
-import { ID_PATTERN } from '@rewind/engine';
+import { isStepEvent, type JsonValue } from '@rewind/domain';
 import { decodeValue, encodeChannel, encodeValue, EncodingMemo, type EncodedChannel, type EncodedValue, type MaterializedList } from './channel-encoding';
 import {
   CHECKPOINT_VARIABLE,
   DELETED_VARIABLE,
   key,
+  THREAD_METADATA,
   ThreadIndex,
   WRITES_VARIABLE,
   type CheckpointRecord,
@@ -28,8 +30,16 @@ import {
   type WritesRecord,
 } from './thread-index';
 import type { RewindThreads } from './rewind-threads';
+import { escapeThreadId, sessionIdOfThread, threadIdOfSession, unescapeThreadId } from './thread-id';
 
 type IndexedCheckpoint = CheckpointRecord & { streamVersion: number };
+
+/**
+ * The metadata key that marks a checkpoint a Rewind rollback (or undo) left behind:
+ * `metadata.rewind.rolledBack === true`. Such checkpoints stay listed, after those of the
+ * current timeline path; a redo puts them back on it (and the mark goes).
+ */
+export const ROLLED_BACK_METADATA = 'rewind';
 
 export function configurable(config: RunnableConfig, field: string): string | undefined {
   const value = (config.configurable as Record<string, unknown> | undefined)?.[field];
@@ -40,25 +50,27 @@ export function configurable(config: RunnableConfig, field: string): string | un
   return value;
 }
 
+/** The thread id a config names (any non-empty string: `sessionIdOfThread` maps it onto a session id). */
 export function threadOf(config: RunnableConfig, action: string): string {
   const threadId = configurable(config, 'thread_id');
-  if (!threadId) {
+  if (threadId === undefined) {
     throw new Error(
       `Cannot ${action}: the RunnableConfig has no configurable.thread_id. Pass one, e.g. graph.invoke(input, { configurable: { thread_id: "my-thread" } }); each thread is a Rewind session.`,
     );
   }
-  // The same rule on every transport (the HTTP API refuses other session ids), so a thread can be reached from both.
-  if (!ID_PATTERN.test(threadId)) {
-    throw new Error(
-      `Cannot ${action}: thread_id "${threadId.slice(0, 140)}" cannot name a Rewind session (its session id): use 1-128 letters, digits, "_", "-" or "." (not "." or ".." alone).`,
-    );
-  }
+  return nonEmpty(threadId, action);
+}
+
+/** An empty thread id is refused, as LangGraph's MemorySaver refuses it (never read as "no thread"). */
+function nonEmpty(threadId: string, action: string): string {
+  if (threadId === '') throw new Error(`Cannot ${action}: configurable.thread_id is the empty string; name the thread with at least one character.`);
   return threadId;
 }
 
 /**
  * The LangGraph ↔ Rewind mapping, whatever carries it (the in-process engine or the HTTP
- * API): each thread is a Rewind session, each checkpoint and each task's pending writes one
+ * API): each thread is a Rewind session (its id mapped by `sessionIdOfThread`, so any string
+ * is a thread id), each checkpoint and each task's pending writes one
  * step of its timeline (a context variable under `langgraph.*`). Checkpoints keep only what
  * changed (a list channel only what was appended), so a thread's storage grows with its
  * length, not its square.
@@ -76,43 +88,56 @@ export abstract class ThreadCheckpointSaver extends BaseCheckpointSaver {
     super(serde);
   }
 
-  /** Starts the thread's session unless it exists; returns the thread (session) id. */
+  /** Starts the thread's session unless it exists; returns the session id. */
   protected async openThread(config: RunnableConfig | string): Promise<string> {
-    const threadId = typeof config === 'string' ? config : threadOf(config, 'open the thread');
-    if ((await this.index(threadId)).streamVersion === 0) await this.threads.ensureThread(threadId);
-    return threadId;
+    const threadId = typeof config === 'string' ? nonEmpty(config, 'open the thread') : threadOf(config, 'open the thread');
+    const sessionId = sessionIdOfThread(threadId);
+    if ((await this.index(sessionId)).streamVersion === 0) await this.startThread(sessionId, threadId);
+    return sessionId;
   }
 
-  /** The thread and stream version of the checkpoint a config names: where a Rewind rollback goes. */
-  protected async rollbackTarget(config: RunnableConfig): Promise<{ threadId: string; streamVersion: number }> {
+  /** The session and stream version of the checkpoint a config names: where a Rewind rollback goes. */
+  protected async rollbackTarget(config: RunnableConfig): Promise<{ sessionId: string; streamVersion: number }> {
     const threadId = threadOf(config, 'roll back');
+    const sessionId = sessionIdOfThread(threadId);
     const checkpointId = getCheckpointId(config);
-    const target = checkpointId ? (await this.index(threadId)).checkpoints.get(key(configurable(config, 'checkpoint_ns') ?? '', checkpointId)) : undefined;
+    const target = checkpointId ? (await this.index(sessionId)).checkpoints.get(key(configurable(config, 'checkpoint_ns') ?? '', checkpointId)) : undefined;
     if (!target)
       throw new Error(`Cannot roll back thread "${threadId}": it has no checkpoint "${checkpointId ?? ''}". Pass the config of one of its checkpoints.`);
-    return { threadId, streamVersion: target.streamVersion };
+    return { sessionId, streamVersion: target.streamVersion };
+  }
+
+  /** Starts a thread's session, keeping the thread id in its metadata (where `list` finds a hashed one's). */
+  private startThread(sessionId: string, threadId: string): Promise<void> {
+    return this.threads.ensureThread(sessionId, { [THREAD_METADATA]: { thread: escapeThreadId(threadId) } });
   }
 
   async getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
     const threadId = configurable(config, 'thread_id');
-    if (!threadId || !ID_PATTERN.test(threadId)) return undefined; // no session can have that id
+    if (threadId === undefined) return undefined; // as MemorySaver: no thread, no checkpoint
+    const sessionId = sessionIdOfThread(nonEmpty(threadId, 'read a checkpoint'));
     const ns = configurable(config, 'checkpoint_ns') ?? '';
-    const index = await this.index(threadId);
-    const checkpointId = getCheckpointId(config) || (await this.latest(threadId, ns, index));
+    const index = await this.index(sessionId);
+    const checkpointId = getCheckpointId(config) || this.latest(ns, index);
     const record = checkpointId ? index.checkpoints.get(key(ns, checkpointId)) : undefined;
     return record ? this.tuple(threadId, index, record) : undefined;
   }
 
   async *list(config: RunnableConfig, options: CheckpointListOptions = {}): AsyncGenerator<CheckpointTuple> {
     const threadId = configurable(config, 'thread_id');
-    if (threadId && !ID_PATTERN.test(threadId)) return; // no session can have that id
     const ns = configurable(config, 'checkpoint_ns');
     const only = configurable(config, 'checkpoint_id');
     const before = options.before ? configurable(options.before, 'checkpoint_id') : undefined;
     let remaining = options.limit ?? Number.POSITIVE_INFINITY;
-    for (const thread of threadId ? [threadId] : await this.threads.threadIds()) {
-      const index = await this.index(thread);
-      for (const record of index.ids(ns)) {
+    const sessions = threadId !== undefined ? [sessionIdOfThread(nonEmpty(threadId, 'list checkpoints'))] : await this.threads.sessionIds();
+    for (const sessionId of sessions) {
+      const index = await this.index(sessionId);
+      const thread = threadId ?? this.threadOfSession(sessionId, index);
+      if (thread === undefined) continue; // not a thread's session
+      // The current timeline path first (its newest checkpoint is the thread's state), then what a rollback left behind.
+      const records = index.ids(ns);
+      const current = records.filter((r) => index.onPath(r.streamVersion));
+      for (const record of [...current, ...records.filter((r) => !index.onPath(r.streamVersion))]) {
         if (remaining <= 0) return;
         if (only && record.id !== only) continue;
         if (before && record.id >= before) continue;
@@ -126,9 +151,10 @@ export abstract class ThreadCheckpointSaver extends BaseCheckpointSaver {
 
   async put(config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata, newVersions: ChannelVersions): Promise<RunnableConfig> {
     const threadId = threadOf(config, 'save a checkpoint');
+    const sessionId = sessionIdOfThread(threadId);
     const ns = configurable(config, 'checkpoint_ns') ?? '';
     const parentId = configurable(config, 'checkpoint_id') ?? null;
-    const index = await this.indexForWrite(threadId, parentId ? key(ns, parentId) : undefined);
+    const index = await this.indexForWrite(sessionId, threadId, parentId ? key(ns, parentId) : undefined);
     const parent = parentId ? index.checkpoints.get(key(ns, parentId)) : undefined;
     const values: Record<string, EncodedChannel> = {};
     const sources: Record<string, string> = {};
@@ -158,7 +184,7 @@ export abstract class ThreadCheckpointSaver extends BaseCheckpointSaver {
       values,
       sources,
     };
-    await this.record(threadId, index, `${CHECKPOINT_VARIABLE}/${ns}`, record as unknown as JsonValue);
+    await this.record(sessionId, index, `${CHECKPOINT_VARIABLE}/${ns}`, record as unknown as JsonValue);
     for (const [channel, list] of lists) index.lists.set(`${key(ns, checkpoint.id)}\u0000${channel}`, list);
     return { configurable: { thread_id: threadId, checkpoint_ns: ns, checkpoint_id: checkpoint.id } };
   }
@@ -179,7 +205,8 @@ export abstract class ThreadCheckpointSaver extends BaseCheckpointSaver {
         ),
       ),
     };
-    await this.record(threadId, await this.indexForWrite(threadId), `${WRITES_VARIABLE}/${ns}`, record as unknown as JsonValue);
+    const sessionId = sessionIdOfThread(threadId);
+    await this.record(sessionId, await this.indexForWrite(sessionId, threadId), `${WRITES_VARIABLE}/${ns}`, record as unknown as JsonValue);
   }
 
   /**
@@ -187,9 +214,18 @@ export abstract class ThreadCheckpointSaver extends BaseCheckpointSaver {
    * is append-only): the thread's history stays readable through Rewind.
    */
   async deleteThread(threadId: string): Promise<void> {
-    const index = await this.index(threadId);
+    const sessionId = sessionIdOfThread(nonEmpty(threadId, 'delete a thread'));
+    const index = await this.index(sessionId);
     if (index.streamVersion === 0) return;
-    await this.record(threadId, index, DELETED_VARIABLE, new Date().toISOString());
+    await this.record(sessionId, index, DELETED_VARIABLE, new Date().toISOString());
+  }
+
+  /** The thread id of a session: from its id, or from its metadata when the id is a hash; undefined for other sessions. */
+  private threadOfSession(sessionId: string, index: ThreadIndex): string | undefined {
+    const fromId = threadIdOfSession(sessionId);
+    if (fromId !== undefined) return fromId;
+    const kept = index.thread === undefined ? undefined : unescapeThreadId(index.thread);
+    return kept !== undefined && sessionIdOfThread(kept) === sessionId ? kept : undefined;
   }
 
   /**
@@ -198,39 +234,46 @@ export abstract class ThreadCheckpointSaver extends BaseCheckpointSaver {
    * a write answers with its stream version, and `record` reads the stream again whenever
    * another writer came in between. One request less per `put` and `putWrites` over HTTP.
    */
-  private async indexForWrite(threadId: string, parentKey?: string): Promise<ThreadIndex> {
-    const cached = this.indexes.get(threadId);
+  private async indexForWrite(sessionId: string, threadId: string, parentKey?: string): Promise<ThreadIndex> {
+    const cached = this.indexes.get(sessionId);
     if (cached && cached.streamVersion > 0 && (parentKey === undefined || cached.checkpoints.has(parentKey))) return cached;
-    const index = await this.index(threadId);
-    if (index.streamVersion === 0) await this.threads.ensureThread(threadId);
+    const index = await this.index(sessionId);
+    if (index.streamVersion === 0) await this.startThread(sessionId, threadId);
     return index;
   }
 
   /** Records one step and takes it into the index (reading the stream instead when another writer came in between). */
-  private async record(threadId: string, index: ThreadIndex, name: string, value: JsonValue): Promise<void> {
-    const version = await this.threads.setVariable(threadId, name, value);
-    if (version === index.streamVersion + 1) index.apply(version, name, value);
-    else await this.index(threadId);
+  private async record(sessionId: string, index: ThreadIndex, name: string, value: JsonValue): Promise<void> {
+    const version = await this.threads.setVariable(sessionId, name, value);
+    if (version === index.streamVersion + 1) {
+      index.step(version, index.headVersion);
+      index.apply(version, name, value);
+    } else await this.index(sessionId);
   }
 
-  /** The thread's index, brought up to date with the events after the last one read. */
-  private async index(threadId: string): Promise<ThreadIndex> {
-    let index = this.indexes.get(threadId);
-    if (!index) this.indexes.set(threadId, (index = new ThreadIndex()));
-    for (const event of await this.threads.events(threadId, index.streamVersion + 1)) {
+  /** The session's index, brought up to date with the events after the last one read. */
+  private async index(sessionId: string): Promise<ThreadIndex> {
+    let index = this.indexes.get(sessionId);
+    if (!index) this.indexes.set(sessionId, (index = new ThreadIndex()));
+    for (const event of await this.threads.events(sessionId, index.streamVersion + 1)) {
       if (event.streamVersion <= index.streamVersion) continue;
       index.streamVersion = event.streamVersion;
-      const data = event.data as { name?: string; value?: JsonValue };
+      const data = event.data as { name?: string; value?: JsonValue; toVersion?: number; metadata?: { [THREAD_METADATA]?: { thread?: unknown } } };
+      if (isStepEvent(event.type)) index.step(event.streamVersion, event.parentVersion);
+      else if (event.type === 'RollbackCompleted' && data.toVersion !== undefined) index.moveHead(data.toVersion);
       if (event.type === 'ContextVariableSet' && data.name?.startsWith('langgraph.')) index.apply(event.streamVersion, data.name, data.value ?? null);
+      if (event.type === 'SessionStarted' && typeof data.metadata?.[THREAD_METADATA]?.thread === 'string') index.thread = data.metadata[THREAD_METADATA].thread;
     }
     return index;
   }
 
   /** The latest checkpoint on the session's current timeline path (so a Rewind rollback moves it). */
-  private async latest(threadId: string, ns: string, index: ThreadIndex): Promise<string | undefined> {
-    if (index.checkpoints.size === 0) return undefined;
-    const current = (await this.threads.headVariable(threadId, `${CHECKPOINT_VARIABLE}/${ns}`)) as { id?: string } | undefined;
-    return current?.id && index.checkpoints.has(key(ns, current.id)) ? current.id : undefined;
+  private latest(ns: string, index: ThreadIndex): string | undefined {
+    let latest: IndexedCheckpoint | undefined;
+    for (const record of index.checkpoints.values()) {
+      if (record.ns === ns && index.onPath(record.streamVersion) && (!latest || record.streamVersion > latest.streamVersion)) latest = record;
+    }
+    return latest?.id;
   }
 
   private sourceOf(record: CheckpointRecord, channel: string): string | null {
@@ -270,6 +313,25 @@ export abstract class ThreadCheckpointSaver extends BaseCheckpointSaver {
     );
   }
 
+  /** A checkpoint's pending writes, in LangGraph's order (task path, task id, index). */
+  private writesOf(index: ThreadIndex, ns: string, checkpointId: string): StoredWrite[] {
+    return [...(index.writes.get(key(ns, checkpointId))?.values() ?? [])].sort((a, b) =>
+      compareWritesSortKeys(writesSortKey(a.path, a.task, a.idx), writesSortKey(b.path, b.task, b.idx)),
+    );
+  }
+
+  /**
+   * Checkpoints of the format before v4 kept the sends of the step before them as their
+   * parent's pending writes: read them into the `__pregel_tasks` channel, as LangGraph's own
+   * savers do (MemorySaver, PostgresSaver, SqliteSaver), so a thread saved then resumes.
+   */
+  private async migratePendingSends(checkpoint: Checkpoint, index: ThreadIndex, ns: string, parentId: string): Promise<void> {
+    const sends = this.writesOf(index, ns, parentId).filter((w) => w.channel === TASKS);
+    checkpoint.channel_values[TASKS] = await Promise.all(sends.map((w) => decodeValue(this.serde, w.value)));
+    const versions = Object.values(checkpoint.channel_versions);
+    checkpoint.channel_versions[TASKS] = versions.length > 0 ? maxChannelVersion(...versions) : this.getNextVersion(undefined);
+  }
+
   private async tuple(threadId: string, index: ThreadIndex, record: IndexedCheckpoint, metadata?: Record<string, unknown>): Promise<CheckpointTuple> {
     const channelValues: Record<string, unknown> = {};
     for (const channel of new Set([...Object.keys(record.values), ...Object.keys(record.sources)])) {
@@ -284,16 +346,15 @@ export abstract class ThreadCheckpointSaver extends BaseCheckpointSaver {
       channel_versions: { ...record.versions },
       versions_seen: structuredClone(record.seen),
     };
-    const writes = [...(index.writes.get(key(record.ns, record.id))?.values() ?? [])].sort((a: StoredWrite, b: StoredWrite) =>
-      compareWritesSortKeys(writesSortKey(a.path, a.task, a.idx), writesSortKey(b.path, b.task, b.idx)),
-    );
+    if (record.v < 4 && record.parent) await this.migratePendingSends(checkpoint, index, record.ns, record.parent);
     const pendingWrites: CheckpointPendingWrite[] = await Promise.all(
-      writes.map(async (w) => [w.task, w.channel, await decodeValue(this.serde, w.value)] as CheckpointPendingWrite),
+      this.writesOf(index, record.ns, record.id).map(async (w) => [w.task, w.channel, await decodeValue(this.serde, w.value)] as CheckpointPendingWrite),
     );
+    const stored = (metadata ?? (await decodeValue(this.serde, record.metadata))) as CheckpointMetadata;
     return {
       config: { configurable: { thread_id: threadId, checkpoint_ns: record.ns, checkpoint_id: record.id } },
       checkpoint,
-      metadata: (metadata ?? (await decodeValue(this.serde, record.metadata))) as CheckpointMetadata,
+      metadata: index.onPath(record.streamVersion) ? stored : ({ ...stored, [ROLLED_BACK_METADATA]: { rolledBack: true } } as CheckpointMetadata),
       pendingWrites,
       ...(record.parent ? { parentConfig: { configurable: { thread_id: threadId, checkpoint_ns: record.ns, checkpoint_id: record.parent } } } : {}),
     };

@@ -1,3 +1,4 @@
 export * from './checkpoint-saver';
 export * from './rewind-threads';
 export * from './rewind-saver';
+export * from './thread-id';

@@ -1,6 +1,6 @@
 import type { RunnableConfig } from '@langchain/core/runnables';
 import type { SerializerProtocol } from '@langchain/langgraph-checkpoint';
-import type { JsonValue } from '@rewind/domain';
+import type { JsonObject, JsonValue } from '@rewind/domain';
 import { sessionStreamPrefix } from '@rewind/engine';
 import type { Rewind, RewindSession, SessionView } from '@rewind/embedded';
 import { ThreadCheckpointSaver } from './checkpoint-saver';
@@ -10,25 +10,22 @@ import type { RewindThreads, ThreadEvent } from './rewind-threads';
 export class EmbeddedThreads implements RewindThreads {
   constructor(readonly rewind: Rewind) {}
 
-  async ensureThread(threadId: string): Promise<void> {
-    await this.rewind.startSession(threadId, 'LangGraph thread').catch((error: { code?: string }) => {
+  async ensureThread(sessionId: string, metadata: JsonObject): Promise<void> {
+    const caller = { tenantId: this.rewind.tenantId, actor: 'library' };
+    await this.rewind.sessions.startSession(caller, { sessionId, title: 'LangGraph thread', metadata }).catch((error: { code?: string }) => {
       if (error.code !== 'session_exists') throw error;
     });
   }
 
-  events(threadId: string, fromVersion: number): Promise<ThreadEvent[]> {
-    return this.rewind.session(threadId).events(fromVersion);
+  events(sessionId: string, fromVersion: number): Promise<ThreadEvent[]> {
+    return this.rewind.session(sessionId).events(fromVersion);
   }
 
-  async headVariable(threadId: string, name: string): Promise<JsonValue | undefined> {
-    return (await this.rewind.session(threadId).state()).contextVars[name];
+  setVariable(sessionId: string, name: string, value: JsonValue): Promise<number> {
+    return this.rewind.session(sessionId).setVariable(name, value);
   }
 
-  setVariable(threadId: string, name: string, value: JsonValue): Promise<number> {
-    return this.rewind.session(threadId).setVariable(name, value);
-  }
-
-  async threadIds(): Promise<string[]> {
+  async sessionIds(): Promise<string[]> {
     const prefix = sessionStreamPrefix(this.rewind.tenantId);
     const ids: string[] = [];
     for (let after: string | undefined; ; ) {
@@ -53,7 +50,7 @@ export class RewindCheckpointSaver extends ThreadCheckpointSaver {
     super(new EmbeddedThreads(rewind), serde);
   }
 
-  /** The Rewind session of a thread, started if it does not exist yet: call tools on it. */
+  /** The Rewind session of a thread (its id is `sessionIdOfThread(thread_id)`), started if it does not exist yet: call tools on it. */
   async session(config: RunnableConfig | string): Promise<RewindSession> {
     return this.rewind.session(await this.openThread(config));
   }
@@ -63,7 +60,7 @@ export class RewindCheckpointSaver extends ThreadCheckpointSaver {
    * (newest first), and the checkpoint becomes the thread's latest.
    */
   async rollbackTo(config: RunnableConfig, options: { acknowledgeIrreversible?: boolean } = {}): Promise<SessionView> {
-    const { threadId, streamVersion } = await this.rollbackTarget(config);
-    return this.rewind.session(threadId).rollbackTo(streamVersion, options);
+    const { sessionId, streamVersion } = await this.rollbackTarget(config);
+    return this.rewind.session(sessionId).rollbackTo(streamVersion, options);
   }
 }

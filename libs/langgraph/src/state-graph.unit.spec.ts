@@ -1,8 +1,9 @@
 import { AIMessage, HumanMessage, type BaseMessage } from '@langchain/core/messages';
-import type { StateSnapshot } from '@langchain/langgraph';
+import { MemorySaver, type StateSnapshot } from '@langchain/langgraph';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Rewind } from '@rewind/embedded';
 import { RewindCheckpointSaver } from './rewind-saver';
+import { ROLLED_BACK_METADATA } from './checkpoint-saver';
 import { bookingGraph } from './testing/booking-agent';
 
 describe('a LangGraph StateGraph with a tool node, checkpointed on Rewind', () => {
@@ -67,6 +68,62 @@ describe('a LangGraph StateGraph with a tool node, checkpointed on Rewind', () =
     await graph.invoke({ messages: [new HumanMessage('book Savoy')] }, run);
     expect(texts(await graph.getState(thread)).slice(-1)).toEqual(['Done: bk-Savoy']);
     expect(world.slice(-1)).toEqual(['booked Savoy']);
+  });
+
+  const history = async (config = thread) => {
+    const all: StateSnapshot[] = [];
+    for await (const snapshot of graph.getStateHistory(config)) all.push(snapshot);
+    return all;
+  };
+  const rolledBack = (snapshot: StateSnapshot) => (snapshot.metadata as Record<string, unknown> | undefined)?.[ROLLED_BACK_METADATA] !== undefined;
+
+  it("after rollbackTo the history starts with the current state, as on LangGraph's savers; the rolled-back checkpoints follow, marked", async () => {
+    await graph.invoke({ messages: [new HumanMessage('book Ritz')] }, run);
+    const afterFirstTurn = (await graph.getState(thread)).config;
+    await graph.invoke({ messages: [new HumanMessage('book Hilton')] }, run);
+    const written = (await history()).length;
+
+    await saver.rollbackTo(afterFirstTurn);
+    const afterRollback = await history();
+    expect(afterRollback[0]).toEqual(await graph.getState(thread));
+    expect(afterRollback[0]!.config.configurable?.checkpoint_id).toBe(afterFirstTurn.configurable?.checkpoint_id);
+    expect(afterRollback).toHaveLength(written);
+    const firstMarked = afterRollback.findIndex(rolledBack);
+    expect(firstMarked).toBeGreaterThan(0);
+    expect(afterRollback.slice(firstMarked).every(rolledBack)).toBe(true);
+    for (const snapshot of afterRollback.slice(firstMarked)) expect(snapshot.metadata).toMatchObject({ rewind: { rolledBack: true } });
+    expect(afterRollback.slice(0, firstMarked).some((s) => texts(s).includes('bk-Hilton'))).toBe(false);
+    expect(afterRollback.slice(firstMarked).some((s) => texts(s).includes('Done: bk-Hilton'))).toBe(true);
+    // A rolled-back checkpoint read by its id carries the mark too.
+    expect(rolledBack(await graph.getState(afterRollback[firstMarked]!.config))).toBe(true);
+
+    await graph.invoke({ messages: [new HumanMessage('book Savoy')] }, run);
+    const afterNextTurn = await history();
+    expect(afterNextTurn[0]).toEqual(await graph.getState(thread));
+    expect(texts(afterNextTurn[0]!).slice(-1)).toEqual(['Done: bk-Savoy']);
+    expect(afterNextTurn.filter(rolledBack)).toHaveLength(written - firstMarked);
+    expect(afterNextTurn.slice(afterNextTurn.findIndex(rolledBack)).every(rolledBack)).toBe(true);
+  });
+
+  it('any string is a thread id: an unknown one reads as on MemorySaver, and one in use runs, continues and rolls back', async () => {
+    const onMemory = bookingGraph(async (hotel) => `bk-${hotel}`, new MemorySaver());
+    for (const threadId of ['user:42', 'alice@example.com', 'org/acme/t1', 'two words', '東京 ☀️', 'x'.repeat(1000)]) {
+      const config = { configurable: { thread_id: threadId } };
+      expect(await graph.getState(config)).toEqual(await onMemory.getState(config));
+    }
+    const refused = { configurable: { thread_id: '' } };
+    await expect(onMemory.getState(refused)).rejects.toThrow();
+    await expect(graph.getState(refused)).rejects.toThrow('thread_id is the empty string');
+
+    const user = { configurable: { thread_id: 'user:42' }, durability: 'sync' as const };
+    await graph.invoke({ messages: [new HumanMessage('book Ritz')] }, user);
+    const afterFirstTurn = (await graph.getState(user)).config;
+    expect(afterFirstTurn.configurable?.thread_id).toBe('user:42');
+    expect((await saver.session(user)).id).toBe('lg.user_003a42');
+    await graph.invoke({ messages: [new HumanMessage('book Hilton')] }, user);
+    await saver.rollbackTo(afterFirstTurn);
+    expect(world).toEqual(['booked Ritz', 'booked Hilton', 'cancelled bk-Hilton']);
+    expect(texts(await graph.getState(user))).toEqual(['book Ritz', '', 'bk-Ritz', 'Done: bk-Ritz']);
   });
 
   it('forks with updateState from a past checkpoint without touching the original branch', async () => {

@@ -6,6 +6,8 @@ import type { EncodedChannel, EncodedValue, MaterializedList } from './channel-e
 export const CHECKPOINT_VARIABLE = 'langgraph.checkpoint';
 export const WRITES_VARIABLE = 'langgraph.writes';
 export const DELETED_VARIABLE = 'langgraph.deleted';
+/** The key of a thread's session metadata that keeps the (escaped) thread id: `{ langgraph: { thread } }`. */
+export const THREAD_METADATA = 'langgraph';
 
 /** What one `put` records: the checkpoint without the channel values it shares with its parent. */
 export interface CheckpointRecord {
@@ -47,10 +49,42 @@ export const key = (ns: string, id: string): string => `${ns}\u0000${id}`;
  */
 export class ThreadIndex {
   streamVersion = 0;
+  /** The escaped thread id the session's metadata keeps (sessions the saver started). */
+  thread: string | undefined;
   readonly checkpoints = new Map<string, CheckpointRecord & { streamVersion: number }>();
   readonly writes = new Map<string, Map<string, StoredWrite>>();
   /** Serialized lists by checkpoint, built on demand: what new lists are compared with. */
   readonly lists = new Map<string, MaterializedList>();
+  /** The session's timeline: each step's parent (0 for the root) and the head, moved by steps and head moves. */
+  private readonly parents = new Map<number, number>();
+  private head = 0;
+  private path: { head: number; steps: number; versions: Set<number> } | undefined;
+
+  /** A step event (a timeline node) at `version`, after `parent`: the new head. */
+  step(version: number, parent: number | null): void {
+    this.parents.set(version, parent ?? 0);
+    this.head = version;
+  }
+
+  /** A rollback, undo, redo or jump completed: the head is `version` again. */
+  moveHead(version: number): void {
+    this.head = version;
+  }
+
+  /** The head, for a step recorded without reading the stream (its parent is the head). */
+  get headVersion(): number {
+    return this.head;
+  }
+
+  /** Whether the step at `version` is on the current timeline path (false once a rollback left it behind). */
+  onPath(version: number): boolean {
+    if (this.path?.head !== this.head || this.path.steps !== this.parents.size) {
+      const versions = new Set<number>();
+      for (let v = this.head; v > 0; v = this.parents.get(v) ?? 0) versions.add(v);
+      this.path = { head: this.head, steps: this.parents.size, versions };
+    }
+    return this.path.versions.has(version);
+  }
 
   apply(streamVersion: number, name: string, value: JsonValue): void {
     this.streamVersion = Math.max(this.streamVersion, streamVersion);

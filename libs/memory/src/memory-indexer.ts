@@ -1,5 +1,6 @@
+import type { Logger } from '@rewind/config';
 import type { EventStore } from '@rewind/event-store';
-import type { CheckpointStore } from '@rewind/messaging';
+import { countEventsAfter, SubscriptionLoop, type CheckpointStore, type LogBatch, type SubscriptionHub } from '@rewind/event-store/subscriptions';
 import type { EmbeddingModel, EmbeddingModelInfo } from './embedding-model';
 import { MemoryItemExtractor, type MemoryItem, type MemorySourceEvent } from './memory-item';
 import { LocalItemWriter, type MemoryIndexerPlacement, type MemoryItemWriter } from './memory-item-writer';
@@ -7,11 +8,8 @@ import { hadSpareCore, machineCpuTimes, type CpuTimes } from './machine-load';
 import { effectivePolicy, type MemoryPolicyStore } from './memory-policy';
 import type { MemoryScope, VectorIndex } from './vector-index';
 
-export interface MemoryIndexerLogger {
-  log(message: string): void;
-  warn(message: string): void;
-  error(message: string): void;
-}
+/** @deprecated The one Logger of @rewind/config. */
+export type MemoryIndexerLogger = Logger;
 
 export interface MemoryIndexerOptions {
   /** The index (counted for status; written to unless a writer is given). */
@@ -24,12 +22,14 @@ export interface MemoryIndexerOptions {
   extractor?: MemoryItemExtractor;
   /** For the embedded subscription (start()): the global log and where the indexer got to in it. */
   store?: EventStore;
-  checkpoints?: Pick<CheckpointStore, 'load' | 'save'>;
+  checkpoints?: CheckpointStore;
+  /** The process's subscription hub (shared reads of the log, woken by commits). */
+  hub?: SubscriptionHub;
   /** Checkpoint name (default `memory-indexer`). */
   name?: string;
   /** Events read per round (default 256). */
   batchSize?: number;
-  /** How often an idle indexer looks for new events (default 100 ms). */
+  /** How often an idle indexer looks for new events (default 100 ms; a commit in this process wakes it at once through the hub). */
   pollIntervalMs?: number;
   /**
    * The share of one core the background loop (start()) may keep busy embedding while the
@@ -55,7 +55,7 @@ export interface MemoryIndexerStatus {
   /** Last global position indexed (embedded subscription), or the highest seen (Kafka). */
   checkpoint: number;
   lastPosition: number;
-  /** Committed events not yet indexed. */
+  /** Committed events not yet indexed (a count of events; Kafka: highest seen − checkpoint). */
   lag: number;
   /** Items written by this process since it started. */
   indexedItems: number;
@@ -80,14 +80,13 @@ export class MemoryIndexer {
   private readonly writer: MemoryItemWriter;
   private cpuAtLastBatch: CpuTimes | undefined;
   private state: MemoryIndexerState = 'idle';
-  private loop: Promise<void> | undefined;
+  private loop: SubscriptionLoop | undefined;
+  /** Cuts a CPU rest short when the indexer stops. */
   private wake: (() => void) | undefined;
   private opened: Promise<EmbeddingModelInfo> | undefined;
   private highestSeen = 0;
   private indexedItems = 0;
   private skippedEvents = 0;
-  private failures = 0;
-  private lastError: string | null = null;
   /** Batches being embedded, and the scopes shredded meanwhile (those batches must not write them back). */
   private batchesInFlight = 0;
   private shredsDuringBatches: { scope: MemoryScope; generation: number }[] = [];
@@ -175,27 +174,45 @@ export class MemoryIndexer {
   }
 
   /**
-   * Indexes everything committed up to now (one pass; the loop of start() does this
-   * continuously, `paced` by cpuShare, and stops between batches when asked to stop).
+   * Indexes everything committed up to now (one pass, unpaced; the subscription of start()
+   * does this continuously, paced by cpuShare).
    */
-  async catchUp(options: { paced?: boolean } = {}): Promise<void> {
-    const { store, checkpoints } = this.requireSubscription();
-    const batchSize = this.options.batchSize ?? 256;
+  async catchUp(): Promise<void> {
+    await this.subscription().catchUp();
+  }
+
+  /** The indexer's follower of the global log (from its checkpoint, in every process that indexes: exclusivity `none`). */
+  private subscription(): SubscriptionLoop {
+    const { store, checkpoints } = this.options;
+    if (!store || !checkpoints) throw new Error('This memory indexer has no event store and checkpoint store: it is fed by indexEvents (Kafka) instead.');
+    if (this.loop) return this.loop;
+    const subscription = {
+      name: this.name,
+      checkpoint: { kind: 'store' as const, store: checkpoints },
+      exclusivity: { kind: 'none' as const },
+      handle: (batch: LogBatch) => this.indexPaced(batch),
+    };
+    const options = {
+      batchSize: this.options.batchSize ?? 256,
+      idleDelayMs: this.options.pollIntervalMs ?? 100,
+      lingerMs: 0,
+      backoff: { initialDelayMs: 400, maxDelayMs: 30_000 },
+      logger: {
+        ...this.logger,
+        error: (message: string) => this.logger.error(`${message} (memory indexing: writes are not affected, recall misses what is not indexed yet)`),
+      },
+    };
+    this.loop = this.options.hub ? this.options.hub.add(subscription, options) : new SubscriptionLoop(store, subscription, options);
+    return this.loop;
+  }
+
+  /** One batch of the subscription; under start() it then rests, so that embedding keeps to its share of a busy machine. */
+  private async indexPaced(batch: LogBatch): Promise<void> {
+    const started = performance.now();
+    await this.indexEvents(batch.events);
     const share = Math.min(1, Math.max(0.05, this.options.cpuShare ?? 1));
-    let position = await checkpoints.load(this.name);
-    for (;;) {
-      const events = await store.readAll({ after: position, limit: batchSize });
-      if (events.length === 0) return;
-      const started = performance.now();
-      await this.indexEvents(events);
-      position = events[events.length - 1]!.globalPosition;
-      await checkpoints.save(this.name, position);
-      // The rest follows every batch, a short one too: steady writes never fill a batch, and would go unpaced.
-      if (options.paced && share < 1 && this.state === 'running' && this.machineBusy()) {
-        await this.sleep(((performance.now() - started) * (1 - share)) / share);
-      }
-      if (events.length < batchSize || (options.paced && this.state !== 'running')) return;
-    }
+    // The rest follows every batch, a short one too: steady writes never fill a batch, and would go unpaced.
+    if (share < 1 && this.state === 'running' && this.machineBusy()) await this.rest(((performance.now() - started) * (1 - share)) / share);
   }
 
   /** Whether work at normal priority kept the machine from having a core spare since the last look. */
@@ -206,65 +223,38 @@ export class MemoryIndexer {
     return before === undefined || !hadSpareCore(before, now);
   }
 
-  private requireSubscription() {
-    const { store, checkpoints } = this.options;
-    if (!store || !checkpoints) throw new Error('This memory indexer has no event store and checkpoint store: it is fed by indexEvents (Kafka) instead.');
-    return { store, checkpoints };
-  }
-
   /** Starts following the global log in the background. */
   start(): void {
-    this.requireSubscription();
+    const loop = this.subscription();
     if (this.state === 'running') return;
     this.state = 'running';
-    this.loop = this.run();
+    loop.start();
   }
 
   /** Looks for new events now (e.g. right after a commit in this process). */
   notify(): void {
-    this.wake?.();
+    this.loop?.poke();
   }
 
   /** Stops the loop after the batch in hand (its checkpoint saved), then closes the writer (a worker thread ends). */
   async stop(): Promise<void> {
     if (this.state === 'running') this.state = 'stopping';
     this.wake?.();
-    await this.loop;
+    await this.loop?.stop();
     this.state = 'stopped';
     await this.writer.close();
   }
 
-  private sleep(ms: number): Promise<void> {
+  private rest(ms: number): Promise<void> {
     return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done() {
+      const done = () => {
         clearTimeout(timer);
+        this.wake = undefined;
         resolve();
-      }
+      };
+      const timer = setTimeout(done, ms);
       this.wake = done;
     });
-  }
-
-  private async run(): Promise<void> {
-    const poll = this.options.pollIntervalMs ?? 100;
-    while (this.state === 'running') {
-      try {
-        await this.catchUp({ paced: true });
-        if (this.failures > 0) this.logger.log('Memory indexing works again and is catching up.');
-        this.failures = 0;
-        this.lastError = null;
-        await this.sleep(poll);
-      } catch (error) {
-        this.failures++;
-        this.lastError = (error as Error).message;
-        if (this.failures === 1 || this.failures % 20 === 0) {
-          this.logger.error(
-            `Memory indexing failed (${this.lastError}); writes are not affected, recall misses what is not indexed yet. Retrying with backoff (attempt ${this.failures}).`,
-          );
-        }
-        await this.sleep(Math.min(30_000, 200 * 2 ** Math.min(this.failures, 8)));
-      }
-    }
   }
 
   async status(): Promise<MemoryIndexerStatus> {
@@ -272,6 +262,7 @@ export class MemoryIndexer {
     const { store, checkpoints } = this.options;
     const lastPosition = store ? await store.lastPosition() : this.highestSeen;
     const checkpoint = checkpoints ? await checkpoints.load(this.name) : this.highestSeen;
+    const lag = store && checkpoints ? await countEventsAfter(store, checkpoint) : Math.max(0, lastPosition - checkpoint);
     return {
       state: this.state,
       runsIn: this.writer.runsIn,
@@ -279,11 +270,11 @@ export class MemoryIndexer {
       dimensions: info?.dimensions ?? null,
       checkpoint,
       lastPosition,
-      lag: Math.max(0, lastPosition - checkpoint),
+      lag,
       indexedItems: this.indexedItems,
       skippedEvents: this.skippedEvents,
       items: info ? await this.options.index.count() : 0,
-      lastError: this.lastError,
+      lastError: this.loop?.runtime().lastError ?? null,
     };
   }
 }

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { InMemoryCheckpointStore } from '@rewind/messaging';
+import { InMemoryCheckpointStore } from '@rewind/event-store/subscriptions';
 import type { EmbeddingModel } from './embedding-model';
 import { MemoryIndexer } from './memory-indexer';
 import { OnnxEmbeddingModel } from './onnx';

@@ -1,4 +1,5 @@
-import pino, { type DestinationStream, type Logger } from 'pino';
+import type { Logger } from '@rewind/config';
+import pino, { type DestinationStream, type Logger as PinoLogger } from 'pino';
 
 /** Rewind's log levels (REWIND_LOG_LEVEL), named as Nest names them. */
 export type RewindLogLevel = 'error' | 'warn' | 'log' | 'debug';
@@ -11,7 +12,7 @@ const PINO_LEVEL: Record<RewindLogLevel, pino.Level> = { error: 'error', warn: '
  * terminal, pipe through `npx pino-pretty`.
  * Writes are synchronous so that the last lines before process.exit() are never lost.
  */
-export function createLogger(level: RewindLogLevel, destination: DestinationStream = pino.destination({ dest: 1, sync: true })): Logger {
+export function createLogger(level: RewindLogLevel, destination: DestinationStream = pino.destination({ dest: 1, sync: true })): PinoLogger {
   return pino(
     {
       level: PINO_LEVEL[level],
@@ -23,15 +24,8 @@ export function createLogger(level: RewindLogLevel, destination: DestinationStre
   );
 }
 
-/** What the messaging components (Kafka bus, relay, consumer) log through: the same JSON lines, with a `context`. */
-export interface ContextLogger {
-  log(message: string): void;
-  warn(message: string): void;
-  error(message: string): void;
-  debug(message: string): void;
-}
-
-export function contextLogger(root: Logger, context: string): ContextLogger {
+/** The process's JSON lines as the one `Logger` every package takes, each line with a `context`. */
+export function contextLogger(root: PinoLogger, context: string): Logger {
   const logger = root.child({ context });
   return {
     log: (m) => logger.info(m),

@@ -58,12 +58,8 @@ export function startTracing(options: TracingOptions): Tracing | null {
   };
 }
 
-/** The OTLP endpoint from the standard variables (traces-specific first), or undefined: tracing off. */
-export function otlpTracesEndpoint(env: NodeJS.ProcessEnv): string | undefined {
-  if (env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) return env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT;
-  if (env.OTEL_EXPORTER_OTLP_ENDPOINT) return `${env.OTEL_EXPORTER_OTLP_ENDPOINT.replace(/\/$/, '')}/v1/traces`;
-  return undefined;
-}
+/** Read by @rewind/config with the other settings; exported here too, where tracing is started. */
+export { otlpTracesEndpoint } from '@rewind/config';
 
 const tracer = () => trace.getTracer('rewind');
 

@@ -11,6 +11,9 @@ import { backendsUnderTest, type Fixture } from './testing/backends';
 import { tableRows } from './testing/inspect';
 import { expectedSession } from './testing/oracle';
 
+/** The saga's records are accepted from its scope only: this spec writes them as the saga would. */
+const asSaga = (caller: Caller): Caller => ({ ...caller, scope: 'saga' });
+
 const REVERSIBLE: EffectDescriptor = { kind: 'reversible', compensation: { channel: 'inline', target: 'cancel' } };
 
 for (const { backend, skip, on } of backendsUnderTest()) {
@@ -125,13 +128,13 @@ for (const { backend, skip, on } of backendsUnderTest()) {
       expect((await tableRows(f.db, SESSIONS, { tenant_id: 'acme', session_id: 'book' }))[0]).toMatchObject({ status: 'rolling_back' });
 
       // Newest first. The car: one attempt fails and is retried, then it fails for good.
-      await service.execute(caller, 'book', {
+      await service.execute(asSaga(caller), 'book', {
         type: 'RecordCompensationOutcome',
         rollbackId,
         startedVersion: 5,
         outcome: { status: 'attempt_failed', attempt: 1, error: '503', retryInMs: 10 },
       });
-      await service.execute(caller, 'book', {
+      await service.execute(asSaga(caller), 'book', {
         type: 'RecordCompensationOutcome',
         rollbackId,
         startedVersion: 5,
@@ -153,13 +156,13 @@ for (const { backend, skip, on } of backendsUnderTest()) {
       await runners.catchUp(await f.head());
       expect((await tableRows(f.db, SESSIONS, { tenant_id: 'acme', session_id: 'book' }))[0]).toMatchObject({ status: 'rolling_back', failed_effects: 0 });
       expect((await tableRows(f.db, ROLLBACKS, { tenant_id: 'acme', rollback_id: rollbackId }))[0]).toMatchObject({ status: 'in_progress', failed_count: 0 });
-      await service.execute(caller, 'book', {
+      await service.execute(asSaga(caller), 'book', {
         type: 'RecordCompensationOutcome',
         rollbackId,
         startedVersion: 5,
         outcome: { status: 'applied', attempts: 3, response: { ok: true } },
       });
-      await service.execute(caller, 'book', {
+      await service.execute(asSaga(caller), 'book', {
         type: 'RecordCompensationOutcome',
         rollbackId,
         startedVersion: 3,
@@ -168,7 +171,7 @@ for (const { backend, skip, on } of backendsUnderTest()) {
       await runners.catchUp(await f.head());
       await compareWithDomain('acme', 'book');
       await service.execute(caller, 'book', { type: 'ResolveCompensation', rollbackId, toolCallId: 'hotel', note: 'cancelled by phone' });
-      await service.execute(caller, 'book', { type: 'CompleteRollback', rollbackId });
+      await service.execute(asSaga(caller), 'book', { type: 'CompleteRollback', rollbackId });
       await runners.catchUp(await f.head());
 
       [rollback] = await tableRows(f.db, ROLLBACKS, { tenant_id: 'acme', rollback_id: rollbackId });
@@ -260,14 +263,14 @@ for (const { backend, skip, on } of backendsUnderTest()) {
           if (state.activeRollbackId) {
             // Finish what the saga would: every pending compensation applied, then completion.
             for (const item of state.rollbacks[state.activeRollbackId]!.plan.filter((i) => i.action === 'compensate')) {
-              await service.execute(caller, 's', {
+              await service.execute(asSaga(caller), 's', {
                 type: 'RecordCompensationOutcome',
                 rollbackId: state.activeRollbackId,
                 startedVersion: item.startedVersion,
                 outcome: { status: 'applied', attempts: 1, response: null },
               });
             }
-            await service.execute(caller, 's', { type: 'CompleteRollback', rollbackId: state.activeRollbackId });
+            await service.execute(asSaga(caller), 's', { type: 'CompleteRollback', rollbackId: state.activeRollbackId });
           }
           const one = new ProjectionSupervisor(f.store, f.db, { batchSize, logger: SILENT_LOGGER });
           await one.catchUp(await f.head());

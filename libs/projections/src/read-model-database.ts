@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { ExponentialBackoff, handleWhen, noJitterGenerator, retry } from 'cockatiel';
 import type { Pool } from 'pg';
 import { DataSource, type DataSourceOptions } from 'typeorm';
 import { maskConnectionString } from '@rewind/event-store/postgres';
@@ -78,7 +79,14 @@ export function describeReadModels(config: ReadModelConfig): string {
     : `PostgreSQL ${maskConnectionString(config.url)} (schema ${config.schema ?? DEFAULT_READ_MODEL_SCHEMA})`;
 }
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+/** Another process migrating the same SQLite file holds its lock: look again, 20 tries in all (about 8 s). */
+const SQLITE_BUSY_RETRY = retry(
+  handleWhen((error) => {
+    const code = (error as { code?: string; driverError?: { code?: string } }).driverError?.code ?? (error as { code?: string }).code;
+    return String(code).startsWith('SQLITE_BUSY');
+  }),
+  { maxAttempts: 19, backoff: new ExponentialBackoff({ generator: noJitterGenerator, initialDelay: 50, maxDelay: 500 }) },
+);
 
 /**
  * The read-model database: a TypeORM DataSource (queries, migrations) plus dedicated writer
@@ -144,16 +152,7 @@ export class ReadModelDatabase {
       return;
     }
     // SQLite: another process may be migrating the same file; its lock makes ours fail, then we look again.
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await this.dataSource.runMigrations({ transaction: 'all' });
-        return;
-      } catch (error) {
-        const code = (error as { code?: string; driverError?: { code?: string } }).driverError?.code ?? (error as { code?: string }).code;
-        if (attempt >= 20 || !String(code).startsWith('SQLITE_BUSY')) throw error;
-        await sleep(50 * attempt);
-      }
-    }
+    await SQLITE_BUSY_RETRY.execute(() => this.dataSource.runMigrations({ transaction: 'all' }));
   }
 
   private async ensureCheckpoints(): Promise<void> {

@@ -1,20 +1,18 @@
-import type { EventStore } from '@rewind/event-store';
+import type { Logger } from '@rewind/config';
+import type { EventStore, StoredEvent } from '@rewind/event-store';
+import { SubscriptionHub, SubscriptionLoop, type ExclusiveLock, type LogBatch, type LogSubscription } from '@rewind/event-store/subscriptions';
 import { applyBatch, type BatchHooks } from './batch';
 import type { WriterConnection } from './connection';
-import { toProjectedEvent } from './projected-event';
+import { toProjectedEvent, type ProjectedEvent } from './projected-event';
 import { selectProjections, type Projection } from './projections';
-import { SharedLogReader } from './shared-log-reader';
 import type { ReadModelDatabase } from './read-model-database';
 import { projectionStatuses, type ProjectionStatus, type RunnerState } from './status';
 
-export interface ProjectionLogger {
-  log(message: string): void;
-  warn(message: string): void;
-  error(message: string): void;
-}
+/** @deprecated The one Logger of @rewind/config. */
+export type ProjectionLogger = Logger;
 
-export const SILENT_LOGGER: ProjectionLogger = { log: () => undefined, warn: () => undefined, error: () => undefined };
-const CONSOLE_LOGGER: ProjectionLogger = { log: () => undefined, warn: (m) => console.warn(m), error: (m) => console.error(m) };
+export const SILENT_LOGGER: Logger = { log: () => undefined, warn: () => undefined, error: () => undefined };
+const CONSOLE_LOGGER: Logger = { log: () => undefined, warn: (m) => console.warn(m), error: (m) => console.error(m) };
 
 export interface ProjectionRunnerOptions {
   /** Events per transaction (default 1000). */
@@ -31,10 +29,10 @@ export interface ProjectionRunnerOptions {
   standbyRetryMs?: number;
   /** Longest pause after repeated errors, in ms (default 10 000). */
   maxErrorDelayMs?: number;
-  logger?: ProjectionLogger;
+  logger?: Logger;
   hooks?: BatchHooks;
-  /** Shares reads of the log between the runners of a process (the supervisor gives one). */
-  reader?: SharedLogReader;
+  /** The process's subscription hub: runners follow the log through it (shared reads, woken by commits). */
+  hub?: SubscriptionHub;
   /**
    * Whether each batch's commit waits for the disk (default false; true: SQLite
    * synchronous=FULL, PostgreSQL synchronous_commit on). Not waiting is safe: read models are
@@ -46,156 +44,61 @@ export interface ProjectionRunnerOptions {
   durable?: boolean;
 }
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+/** Pages of the shared reader converted once for all the projections that read them. */
+const converted = new WeakMap<readonly StoredEvent[], ProjectedEvent[]>();
+function projected(events: readonly StoredEvent[]): ProjectedEvent[] {
+  let page = converted.get(events);
+  if (!page) converted.set(events, (page = events.map(toProjectedEvent)));
+  return page;
+}
 
 /**
- * Runs one projection: reads the global log after the projection's checkpoint, in batches,
- * and applies each batch and its checkpoint in one transaction. One runner per projection
- * is active across processes: on PostgreSQL it holds a session-level advisory lock on its
- * own connection, on SQLite a lock within the process (one writer per file); the others
- * stand by and take over when the lock frees. Correctness does not rest on that lock: every
- * batch checks, under the checkpoint's row lock, that the checkpoint is still where its
- * events were read from.
+ * One projection as a subscription of the log: each batch and its checkpoint are applied in
+ * one transaction on the writer connection, which also holds the lock (on PostgreSQL a
+ * session-level advisory lock, on SQLite a lock within the process: one writer per file).
+ * Correctness does not rest on that lock: every batch checks, under the checkpoint's row
+ * lock, that the checkpoint is still where its events were read from.
  */
-export class ProjectionRunner {
-  private readonly batchSize: number;
-  private readonly logger: ProjectionLogger;
+class ProjectionSubscription implements LogSubscription, ExclusiveLock {
+  readonly checkpoint = { kind: 'in-handler' as const, read: () => this.readCheckpoint() };
+  readonly exclusivity = { kind: 'lock' as const, lock: this };
   private connection: WriterConnection | null = null;
-  private loop: Promise<void> | null = null;
-  private stopping = false;
   private leader = false;
-  private state: RunnerState = 'stopped';
-  private lastError: string | null = null;
-  private wake: (() => void) | null = null;
-  /** A poke that came while the runner was busy: its next pause is skipped. */
-  private poked = false;
-  private exclusive: Promise<unknown> = Promise.resolve();
-  /** The checkpoint this runner last read or wrote. */
-  private known = 0;
-  private readonly waiters = new Set<{ position: number; resolve: () => void }>();
 
   constructor(
-    readonly store: EventStore,
-    readonly db: ReadModelDatabase,
-    readonly projection: Projection,
-    private readonly options: ProjectionRunnerOptions = {},
-  ) {
-    this.batchSize = options.batchSize ?? 1000;
-    this.logger = options.logger ?? CONSOLE_LOGGER;
-  }
+    private readonly db: ReadModelDatabase,
+    private readonly projection: Projection,
+    private readonly options: ProjectionRunnerOptions,
+  ) {}
 
   get name(): string {
     return this.projection.name;
   }
 
-  /** Starts the background loop (idempotent). */
-  start(): void {
-    if (this.loop) return;
-    this.stopping = false;
-    this.loop = this.runLoop();
+  async handle(batch: LogBatch): Promise<number | null> {
+    const connection = await this.writer();
+    const events = projected(batch.events);
+    const applied = await connection.transaction(
+      () =>
+        applyBatch(
+          connection.dialect,
+          [{ projection: this.projection, variant: 'live', checkpoint: this.name, from: batch.after }],
+          events,
+          this.options.hooks,
+        ),
+      { durable: this.options.durable === true },
+    );
+    return applied ? events[events.length - 1]!.position : null;
   }
 
-  /** Stops after the batch in progress commits, and releases the lock and the connection. */
-  async stop(): Promise<void> {
-    this.stopping = true;
-    this.wake?.();
-    await this.loop;
-    this.loop = null;
-    await this.exclusive.catch(() => undefined);
-    await this.dropConnection();
-    this.state = 'stopped';
-    for (const waiter of this.waiters) waiter.resolve();
-    this.waiters.clear();
+  async tryAcquire(): Promise<boolean> {
+    const connection = await this.writer();
+    if (!this.leader) this.leader = await connection.tryLock('projection', this.name);
+    return this.leader;
   }
 
-  /** Wakes an idle runner now (e.g. after a write); a busy one skips its next pause. */
-  poke(): void {
-    if (this.wake) this.wake();
-    else this.poked = true;
-  }
-
-  /** Applies at most one batch; resolves to the number of events applied (0: nothing new, or the checkpoint moved meanwhile). */
-  runOnce(): Promise<number> {
-    const next = this.exclusive.then(() => this.applyNextBatch());
-    this.exclusive = next.catch(() => undefined);
-    return next;
-  }
-
-  /**
-   * Applies batches until the projection reaches `target` (default: the head of the log as
-   * it is when called). On PostgreSQL a committed event becomes readable only once older
-   * transactions have finished; a target beyond what becomes readable within `timeoutMs`
-   * (default 60 s) is an error.
-   */
-  async catchUp(target?: number, timeoutMs = 60_000): Promise<number> {
-    const goal = target ?? (await this.store.lastPosition());
-    const deadline = Date.now() + timeoutMs;
-    let applied = 0;
-    while (this.known < goal) {
-      const n = await this.runOnce();
-      applied += n;
-      if (n === 0 && this.known < goal) {
-        if (Date.now() > deadline)
-          throw new Error(`Projection "${this.name}" could not reach position ${goal} within ${timeoutMs} ms (it is at ${this.known}).`);
-        await sleep(5);
-      }
-    }
-    return applied;
-  }
-
-  /** Resolves true once the projection has applied `position`, false after `timeoutMs`. */
-  async waitFor(position: number, timeoutMs: number): Promise<boolean> {
-    if (this.known >= position) return true;
-    const deadline = Date.now() + timeoutMs;
-    this.poke();
-    while (Date.now() < deadline) {
-      const reached = new Promise<void>((resolve) => {
-        const waiter = { position, resolve };
-        this.waiters.add(waiter);
-        setTimeout(
-          () => {
-            this.waiters.delete(waiter);
-            resolve();
-          },
-          Math.min(100, Math.max(1, deadline - Date.now())),
-        );
-      });
-      await reached;
-      if (this.known >= position) return true;
-      // Another process's runner may be the active one: look at the checkpoint itself.
-      const checkpoint = (await this.db.checkpoints()).find((c) => c.name === this.name);
-      if (checkpoint) this.note(checkpoint.position);
-      if (this.known >= position) return true;
-    }
-    return false;
-  }
-
-  runtime(): { state: RunnerState; lastError: string | null } {
-    return { state: this.state, lastError: this.lastError };
-  }
-
-  async status(): Promise<ProjectionStatus> {
-    const all = await projectionStatuses(this.store, this.db, (name) => (name === this.name ? this.runtime() : undefined));
-    return all.find((s) => s.name === this.name)!;
-  }
-
-  private note(position: number): void {
-    this.known = Math.max(this.known, position);
-    for (const waiter of this.waiters) {
-      if (this.known >= waiter.position) {
-        this.waiters.delete(waiter);
-        waiter.resolve();
-      }
-    }
-  }
-
-  private async writer(): Promise<WriterConnection> {
-    if (this.connection && !this.connection.healthy) await this.dropConnection();
-    this.connection ??= await this.db.connect();
-    return this.connection;
-  }
-
-  private async dropConnection(): Promise<void> {
+  /** Unlocks and closes the writer connection. */
+  async release(): Promise<void> {
     const connection = this.connection;
     this.connection = null;
     if (this.leader) {
@@ -205,79 +108,93 @@ export class ProjectionRunner {
     await connection?.close().catch(() => undefined);
   }
 
-  private async applyNextBatch(): Promise<number> {
+  private async readCheckpoint(): Promise<number> {
     const connection = await this.writer();
-    const d = connection.dialect;
-    const from = (await connection.run(() => d.checkpoint(this.name))) ?? 0;
-    // A rebuild's swap may have moved the checkpoint (either way): follow it.
-    this.known = from;
-    const events = this.options.reader
-      ? await this.options.reader.read(from, this.batchSize)
-      : (await this.store.readAll({ after: from, limit: this.batchSize })).map(toProjectedEvent);
-    if (events.length === 0) {
-      this.note(from);
-      return 0;
-    }
-    const applied = await connection.transaction(
-      () => applyBatch(d, [{ projection: this.projection, variant: 'live', checkpoint: this.name, from }], events, this.options.hooks),
-      { durable: this.options.durable === true },
-    );
-    if (!applied) return 0;
-    this.note(events[events.length - 1]!.position);
-    return events.length;
+    return (await connection.run(() => connection.dialect.checkpoint(this.name))) ?? 0;
   }
 
-  private async idle(ms: number): Promise<void> {
-    if (this.stopping) return;
-    if (this.poked) {
-      this.poked = false;
-      return;
-    }
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done() {
-        clearTimeout(timer);
-        resolve();
-      }
-      this.wake = done;
-    });
-    this.wake = null;
+  /** The writer connection; a lost one (its PostgreSQL locks went with it) is replaced. */
+  private async writer(): Promise<WriterConnection> {
+    if (this.connection && !this.connection.healthy) await this.release();
+    this.connection ??= await this.db.connect();
+    return this.connection;
+  }
+}
+
+/**
+ * Runs one projection: follows the global log after the projection's checkpoint through a
+ * subscription of the process's hub, and applies each batch and its checkpoint in one
+ * transaction. One runner per projection is active across processes; the others stand by
+ * and take over when the lock frees.
+ */
+export class ProjectionRunner {
+  readonly loop: SubscriptionLoop;
+
+  constructor(
+    readonly store: EventStore,
+    readonly db: ReadModelDatabase,
+    readonly projection: Projection,
+    options: ProjectionRunnerOptions = {},
+  ) {
+    const subscription = new ProjectionSubscription(db, projection, options);
+    const loopOptions = {
+      logger: options.logger ?? CONSOLE_LOGGER,
+      ...(options.batchSize !== undefined ? { batchSize: options.batchSize } : {}),
+      ...(options.idleDelayMs !== undefined ? { idleDelayMs: options.idleDelayMs } : {}),
+      ...(options.lingerMs !== undefined ? { lingerMs: options.lingerMs } : {}),
+      ...(options.standbyRetryMs !== undefined ? { standbyRetryMs: options.standbyRetryMs } : {}),
+      backoff: { initialDelayMs: 100, maxDelayMs: options.maxErrorDelayMs ?? 10_000 },
+    };
+    this.loop = options.hub ? options.hub.add(subscription, loopOptions) : new SubscriptionLoop(store, subscription, loopOptions);
   }
 
-  private async runLoop(): Promise<void> {
-    let errorDelay = 100;
-    while (!this.stopping) {
-      try {
-        const connection = await this.writer();
-        if (!this.leader) {
-          this.leader = await connection.tryLock('projection', this.name);
-          if (!this.leader) {
-            if (this.state !== 'standby') this.logger.log(`Projection "${this.name}": another runner is active; standing by.`);
-            this.state = 'standby';
-            await this.idle(this.options.standbyRetryMs ?? 2000);
-            continue;
-          }
-          this.logger.log(`Projection "${this.name}": running from position ${this.known}.`);
-        }
-        this.state = 'active';
-        const applied = await this.runOnce();
-        if (this.lastError) this.logger.log(`Projection "${this.name}" recovered at position ${this.known}.`);
-        this.lastError = null;
-        errorDelay = 100;
-        if (applied === 0) await this.idle(this.options.idleDelayMs ?? 250);
-        else if (applied < this.batchSize) await this.idle(this.options.lingerMs ?? 50);
-      } catch (error) {
-        const message = error instanceof Error ? error.message : String(error);
-        if (message !== this.lastError) {
-          this.logger.error(`Projection "${this.name}" failed at position ${this.known} and will retry in ${errorDelay} ms: ${message}`);
-        }
-        this.lastError = message;
-        this.state = 'failing';
-        if (this.connection && !this.connection.healthy) await this.dropConnection();
-        await this.idle(errorDelay);
-        errorDelay = Math.min(errorDelay * 2, this.options.maxErrorDelayMs ?? 10_000);
-      }
-    }
+  get name(): string {
+    return this.projection.name;
+  }
+
+  /** Starts the background loop (idempotent). */
+  start(): void {
+    this.loop.start();
+  }
+
+  /** Stops after the batch in progress commits, and releases the lock and the connection. */
+  stop(): Promise<void> {
+    return this.loop.stop();
+  }
+
+  /** Wakes an idle runner now (e.g. after a write); a busy one skips its next pause. */
+  poke(): void {
+    this.loop.poke();
+  }
+
+  /** Applies at most one batch; resolves to the number of events applied (0: nothing new, or the checkpoint moved meanwhile). */
+  runOnce(): Promise<number> {
+    return this.loop.runOnce();
+  }
+
+  /**
+   * Applies batches until the projection reaches `target` (default: the head of the log as
+   * it is when called). On PostgreSQL a committed event becomes readable only once older
+   * transactions have finished; a target beyond what becomes readable within `timeoutMs`
+   * (default 60 s) is an error.
+   */
+  catchUp(target?: number, timeoutMs = 60_000): Promise<number> {
+    return this.loop.catchUp(target, timeoutMs);
+  }
+
+  /** Resolves true once the projection has applied `position` (whichever process's runner applied it), false after `timeoutMs`. */
+  waitFor(position: number, timeoutMs: number): Promise<boolean> {
+    return this.loop.waitFor(position, timeoutMs);
+  }
+
+  runtime(): { state: RunnerState; lastError: string | null } {
+    const { state, lastError } = this.loop.runtime();
+    return { state: state === 'running' ? (lastError ? 'failing' : 'active') : state, lastError };
+  }
+
+  async status(): Promise<ProjectionStatus> {
+    const all = await projectionStatuses(this.store, this.db, (name) => (name === this.name ? this.runtime() : undefined));
+    return all.find((s) => s.name === this.name)!;
   }
 }
 
@@ -290,7 +207,8 @@ export class ProjectionSupervisor {
     readonly db: ReadModelDatabase,
     options: ProjectionRunnerOptions & { projections?: string[] } = {},
   ) {
-    const shared = { reader: new SharedLogReader(store), ...options };
+    // Without the process's hub the runners still share one (reads of the log, pokes).
+    const shared = { ...options, hub: options.hub ?? new SubscriptionHub(store) };
     this.runners = new Map(selectProjections(options.projections).map((p) => [p.name, new ProjectionRunner(store, db, p, shared)]));
   }
 

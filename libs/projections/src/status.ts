@@ -1,4 +1,5 @@
 import type { EventStore } from '@rewind/event-store';
+import { countEventsAfter } from '@rewind/event-store/subscriptions';
 import { PROJECTIONS } from './projections';
 import type { ReadModelDatabase } from './read-model-database';
 import { SHADOW_SUFFIX } from './sql';
@@ -12,10 +13,7 @@ export interface ProjectionStatus {
   position: number;
   /** The highest global position a reader may see now. */
   head: number;
-  /**
-   * head - position, in global positions: 0 means up to date. On SQLite positions are dense,
-   * so this counts events; on PostgreSQL positions are sparse and it only measures distance.
-   */
+  /** Events after `position` that a reader may see now (a count, also where positions have gaps): 0 means up to date. */
   lag: number;
   updatedAt: string | null;
   /** This process's runner: active (it holds the lock), standby (another holds it), failing, or stopped (none here). */
@@ -40,6 +38,8 @@ export async function projectionStatuses(
 ): Promise<ProjectionStatus[]> {
   const [checkpoints, head] = await Promise.all([db.checkpoints(), store.lastPosition()]);
   const byName = new Map(checkpoints.map((c) => [c.name, c]));
+  const positions = new Set(PROJECTIONS.map((p) => byName.get(p.name)?.position ?? 0));
+  const lags = new Map(await Promise.all([...positions].map(async (p) => [p, p >= head ? 0 : await countEventsAfter(store, p)] as const)));
   return PROJECTIONS.map((projection) => {
     const checkpoint = byName.get(projection.name);
     const shadow = byName.get(`${projection.name}${SHADOW_SUFFIX}`);
@@ -50,7 +50,7 @@ export async function projectionStatuses(
       description: projection.description,
       position,
       head,
-      lag: Math.max(0, head - position),
+      lag: lags.get(position) ?? 0,
       updatedAt: checkpoint?.updatedAt ?? null,
       state: run?.state ?? 'stopped',
       lastError: run?.lastError ?? null,

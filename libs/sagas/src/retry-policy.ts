@@ -1,4 +1,5 @@
 import type { RetryPolicy } from '@rewind/domain';
+import { noJitterGenerator } from 'cockatiel';
 
 /** Retry-After is honoured, but never beyond this. */
 export const MAX_RETRY_AFTER_MS = 5 * 60_000;
@@ -9,7 +10,14 @@ export const MAX_RETRY_AFTER_MS = 5 * 60_000;
  * having them retry in lockstep.
  */
 export function backoffDelay(policy: RetryPolicy, attempt: number, random: () => number = Math.random): number {
-  const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** Math.max(0, attempt - 1));
+  // cockatiel's fullJitterGenerator is exactly this, but draws from Math.random; the ceiling is its
+  // noJitterGenerator, the draw ours so that callers (and tests) can choose the random source.
+  const [ceiling] = noJitterGenerator(Math.max(0, attempt - 1), {
+    initialDelay: policy.baseDelayMs,
+    maxDelay: policy.maxDelayMs,
+    exponent: 2,
+    generator: noJitterGenerator,
+  });
   return Math.floor(random() * ceiling);
 }
 

@@ -7,9 +7,8 @@ import {
   unfillableRefs,
   type RecordCompensationOutcome,
   type RollbackRecord,
-  type SessionCommand,
 } from '@rewind/domain';
-import { sessionIdFromStream, type Caller, type SessionService, type WriteOptions } from '@rewind/engine';
+import { CompleteRollbackCommand, RecordCompensationOutcomeCommand, sessionIdFromStream, type Caller, type SessionService } from '@rewind/engine';
 import type { EventStore } from '@rewind/event-store';
 import type { CheckpointStore } from '@rewind/messaging';
 import type { CompensationChannel, CompensationRequest, CompensationResult } from './compensation-channel';
@@ -154,10 +153,7 @@ export class RollbackSaga {
       const next = rollback.plan.find((item) => item.action === 'compensate' && state.effectOutcomes[item.startedVersion]?.status === 'pending');
       if (!next) {
         await this.write(
-          caller,
-          sessionId,
-          { type: 'CompleteRollback', rollbackId },
-          { ...causation, idempotencyKey: `${rollbackId}:complete:${state.version}` },
+          new CompleteRollbackCommand(asSaga(caller), sessionId, rollbackId, { ...causation, idempotencyKey: `${rollbackId}:complete:${state.version}` }),
         );
         continue;
       }
@@ -252,19 +248,26 @@ export class RollbackSaga {
     key: string,
   ) {
     await this.write(
-      caller,
-      sessionId,
-      { type: 'RecordCompensationOutcome', rollbackId, startedVersion, outcome },
-      { idempotencyKey: key, causationId: rollbackId, correlationId: rollbackId },
+      new RecordCompensationOutcomeCommand(asSaga(caller), sessionId, rollbackId, startedVersion, outcome, {
+        idempotencyKey: key,
+        causationId: rollbackId,
+        correlationId: rollbackId,
+      }),
     );
   }
 
-  private async write(caller: Caller, sessionId: string, command: SessionCommand, options: WriteOptions) {
+  /** Through the commands' own handlers, as the saga: the only caller whose records they accept. */
+  private async write(command: CompleteRollbackCommand | RecordCompensationOutcomeCommand) {
     try {
-      await this.sessions.execute(caller, sessionId, command, options);
+      await this.sessions.dispatch(command);
     } catch (error) {
       // Another run (or an operator) got there first: the loop re-reads the state.
       if (!(error instanceof DomainError && error.kind === 'conflict')) throw error;
     }
   }
+}
+
+/** The saga's records are accepted from the `saga` scope only. */
+function asSaga(caller: Caller): Caller {
+  return { ...caller, scope: 'saga' };
 }

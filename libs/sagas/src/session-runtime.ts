@@ -1,5 +1,6 @@
 import { SessionRepository, SessionService, ToolRegistry } from '@rewind/engine';
 import type { EventStore, StoredEvent } from '@rewind/event-store';
+import type { SubscriptionHub } from '@rewind/event-store/subscriptions';
 import type { MessageBus } from '@rewind/messaging';
 import { BusCompensationChannel } from './channels/bus-channel';
 import { HttpCompensationChannel } from './channels/http-channel';
@@ -30,8 +31,10 @@ export interface SessionRuntimeOptions {
   /** Carries the `kafka` compensation channel (in-process bus or Kafka). */
   bus: MessageBus;
   log?: (message: string) => void;
-  /** Also told about every commit (metrics, waking a relay). */
+  /** Also told about every commit (metrics). */
   onCommitted?: (events: StoredEvent[]) => void;
+  /** The process's subscription hub: poked after every commit, so that its followers (read models, relay, index) see it at once. */
+  hub?: Pick<SubscriptionHub, 'poke'>;
   /** Told how long each rebuild of a session's state took, in seconds (metrics). */
   onRestored?: (seconds: number) => void;
 }
@@ -55,6 +58,7 @@ export function createSessionRuntime(store: EventStore, options: SessionRuntimeO
       compensationEnabled: true,
       onCommitted: (tenantId, sessionId, events) => {
         options.onCommitted?.(events);
+        options.hub?.poke();
         const rollbackId = rollbackToRun(events);
         if (rollbackId) late.saga?.kick(tenantId, sessionId, rollbackId);
       },

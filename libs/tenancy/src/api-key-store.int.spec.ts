@@ -178,3 +178,21 @@ describe('CachedApiKeyStore', () => {
     );
   });
 });
+
+describe('PostgresApiKeyStore migrations', () => {
+  it('opens a schema made by the open-time DDL of earlier versions (no migrations table): keys and counter kept, the migration recorded once', async () => {
+    const schema = `rewind_keys_${randomBytes(4).toString('hex')}`;
+    schemas.push(schema);
+    const first = await PostgresApiKeyStore.open(pool, schema);
+    const { key } = await first.create({ tenantId: 't1', name: 'old', scopes: ['read'] });
+    // What earlier versions left: the same tables, without api_key_migrations.
+    await pool.query(`DROP TABLE "${schema}".api_key_migrations`);
+    const before = await first.changeVersion();
+    const reopened = await PostgresApiKeyStore.open(pool, schema);
+    expect((await reopened.authenticate(key))?.tenantId).toBe('t1');
+    expect(await reopened.changeVersion()).toBeGreaterThanOrEqual(before);
+    await PostgresApiKeyStore.open(pool, schema);
+    const { rows } = await pool.query(`SELECT version FROM "${schema}".api_key_migrations`);
+    expect(rows).toEqual([{ version: 1 }]);
+  });
+});

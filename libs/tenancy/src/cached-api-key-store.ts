@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import { hashKey, type ApiKeyStore, type AuthenticatedKey, type CreateApiKeyInput } from './api-key-store';
 
 /** How often, at most, a cache asks the store whether any key changed: well inside the promised second. */
@@ -14,7 +15,7 @@ export const KEY_CHANGE_RECHECK_MS = 250;
  * rotation's grace period are checked on every hit.
  */
 export class CachedApiKeyStore implements ApiKeyStore {
-  private readonly cache = new Map<string, AuthenticatedKey>();
+  private readonly cache: LRUCache<string, AuthenticatedKey>;
   private knownVersion: number | null = null;
   private checkedAt = -Infinity;
   private checking: Promise<void> | null = null;
@@ -24,9 +25,11 @@ export class CachedApiKeyStore implements ApiKeyStore {
   constructor(
     private readonly inner: ApiKeyStore,
     private readonly recheckMs = KEY_CHANGE_RECHECK_MS,
-    private readonly maxEntries = 10_000,
+    maxEntries = 10_000,
     private readonly now: () => number = Date.now,
-  ) {}
+  ) {
+    this.cache = new LRUCache({ max: maxEntries });
+  }
 
   async authenticate(presentedKey: string): Promise<AuthenticatedKey | null> {
     await this.freshen();
@@ -36,7 +39,6 @@ export class CachedApiKeyStore implements ApiKeyStore {
     const generation = this.generation;
     const record = await this.inner.authenticate(presentedKey);
     if (record && generation === this.generation) {
-      if (this.cache.size >= this.maxEntries) this.cache.delete(this.cache.keys().next().value as string);
       this.cache.set(hash, record);
     } else {
       this.cache.delete(hash);

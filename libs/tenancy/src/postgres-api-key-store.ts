@@ -1,4 +1,5 @@
 import type { Pool } from 'pg';
+import { applyMigrations, type MigrationSet } from '@rewind/event-store/postgres';
 import {
   acceptance,
   alreadyRevoked,
@@ -44,6 +45,47 @@ const toRecord = (r: Row): ApiKeyRecord => ({
   previousSecretValidUntil: iso(r.previous_valid_until),
 });
 
+/**
+ * The API key tables' migrations (in `api_key_migrations`). The first is what the store used to
+ * run at every open, all of it idempotent, so a schema made by that code takes it unchanged.
+ */
+export const apiKeyMigrations = (schema: string): MigrationSet => ({
+  schema,
+  table: 'api_key_migrations',
+  lock: 'rewind.api-keys.migrate',
+  migrations: (s) => [
+    {
+      version: 1,
+      name: 'api keys and their change counter',
+      sql: `
+        CREATE TABLE IF NOT EXISTS ${s}.api_keys (
+          key_id     text PRIMARY KEY,
+          hash       text NOT NULL UNIQUE,
+          tenant_id  text NOT NULL,
+          name       text NOT NULL,
+          role       text NOT NULL,
+          created_at timestamptz NOT NULL DEFAULT now()
+        );
+        ALTER TABLE ${s}.api_keys
+          ADD COLUMN IF NOT EXISTS scopes text,
+          ADD COLUMN IF NOT EXISTS expires_at timestamptz,
+          ADD COLUMN IF NOT EXISTS revoked_at timestamptz,
+          ADD COLUMN IF NOT EXISTS rotated_at timestamptz,
+          ADD COLUMN IF NOT EXISTS previous_hash text,
+          ADD COLUMN IF NOT EXISTS previous_valid_until timestamptz;
+        CREATE INDEX IF NOT EXISTS api_keys_previous_hash ON ${s}.api_keys (previous_hash) WHERE previous_hash IS NOT NULL;
+        -- A counter every change to api_keys bumps, by trigger, so that a row revoked or even
+        -- deleted by hand reaches every process's cache (CachedApiKeyStore polls it).
+        CREATE TABLE IF NOT EXISTS ${s}.api_key_changes (id int PRIMARY KEY CHECK (id = 1), version bigint NOT NULL);
+        INSERT INTO ${s}.api_key_changes (id, version) VALUES (1, 0) ON CONFLICT DO NOTHING;
+        CREATE OR REPLACE FUNCTION ${s}.api_keys_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+          BEGIN UPDATE ${s}.api_key_changes SET version = version + 1 WHERE id = 1; RETURN NULL; END $$;
+        CREATE OR REPLACE TRIGGER api_keys_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON ${s}.api_keys
+          FOR EACH STATEMENT EXECUTE FUNCTION ${s}.api_keys_changed();`,
+    },
+  ],
+});
+
 /** API keys in PostgreSQL (the event store's pool and schema); only hashes are stored. */
 export class PostgresApiKeyStore implements ApiKeyStore {
   private constructor(
@@ -55,45 +97,14 @@ export class PostgresApiKeyStore implements ApiKeyStore {
   static async open(pool: Pool, schema = 'rewind'): Promise<PostgresApiKeyStore> {
     const table = `"${schema}".api_keys`;
     const changes = `"${schema}".api_key_changes`;
-    // One transaction-scoped advisory lock: processes starting together must not race the DDL.
     const client = await pool.connect();
     try {
-      await client.query('BEGIN');
-      await client.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`${schema}.api_keys`]);
-      await client.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
-      await client.query(`CREATE TABLE IF NOT EXISTS ${table} (
-        key_id     text PRIMARY KEY,
-        hash       text NOT NULL UNIQUE,
-        tenant_id  text NOT NULL,
-        name       text NOT NULL,
-        role       text NOT NULL,
-        created_at timestamptz NOT NULL DEFAULT now()
-      )`);
-      await client.query(`ALTER TABLE ${table}
-        ADD COLUMN IF NOT EXISTS scopes text,
-        ADD COLUMN IF NOT EXISTS expires_at timestamptz,
-        ADD COLUMN IF NOT EXISTS revoked_at timestamptz,
-        ADD COLUMN IF NOT EXISTS rotated_at timestamptz,
-        ADD COLUMN IF NOT EXISTS previous_hash text,
-        ADD COLUMN IF NOT EXISTS previous_valid_until timestamptz`);
-      await client.query(`CREATE INDEX IF NOT EXISTS api_keys_previous_hash ON ${table} (previous_hash) WHERE previous_hash IS NOT NULL`);
-      // A counter every change to api_keys bumps, by trigger, so that a row revoked or even
-      // deleted by hand reaches every process's cache (CachedApiKeyStore polls it).
-      await client.query(`CREATE TABLE IF NOT EXISTS ${changes} (id int PRIMARY KEY CHECK (id = 1), version bigint NOT NULL)`);
-      await client.query(`INSERT INTO ${changes} (id, version) VALUES (1, 0) ON CONFLICT DO NOTHING`);
-      await client.query(`CREATE OR REPLACE FUNCTION "${schema}".api_keys_changed() RETURNS trigger LANGUAGE plpgsql AS $$
-        BEGIN UPDATE ${changes} SET version = version + 1 WHERE id = 1; RETURN NULL; END $$`);
-      await client.query(`CREATE OR REPLACE TRIGGER api_keys_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON ${table}
-        FOR EACH STATEMENT EXECUTE FUNCTION "${schema}".api_keys_changed()`);
-      // Ids of configured keys used to be a prefix of the secret's hash; give them random ones.
-      await client.query(`UPDATE ${table} SET key_id = substr(md5(random()::text || clock_timestamp()::text), 1, 12) WHERE key_id = substr(hash, 1, 12)`);
-      await client.query('COMMIT');
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
+      await applyMigrations(client, apiKeyMigrations(schema));
     } finally {
       client.release();
     }
+    // Ids of configured keys used to be a prefix of the secret's hash; give them random ones.
+    await pool.query(`UPDATE ${table} SET key_id = substr(md5(random()::text || clock_timestamp()::text), 1, 12) WHERE key_id = substr(hash, 1, 12)`);
     return new PostgresApiKeyStore(pool, table, changes);
   }
 

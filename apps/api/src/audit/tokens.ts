@@ -1,1 +1,1 @@
-export const SEAL_STORE = Symbol('SEAL_STORE');
+export { SEAL_STORE } from '../infrastructure/tokens';

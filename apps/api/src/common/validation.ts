@@ -1,5 +1,5 @@
-import { ValidationPipe, type ArgumentMetadata, type ValidationError } from '@nestjs/common';
-import { findUnsafeInput, NOT_AN_OBJECT } from '@rewind/contracts';
+import { ValidationPipe, type ValidationError } from '@nestjs/common';
+import { NOT_AN_OBJECT } from '@rewind/contracts';
 import { ApiError } from './api-error';
 
 function flatten(errors: ValidationError[], parent = ''): { field: string; message: string }[] {
@@ -17,22 +17,13 @@ const refuse = (details: { field: string; message: string }[]) =>
   new ApiError(400, 'validation_failed', `The request is not valid: ${details.map((d) => `${d.field}: ${d.message}`).join('; ')}.`, details);
 
 /**
- * class-validator at the edge: unknown fields are refused, and every bad field is named. Before
- * class-transformer sees anything, the raw input is checked for what no DTO can describe: hostile
- * nesting (class-transformer recurses and would overflow the stack) and text the stores cannot hold.
+ * class-validator at the edge: unknown fields are refused, and every bad field is named. The raw
+ * input was checked before (create-app.ts, a preValidation hook on params, query and body) for
+ * what no DTO can describe: hostile nesting (class-transformer recurses and would overflow the
+ * stack) and text the stores cannot hold; it is not scanned a second time here.
  */
-class EdgeValidationPipe extends ValidationPipe {
-  override transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
-    if (metadata.type === 'body' || metadata.type === 'query' || metadata.type === 'param') {
-      const unsafe = findUnsafeInput(value, metadata.type === 'body' && !metadata.data ? '' : (metadata.data ?? ''));
-      if (unsafe) throw refuse([unsafe]);
-    }
-    return super.transform(value, metadata);
-  }
-}
-
 export function createValidationPipe(): ValidationPipe {
-  return new EdgeValidationPipe({
+  return new ValidationPipe({
     whitelist: true,
     forbidNonWhitelisted: true,
     transform: true,

@@ -49,4 +49,27 @@ describe('decryptAnswers (the onSend hook)', () => {
     const buffer = Buffer.from(payload);
     expect(await send(buffer, 't')).toBe(buffer);
   });
+
+  it('answers exactly what parsing, decrypting and serialising again would, without doing it (property)', async () => {
+    const sealed = (await encryption.encryptPaths('t', 's', { a: { card: '4111' }, b: 'x"y', c: [1, null] }, ['a', 'b', 'c'])) as Record<string, string>;
+    const ciphertexts = Object.values(sealed);
+    const withCiphertexts = fc.letrec((tie) => ({
+      value: fc.oneof(
+        { depthSize: 'small' },
+        fc.jsonValue({ maxDepth: 1 }),
+        fc.constantFrom(...ciphertexts),
+        fc.constantFrom(...ciphertexts).map((c) => `quoted ${JSON.stringify(c)} in a sentence`),
+        fc.array(tie('value'), { maxLength: 4 }),
+        fc.dictionary(fc.oneof(fc.string(), fc.constantFrom(...ciphertexts)), tie('value'), { maxKeys: 4 }),
+      ),
+    })).value;
+    await fc.assert(
+      fc.asyncProperty(withCiphertexts, fc.constantFrom('t', 'other'), async (value, tenantId) => {
+        const payload = JSON.stringify({ value });
+        const expected = JSON.stringify(await encryption.decryptDeep(tenantId, JSON.parse(payload)));
+        expect(await send(payload, tenantId)).toBe(expected);
+      }),
+      { numRuns: 200 },
+    );
+  });
 });

@@ -56,12 +56,8 @@ export class EncryptRequestFieldsGuard implements CanActivate {
   }
 
   /** The tool of an earlier call of the session; null when the session or the call is unknown (the command will say so). */
-  private async toolOfCall(caller: Caller, sessionId: string, callId: string): Promise<string | null> {
-    try {
-      return (await this.sessions.getState(caller, sessionId)).path.toolCalls[callId]?.tool ?? null;
-    } catch {
-      return null;
-    }
+  private toolOfCall(caller: Caller, sessionId: string, callId: string): Promise<string | null> {
+    return this.sessions.toolOfCall(caller, sessionId, callId).catch(() => null);
   }
 }
 

@@ -1,13 +1,8 @@
-import { Global, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
+import { Global, Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
-import { join } from 'node:path';
 import type { RewindConfig } from '@rewind/config';
-import type { EventStore } from '@rewind/event-store';
-import { PostgresEventStore } from '@rewind/event-store/postgres';
 import { FieldEncryption, loadMasterKey, MasterKeyProvider, type DataKeyStore, type EncryptionPolicyStore } from '@rewind/tenancy';
-import { SqliteDataKeyStore } from '@rewind/tenancy/sqlite';
-import { PostgresDataKeyStore } from '@rewind/tenancy/postgres';
-import { EVENT_STORE, REWIND_CONFIG } from '../infrastructure/tokens';
+import { DATA_KEY_STORE, REWIND_CONFIG } from '../infrastructure/tokens';
 import { ShredSessionHandler } from './commands/shred-session.handler';
 import { EncryptionController } from './encryption.controller';
 import { EncryptRequestFieldsGuard } from './encrypt-request-fields.guard';
@@ -18,19 +13,11 @@ import { GetEncryptionPoliciesHandler } from './queries/get-encryption-policies.
 import { PolicyCache } from './policy-cache';
 import { ENCRYPTION_POLICIES, FIELD_ENCRYPTION } from './tokens';
 
-const DATA_KEY_STORE = Symbol('DATA_KEY_STORE');
-
-/** Field-level encryption at the edge and crypto-shredding (needs the global InfrastructureModule). */
+/** Field-level encryption at the edge and crypto-shredding (needs the global InfrastructureModule: DATA_KEY_STORE). */
 @Global()
 @Module({
   controllers: [EncryptionController, EncryptionPoliciesController],
   providers: [
-    {
-      provide: DATA_KEY_STORE,
-      inject: [EVENT_STORE, REWIND_CONFIG],
-      useFactory: (store: EventStore, config: RewindConfig): Promise<DataKeyStore & EncryptionPolicyStore> | (DataKeyStore & EncryptionPolicyStore) =>
-        store instanceof PostgresEventStore ? PostgresDataKeyStore.open(store.pool, store.schema) : new SqliteDataKeyStore(join(config.dataDir, 'rewind.db')),
-    },
     {
       provide: FIELD_ENCRYPTION,
       inject: [DATA_KEY_STORE, REWIND_CONFIG],
@@ -48,10 +35,4 @@ const DATA_KEY_STORE = Symbol('DATA_KEY_STORE');
   ],
   exports: [FIELD_ENCRYPTION],
 })
-export class EncryptionModule implements OnApplicationShutdown {
-  constructor(@Inject(DATA_KEY_STORE) private readonly keys: DataKeyStore) {}
-
-  async onApplicationShutdown(): Promise<void> {
-    await this.keys.close();
-  }
-}
+export class EncryptionModule {}

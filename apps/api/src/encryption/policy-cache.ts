@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import type { EncryptionPolicies, EncryptionPolicyStore } from '@rewind/tenancy';
 
 /**
@@ -5,19 +6,20 @@ import type { EncryptionPolicies, EncryptionPolicyStore } from '@rewind/tenancy'
  * request, and a policy changed in another process applies within a second.
  */
 export class PolicyCache {
-  private readonly entries = new Map<string, { policies: EncryptionPolicies; until: number }>();
+  private readonly entries: LRUCache<string, EncryptionPolicies>;
 
   constructor(
     private readonly store: EncryptionPolicyStore,
-    private readonly ttlMs = 1000,
-  ) {}
+    ttlMs = 1000,
+  ) {
+    this.entries = new LRUCache({ max: 10_000, ttl: ttlMs });
+  }
 
   async get(tenantId: string): Promise<EncryptionPolicies> {
     const hit = this.entries.get(tenantId);
-    if (hit && hit.until > Date.now()) return hit.policies;
+    if (hit) return hit;
     const policies = await this.store.policies(tenantId);
-    if (this.entries.size > 10_000) this.entries.clear();
-    this.entries.set(tenantId, { policies, until: Date.now() + this.ttlMs });
+    this.entries.set(tenantId, policies);
     return policies;
   }
 

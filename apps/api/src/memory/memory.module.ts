@@ -1,15 +1,12 @@
 import { Inject, Logger, Module, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { join } from 'node:path';
 import type { RewindConfig } from '@rewind/config';
 import { SessionService } from '@rewind/engine';
 import { type EventStore } from '@rewind/event-store';
-import { PostgresEventStore } from '@rewind/event-store/postgres';
+import type { CheckpointStore, SubscriptionHub } from '@rewind/event-store/subscriptions';
 import { EngineSessionPaths } from '@rewind/memory';
-import { PostgresPolicyStore } from '@rewind/memory/postgres';
 import { MemoryRuntime, memoryConfigFromEnv } from '@rewind/memory/runtime';
-import { PostgresCheckpointStore } from '@rewind/messaging/postgres';
-import { SqliteCheckpointStore } from '@rewind/messaging/sqlite';
-import { EVENT_STORE, REWIND_CONFIG } from '../infrastructure/tokens';
+import type { Backend } from '@rewind/runtime';
+import { CHECKPOINT_STORE, EVENT_STORE, MEMORY_POLICY_STORE, REWIND_CONFIG, SUBSCRIPTION_HUB } from '../infrastructure/tokens';
 import { RewindMetrics } from '../metrics/metrics';
 import { MemoryController } from './memory.controller';
 import { MEMORY_RUNTIME } from './memory-runtime.provider';
@@ -28,23 +25,29 @@ import { ShredSessionMemoryHandler } from './shred-session-memory.command';
   providers: [
     {
       provide: MEMORY_RUNTIME,
-      inject: [REWIND_CONFIG, EVENT_STORE, SessionService],
-      useFactory: (config: RewindConfig, store: EventStore, sessions: SessionService) => {
+      inject: [REWIND_CONFIG, EVENT_STORE, CHECKPOINT_STORE, MEMORY_POLICY_STORE, SessionService, SUBSCRIPTION_HUB],
+      useFactory: (
+        config: RewindConfig,
+        store: EventStore,
+        checkpoints: CheckpointStore,
+        policies: Backend['memoryPolicies'],
+        sessions: SessionService,
+        hub: SubscriptionHub,
+      ) => {
         const memoryConfig = memoryConfigFromEnv(process.env, config.dataDir);
         if (!memoryConfig.enabled) return null;
         const logger = new Logger('Memory');
         // The shared checkpoint store: Qdrant's progress; a local index keeps its own in its file
         // and reads this only once, to carry on where an index written by an older version got to.
-        const checkpoints =
-          store instanceof PostgresEventStore ? new PostgresCheckpointStore(store.pool) : new SqliteCheckpointStore(join(config.dataDir, 'rewind.db'));
         return new MemoryRuntime({
           config: memoryConfig,
           paths: new EngineSessionPaths(sessions),
           store,
           checkpoints,
+          hub,
           logger,
-          // Shared with the other API processes and the worker.
-          ...(store instanceof PostgresEventStore ? { policies: new PostgresPolicyStore(store.pool, store.schema) } : {}),
+          // Shared with the other API processes and the worker (PostgreSQL); else the index file's own.
+          ...(policies ? { policies } : {}),
         });
       },
     },

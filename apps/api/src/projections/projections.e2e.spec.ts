@@ -18,7 +18,8 @@ import { ApiKeyGuard } from '../auth/api-key.guard';
 import { ApiExceptionFilter } from '../common/api-exception.filter';
 import { createValidationPipe } from '../common/validation';
 import { loadConfig } from '@rewind/config';
-import { InfrastructureModule, openStores } from '../infrastructure/infrastructure.module';
+import { openBackend } from '@rewind/runtime';
+import { InfrastructureModule } from '../infrastructure/infrastructure.module';
 import { API_KEY_STORE } from '../infrastructure/tokens';
 import { ProjectionsModule } from './projections.module';
 
@@ -61,7 +62,7 @@ for (const { backend, skip, on } of backendsUnderTest()) {
         ...(database ? { REWIND_STORE: 'postgres', DATABASE_URL: database.url } : {}),
       });
       @Module({
-        imports: [CqrsModule.forRoot(), InfrastructureModule.forConfig(config, await openStores(config)), ProjectionsModule.forRoot({ idleDelayMs: 20 })],
+        imports: [CqrsModule.forRoot(), InfrastructureModule.forConfig(config, await openBackend(config)), ProjectionsModule.forRoot({ idleDelayMs: 20 })],
         providers: [
           { provide: APP_GUARD, useClass: ApiKeyGuard },
           { provide: APP_FILTER, useClass: ApiExceptionFilter },

@@ -1,23 +1,13 @@
-import { Inject, Injectable, Logger, Optional, type BeforeApplicationShutdown, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { join } from 'node:path';
+import { Inject, Injectable, Logger, Optional, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import type { EventStore } from '@rewind/event-store';
-import {
-  InvalidCursorError,
-  ProjectionSupervisor,
-  ReadModelQueries,
-  type ReadModelConfig,
-  type ReadModelDatabase,
-  type ProjectionStatus,
-} from '@rewind/projections';
+import { InvalidCursorError, ProjectionSupervisor, ReadModelQueries, type ReadModelDatabase, type ProjectionStatus } from '@rewind/projections';
 import { ApiError } from '../common/api-error';
-import type { RewindConfig } from '@rewind/config';
-import { EVENT_STORE } from '../infrastructure/tokens';
+import type { SubscriptionHub } from '@rewind/event-store/subscriptions';
+import { EVENT_STORE, SUBSCRIPTION_HUB } from '../infrastructure/tokens';
 import { RewindMetrics } from '../metrics/metrics';
 import { PROJECTIONS_OPTIONS, READ_MODEL_DATABASE } from './tokens';
 
 export interface ProjectionsModuleOptions {
-  /** Where the read models live (default: from the Rewind configuration, see `readModelConfigFrom`). */
-  readModels?: ReadModelConfig;
   /** Run the projection runners in this process (default true). */
   runRunners?: boolean;
   /** How long a query waits for its projection to reach the writes acknowledged before it, in ms (default 1000). */
@@ -30,20 +20,9 @@ export interface ProjectionsModuleOptions {
   durableBatches?: boolean;
 }
 
-/**
- * The read models of the configured store: the embedded SQLite file (`${REWIND_DATA_DIR}/rewind.db`,
- * beside the event store), or, with REWIND_STORE=postgres, the `rewind_read` schema of DATABASE_URL.
- */
-export function readModelConfigFrom(config: RewindConfig): ReadModelConfig {
-  if (config.store === 'postgres') {
-    return { type: 'postgres', url: config.databaseUrl!, poolSize: Math.min(config.pgPoolSize, 10) };
-  }
-  return { type: 'sqlite', filename: join(config.dataDir, 'rewind.db'), synchronous: config.sqliteSynchronous };
-}
-
 /** Runs the projections in this process and answers the query routes from their tables. */
 @Injectable()
-export class ReadModelsService implements OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown {
+export class ReadModelsService implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('Projections');
   readonly supervisor: ProjectionSupervisor;
   readonly queries: ReadModelQueries;
@@ -53,8 +32,10 @@ export class ReadModelsService implements OnApplicationBootstrap, BeforeApplicat
     @Inject(READ_MODEL_DATABASE) readonly db: ReadModelDatabase,
     @Inject(PROJECTIONS_OPTIONS) private readonly options: ProjectionsModuleOptions,
     @Optional() metrics?: RewindMetrics,
+    @Optional() @Inject(SUBSCRIPTION_HUB) hub?: SubscriptionHub,
   ) {
     this.supervisor = new ProjectionSupervisor(store, db, {
+      ...(hub ? { hub } : {}),
       idleDelayMs: options.idleDelayMs ?? 250,
       batchSize: options.batchSize ?? 1000,
       durable: options.durableBatches === true,
@@ -76,13 +57,9 @@ export class ReadModelsService implements OnApplicationBootstrap, BeforeApplicat
     if (this.options.runRunners !== false) this.supervisor.start();
   }
 
-  /** Before the event store closes: let the batches in progress commit. */
+  /** Before the backend closes (the read models with it): let the batches in progress commit. */
   async beforeApplicationShutdown(): Promise<void> {
     await this.supervisor.stop();
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    await this.db.close();
   }
 
   /** Wakes the runners (e.g. after a write) so that queries see it sooner. */

@@ -1,20 +1,12 @@
 import { sessionStreamId, sessionStreamPrefix } from '@rewind/engine';
 import { formatDigest, logDigest, parseDigest, sealLog, verifyLog, type EventStore, type SealStore } from '@rewind/event-store';
-import { PostgresEventStore, PostgresSealStore } from '@rewind/event-store/postgres';
-import { SqliteSealStore } from '@rewind/event-store/sqlite';
 import { EXIT_FAILURE, EXIT_OK, idFlag, stringFlag, UsageError, type CommandContext, type CommandSpec } from '../command';
-import { DEFAULT_TENANT, withEventStore } from './state';
+import { withBackend } from '../stores';
+import { DEFAULT_TENANT } from './state';
 
 /** The configured event store and its seals (the embedded file, or the store's PostgreSQL schema). */
-async function withSeals<T>(context: CommandContext, use: (store: EventStore, seals: SealStore) => Promise<T>): Promise<T> {
-  return withEventStore(context, async (store) => {
-    const seals = store instanceof PostgresEventStore ? new PostgresSealStore(store.pool, store.schema) : new SqliteSealStore(context.databaseFile);
-    try {
-      return await use(store, seals);
-    } finally {
-      await seals.close();
-    }
-  });
+function withSeals<T>(context: CommandContext, use: (store: EventStore, seals: SealStore) => Promise<T>): Promise<T> {
+  return withBackend(context, ({ events, seals }) => use(events, seals));
 }
 
 /** Every stream of a tenant's sessions. */

@@ -1,7 +1,8 @@
 import { sessionStreamId } from '@rewind/engine';
 import { CliError, EXIT_OK, idFlag, type CommandSpec } from '../command';
-import { cliFieldEncryption, openDataKeys } from './data-keys';
-import { DEFAULT_TENANT, withEventStore } from './state';
+import { withBackend } from '../stores';
+import { cliFieldEncryption } from './data-keys';
+import { DEFAULT_TENANT } from './state';
 
 const PAGE = 1_000;
 
@@ -21,20 +22,15 @@ const exportEvents: CommandSpec = {
     const sessionId = idFlag(flags, 'session');
     const tenantId = idFlag(flags, 'tenant', DEFAULT_TENANT);
     const streamId = sessionStreamId(tenantId, sessionId);
-    await withEventStore(context, async (store) => {
+    await withBackend(context, async ({ events: store, dataKeys }) => {
       if ((await store.streamVersion(streamId)) === 0) throw new CliError(`no session "${sessionId}" for tenant "${tenantId}".`);
-      const keys = flags['as-stored'] === true ? null : await openDataKeys(store, context);
-      try {
-        // Like the HTTP reads: the CLI reads the database directly, so it is as authorised as an admin key.
-        const encryption = keys ? cliFieldEncryption(keys, context) : null;
-        for (let from = 1; ; from += PAGE) {
-          const stored = await store.readStream(streamId, { fromVersion: from, limit: PAGE });
-          const events = encryption ? await encryption.decryptDeep(tenantId, stored) : stored;
-          if (events.length > 0) context.io.stdout.write(events.map((event) => JSON.stringify(event) + '\n').join(''));
-          if (stored.length < PAGE) break;
-        }
-      } finally {
-        await keys?.close();
+      // Like the HTTP reads: the CLI reads the database directly, so it is as authorised as an admin key.
+      const encryption = flags['as-stored'] === true ? null : cliFieldEncryption(dataKeys, context);
+      for (let from = 1; ; from += PAGE) {
+        const stored = await store.readStream(streamId, { fromVersion: from, limit: PAGE });
+        const events = encryption ? await encryption.decryptDeep(tenantId, stored) : stored;
+        if (events.length > 0) context.io.stdout.write(events.map((event) => JSON.stringify(event) + '\n').join(''));
+        if (stored.length < PAGE) break;
       }
     });
     return EXIT_OK;

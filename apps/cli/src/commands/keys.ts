@@ -1,25 +1,15 @@
 import { ApiKeyLifecycleError, DEFAULT_ROTATION_GRACE_SECONDS, type ApiKeyScope, type ApiKeyStore } from '@rewind/tenancy';
-import { SqliteApiKeyStore } from '@rewind/tenancy/sqlite';
-import { PostgresApiKeyStore } from '@rewind/tenancy/postgres';
-import { CliError, EXIT_OK, formatTable, idFlag, requireDatabase, stringFlag, UsageError, type CommandContext, type CommandSpec } from '../command';
-import { storeSchemaOf, withPostgresPool } from '../stores';
+import { CliError, EXIT_OK, formatTable, idFlag, stringFlag, UsageError, type CommandContext, type CommandSpec } from '../command';
 
-/** The API keys of the configured store: the embedded file, or PostgreSQL with REWIND_STORE=postgres. */
-async function withKeyStore<T>(context: CommandContext, use: (store: ApiKeyStore) => Promise<T>): Promise<T> {
-  const run = async (store: ApiKeyStore) => {
-    try {
-      return await use(store);
-    } catch (error) {
-      if (error instanceof ApiKeyLifecycleError) throw error.reason === 'invalid' ? new UsageError(error.message) : new CliError(error.message);
-      throw error;
-    } finally {
-      await store.close();
-    }
-  };
-  if (context.config.store === 'postgres') {
-    return withPostgresPool(context, async (pool) => run(await PostgresApiKeyStore.open(pool, storeSchemaOf(context))));
+/** The API keys of the configured store: the embedded file, or PostgreSQL with REWIND_STORE=postgres. `create`: the first key may create the file. */
+async function withKeyStore<T>(context: CommandContext, use: (store: ApiKeyStore) => Promise<T>, create = false): Promise<T> {
+  const { apiKeys } = await context.backend({ create });
+  try {
+    return await use(apiKeys);
+  } catch (error) {
+    if (error instanceof ApiKeyLifecycleError) throw error.reason === 'invalid' ? new UsageError(error.message) : new CliError(error.message);
+    throw error;
   }
-  return run(new SqliteApiKeyStore(context.databaseFile));
 }
 
 function scopesFlag(flags: Record<string, string | boolean | undefined>): ApiKeyScope[] | undefined {
@@ -53,7 +43,7 @@ const create: CommandSpec = {
     if (name.trim() === '' || name.length > 200) throw new UsageError('--name must be 1-200 characters');
     const scopes = scopesFlag(flags);
     const expiresAt = stringFlag(flags, 'expires') ?? null;
-    const { key, record } = await withKeyStore(context, (store) => store.create({ tenantId, name, ...(scopes ? { scopes } : {}), expiresAt }));
+    const { key, record } = await withKeyStore(context, (store) => store.create({ tenantId, name, ...(scopes ? { scopes } : {}), expiresAt }), true);
     // The key alone on stdout (so `KEY=$(rewind keys create ...)` works); the hint on stderr.
     context.io.stdout.write(`${key}\n`);
     context.io.stderr.write(
@@ -71,7 +61,6 @@ const list: CommandSpec = {
   },
   async run(context, flags) {
     const tenantId = flags.tenant === undefined ? undefined : idFlag(flags, 'tenant');
-    if (context.config.store === 'sqlite') requireDatabase(context);
     const records = await withKeyStore(context, (store) => store.list(tenantId));
     if (records.length === 0) {
       context.io.stdout.write(tenantId ? `No API keys for tenant "${tenantId}".\n` : 'No API keys.\n');
@@ -103,7 +92,6 @@ const revoke: CommandSpec = {
   },
   async run(context, flags) {
     const keyId = keyIdFlag(flags);
-    if (context.config.store === 'sqlite') requireDatabase(context);
     const record = await withKeyStore(context, (store) => store.revoke(keyId));
     context.io.stdout.write(`Revoked ${record.keyId} (tenant "${record.tenantId}") at ${record.revokedAt}.\n`);
     return EXIT_OK;
@@ -126,7 +114,6 @@ const rotate: CommandSpec = {
     const rawGrace = stringFlag(flags, 'grace');
     const grace = rawGrace === undefined ? DEFAULT_ROTATION_GRACE_SECONDS : Number(rawGrace);
     if (rawGrace !== undefined && !/^\d+$/.test(rawGrace)) throw new UsageError(`--grace "${rawGrace}" is not valid: expected whole seconds from 0`);
-    if (context.config.store === 'sqlite') requireDatabase(context);
     const { key, record } = await withKeyStore(context, (store) => store.rotate(keyId, grace));
     context.io.stdout.write(`${key}\n`);
     context.io.stderr.write(

@@ -1,16 +1,11 @@
 import { existsSync, renameSync, rmSync } from 'node:fs';
 import { SessionRepository, SessionService } from '@rewind/engine';
 import { EngineSessionPaths, MemoryIndexer } from '@rewind/memory';
-import { PostgresPolicyStore } from '@rewind/memory/postgres';
 import { IndexFileCheckpoints, SqlitePolicyStore, SqliteVectorIndex } from '@rewind/memory/sqlite-vec';
 import { MemoryConfigError, MemoryRuntime, memoryConfigFromEnv, type MemoryConfig } from '@rewind/memory/runtime';
-import type { CheckpointStore } from '@rewind/messaging';
-import { PostgresCheckpointStore } from '@rewind/messaging/postgres';
-import { SqliteCheckpointStore } from '@rewind/messaging/sqlite';
-import { PostgresEventStore } from '@rewind/event-store/postgres';
-import type { EventStore } from '@rewind/event-store';
+import type { Backend } from '@rewind/runtime';
 import { CliError, EXIT_FAILURE, EXIT_OK, type CommandContext, type CommandSpec } from '../command';
-import { withEventStore } from './state';
+import { withBackend } from '../stores';
 
 /** The memory indexer's checkpoint name (the API's and this CLI's). */
 const CHECKPOINT = 'memory-indexer';
@@ -26,13 +21,9 @@ function memoryConfig(context: CommandContext): MemoryConfig {
   }
 }
 
-function checkpointsOf(store: EventStore, context: CommandContext): CheckpointStore {
-  return store instanceof PostgresEventStore ? new PostgresCheckpointStore(store.pool) : new SqliteCheckpointStore(context.databaseFile);
-}
-
 /** On PostgreSQL, memory policies live there (shared by the API and the worker), not in the index file. */
-function policiesOf(store: EventStore): { policies?: PostgresPolicyStore } {
-  return store instanceof PostgresEventStore ? { policies: new PostgresPolicyStore(store.pool, store.schema) } : {};
+function policiesOf(backend: Backend): { policies?: NonNullable<Backend['memoryPolicies']> } {
+  return backend.memoryPolicies ? { policies: backend.memoryPolicies } : {};
 }
 
 const status: CommandSpec = {
@@ -41,14 +32,14 @@ const status: CommandSpec = {
   flags: {},
   async run(context) {
     const config = memoryConfig(context);
-    const report = await withEventStore(context, async (store) => {
-      const checkpoints = checkpointsOf(store, context);
+    const report = await withBackend(context, async (backend) => {
+      const store = backend.events;
       const runtime = new MemoryRuntime({
         config,
         paths: new EngineSessionPaths(new SessionService(new SessionRepository(store, { snapshotEvery: 0 }))),
         store,
-        checkpoints,
-        ...policiesOf(store),
+        checkpoints: backend.checkpoints,
+        ...policiesOf(backend),
         placement: 'process',
       });
       try {
@@ -57,7 +48,6 @@ const status: CommandSpec = {
         return { index: config.index, ...(config.index === 'sqlite' ? { file: config.sqliteFile } : { url: config.qdrantUrl }), ...rest };
       } finally {
         await runtime.close();
-        await checkpoints.close();
       }
     });
     context.io.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
@@ -80,12 +70,13 @@ const rebuild: CommandSpec = {
     }
     const fresh = `${config.sqliteFile}.rebuild-${process.pid}`;
     rmSync(fresh, { force: true });
-    return withEventStore(context, async (store) => {
+    return withBackend(context, async (backend) => {
+      const store = backend.events;
       // A one-shot command: embedding in this thread is what it is for.
       const runtime = new MemoryRuntime({
         config,
         paths: new EngineSessionPaths(new SessionService(new SessionRepository(store, { snapshotEvery: 0 }))),
-        ...policiesOf(store),
+        ...policiesOf(backend),
         placement: 'process',
       });
       const freshIndex = new SqliteVectorIndex({ filename: fresh });
@@ -118,11 +109,9 @@ const rebuild: CommandSpec = {
           const missing = rebuilt.filter((i) => !liveKeys.has(key(i)));
           const extra = live.filter((i) => !rebuiltKeys.has(key(i)));
           // Items of events after the live checkpoint are not indexed yet: not a mismatch.
-          const shared = checkpointsOf(store, context);
-          const liveProgress = new IndexFileCheckpoints(config.sqliteFile, shared);
+          const liveProgress = new IndexFileCheckpoints(config.sqliteFile, backend.checkpoints);
           const liveCheckpoint = await liveProgress.peek(CHECKPOINT);
           await liveProgress.close();
-          await shared.close();
           const pending = missing.filter((i) => i.globalPosition > liveCheckpoint);
           const result = {
             live: live.length,

@@ -1,8 +1,5 @@
 import type { EventStore } from '@rewind/event-store';
-import { maskConnectionString, PostgresEventStore, PostgresUnavailableError } from '@rewind/event-store/postgres';
-import { maskEventStoreDbUrl } from '@rewind/event-store/eventstoredb';
 import {
-  DEFAULT_READ_MODEL_SCHEMA,
   formatVerification,
   PROJECTION_NAMES,
   projectionStatuses,
@@ -14,22 +11,9 @@ import {
   selectProjections,
   SILENT_LOGGER,
   UnknownProjectionError,
-  type ReadModelConfig,
   type RebuildProgress,
 } from '@rewind/projections';
-import {
-  CliError,
-  EXIT_FAILURE,
-  EXIT_OK,
-  formatTable,
-  requireDatabase,
-  stringFlag,
-  UsageError,
-  type CommandContext,
-  type CommandSpec,
-  type Flags,
-} from '../command';
-import { openEventStore } from '../stores';
+import { CliError, EXIT_FAILURE, EXIT_OK, formatTable, stringFlag, UsageError, type CommandContext, type CommandSpec, type Flags } from '../command';
 
 /** What the projection commands work on. */
 export interface ProjectionTarget {
@@ -38,50 +22,21 @@ export interface ProjectionTarget {
   where: string;
 }
 
-/** Opens the event store and the read models the API uses, runs `use`, closes both. */
+/** The event store and the read models the API uses, from the command's backend. */
 export async function withProjections<T>(context: CommandContext, use: (target: ProjectionTarget) => Promise<T>): Promise<T> {
-  const { config, io } = context;
-  let store: EventStore;
-  let readModels: ReadModelConfig;
-  let where: string;
-  try {
-    if (config.store === 'sqlite' || config.store === 'eventstoredb') {
-      // On EventStoreDB the read models stay in the embedded file, as the API keeps them.
-      requireDatabase(context);
-      store = await openEventStore(context);
-      readModels = { type: 'sqlite', filename: context.databaseFile, synchronous: config.sqliteSynchronous };
-      where =
-        config.store === 'sqlite'
-          ? context.databaseFile
-          : `EventStoreDB ${maskEventStoreDbUrl(config.eventStoreDbUrl!)} (read models in ${context.databaseFile})`;
-    } else {
-      // The schemas default to the API's; REWIND_PG_SCHEMA / REWIND_READ_SCHEMA pick others (tests, several deployments in one database).
-      const storeSchema = io.env.REWIND_PG_SCHEMA || 'rewind';
-      const readSchema = io.env.REWIND_READ_SCHEMA || DEFAULT_READ_MODEL_SCHEMA;
-      store = await PostgresEventStore.open({ connectionString: config.databaseUrl!, schema: storeSchema, poolSize: 4 });
-      readModels = { type: 'postgres', url: config.databaseUrl!, schema: readSchema, poolSize: 8 };
-      where = `PostgreSQL ${maskConnectionString(config.databaseUrl!)} (events in schema ${storeSchema}, read models in ${readSchema})`;
-    }
-  } catch (error) {
-    if (error instanceof PostgresUnavailableError) throw new CliError(error.message);
-    throw error;
-  }
+  const backend = await context.backend();
   let db: ReadModelDatabase;
   try {
-    db = await ReadModelDatabase.open(readModels);
+    db = await backend.readModels();
   } catch (error) {
-    await store.close();
     if (error instanceof ReadModelUnavailableError) throw new CliError(error.message);
     throw error;
   }
   try {
-    return await use({ store, db, where });
+    return await use({ store: backend.events, db, where: backend.describe() });
   } catch (error) {
     if (error instanceof RebuildBusyError || error instanceof ReadModelUnavailableError) throw new CliError(error.message);
     throw error;
-  } finally {
-    await db.close();
-    await store.close();
   }
 }
 

@@ -2,14 +2,11 @@ import { closeSync, fsyncSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { SEGMENTED_FORMAT, SessionRepository, SessionService, sessionIdFromStream, type SegmentedHead } from '@rewind/engine';
 import type { EventStore, StreamSummary } from '@rewind/event-store';
-import { PostgresEventStore, prunePostgresSnapshots } from '@rewind/event-store/postgres';
-import { pruneSqliteSnapshots, SqliteEventStore } from '@rewind/event-store/sqlite';
-import { EventStoreDbEventStore } from '@rewind/event-store/eventstoredb';
 import type { DataKeyStore, FieldEncryption, RetentionPolicy } from '@rewind/tenancy';
 import { EXIT_OK, idFlag, positiveIntFlag, stringFlag, UsageError, type CommandContext, type CommandSpec } from '../command';
-import { cliFieldEncryption, openDataKeys } from './data-keys';
+import { withBackend } from '../stores';
+import { cliFieldEncryption } from './data-keys';
 import { shredFromMemory } from './memory-shredding';
-import { withEventStore } from './state';
 import { tenantSessions } from './tenant-sessions';
 
 const PAGE = 1000;
@@ -63,19 +60,12 @@ const run: CommandSpec = {
     const exportDir = stringFlag(flags, 'export-dir');
     if (!dryRun && !exportDir) throw new UsageError('--export-dir is required (the sessions are exported before their keys are destroyed), or give --dry-run');
     const out = context.io.stdout;
-    return withEventStore(context, async (store) => {
-      const keys = await openDataKeys(store, context);
-      try {
-        const policies = given
-          ? [{ tenantId: idFlag(flags, 'tenant'), inactiveDays: positiveIntFlag(flags, 'inactive-days') }]
-          : await keys.retentionPolicies();
-        if (policies.length === 0) out.write('No retention policy is set: `rewind retention set --tenant <id> --inactive-days <n>` sets one.\n');
-        const encryption = cliFieldEncryption(keys, context);
-        for (const policy of policies) await applyPolicy(context, store, keys, encryption, policy, { dryRun, exportDir });
-        return EXIT_OK;
-      } finally {
-        await keys.close();
-      }
+    return withBackend(context, async ({ events: store, dataKeys: keys }) => {
+      const policies = given ? [{ tenantId: idFlag(flags, 'tenant'), inactiveDays: positiveIntFlag(flags, 'inactive-days') }] : await keys.retentionPolicies();
+      if (policies.length === 0) out.write('No retention policy is set: `rewind retention set --tenant <id> --inactive-days <n>` sets one.\n');
+      const encryption = cliFieldEncryption(keys, context);
+      for (const policy of policies) await applyPolicy(context, store, keys, encryption, policy, { dryRun, exportDir });
+      return EXIT_OK;
     });
   },
 };
@@ -152,17 +142,11 @@ const snapshots: CommandSpec = {
   async run(context, flags) {
     const keep = positiveIntFlag(flags, 'keep');
     const dryRun = flags['dry-run'] === true;
-    return withEventStore(context, async (store) => {
-      const options = { keep, dryRun, referencedSegments };
-      const result =
-        store instanceof PostgresEventStore
-          ? await prunePostgresSnapshots(store.pool, store.schema, options)
-          : store instanceof EventStoreDbEventStore
-            ? await store.pruneSnapshots(options)
-            : pruneSqliteSnapshots((store as SqliteEventStore).db, options);
+    return withBackend(context, async (backend) => {
+      const result = await backend.pruneSnapshots({ keep, dryRun, referencedSegments });
       context.io.stdout.write(
         `${dryRun ? 'Dry run: would delete' : 'Deleted'} ${result.snapshotsDeleted} snapshot(s) and ${result.segmentsDeleted} unreferenced segment(s) in ${result.streams} stream(s), ` +
-          `${result.bytesReclaimed} bytes${dryRun ? '' : store instanceof EventStoreDbEventStore ? ' (EventStoreDB frees them at its next scavenge)' : ' reclaimed (reused by the database; the file shrinks only on VACUUM)'}.\n`,
+          `${result.bytesReclaimed} bytes${dryRun ? '' : backend.kind === 'eventstoredb' ? ' (EventStoreDB frees them at its next scavenge)' : ' reclaimed (reused by the database; the file shrinks only on VACUUM)'}.\n`,
       );
       return EXIT_OK;
     });
@@ -181,14 +165,7 @@ const set: CommandSpec = {
     const tenantId = idFlag(flags, 'tenant');
     if ((flags.off === true) === (flags['inactive-days'] !== undefined)) throw new UsageError('give either --inactive-days <n> or --off');
     const days = flags.off === true ? null : positiveIntFlag(flags, 'inactive-days');
-    await withEventStore(context, async (store) => {
-      const keys = await openDataKeys(store, context);
-      try {
-        await keys.setRetention(tenantId, days);
-      } finally {
-        await keys.close();
-      }
-    });
+    await withBackend(context, ({ dataKeys }) => dataKeys.setRetention(tenantId, days));
     context.io.stdout.write(
       days === null
         ? `Tenant "${tenantId}" has no retention policy any more.\n`

@@ -1,23 +1,15 @@
-import { PostgresKafkaSigningSecretStore } from '@rewind/messaging/postgres';
 import { DEFAULT_SIGNING_ROTATION_GRACE_SECONDS, SigningKeyInputError, type KafkaSigningSecretStore } from '@rewind/messaging';
-import { SqliteKafkaSigningSecretStore } from '@rewind/messaging/sqlite';
-import { CliError, EXIT_OK, formatTable, idFlag, requireDatabase, stringFlag, UsageError, type CommandContext, type CommandSpec } from '../command';
-import { storeSchemaOf, withPostgresPool } from '../stores';
+import { CliError, EXIT_OK, formatTable, idFlag, stringFlag, UsageError, type CommandContext, type CommandSpec } from '../command';
 
-/** The Kafka signing keys of the configured store (where the worker reads them). */
-async function withSigningKeys<T>(context: CommandContext, use: (store: KafkaSigningSecretStore) => Promise<T>): Promise<T> {
-  const run = async (store: KafkaSigningSecretStore) => {
-    try {
-      return await use(store);
-    } catch (error) {
-      if (error instanceof SigningKeyInputError) throw new UsageError(error.message);
-      throw error;
-    } finally {
-      await store.close();
-    }
-  };
-  if (context.config.store === 'postgres') return withPostgresPool(context, (pool) => run(new PostgresKafkaSigningSecretStore(pool, storeSchemaOf(context))));
-  return run(new SqliteKafkaSigningSecretStore(context.databaseFile));
+/** The Kafka signing keys of the configured store (where the worker reads them). `create`: the first key may create the file. */
+async function withSigningKeys<T>(context: CommandContext, use: (store: KafkaSigningSecretStore) => Promise<T>, create = false): Promise<T> {
+  const { signingKeys } = await context.backend({ create });
+  try {
+    return await use(signingKeys);
+  } catch (error) {
+    if (error instanceof SigningKeyInputError) throw new UsageError(error.message);
+    throw error;
+  }
 }
 
 const create: CommandSpec = {
@@ -32,7 +24,7 @@ const create: CommandSpec = {
     const tenantId = idFlag(flags, 'tenant');
     const name = stringFlag(flags, 'name');
     const expiresAt = stringFlag(flags, 'expires') ?? null;
-    const key = await withSigningKeys(context, (store) => store.create({ tenantId, expiresAt, ...(name !== undefined ? { name } : {}) }));
+    const key = await withSigningKeys(context, (store) => store.create({ tenantId, expiresAt, ...(name !== undefined ? { name } : {}) }), true);
     context.io.stdout.write(`${key.keyId} ${key.secret}\n`);
     context.io.stderr.write(
       `Created signing key ${key.keyId} for tenant "${key.tenantId}" — the secret is shown only this once; give it to the producer, which signs each ` +
@@ -50,7 +42,6 @@ const list: CommandSpec = {
   },
   async run(context, flags) {
     const tenantId = flags.tenant === undefined ? undefined : idFlag(flags, 'tenant');
-    if (context.config.store === 'sqlite') requireDatabase(context);
     const keys = await withSigningKeys(context, (store) => store.list(tenantId));
     if (keys.length === 0) {
       context.io.stdout.write(tenantId ? `No signing keys for tenant "${tenantId}".\n` : 'No signing keys.\n');
@@ -74,7 +65,6 @@ const revoke: CommandSpec = {
   async run(context, flags) {
     const keyId = stringFlag(flags, 'key');
     if (!keyId) throw new UsageError('missing required option --key');
-    if (context.config.store === 'sqlite') requireDatabase(context);
     if (!(await withSigningKeys(context, (store) => store.revoke(keyId))))
       throw new CliError(`no signing key "${keyId}": list them with "rewind signing-keys list".`);
     context.io.stdout.write(`Revoked ${keyId}.\n`);
@@ -98,7 +88,6 @@ const rotate: CommandSpec = {
     if (!keyId) throw new UsageError('missing required option --key');
     const rawGrace = stringFlag(flags, 'grace');
     if (rawGrace !== undefined && !/^\d+$/.test(rawGrace)) throw new UsageError(`--grace "${rawGrace}" is not valid: expected whole seconds from 0`);
-    if (context.config.store === 'sqlite') requireDatabase(context);
     const rotated = await withSigningKeys(context, (store) =>
       store.rotate(keyId, rawGrace === undefined ? DEFAULT_SIGNING_ROTATION_GRACE_SECONDS : Number(rawGrace)),
     );

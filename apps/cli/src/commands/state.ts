@@ -1,25 +1,9 @@
-import { DomainError } from '@rewind/domain';
 import { SessionRepository, SessionService, sessionStreamId } from '@rewind/engine';
-import type { EventStore } from '@rewind/event-store';
 import { presentState } from '@rewind/engine';
-import { CliError, EXIT_OK, idFlag, positiveIntFlag, type CommandContext, type CommandSpec } from '../command';
-import { openEventStore } from '../stores';
+import { CliError, EXIT_OK, idFlag, positiveIntFlag, type CommandSpec } from '../command';
+import { withEventStore } from '../stores';
 
 export const DEFAULT_TENANT = 'default';
-
-/** Opens the configured event store for a command, and closes it afterwards. */
-export async function withEventStore<T>(context: CommandContext, use: (store: EventStore) => Promise<T>): Promise<T> {
-  const store = await openEventStore(context);
-  try {
-    return await use(store);
-  } catch (error) {
-    // "No such session", "no such version": the domain's message is the one to show.
-    if (error instanceof DomainError) throw new CliError(error.message);
-    throw error;
-  } finally {
-    await store.close();
-  }
-}
 
 const stateAt: CommandSpec = {
   name: 'state-at',

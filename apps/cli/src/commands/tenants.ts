@@ -1,9 +1,9 @@
 import { DomainError } from '@rewind/domain';
 import { SessionRepository, SessionService, sessionIdFromStream } from '@rewind/engine';
 import { idFlag, EXIT_OK, type CommandSpec } from '../command';
-import { cliFieldEncryption, openDataKeys } from './data-keys';
+import { withBackend } from '../stores';
+import { cliFieldEncryption } from './data-keys';
 import { shredFromMemory } from './memory-shredding';
-import { withEventStore } from './state';
 import { tenantSessions } from './tenant-sessions';
 
 const shred: CommandSpec = {
@@ -14,46 +14,41 @@ const shred: CommandSpec = {
   },
   async run(context, flags) {
     const tenantId = idFlag(flags, 'tenant');
-    const { keysDestroyed, sessionsMarked } = await withEventStore(context, async (store) => {
-      const keys = await openDataKeys(store, context);
-      try {
-        const encryption = cliFieldEncryption(keys, context);
-        const recorder = new SessionService(new SessionRepository(store, { snapshotEvery: 0 }));
-        // Keys first, then the record in each session's stream: a failure in between leaves data unreadable, never readable.
-        const record = async (sessionId: string, keyIds: string[]) =>
-          recorder
-            .execute({ tenantId, actor: 'cli' }, sessionId, { type: 'RecordShredding', keyIds, reason: 'rewind tenants shred' })
-            // A key whose first encrypted write was refused has no session to record in.
-            .catch((error: unknown) => {
-              if (!(error instanceof DomainError && error.code === 'session_not_found')) throw error;
-            });
-        let keysDestroyed = 0;
-        let sessionsMarked = 0;
-        // Every session is marked, even one that never had a key: the record is what tells every
-        // memory indexer (and any rebuild) to forget the session.
-        for (const session of await tenantSessions(store, tenantId)) {
-          const sessionId = sessionIdFromStream(session.streamId);
-          const hadKey = (await keys.forSession(tenantId, sessionId)) !== null;
-          const destroyed = await encryption.retire(tenantId, sessionId, 'cli');
-          if (destroyed.length === 0) continue;
-          if (hadKey) keysDestroyed += destroyed.length;
-          sessionsMarked++;
-          await record(
-            sessionId,
-            destroyed.map((k) => k.keyId),
-          );
-        }
-        const rest = await encryption.shred(tenantId, null, 'cli');
-        for (const sessionId of new Set(rest.map((k) => k.sessionId))) {
-          await record(
-            sessionId,
-            rest.filter((k) => k.sessionId === sessionId).map((k) => k.keyId),
-          );
-        }
-        return { keysDestroyed: keysDestroyed + rest.length, sessionsMarked };
-      } finally {
-        await keys.close();
+    const { keysDestroyed, sessionsMarked } = await withBackend(context, async ({ events: store, dataKeys: keys }) => {
+      const encryption = cliFieldEncryption(keys, context);
+      const recorder = new SessionService(new SessionRepository(store, { snapshotEvery: 0 }));
+      // Keys first, then the record in each session's stream: a failure in between leaves data unreadable, never readable.
+      const record = async (sessionId: string, keyIds: string[]) =>
+        recorder
+          .execute({ tenantId, actor: 'cli' }, sessionId, { type: 'RecordShredding', keyIds, reason: 'rewind tenants shred' })
+          // A key whose first encrypted write was refused has no session to record in.
+          .catch((error: unknown) => {
+            if (!(error instanceof DomainError && error.code === 'session_not_found')) throw error;
+          });
+      let keysDestroyed = 0;
+      let sessionsMarked = 0;
+      // Every session is marked, even one that never had a key: the record is what tells every
+      // memory indexer (and any rebuild) to forget the session.
+      for (const session of await tenantSessions(store, tenantId)) {
+        const sessionId = sessionIdFromStream(session.streamId);
+        const hadKey = (await keys.forSession(tenantId, sessionId)) !== null;
+        const destroyed = await encryption.retire(tenantId, sessionId, 'cli');
+        if (destroyed.length === 0) continue;
+        if (hadKey) keysDestroyed += destroyed.length;
+        sessionsMarked++;
+        await record(
+          sessionId,
+          destroyed.map((k) => k.keyId),
+        );
       }
+      const rest = await encryption.shred(tenantId, null, 'cli');
+      for (const sessionId of new Set(rest.map((k) => k.sessionId))) {
+        await record(
+          sessionId,
+          rest.filter((k) => k.sessionId === sessionId).map((k) => k.keyId),
+        );
+      }
+      return { keysDestroyed: keysDestroyed + rest.length, sessionsMarked };
     });
     const removedItems = await shredFromMemory(context, { tenantId });
     const memory = `removed ${removedItems} memory item(s) of the tenant from the memory index`;

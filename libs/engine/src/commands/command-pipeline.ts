@@ -1,30 +1,42 @@
 import { SpanStatusCode, trace } from '@opentelemetry/api';
 import { randomUUID } from 'node:crypto';
+import { handleType, retry } from 'cockatiel';
 import { EVENT_SCHEMA_VERSION } from '@rewind/domain';
-import { ConcurrencyError, IdempotencyKeyReusedError, type EventStore, type IdempotencyRecord, type NewEvent, type StoredEvent } from '@rewind/event-store';
+import {
+  ConcurrencyError,
+  IdempotencyKeyReusedError,
+  type EventBody,
+  type EventStore,
+  type IdempotencyRecord,
+  type NewEvent,
+  type StoredEvent,
+} from '@rewind/event-store';
 import { KeyedMutex } from '../keyed-mutex';
 import type { Caller, WriteOptions } from './write-request';
 
 const MAX_CONFLICT_RETRIES = 5;
+/** Tries a write up to MAX_CONFLICT_RETRIES times in all while it meets another process's commit, at once. */
+const CONFLICT_RETRY = retry(handleType(ConcurrencyError), { maxAttempts: MAX_CONFLICT_RETRIES - 1 });
 
 /** Where an idempotent write landed: enough to answer its retry. */
 export type WrittenRange = Pick<IdempotencyRecord, 'streamId' | 'firstVersion' | 'lastVersion'>;
 
 /**
  * How one kind of stream (a session, a tool) takes part in the pipeline: how its state is
- * loaded, how appended events are folded in, and what the caller is answered.
+ * loaded, how appended events (of type E, kept from the decision to the fold) are folded in,
+ * and what the caller is answered.
  */
-export interface CommandStream<State extends { readonly version: number }, Context, Result> {
+export interface CommandStream<State extends { readonly version: number }, Context, Result, E extends EventBody = EventBody> {
   /** `trustCache`: false under If-Match, where the comparison must be against the store. */
   load(streamId: string, trustCache: boolean): Promise<State>;
   /** Another process wrote first: whatever is cached for the stream is stale. */
   forget(streamId: string): void;
   /** The events were appended: fold them into the state decided on and answer. */
-  committed(streamId: string, decidedOn: State, stored: StoredEvent[], context: Context): Promise<Result>;
+  committed(streamId: string, decidedOn: State, stored: StoredEvent<E>[], context: Context): Promise<Result>;
   /** The answer to a retried idempotent request: nothing new is written. */
   replayed(written: WrittenRange): Promise<Result>;
   /** Subscribers told after each commit (not after a replay), e.g. the rollback saga. */
-  onCommitted?(request: CommandRequest, stored: StoredEvent[]): void;
+  onCommitted?(request: CommandRequest, stored: StoredEvent<E>[]): void;
 }
 
 export interface CommandRequest {
@@ -38,23 +50,22 @@ export interface CommandRequest {
 }
 
 /** An event as a decider returns it, before ids and metadata. */
-export interface DecidedEvent {
-  type: string;
-  data: unknown;
-  parentVersion: number | null;
-}
+export type DecidedEvent<E extends EventBody = EventBody> = E & { parentVersion: number | null };
 
-/** Turns decided events into events to append: ids and metadata stamped. */
-export type StampEvents = (decided: readonly DecidedEvent[]) => NewEvent[];
+/** Turns decided events into events to append: ids and metadata stamped, the type kept. */
+export type StampEvents<E extends EventBody = EventBody> = (decided: readonly DecidedEvent<E>[]) => NewEvent<E>[];
 
-export interface Decision<Context> {
-  events: NewEvent[];
+export interface Decision<Context, E extends EventBody = EventBody> {
+  events: NewEvent<E>[];
   /** Whatever `committed` needs besides the events (e.g. the path a head move lands on). */
   context: Context;
 }
 
 /** Decides on the loaded state (a promise only when it needs I/O); throws a DomainError to refuse (nothing is written). */
-export type Decide<State, Context> = (state: State, stamp: StampEvents) => Decision<Context> | Promise<Decision<Context>>;
+export type Decide<State, Context, E extends EventBody = EventBody> = (
+  state: State,
+  stamp: StampEvents<E>,
+) => Decision<Context, E> | Promise<Decision<Context, E>>;
 
 export interface CommandPipelineOptions {
   newId?: () => string;
@@ -82,10 +93,10 @@ export class CommandPipeline {
     this.now = options.now ?? (() => new Date());
   }
 
-  handle<State extends { readonly version: number }, Context, Result>(
-    stream: CommandStream<State, Context, Result>,
+  handle<State extends { readonly version: number }, Context, Result, E extends EventBody>(
+    stream: CommandStream<State, Context, Result, E>,
     request: CommandRequest,
-    decide: Decide<State, Context>,
+    decide: Decide<State, Context, E>,
   ): Promise<Result> {
     // One span per command (a no-op unless tracing is on): the store's append and the HTTP or Kafka work around it nest under it.
     return tracer.startActiveSpan('rewind.command', { attributes: { 'rewind.stream_id': request.streamId } }, (span) => {
@@ -108,10 +119,10 @@ export class CommandPipeline {
     });
   }
 
-  private async replayOrWrite<State extends { readonly version: number }, Context, Result>(
-    stream: CommandStream<State, Context, Result>,
+  private async replayOrWrite<State extends { readonly version: number }, Context, Result, E extends EventBody>(
+    stream: CommandStream<State, Context, Result, E>,
     request: CommandRequest,
-    decide: Decide<State, Context>,
+    decide: Decide<State, Context, E>,
     key: string,
   ): Promise<Result> {
     const record = await this.store.findIdempotency(request.caller.tenantId, key);
@@ -121,28 +132,26 @@ export class CommandPipeline {
   }
 
   /** One writer per stream in this process; a conflict with another process decides again. */
-  private write<State extends { readonly version: number }, Context, Result>(
-    stream: CommandStream<State, Context, Result>,
+  private write<State extends { readonly version: number }, Context, Result, E extends EventBody>(
+    stream: CommandStream<State, Context, Result, E>,
     request: CommandRequest,
-    decide: Decide<State, Context>,
+    decide: Decide<State, Context, E>,
   ): Promise<Result> {
-    return this.mutex.run(request.streamId, async () => {
-      for (let attempt = 1; ; attempt++) {
-        try {
-          return await this.writeOnce(stream, request, decide);
-        } catch (error) {
-          // Another process wrote first: decide again on fresh state, unless the caller pinned a version.
-          if (!(error instanceof ConcurrencyError) || request.options.expectedVersion !== undefined || attempt >= MAX_CONFLICT_RETRIES) throw error;
-          stream.forget(request.streamId);
-        }
-      }
+    return this.mutex.run(request.streamId, () => {
+      // A caller that pinned a version gets the conflict as its answer.
+      if (request.options.expectedVersion !== undefined) return this.writeOnce(stream, request, decide);
+      // Another process wrote first: decide again on fresh state.
+      return CONFLICT_RETRY.execute(({ attempt }) => {
+        if (attempt > 0) stream.forget(request.streamId);
+        return this.writeOnce(stream, request, decide);
+      });
     });
   }
 
-  private async writeOnce<State extends { readonly version: number }, Context, Result>(
-    stream: CommandStream<State, Context, Result>,
+  private async writeOnce<State extends { readonly version: number }, Context, Result, E extends EventBody>(
+    stream: CommandStream<State, Context, Result, E>,
     request: CommandRequest,
-    decide: Decide<State, Context>,
+    decide: Decide<State, Context, E>,
   ): Promise<Result> {
     const { caller, streamId, options } = request;
     const state = await stream.load(streamId, options.expectedVersion === undefined);
@@ -163,19 +172,17 @@ export class CommandPipeline {
         : {}),
     });
     if (appended.duplicate) return stream.replayed(appended);
-    const stored: StoredEvent[] = decision.events.map((event, i) => ({ ...event, streamId, streamVersion: appended.firstVersion + i, globalPosition: 0 }));
+    const stored: StoredEvent<E>[] = decision.events.map((event, i) => ({ ...event, streamId, streamVersion: appended.firstVersion + i, globalPosition: 0 }));
     const result = await stream.committed(streamId, state, stored, decision.context);
     stream.onCommitted?.(request, stored);
     return result;
   }
 
-  private stamp(decided: readonly DecidedEvent[], request: CommandRequest, commandId: string, occurredAt: string): NewEvent[] {
+  private stamp<E extends EventBody>(decided: readonly DecidedEvent<E>[], request: CommandRequest, commandId: string, occurredAt: string): NewEvent<E>[] {
     const { caller, options, sessionId } = request;
     return decided.map((event) => ({
       eventId: this.newId(),
-      type: event.type,
-      data: event.data,
-      parentVersion: event.parentVersion,
+      ...event,
       metadata: {
         tenantId: caller.tenantId,
         sessionId,

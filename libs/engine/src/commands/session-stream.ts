@@ -1,19 +1,26 @@
-import { isStepEvent, type PathState, type SessionState } from '@rewind/domain';
+import { isStepEvent, type PathState, type SessionEvent, type SessionState } from '@rewind/domain';
 import type { StoredEvent } from '@rewind/event-store';
-import type { SessionRepository } from '../session-repository';
+import { asSessionEvent, type SessionRepository } from '../session-repository';
 import { sessionIdFromStream } from '../stream-id';
 import type { CommandRequest, CommandStream, WrittenRange } from './command-pipeline';
 import type { WriteResult, WrittenEvent } from './write-request';
 
 /** Told after each commit (not for idempotent replays), e.g. to start the saga. */
-export type SessionCommitListener = (tenantId: string, sessionId: string, events: StoredEvent[]) => void;
+export type SessionCommitListener = (tenantId: string, sessionId: string, events: StoredEvent<SessionEvent>[]) => void;
+
+/** What a session decision hands its commit besides the events. */
+export interface SessionCommitContext {
+  /** The path a head move (or a rollback's completion) lands on, restored before deciding. */
+  targetPath?: PathState;
+  /** The state the events were already folded into while deciding (a batch of steps): adopted, not folded again. */
+  folded?: SessionState;
+}
 
 /**
  * A session's part in the pipeline: state from the repository (cached, snapshotted), the
  * appended events folded into the cache, and the write result as HTTP and Kafka answer it.
- * The context of a decision is the path a head move lands on, when it switches paths.
  */
-export class SessionStream implements CommandStream<SessionState, PathState | undefined, WriteResult> {
+export class SessionStream implements CommandStream<SessionState, SessionCommitContext, WriteResult, SessionEvent> {
   constructor(
     private readonly repository: SessionRepository,
     private readonly listener?: SessionCommitListener,
@@ -27,23 +34,23 @@ export class SessionStream implements CommandStream<SessionState, PathState | un
     this.repository.forget(streamId);
   }
 
-  async committed(streamId: string, decidedOn: SessionState, stored: StoredEvent[], targetPath: PathState | undefined): Promise<WriteResult> {
-    const next = await this.repository.committed(streamId, decidedOn, stored, targetPath);
+  async committed(streamId: string, decidedOn: SessionState, stored: StoredEvent<SessionEvent>[], context: SessionCommitContext): Promise<WriteResult> {
+    const next = await this.repository.committed(streamId, decidedOn, stored, context);
     return writeSummary(streamId, next, stored);
   }
 
   async replayed(written: WrittenRange): Promise<WriteResult> {
     const events = await this.repository.store.readStream(written.streamId, { fromVersion: written.firstVersion, toVersion: written.lastVersion });
     const state = await this.repository.restore(written.streamId, written.lastVersion);
-    return { ...writeSummary(written.streamId, state, events), duplicate: true };
+    return { ...writeSummary(written.streamId, state, events.map(asSessionEvent)), duplicate: true };
   }
 
-  onCommitted(request: CommandRequest, stored: StoredEvent[]): void {
+  onCommitted(request: CommandRequest, stored: StoredEvent<SessionEvent>[]): void {
     this.listener?.(request.caller.tenantId, request.sessionId, stored);
   }
 }
 
-function writeSummary(streamId: string, state: SessionState, events: StoredEvent[]): WriteResult {
+function writeSummary(streamId: string, state: SessionState, events: readonly StoredEvent<SessionEvent>[]): WriteResult {
   const written = events.map(writtenEvent);
   return {
     sessionId: sessionIdFromStream(streamId),
@@ -62,7 +69,7 @@ export function writtenEvent(event: Pick<StoredEvent, 'eventId' | 'type' | 'stre
   return { eventId: event.eventId, type: event.type, streamVersion: event.streamVersion, parentVersion: event.parentVersion, step: isStepEvent(event.type) };
 }
 
-function rollbackIdOf(events: StoredEvent[]): { rollbackId?: string } {
-  const requested = events.find((e) => e.type === 'RollbackRequested');
-  return requested ? { rollbackId: (requested.data as { rollbackId: string }).rollbackId } : {};
+function rollbackIdOf(events: readonly StoredEvent<SessionEvent>[]): { rollbackId?: string } {
+  for (const event of events) if (event.type === 'RollbackRequested') return { rollbackId: event.data.rollbackId };
+  return {};
 }

@@ -5,6 +5,8 @@ export interface Caller {
   tenantId: string;
   /** Recorded in each event's metadata (e.g. `key:<id>`). */
   actor: string;
+  /** `saga`: the rollback saga, the only caller whose compensation records and completions are accepted. */
+  scope?: 'saga';
 }
 
 export interface WriteOptions {

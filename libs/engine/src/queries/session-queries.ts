@@ -42,6 +42,18 @@ export class SessionQueries {
     return this.existing(sessionStreamId(caller.tenantId, sessionId), at);
   }
 
+  /**
+   * The tool of a call of the session, null when the session or the call is unknown. A call's
+   * tool never changes, so the state the writers keep answers without a round trip when it knows
+   * the call; the write that follows loads that same state (one load for the request, not two).
+   */
+  async toolOfCall(caller: Caller, sessionId: string, toolCallId: string): Promise<string | null> {
+    const streamId = sessionStreamId(caller.tenantId, sessionId);
+    const toolIn = (state: SessionState) => (Object.hasOwn(state.path.toolCalls, toolCallId) ? state.path.toolCalls[toolCallId]!.tool : null);
+    // Not known here: another process may have started the call, so ask the store (which refreshes the cache for the write).
+    return toolIn(await this.repository.load(streamId, undefined, { trustCache: true })) ?? toolIn(await this.repository.load(streamId));
+  }
+
   /** A head move's plan without doing anything (dry run). */
   async planHeadMove(caller: Caller, sessionId: string, command: MoveHead): Promise<HeadMovePlan> {
     const streamId = sessionStreamId(caller.tenantId, sessionId);

@@ -1,3 +1,4 @@
+import { ExponentialBackoff, noJitterGenerator } from 'cockatiel';
 import {
   AccessDeniedError,
   ANY,
@@ -52,6 +53,8 @@ export interface EventStoreDbEventStoreOptions {
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+/** 1, 2, 4, ... 50 ms between looks while another request holds the idempotency claim. */
+const claimHeld = new ExponentialBackoff({ generator: noJitterGenerator, initialDelay: 1, maxDelay: 50 });
 
 /** The client's expected revision for the port's expected version (revisions count from 0, versions from 1). */
 export function expectedRevisionOf(expected: ExpectedVersion): AppendExpectedRevision {
@@ -163,14 +166,14 @@ export class EventStoreDbEventStore implements EventStore, SnapshotPruner {
   private async appendClaimed(streamId: string, events: readonly NewEvent[], expected: ExpectedVersion, claim: IdempotencyClaim): Promise<AppendResult> {
     const key = storedIdempotencyKey(claim.key);
     const lease = this.options.claimLeaseMs ?? 30_000;
-    for (let attempt = 0; ; attempt++) {
+    for (let wait = claimHeld.next(); ; wait = wait.next(undefined)) {
       const state = await this.claims.state(claim.scope, key);
       if (state.kind === 'completed') return answerDuplicate(state.record, claim);
       if (state.kind === 'claimed') {
         if (state.fingerprint !== claim.fingerprint) throw new IdempotencyKeyReusedError(claim.key);
         // Another request with this key is appending: wait for its outcome, or take over a claim its holder left.
         if (Date.now() - state.claimedAt > lease) await this.claims.recover(claim.scope, key, state);
-        else await sleep(Math.min(2 ** attempt, 50));
+        else await sleep(wait.duration);
         continue;
       }
       const fromVersion = await this.streamVersion(streamId);

@@ -1,4 +1,6 @@
 export * from './postgres-event-store';
 export * from './postgres-seal-store';
 export * from './prune-snapshots';
-export { pendingMigrations } from './migrations';
+export { applyMigrations, pendingMigrations, type Migration, type MigrationSet } from './migrations';
+export * from './transaction';
+export * from '../subscriptions/postgres-checkpoint-store';

@@ -1,3 +1,4 @@
+import { ExponentialBackoff, noJitterGenerator } from 'cockatiel';
 import { decodeMetadata, encodeMetadata } from '../metadata-codec';
 import { DatabaseError, Pool, types as pgTypes, type CustomTypesConfig, type PoolClient, type QueryArrayConfig } from 'pg';
 import { GroupCommitQueue, type Settled } from '../group-commit';
@@ -25,6 +26,7 @@ import { EventTypeCodes } from './event-type-codes';
 import { migrate } from './migrations';
 import { readState, storedState } from './snapshot-columns';
 import { statements, type Statements } from './statements';
+import { withTransaction } from './transaction';
 
 export { maskConnectionString, PostgresUnavailableError } from './errors';
 export { MAX_EVENTS_PER_APPEND } from './format';
@@ -96,7 +98,7 @@ function toStored(row: EventTuple | unknown[], types: EventTypeCodes, at = 0): S
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 /** 1, 2, 4, 8, 10, 10, ... ms between looks while commits are held back. */
-const backoff = (attempt: number) => Math.min(2 ** attempt, 10);
+const heldBackCommits = new ExponentialBackoff({ generator: noJitterGenerator, initialDelay: 1, maxDelay: 10 });
 
 interface AppendRequest {
   streamId: string;
@@ -295,22 +297,12 @@ export class PostgresEventStore implements EventStore {
   }
 
   /** The test hook's path: an explicit transaction that waits for `hook` before COMMIT. */
-  private async appendInTransaction(request: AppendRequest, hook: (streamId: string) => Promise<void>): Promise<AppendRow> {
-    const client = await this.pool.connect();
-    try {
-      await client.query('BEGIN');
+  private appendInTransaction(request: AppendRequest, hook: (streamId: string) => Promise<void>): Promise<AppendRow> {
+    return withTransaction(this.pool, async (client) => {
       const row = (await client.query(this.appendQuery(request))).rows[0] as AppendRow;
       await hook(request.streamId);
-      await client.query('COMMIT');
-      client.release();
       return row;
-    } catch (error) {
-      await client.query('ROLLBACK').then(
-        () => client.release(),
-        (rollbackError: Error) => client.release(rollbackError),
-      );
-      throw error;
-    }
+    });
   }
 
   private answerDuplicate(record: IdempotencyRecord, fingerprint: string, key: string): AppendResult {
@@ -341,7 +333,7 @@ export class PostgresEventStore implements EventStore {
   async readAll(options: ReadAllOptions): Promise<StoredEvent[]> {
     const deadline = Date.now() + (this.options.visibilityWaitMs ?? 100);
     let committedTail: number | undefined;
-    for (let attempt = 0; ; attempt++) {
+    for (let wait = heldBackCommits.next(); ; wait = wait.next(undefined)) {
       const result = await this.pool.query<unknown[]>({ ...this.sql.readAll, rowMode: 'array', values: [options.after, options.limit, this.origin] });
       const first = result.rows[0];
       const bound = (first?.[0] as number | undefined) ?? 0;
@@ -351,7 +343,7 @@ export class PostgresEventStore implements EventStore {
       for (const row of result.rows) if (row[2] !== null) events.push(toStored(row, this.types, 2));
       const settled = bound > committedTail || committedTail <= options.after;
       if (settled || events.length >= options.limit || Date.now() >= deadline) return events;
-      await sleep(backoff(attempt));
+      await sleep(wait.duration);
     }
   }
 
@@ -359,13 +351,18 @@ export class PostgresEventStore implements EventStore {
   async lastPosition(): Promise<number> {
     const deadline = Date.now() + (this.options.visibilityWaitMs ?? 100);
     let committedTail: number | undefined;
-    for (let attempt = 0; ; attempt++) {
+    for (let wait = heldBackCommits.next(); ; wait = wait.next(undefined)) {
       const result = await this.pool.query<[number, number | null, number | null]>({ ...this.sql.lastPosition, rowMode: 'array', values: [this.origin] });
       const [bound, safe, tail] = result.rows[0] ?? [0, null, null];
       committedTail ??= tail ?? 0;
       if (bound > committedTail || Date.now() >= deadline) return safe ?? 0;
-      await sleep(backoff(attempt));
+      await sleep(wait.duration);
     }
+  }
+
+  async countBetween(after: number, upTo: number): Promise<number> {
+    const result = await this.pool.query<[string]>({ ...this.sql.countBetween, rowMode: 'array', values: [after, upTo] });
+    return Number(result.rows[0]?.[0] ?? 0);
   }
 
   async listStreams(options: { prefix: string; after?: string; limit: number }): Promise<StreamSummary[]> {

@@ -1,6 +1,7 @@
 import type { Pool } from 'pg';
 import type { PruneSnapshotsOptions, PruneSnapshotsResult } from '../snapshot-pruning';
 import { readState } from './snapshot-columns';
+import { withTransaction } from './transaction';
 
 /**
  * Snapshot pruning and segment collection on PostgreSQL, one stream per transaction; the
@@ -13,9 +14,7 @@ export async function prunePostgresSnapshots(pool: Pool, schema: string, options
   const { rows: streams } = await pool.query<{ stream_id: string }>(`SELECT stream_id FROM ${s}.snapshots UNION SELECT stream_id FROM ${s}.snapshot_segments`);
   const result: PruneSnapshotsResult = { streams: 0, snapshotsDeleted: 0, segmentsDeleted: 0, bytesReclaimed: 0 };
   for (const { stream_id: streamId } of streams) {
-    const client = await pool.connect();
-    try {
-      await client.query('BEGIN');
+    await withTransaction(pool, async (client) => {
       await client.query(`LOCK TABLE ${s}.snapshots, ${s}.snapshot_segments IN SHARE ROW EXCLUSIVE MODE`);
       const { rows: snapshots } = await client.query<{
         reducer_version: number;
@@ -56,13 +55,7 @@ export async function prunePostgresSnapshots(pool: Pool, schema: string, options
           }
         }
       }
-      await client.query('COMMIT');
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
+    });
   }
   return result;
 }

@@ -55,6 +55,7 @@ export function statements(s: string) {
               (SELECT max(global_position) FROM ${s}.events) AS tail
          FROM (SELECT ${bound('$1')} AS bound) h`,
     ),
+    countBetween: named('countBetween', `SELECT count(*) FROM ${s}.events WHERE global_position > $1::bigint AND global_position <= $2::bigint`),
     listStreams: named(
       'listStreams',
       `SELECT stream_id, version, created_at, updated_at

@@ -2,3 +2,4 @@ export * from './sqlite-event-store';
 export * from './open-sqlite-file';
 export * from './sqlite-seal-store';
 export * from './prune-snapshots';
+export * from '../subscriptions/sqlite-checkpoint-store';

@@ -192,6 +192,7 @@ export class SqliteEventStore implements EventStore {
       ),
       readAll: db.prepare<[number, number], EventRow>(`SELECT ${EVENT_COLUMNS} FROM events WHERE global_position > ? ORDER BY global_position LIMIT ?`),
       lastPosition: db.prepare<[], { p: number | null }>('SELECT MAX(global_position) AS p FROM events'),
+      countBetween: db.prepare<[number, number], { n: number }>('SELECT count(*) AS n FROM events WHERE global_position > ? AND global_position <= ?'),
       listStreams: db.prepare<[string, string, string, number], { stream_id: string; version: number; created_at: string; updated_at: string }>(
         'SELECT * FROM streams WHERE stream_id >= ? AND stream_id < ? AND stream_id > ? ORDER BY stream_id LIMIT ?',
       ),
@@ -283,6 +284,10 @@ export class SqliteEventStore implements EventStore {
 
   async lastPosition(): Promise<number> {
     return this.statements.lastPosition.get()?.p ?? 0;
+  }
+
+  async countBetween(after: number, upTo: number): Promise<number> {
+    return this.statements.countBetween.get(after, upTo)?.n ?? 0;
   }
 
   async listStreams(options: { prefix: string; after?: string; limit: number }): Promise<StreamSummary[]> {

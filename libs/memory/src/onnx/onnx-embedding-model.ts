@@ -1,3 +1,4 @@
+import { modelFileSettings } from '@rewind/config';
 import type { EmbeddingModel, EmbeddingModelInfo } from '../embedding-model';
 import { DEFAULT_LOCAL_MODEL, localModelSpec, type LocalModelSpec } from './model-catalogue';
 import { ensureModelFiles, ModelUnavailableError, type ModelFilesOptions } from './model-files';
@@ -23,7 +24,7 @@ export class OnnxEmbeddingModel implements EmbeddingModel {
   private loading: Promise<{ extractor: FeatureExtractor; dispose: () => Promise<void>; info: EmbeddingModelInfo }> | undefined;
 
   constructor(private readonly options: OnnxEmbeddingModelOptions = {}) {
-    this.spec = localModelSpec(options.model ?? process.env.REWIND_EMBEDDING_MODEL ?? DEFAULT_LOCAL_MODEL);
+    this.spec = localModelSpec(options.model ?? modelFileSettings().embeddingModel ?? DEFAULT_LOCAL_MODEL);
   }
 
   private load() {

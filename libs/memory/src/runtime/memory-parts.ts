@@ -1,3 +1,4 @@
+import type { Logger } from '@rewind/config';
 import type { EmbeddingModel } from '../embedding-model';
 import { OnnxEmbeddingModel } from '../onnx';
 import { OpenAiEmbeddingModel } from '../openai';
@@ -7,7 +8,7 @@ import type { VectorIndex } from '../vector-index';
 import type { MemoryConfig } from './memory-config';
 
 /** The embedding model the configuration names (one intra-op thread when it runs beside other work in a worker thread). */
-export function embeddingModelFor(config: MemoryConfig, options: { log?: (message: string) => void; intraOpThreads?: number } = {}): EmbeddingModel {
+export function embeddingModelFor(config: MemoryConfig, options: { logger?: Logger; intraOpThreads?: number } = {}): EmbeddingModel {
   return config.embeddingUrl
     ? new OpenAiEmbeddingModel({
         url: config.embeddingUrl,
@@ -17,7 +18,7 @@ export function embeddingModelFor(config: MemoryConfig, options: { log?: (messag
     : new OnnxEmbeddingModel({
         ...(config.embeddingModel ? { model: config.embeddingModel } : {}),
         ...(config.modelDir ? { cacheDir: config.modelDir } : {}),
-        ...(options.log ? { log: options.log } : {}),
+        ...(options.logger ? { logger: options.logger } : {}),
         ...(options.intraOpThreads ? { intraOpThreads: options.intraOpThreads } : {}),
       });
 }

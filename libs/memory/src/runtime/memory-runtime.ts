@@ -1,8 +1,9 @@
+import type { Logger } from '@rewind/config';
 import type { EventStore } from '@rewind/event-store';
-import type { CheckpointStore } from '@rewind/messaging';
+import type { CheckpointStore, SubscriptionHub } from '@rewind/event-store/subscriptions';
 import { DeterministicRewriter } from '../deterministic-rewriter';
 import type { EmbeddingModel, EmbeddingModelInfo } from '../embedding-model';
-import { MemoryIndexer, setMemoryPolicy, type MemoryIndexerLogger } from '../memory-indexer';
+import { MemoryIndexer, setMemoryPolicy } from '../memory-indexer';
 import type { MemoryIndexerPlacement } from '../memory-item-writer';
 import type { MemoryPolicy, MemoryPolicyStore } from '../memory-policy';
 import { DEFAULT_LOCAL_MODEL, ensureModelFiles, localModelSpec } from '../onnx';
@@ -28,13 +29,15 @@ export interface MemoryRuntimeOptions {
    * before that (upgrade).
    */
   checkpoints?: CheckpointStore;
+  /** The process's subscription hub: the indexer follows the log through it (woken by commits). */
+  hub?: SubscriptionHub;
   /**
    * Where memory policies live: by default a table of the SQLite index file, which only this
    * host sees. On PostgreSQL pass `PostgresPolicyStore` (`@rewind/memory/postgres`), so the API
    * processes and the worker share them.
    */
   policies?: MemoryPolicyStore & { close(): void | Promise<void> };
-  logger?: MemoryIndexerLogger;
+  logger?: Logger;
   /**
    * Where embedding runs (default: the configuration's, REWIND_MEMORY_INDEXER). `thread`:
    * indexing in one worker thread and recall's questions in another, off the event loop;
@@ -62,8 +65,7 @@ export class MemoryRuntime {
     const { config, logger } = options;
     this.placement = config.sqliteFile === ':memory:' && config.index === 'sqlite' ? 'process' : (options.placement ?? config.indexerPlacement);
     const threaded = this.placement === 'thread';
-    const log = logger ? (m: string) => logger.log(m) : undefined;
-    this.model = threaded && !config.embeddingUrl ? new ThreadEmbeddingModel(config) : embeddingModelFor(config, log ? { log } : {});
+    this.model = threaded && !config.embeddingUrl ? new ThreadEmbeddingModel(config) : embeddingModelFor(config, logger ? { logger } : {});
     this.index = vectorIndexFor(config);
     this.policies = options.policies ?? new SqlitePolicyStore(config.sqliteFile);
     this.rewriter =
@@ -88,6 +90,7 @@ export class MemoryRuntime {
       policies: this.policies,
       cpuShare: threaded ? config.indexerCpuShare : 1,
       ...(options.store ? { store: options.store } : {}),
+      ...(options.hub ? { hub: options.hub } : {}),
       ...(this.checkpoints ? { checkpoints: this.checkpoints } : {}),
       ...(logger ? { logger } : {}),
     });
@@ -106,7 +109,7 @@ export class MemoryRuntime {
       const { config, logger } = this.options;
       if (!config.embeddingUrl) {
         const spec = localModelSpec(config.embeddingModel ?? DEFAULT_LOCAL_MODEL);
-        await ensureModelFiles(spec, { ...(config.modelDir ? { cacheDir: config.modelDir } : {}), ...(logger ? { log: (m) => logger.log(m) } : {}) });
+        await ensureModelFiles(spec, { ...(config.modelDir ? { cacheDir: config.modelDir } : {}), ...(logger ? { logger } : {}) });
       }
       const info = await this.model.info();
       await this.index.open(info);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { InMemoryCheckpointStore } from '@rewind/messaging';
+import { InMemoryCheckpointStore } from '@rewind/event-store/subscriptions';
 import { axisVector, memoryItem, useTempIndexFile } from '../testing';
 import { IndexFileCheckpoints } from './index-file-checkpoints';
 import { SqliteVectorIndex } from './sqlite-vector-index';

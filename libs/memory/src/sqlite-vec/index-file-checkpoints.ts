@@ -1,12 +1,9 @@
 import { openSqliteFile } from '@rewind/event-store/sqlite';
+import type { CheckpointStore } from '@rewind/event-store/subscriptions';
 import type Database from 'better-sqlite3';
 
-/** The part of a checkpoint store the memory indexer uses (load and save; no lease). */
-export interface IndexerCheckpoints {
-  load(name: string): Promise<number>;
-  save(name: string, position: number): Promise<void>;
-  close(): Promise<void>;
-}
+/** Where the memory indexer keeps its progress: a CheckpointStore (the index file's own, or the shared one). */
+export type IndexerCheckpoints = CheckpointStore;
 
 /**
  * The indexer's checkpoint kept inside the local index file it describes (table
@@ -25,6 +22,13 @@ export class IndexFileCheckpoints implements IndexerCheckpoints {
     private readonly filename: string,
     private readonly legacy?: Pick<IndexerCheckpoints, 'load'>,
   ) {}
+
+  /** No lease: the file is this process's own index, which it follows alone (exclusivity `none`). */
+  async acquire(): Promise<boolean> {
+    return true;
+  }
+
+  async release(): Promise<void> {}
 
   private connection(): Database.Database {
     this.db ??= openSqliteFile(this.filename, 'NORMAL');

@@ -1,6 +1,6 @@
 import { SessionRepository, SessionService, type Caller } from '@rewind/engine';
 import { InMemoryEventStore } from '@rewind/event-store/in-memory';
-import { InMemoryCheckpointStore } from '@rewind/messaging';
+import { InMemoryCheckpointStore } from '@rewind/event-store/subscriptions';
 import { DeterministicRewriter } from '../deterministic-rewriter';
 import type { EmbeddingModel } from '../embedding-model';
 import { EngineSessionPaths } from '../engine-session-paths';

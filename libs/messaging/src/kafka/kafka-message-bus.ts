@@ -1,3 +1,4 @@
+import { halfJitterGenerator } from 'cockatiel';
 import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import {
   Kafka,
@@ -13,7 +14,8 @@ import {
 } from 'kafkajs';
 import type { BusMessage, DeliveredMessage, MessageBus, MessageHandler, SubscribeOptions, Subscription } from '../message-bus';
 import type { KafkaTopicSpec } from './kafka-config';
-import { errorMessage, silentLogger, type MessagingLogger } from './logger';
+import { silentLogger, type Logger } from '@rewind/config';
+import { errorMessage } from './logger';
 import { ensureTopics, type EnsureTopicsResult } from './topic-admin';
 
 export type KafkaClientLogLevel = 'nothing' | 'error' | 'warn' | 'info' | 'debug';
@@ -22,7 +24,7 @@ export interface KafkaMessageBusOptions {
   /** `host:port` of one or more brokers. */
   brokers: string[];
   clientId?: string;
-  logger?: MessagingLogger;
+  logger?: Logger;
   /** kafkajs' own lines at or above this level go to `logger` (default `warn`). */
   clientLogLevel?: KafkaClientLogLevel;
   /** How many partitions one subscription handles at the same time (default 16). */
@@ -49,12 +51,12 @@ const CLIENT_LEVEL: Record<KafkaClientLogLevel, logLevel> = {
 };
 
 /**
- * Routes kafkajs' structured log lines to a MessagingLogger as one readable line each (its errors
+ * Routes kafkajs' structured log lines to a Logger as one readable line each (its errors
  * as warnings: it recovers from them by itself). While
  * a broker is down kafkajs repeats the same error many times a second: a line already
  * written in the last 10 s is counted instead, and the count is shown when it comes again.
  */
-function kafkaLogCreator(logger: MessagingLogger, quietMs = 10_000) {
+function kafkaLogCreator(logger: Logger, quietMs = 10_000) {
   const seen = new Map<string, { at: number; suppressed: number }>();
   return () =>
     ({ namespace, level, log }: LogEntry) => {
@@ -168,7 +170,7 @@ class KafkaSubscription implements Subscription {
     private readonly topic: string,
     private readonly groupId: string,
     private readonly handler: MessageHandler,
-    private readonly options: { initialDelayMs: number; maxDelayMs: number; logger: MessagingLogger },
+    private readonly options: { initialDelayMs: number; maxDelayMs: number; logger: Logger },
     private readonly onClosed: (s: KafkaSubscription) => void,
   ) {}
 
@@ -194,8 +196,13 @@ class KafkaSubscription implements Subscription {
     const attempt = (this.attempts.get(key) ?? 0) + 1;
     if (this.attempts.size > 10_000) this.attempts.clear();
     this.attempts.set(key, attempt);
-    const base = Math.min(this.options.maxDelayMs, this.options.initialDelayMs * 2 ** Math.min(attempt - 1, 20));
-    const delay = Math.round(base * (0.8 + Math.random() * 0.4));
+    // Half jitter (between half and all of the doubled delay) keeps redeliveries of many partitions apart.
+    const [delay] = halfJitterGenerator(Math.min(attempt - 1, 20), {
+      initialDelay: this.options.initialDelayMs,
+      maxDelay: this.options.maxDelayMs,
+      exponent: 2,
+      generator: halfJitterGenerator,
+    });
     this.options.logger.warn(
       `The handler for Kafka topic "${this.topic}" (group "${this.groupId}") failed on partition ${partition} at offset ${offset} (attempt ${attempt}): ${errorMessage(error)}. ` +
         `The message will be delivered again in ${delay} ms; other partitions keep flowing.`,
@@ -227,7 +234,7 @@ class KafkaSubscription implements Subscription {
 /** The message log port on Apache Kafka (kafkajs). Passes the same contract suite as the in-process bus. */
 export class KafkaMessageBus implements MessageBus {
   readonly kafka: Kafka;
-  private readonly logger: MessagingLogger;
+  private readonly logger: Logger;
   private readonly subscriptions = new Set<KafkaSubscription>();
   private producerReady: Promise<Producer> | undefined;
   private adminReady: Promise<Admin> | undefined;

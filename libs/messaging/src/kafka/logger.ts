@@ -1,17 +1,15 @@
-/** What the messaging components log through (Nest's `Logger` fits this shape). */
-export interface MessagingLogger {
-  log(message: string): void;
-  warn(message: string): void;
-  error(message: string): void;
-  debug?(message: string): void;
-}
+import { silentLogger, type Logger } from '@rewind/config';
+
+/** @deprecated The one `Logger` of @rewind/config; this name stays until the relay and the worker take it. */
+export type MessagingLogger = Logger;
+export { silentLogger };
 
 export type MessagingLogLevel = 'error' | 'warn' | 'log' | 'debug';
 
 const RANK: Record<MessagingLogLevel, number> = { error: 0, warn: 1, log: 2, debug: 3 };
 
 /** Plain-text lines on stdout (log, debug) and stderr (warn, error), with a context label. */
-export function consoleLogger(context: string, level: MessagingLogLevel = 'log'): MessagingLogger {
+export function consoleLogger(context: string, level: MessagingLogLevel = 'log'): Logger {
   const write = (at: MessagingLogLevel, message: string) => {
     if (RANK[at] > RANK[level]) return;
     const line = `${new Date().toISOString()} ${at.toUpperCase().padEnd(5)} [${context}] ${message}\n`;
@@ -24,8 +22,6 @@ export function consoleLogger(context: string, level: MessagingLogLevel = 'log')
     debug: (m) => write('debug', m),
   };
 }
-
-export const silentLogger: MessagingLogger = { log: () => {}, warn: () => {}, error: () => {}, debug: () => {} };
 
 export function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);

@@ -1,6 +1,7 @@
 import type { Admin } from 'kafkajs';
 import type { KafkaTopicSpec } from './kafka-config';
-import { errorMessage, type MessagingLogger } from './logger';
+import type { Logger } from '@rewind/config';
+import { errorMessage } from './logger';
 
 export interface EnsureTopicsResult {
   created: string[];
@@ -12,7 +13,7 @@ export interface EnsureTopicsResult {
  * once). Existing topics are never changed; one with fewer partitions than configured
  * is reported, because adding partitions moves keys and breaks per-session order.
  */
-export async function ensureTopics(admin: Admin, specs: KafkaTopicSpec[], logger?: MessagingLogger): Promise<EnsureTopicsResult> {
+export async function ensureTopics(admin: Admin, specs: KafkaTopicSpec[], logger?: Logger): Promise<EnsureTopicsResult> {
   if (specs.length === 0) return { created: [], existing: [] };
   const present = new Set(await admin.listTopics());
   const missing = specs.filter((s) => !present.has(s.topic));

@@ -9,7 +9,7 @@ import { KafkaMessageBus } from '../kafka/kafka-message-bus';
 import { collect, createTopics, describeWithKafka, KAFKA_TEST_BROKERS, testLogger, uniqueName, until } from '../kafka/testing/kafka-test-support';
 import type { DeliveredMessage, Subscription } from '../message-bus';
 import { EventRelay } from './event-relay';
-import { SqliteCheckpointStore } from './sqlite-checkpoint-store';
+import { SqliteCheckpointStore } from '@rewind/event-store/sqlite';
 
 describeWithKafka('EventRelay to a real broker', () => {
   const dir = mkdtempSync(join(tmpdir(), 'rewind-relay-'));

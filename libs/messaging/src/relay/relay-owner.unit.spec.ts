@@ -3,7 +3,7 @@ import { InMemoryEventStore } from '@rewind/event-store/in-memory';
 import { newEvent } from '@rewind/event-store/testing';
 import { InProcessMessageBus } from '../in-process';
 import { silentLogger } from '../kafka/logger';
-import { InMemoryCheckpointStore } from './checkpoint-store';
+import { InMemoryCheckpointStore } from '@rewind/event-store/subscriptions';
 import { EventRelay } from './event-relay';
 
 /** Waits (at most `tries` × 20 ms) for the relay's checkpoint to reach `position`; false if it does not. */

@@ -1,6 +1,6 @@
 import { Inject } from '@nestjs/common';
 import { CommandBus, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
-import { SessionService, sessionStreamId } from '@rewind/engine';
+import { RecordShreddingCommand, sessionStreamId, type WriteResult } from '@rewind/engine';
 import type { EventStore } from '@rewind/event-store';
 import type { FieldEncryption } from '@rewind/tenancy';
 import { ApiError } from '../../common/api-error';
@@ -14,7 +14,6 @@ export class ShredSessionHandler implements ICommandHandler<ShredSessionCommand,
   constructor(
     @Inject(EVENT_STORE) private readonly store: EventStore,
     @Inject(FIELD_ENCRYPTION) private readonly encryption: FieldEncryption,
-    private readonly sessions: SessionService,
     private readonly commands: CommandBus,
   ) {}
 
@@ -26,7 +25,13 @@ export class ShredSessionHandler implements ICommandHandler<ShredSessionCommand,
     const destroyed = await this.encryption.retire(caller.tenantId, sessionId, caller.actor);
     // Keys first, then the record: a failure in between leaves data unreadable, never readable.
     if (destroyed.length > 0) {
-      await this.sessions.execute(caller, sessionId, { type: 'RecordShredding', keyIds: destroyed.map((k) => k.keyId), reason: 'POST /v1/sessions/:id/shred' });
+      const record = new RecordShreddingCommand(
+        caller,
+        sessionId,
+        destroyed.map((k) => k.keyId),
+        'POST /v1/sessions/:id/shred',
+      );
+      await this.commands.execute<RecordShreddingCommand, WriteResult>(record);
     }
     // Memory holds the session's plain text too: it leaves the index now, and again (already shredded) on a repeated request.
     await this.commands.execute(new ShredSessionMemoryCommand(caller.tenantId, sessionId));

@@ -2,9 +2,9 @@ import { Inject } from '@nestjs/common';
 import { QueryHandler, type IQueryHandler } from '@nestjs/cqrs';
 import type { RewindConfig } from '@rewind/config';
 import type { EventStore } from '@rewind/event-store';
-import { PostgresEventStore, pendingMigrations } from '@rewind/event-store/postgres';
+import type { Backend } from '@rewind/runtime';
 import { checkReadiness, migrationsApplied, storeReachable, subscribersMoving, SubscriberStallWatch, type Readiness } from '@rewind/observability';
-import { EVENT_STORE, REWIND_CONFIG } from '../../infrastructure/tokens';
+import { BACKEND, EVENT_STORE, REWIND_CONFIG } from '../../infrastructure/tokens';
 import { RewindMetrics } from '../../metrics/metrics';
 import { ReadModelsService } from '../../projections/read-models.service';
 import { ReadinessQuery } from './readiness.query';
@@ -18,6 +18,7 @@ export class ReadinessHandler implements IQueryHandler<ReadinessQuery, Readiness
 
   constructor(
     @Inject(EVENT_STORE) private readonly store: EventStore,
+    @Inject(BACKEND) private readonly backend: Backend,
     @Inject(REWIND_CONFIG) config: RewindConfig,
     private readonly readModels: ReadModelsService,
     private readonly metrics: RewindMetrics,
@@ -38,7 +39,7 @@ export class ReadinessHandler implements IQueryHandler<ReadinessQuery, Readiness
 
   /** The event store's schema (PostgreSQL; the SQLite file creates its tables when opened) and the read models'. */
   private async pendingMigrations(): Promise<string[]> {
-    const pending = this.store instanceof PostgresEventStore ? await pendingMigrations(this.store.pool, this.store.schema) : [];
+    const pending = await this.backend.pendingMigrations();
     if (await this.readModels.db.dataSource.showMigrations()) pending.push('read models (TypeORM)');
     return pending;
   }

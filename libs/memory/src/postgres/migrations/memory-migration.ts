@@ -1,10 +1,5 @@
 /**
- * A numbered migration of memory's PostgreSQL tables. Its SQL is frozen once released: a
- * change to the schema is a new migration, never an edit of an old one.
+ * A numbered migration of memory's PostgreSQL tables, run by the event store's runner. Its SQL
+ * is frozen once released: a change to the schema is a new migration, never an edit of an old one.
  */
-export interface MemoryMigration {
-  version: number;
-  name: string;
-  /** The SQL over the quoted schema name `s`. */
-  sql: string;
-}
+export type { Migration as MemoryMigration } from '@rewind/event-store/postgres';

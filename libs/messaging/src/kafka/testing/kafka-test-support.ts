@@ -5,13 +5,14 @@ import { Kafka, logLevel } from 'kafkajs';
 import { afterAll, beforeAll, describe } from 'vitest';
 import type { DeliveredMessage, MessageBus, Subscription } from '../../message-bus';
 import type { KafkaMessageBus } from '../kafka-message-bus';
-import { consoleLogger, type MessagingLogger } from '../logger';
+import type { Logger } from '@rewind/config';
+import { consoleLogger } from '../logger';
 
 /** The broker the Kafka suites talk to: `REWIND_TEST_KAFKA_BROKERS`, else 127.0.0.1:${KAFKA_PORT:-9092}. */
 export const KAFKA_TEST_BROKERS = (process.env.REWIND_TEST_KAFKA_BROKERS ?? `127.0.0.1:${process.env.KAFKA_PORT || 9092}`).split(',');
 
 /** Warnings and errors only: what a person needs when a Kafka test fails. */
-export const testLogger: MessagingLogger = consoleLogger('kafka-test', 'warn');
+export const testLogger: Logger = consoleLogger('kafka-test', 'warn');
 
 /** Unique per test run, so that suites running at the same time never share a topic or group. */
 export function uniqueName(prefix: string): string {

@@ -1,0 +1,80 @@
+import { join } from 'node:path';
+import { EnvReader } from './env-reader';
+import { ConfigError } from './rewind-config';
+
+/** Memory's settings, from the environment (see README, "Long-term memory"). */
+export interface MemoryConfig {
+  /** REWIND_MEMORY=off turns indexing and recall off (default on). */
+  enabled: boolean;
+  /** REWIND_MEMORY_INDEX: `sqlite` (embedded, default) or `qdrant` (default when QDRANT_URL is set). */
+  index: 'sqlite' | 'qdrant';
+  /** The embedded index file: `<data dir>/rewind.memory.db`, beside the event store's. */
+  sqliteFile: string;
+  qdrantUrl: string | undefined;
+  qdrantApiKey: string | undefined;
+  /** REWIND_EMBEDDING_MODEL: a local model id, or the hosted model's name when REWIND_EMBEDDING_URL is set. */
+  embeddingModel: string | undefined;
+  embeddingUrl: string | undefined;
+  embeddingApiKey: string | undefined;
+  /** REWIND_MODEL_DIR: where local models are cached (default ~/.cache/rewind/models). */
+  modelDir: string | undefined;
+  llmUrl: string | undefined;
+  llmModel: string | undefined;
+  llmApiKey: string | undefined;
+  llmTimeoutMs: number;
+  recencyWeight: number;
+  /** REWIND_MEMORY_INDEXER: `thread` (default; embedding off the event loop, in worker threads) or `process`. */
+  indexerPlacement: 'thread' | 'process';
+  /** REWIND_MEMORY_INDEXER_CPU_SHARE: the share of one core the background indexer may keep busy (default 0.5). */
+  indexerCpuShare: number;
+}
+
+/** A bad memory setting: the service stops at start with this one sentence, like any other ConfigError. */
+export class MemoryConfigError extends ConfigError {}
+
+export function memoryConfigFromEnv(env: NodeJS.ProcessEnv, dataDir: string): MemoryConfig {
+  const read = new EnvReader(env, (message) => new MemoryConfigError(message));
+  const index = read.oneOfAnyCase('REWIND_MEMORY_INDEX', ['sqlite', 'qdrant'] as const, read.raw('QDRANT_URL') ? 'qdrant' : 'sqlite');
+  const qdrantUrl = read.raw('QDRANT_URL');
+  if (index === 'qdrant' && !qdrantUrl) throw new MemoryConfigError('REWIND_MEMORY_INDEX=qdrant needs QDRANT_URL (e.g. http://127.0.0.1:6333).');
+  const { embeddingModel, modelDir } = modelFileSettings(env);
+  const embeddingUrl = read.raw('REWIND_EMBEDDING_URL');
+  const llmUrl = read.raw('REWIND_LLM_URL');
+  const llmModel = read.raw('REWIND_LLM_MODEL');
+  if (llmUrl && !llmModel) throw new MemoryConfigError('REWIND_LLM_URL is set but REWIND_LLM_MODEL is not: name the chat model that rewrites questions.');
+  if (embeddingUrl && !embeddingModel)
+    throw new MemoryConfigError('REWIND_EMBEDDING_URL is set but REWIND_EMBEDDING_MODEL is not: name the hosted embedding model.');
+  return {
+    enabled: read.oneOfAnyCase('REWIND_MEMORY', ['on', 'off'] as const, 'on') === 'on',
+    index,
+    sqliteFile: join(dataDir, 'rewind.memory.db'),
+    qdrantUrl,
+    qdrantApiKey: read.raw('QDRANT_API_KEY'),
+    embeddingModel,
+    embeddingUrl,
+    embeddingApiKey: read.raw('REWIND_EMBEDDING_API_KEY'),
+    modelDir,
+    llmUrl,
+    llmModel,
+    llmApiKey: read.raw('REWIND_LLM_API_KEY'),
+    llmTimeoutMs: read.number('REWIND_LLM_TIMEOUT_MS', 2_000, 50, 60_000),
+    recencyWeight: read.number('REWIND_MEMORY_RECENCY_WEIGHT', 0, 0, 1),
+    indexerPlacement: read.oneOfAnyCase('REWIND_MEMORY_INDEXER', ['thread', 'process'] as const, 'thread'),
+    indexerCpuShare: read.number('REWIND_MEMORY_INDEXER_CPU_SHARE', 0.5, 0.05, 1),
+  };
+}
+
+/** Where the local embedding model comes from; the defaults of `@rewind/memory/onnx` when a caller names none. */
+export interface ModelFileSettings {
+  /** REWIND_EMBEDDING_MODEL. */
+  embeddingModel: string | undefined;
+  /** REWIND_MODEL_DIR. */
+  modelDir: string | undefined;
+  /** REWIND_MAVEN_REPOSITORY: a mirror of Maven Central. */
+  mavenRepository: string | undefined;
+}
+
+export function modelFileSettings(env: NodeJS.ProcessEnv = process.env): ModelFileSettings {
+  const read = new EnvReader(env, (message) => new MemoryConfigError(message));
+  return { embeddingModel: read.raw('REWIND_EMBEDDING_MODEL'), modelDir: read.raw('REWIND_MODEL_DIR'), mavenRepository: read.raw('REWIND_MAVEN_REPOSITORY') };
+}

@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+import { MemoryConfigError, memoryConfigFromEnv, modelFileSettings } from './memory-settings';
+
+describe('memory configuration', () => {
+  it('defaults to the embedded index and the local model, beside the event store', () => {
+    expect(memoryConfigFromEnv({}, '/data')).toMatchObject({
+      enabled: true,
+      index: 'sqlite',
+      sqliteFile: '/data/rewind.memory.db',
+      embeddingModel: undefined,
+      embeddingUrl: undefined,
+      llmUrl: undefined,
+      llmTimeoutMs: 2000,
+      recencyWeight: 0,
+      indexerPlacement: 'thread',
+      indexerCpuShare: 0.5,
+    });
+    expect(memoryConfigFromEnv({ REWIND_MEMORY_INDEXER: 'process', REWIND_MEMORY_INDEXER_CPU_SHARE: '1' }, '/d')).toMatchObject({
+      indexerPlacement: 'process',
+      indexerCpuShare: 1,
+    });
+  });
+
+  it('uses Qdrant when QDRANT_URL is set, and can be turned off', () => {
+    expect(memoryConfigFromEnv({ QDRANT_URL: 'http://127.0.0.1:6333' }, '/d')).toMatchObject({ index: 'qdrant', qdrantUrl: 'http://127.0.0.1:6333' });
+    expect(memoryConfigFromEnv({ QDRANT_URL: 'http://127.0.0.1:6333', REWIND_MEMORY_INDEX: 'sqlite' }, '/d').index).toBe('sqlite');
+    expect(memoryConfigFromEnv({ REWIND_MEMORY: 'off' }, '/d').enabled).toBe(false);
+    // Switches are read in any case, as before they moved to EnvReader.
+    expect(memoryConfigFromEnv({ REWIND_MEMORY: 'OFF', REWIND_MEMORY_INDEXER: 'Process' }, '/d')).toMatchObject({
+      enabled: false,
+      indexerPlacement: 'process',
+    });
+  });
+
+  it('reads the model files settings, empty meaning unset', () => {
+    expect(modelFileSettings({ REWIND_MODEL_DIR: '/models', REWIND_MAVEN_REPOSITORY: 'http://mirror/maven2', REWIND_EMBEDDING_MODEL: '' })).toEqual({
+      modelDir: '/models',
+      mavenRepository: 'http://mirror/maven2',
+      embeddingModel: undefined,
+    });
+    expect(memoryConfigFromEnv({ REWIND_MODEL_DIR: '/models', REWIND_EMBEDDING_MODEL: 'bge-small-zh-v15-q' }, '/d')).toMatchObject({
+      modelDir: '/models',
+      embeddingModel: 'bge-small-zh-v15-q',
+    });
+  });
+
+  it.each([
+    [{ REWIND_MEMORY: 'maybe' }, /REWIND_MEMORY="maybe" is not valid: expected one of on, off \(default on\)/],
+    [{ REWIND_MEMORY_INDEX: 'faiss' }, /REWIND_MEMORY_INDEX="faiss" is not valid: expected one of sqlite, qdrant/],
+    [{ REWIND_MEMORY_INDEX: 'qdrant' }, /needs QDRANT_URL/],
+    [{ REWIND_LLM_URL: 'http://127.0.0.1:11434/v1' }, /REWIND_LLM_MODEL is not/],
+    [{ REWIND_EMBEDDING_URL: 'https://api.example/v1' }, /REWIND_EMBEDDING_MODEL is not/],
+    [{ REWIND_LLM_TIMEOUT_MS: '10' }, /REWIND_LLM_TIMEOUT_MS="10" is not valid: expected a number from 50 to 60000 \(default 2000\)/],
+    [{ REWIND_MEMORY_RECENCY_WEIGHT: '2' }, /REWIND_MEMORY_RECENCY_WEIGHT="2" is not valid/],
+    [{ REWIND_MEMORY_INDEXER: 'fork' }, /REWIND_MEMORY_INDEXER="fork" is not valid: expected one of thread, process \(default thread\)/],
+    [{ REWIND_MEMORY_INDEXER_CPU_SHARE: '0' }, /REWIND_MEMORY_INDEXER_CPU_SHARE="0" is not valid: expected a number from 0.05 to 1/],
+  ])('refuses %j, saying what to do', (env, message) => {
+    expect(() => memoryConfigFromEnv(env, '/d')).toThrow(MemoryConfigError);
+    expect(() => memoryConfigFromEnv(env, '/d')).toThrow(message);
+  });
+});

@@ -1,0 +1,45 @@
+import type { PoolClient } from 'pg';
+import { inTransaction } from '../transaction';
+import type { Migration } from './migration';
+
+/** One set of numbered migrations in a schema, recorded in its own table. */
+export interface MigrationSet {
+  /** The unquoted schema name. */
+  schema: string;
+  /** The table recording applied versions (e.g. `schema_migrations`, `memory_migrations`). */
+  table: string;
+  /** Names the advisory lock: concurrent openers of the same set wait for each other. */
+  lock: string;
+  /** Every migration, in order, over the quoted schema name. */
+  migrations: (quotedSchema: string) => Migration[];
+}
+
+/**
+ * The one PostgreSQL migration runner: applies the set's pending migrations up to `migrateTo`
+ * in one transaction under a transaction-scoped advisory lock (concurrent openers wait, then
+ * find them applied). An up-to-date schema costs two reads and takes no lock, so it needs no
+ * privilege beyond reading.
+ */
+export async function applyMigrations(client: PoolClient, set: MigrationSet, migrateTo = Number.MAX_SAFE_INTEGER): Promise<void> {
+  const s = `"${set.schema}"`;
+  const table = `${s}.${set.table}`;
+  const all = set.migrations(s).filter((m) => m.version <= migrateTo);
+  const applied = async (): Promise<Set<number>> => {
+    const exists = await client.query<{ t: string | null }>(`SELECT to_regclass($1::text)::text AS t`, [table]);
+    if (!exists.rows[0]?.t) return new Set();
+    return new Set((await client.query<{ version: number }>(`SELECT version FROM ${table}`)).rows.map((r) => r.version));
+  };
+  const done = await applied();
+  if (all.every((m) => done.has(m.version))) return;
+  await inTransaction(client, async () => {
+    await client.query(`SELECT pg_advisory_xact_lock(hashtext($1::text), hashtext($2::text))`, [set.lock, set.schema]);
+    await client.query(`CREATE SCHEMA IF NOT EXISTS ${s}`);
+    await client.query(`CREATE TABLE IF NOT EXISTS ${table} (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
+    const now = await applied();
+    for (const migration of all) {
+      if (now.has(migration.version)) continue;
+      await client.query(migration.sql);
+      await client.query(`INSERT INTO ${table} (version, name) VALUES ($1, $2)`, [migration.version, migration.name]);
+    }
+  });
+}
