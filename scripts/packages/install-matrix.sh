@@ -107,7 +107,9 @@ project() {
   local tarballs=() pkg
   for pkg in $(workspace installed-with "${rewind[@]}"); do tarballs+=("${tarball[$pkg]}"); done
   if $sqlite_copy && workspace third-party-dependencies "${rewind[@]}" | grep -qx better-sqlite3; then
-    cp -r "$root/node_modules/better-sqlite3" "$root/node_modules/bindings" "$root/node_modules/file-uri-to-path" "$dir/node_modules/"
+    for copied in better-sqlite3 $(node -p "Object.keys(require('$root/node_modules/better-sqlite3/package.json').dependencies ?? {}).join(' ')"); do
+      cp -r "$root/node_modules/$copied" "$dir/node_modules/"
+    done
   fi
   (cd "$dir" && npm install --prefer-offline --no-audit --no-fund --loglevel=error "${tarballs[@]}" "${registry[@]}")
 }
