@@ -39,11 +39,9 @@ describe('package entries', () => {
   it('every export of every package resolves to a built file', () => {
     for (const dir of ['libs', 'apps']) {
       for (const name of readdirNames(join(ROOT, dir))) {
-        const manifest = JSON.parse(readFileSync(join(ROOT, dir, name, 'package.json'), 'utf8')) as {
-          exports: Record<string, string | Record<string, string>>;
-        };
+        const manifest = JSON.parse(readFileSync(join(ROOT, dir, name, 'package.json'), 'utf8')) as { exports: Record<string, Conditions> };
         for (const [subpath, conditions] of Object.entries(manifest.exports)) {
-          for (const target of typeof conditions === 'string' ? [conditions] : Object.values(conditions)) {
+          for (const target of targetsOf(conditions)) {
             expect(existsSync(join(ROOT, dir, name, target)), `${dir}/${name} exports ${subpath} → ${target}`).toBe(true);
           }
         }
@@ -51,6 +49,13 @@ describe('package entries', () => {
     }
   });
 });
+
+/** An export's target: a path, or conditions (`import`/`require`, each with its own `types`) nested to any depth. */
+type Conditions = string | { [condition: string]: Conditions };
+
+function targetsOf(conditions: Conditions): string[] {
+  return typeof conditions === 'string' ? [conditions] : Object.values(conditions).flatMap(targetsOf);
+}
 
 function readdirNames(dir: string): string[] {
   return readdirSync(dir).filter((name) => existsSync(join(dir, name, 'package.json')));

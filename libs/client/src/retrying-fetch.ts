@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { DelegateBackoff, fullJitterGenerator, handleWhen, retry, type IRetryBackoffContext } from 'cockatiel';
 
 export interface RetryPolicy {
@@ -32,7 +31,8 @@ export interface RetryingFetchOptions {
  */
 export function retryingFetch(options: RetryingFetchOptions): (input: Request) => Promise<Response> {
   const base = options.fetch ?? globalThis.fetch;
-  const newKey = options.newIdempotencyKey ?? randomUUID;
+  // Web Crypto (Node and browsers alike): the client bundles for the browser without Node built-ins.
+  const newKey = options.newIdempotencyKey ?? (() => globalThis.crypto.randomUUID());
   const { policy } = options;
   const retrying = retry(
     handleWhen((error) => !isAbort(error)).orWhenResult((response) => isRetryable(response as Response, policy)),
