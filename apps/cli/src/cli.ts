@@ -36,7 +36,7 @@ const ENV_VARS: [string, string][] = [
   ['REWIND_ESDB_NAMESPACE', 'prefix of the EventStoreDB streams (default rewind)'],
   ['REWIND_PG_SCHEMA', 'event store schema (default rewind)'],
   ['REWIND_READ_SCHEMA', 'read-model schema (default rewind_read)'],
-  ['REWIND_MEMORY', 'on or off: long-term memory (default on); see README for REWIND_EMBEDDING_*, QDRANT_URL'],
+  ['REWIND_MEMORY', 'on or off: long-term memory (default on); see docs/operations/configuration.md for REWIND_EMBEDDING_*, QDRANT_URL'],
 ];
 
 const HELP_WORDS = new Set(['help', '--help', '-h']);

@@ -50,7 +50,7 @@ export class WorkerConfigError extends Error {
   }
 }
 
-/** Reads the worker's configuration from the environment (documented in README.md and docs/asyncapi.yaml). */
+/** Reads the worker's configuration from the environment (documented in docs/operations/configuration.md and docs/asyncapi.yaml). */
 export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env): WorkerConfig {
   const read = new EnvReader(env, (message) => new WorkerConfigError(message));
   const bus = read.oneOf('REWIND_BUS', ['inprocess', 'kafka'] as const, 'inprocess');

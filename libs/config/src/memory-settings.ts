@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { EnvReader } from './env-reader';
 import { ConfigError } from './rewind-config';
 
-/** Memory's settings, from the environment (see README, "Long-term memory"). */
+/** Memory's settings, from the environment (see docs/guide/memory.md and docs/operations/configuration.md). */
 export interface MemoryConfig {
   /** REWIND_MEMORY=off turns indexing and recall off (default on). */
   enabled: boolean;

@@ -54,7 +54,7 @@ export class ConfigError extends Error {
   }
 }
 
-/** Reads configuration from the environment; every variable is documented in README.md. */
+/** Reads configuration from the environment; every variable is documented in docs/operations/configuration.md. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): RewindConfig {
   const read = new EnvReader(env, (message) => new ConfigError(message));
   const adminKey = env.REWIND_ADMIN_KEY || undefined;

@@ -32,7 +32,7 @@ describe('a LangGraph StateGraph with a tool node, checkpointed on Rewind', () =
   afterEach(() => rewind.close());
 
   const thread = { configurable: { thread_id: 'trip' } };
-  // As README asks of a graph rolled back to checkpoints: each checkpoint saved before the next step runs
+  // As docs/guide/langgraph.md asks of a graph rolled back to checkpoints: each checkpoint saved before the next step runs
   // (LangGraph's default, "async", lets a tool node record its call before the checkpoint it follows lands).
   const run = { ...thread, durability: 'sync' as const };
   const texts = (snapshot: StateSnapshot) => (snapshot.values as { messages: BaseMessage[] }).messages.map((m) => String(m.content));

@@ -2,7 +2,7 @@ import { EnvReader } from '@rewind/config';
 
 /**
  * Kafka settings, read from the environment. Every variable is documented in
- * docs/asyncapi.yaml (servers / topics) and the README's configuration table.
+ * docs/asyncapi.yaml (servers / topics) and docs/operations/configuration.md.
  */
 
 export interface RewindTopics {
@@ -41,7 +41,7 @@ export interface KafkaSettings {
   createTopics: boolean;
   /** `max.message.bytes` of the topics Rewind creates: events can be as large as an HTTP body. */
   maxMessageBytes: number;
-  /** Consumer group timing: how soon a crashed worker's partitions move to another (see README, failover). */
+  /** Consumer group timing: how soon a crashed worker's partitions move to another (see docs/operations/distributed-setup.md). */
   consumer: { sessionTimeoutMs: number; heartbeatIntervalMs: number; rebalanceTimeoutMs: number };
 }
 

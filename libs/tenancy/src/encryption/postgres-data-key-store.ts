@@ -25,7 +25,7 @@ const toKey = (r: Row): StoredDataKey => ({
 /**
  * Data keys in PostgreSQL (the event store's schema). A shred sets the wrapped key to NULL; the
  * old row version stays on disk until VACUUM reclaims it, and in WAL archives and backups (see
- * the README's Security section) — the wrapped key is useless without the master key.
+ * docs/operations/security.md) — the wrapped key is useless without the master key.
  */
 export class PostgresDataKeyStore implements DataKeyStore, EncryptionPolicyStore, RetentionPolicyStore {
   private constructor(
