@@ -2,7 +2,8 @@
 
 The hotel service runs here (a small HTTP server); Rewind calls its cancel endpoint when
 the agent's booking is rolled back. Needs REWIND_URL and REWIND_API_KEY, and
-clients/python on PYTHONPATH:
+clients/python on PYTHONPATH; the hotel service listens on 127.0.0.1, so the Rewind it talks to
+must allow loopback compensations (start it with REWIND_EGRESS_ALLOW=127.0.0.0/8,::1):
 
     PYTHONPATH=clients/python REWIND_URL=http://localhost:3000 REWIND_API_KEY=... \
         python3 examples/python-agent-loop/agent.py
