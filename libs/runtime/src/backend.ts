@@ -139,6 +139,13 @@ interface Composition {
   describe(): string;
 }
 
+/**
+ * The projections package as this (CommonJS) file is compiled against it. Once the package's ESM
+ * build exists, TypeScript types a dynamic import() by its .d.mts, whose classes are the same but
+ * declared apart, and refuses them where the CommonJS types are expected.
+ */
+type ProjectionsModule = typeof import('@rewind/projections');
+
 function assemble(composition: Composition, parts: BackendParts, opened: OpenedParts): Backend {
   let readModels: Promise<ReadModelDatabase> | undefined;
   return {
@@ -147,7 +154,7 @@ function assemble(composition: Composition, parts: BackendParts, opened: OpenedP
     ...parts,
     readModels() {
       // Loaded at the first call: library mode and most CLI commands never load TypeORM.
-      readModels ??= import('@rewind/projections')
+      readModels ??= (import('@rewind/projections') as Promise<unknown> as Promise<ProjectionsModule>)
         .then(({ ReadModelDatabase }) => ReadModelDatabase.open(composition.readModelConfig))
         .then(
           (db) => opened.add(db),
