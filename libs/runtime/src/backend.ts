@@ -140,11 +140,13 @@ interface Composition {
 }
 
 /**
- * The projections package as this (CommonJS) file is compiled against it. Once the package's ESM
- * build exists, TypeScript types a dynamic import() by its .d.mts, whose classes are the same but
- * declared apart, and refuses them where the CommonJS types are expected.
+ * The projections package, typed by its CommonJS declarations (those `tsc -b` has built when this
+ * file compiles: the package's ESM .d.mts come later in `npm run build`, so a literal import()
+ * would be typed by files that do not exist yet on a clean build, and by other declarations of the
+ * same classes on the next one). The specifier is a variable so that import() is left untyped.
  */
-type ProjectionsModule = typeof import('@rewind/projections');
+type ProjectionsModule = typeof import('@rewind/projections', { with: { 'resolution-mode': 'require' } });
+const PROJECTIONS_PACKAGE = '@rewind/projections';
 
 function assemble(composition: Composition, parts: BackendParts, opened: OpenedParts): Backend {
   let readModels: Promise<ReadModelDatabase> | undefined;
@@ -154,7 +156,7 @@ function assemble(composition: Composition, parts: BackendParts, opened: OpenedP
     ...parts,
     readModels() {
       // Loaded at the first call: library mode and most CLI commands never load TypeORM.
-      readModels ??= (import('@rewind/projections') as Promise<unknown> as Promise<ProjectionsModule>)
+      readModels ??= (import(PROJECTIONS_PACKAGE) as Promise<ProjectionsModule>)
         .then(({ ReadModelDatabase }) => ReadModelDatabase.open(composition.readModelConfig))
         .then(
           (db) => opened.add(db),
