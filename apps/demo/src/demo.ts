@@ -124,7 +124,14 @@ export async function runDemo(out: (line: string) => void): Promise<void> {
   const adminKey = randomBytes(16).toString('hex'); // 32 characters
   let close: (() => Promise<void>) | undefined;
   try {
-    const config = loadConfig({ REWIND_DATA_DIR: dataDir, REWIND_ADMIN_KEY: adminKey, PORT: '0', REWIND_LOG_LEVEL: 'warn' });
+    // The demo's hotel and car services run on this machine: its compensations may reach loopback.
+    const config = loadConfig({
+      REWIND_DATA_DIR: dataDir,
+      REWIND_ADMIN_KEY: adminKey,
+      PORT: '0',
+      REWIND_LOG_LEVEL: 'warn',
+      REWIND_EGRESS_ALLOW: '127.0.0.0/8,::1',
+    });
     const { app } = await createApp(config);
     close = () => app.close();
     await app.listen(0, '127.0.0.1');

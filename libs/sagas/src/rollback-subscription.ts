@@ -1,3 +1,4 @@
+import { context, type Context } from '@opentelemetry/api';
 import type { Logger } from '@rewind/config';
 import type { EventStore, StoredEvent } from '@rewind/event-store';
 import type { CheckpointPolicy, CheckpointStore, LogBatch, LogSubscription } from '@rewind/event-store/subscriptions';
@@ -62,8 +63,11 @@ export class RollbackSubscription implements LogSubscription {
   private resumeUpTo = 0;
   /** The checkpoint last saved by this process. */
   private saved = -1;
-  /** Rollbacks this process's commits asked for, until the subscription sees them. */
-  private readonly local = new Set<string>();
+  /**
+   * Rollbacks this process's commits asked for, until the subscription sees them, with the trace
+   * context of the commit: the rollback's spans continue the request's trace.
+   */
+  private readonly local = new Map<string, Context>();
   /** Rollbacks the start-up scan has looked at. */
   private readonly checked = new Set<string>();
   /**
@@ -83,7 +87,7 @@ export class RollbackSubscription implements LogSubscription {
   noteCommitted(events: readonly StoredEvent[]): void {
     for (const event of events) {
       const rollbackId = rollbackToRun(event);
-      if (rollbackId) this.local.add(rollbackId);
+      if (rollbackId) this.local.set(rollbackId, context.active());
     }
   }
 
@@ -98,8 +102,10 @@ export class RollbackSubscription implements LogSubscription {
       if (!this.open.has(rollbackId)) this.open.set(rollbackId, event.globalPosition);
       const tenantId = event.metadata.tenantId;
       const sessionId = sessionIdFromStream(event.streamId);
-      if (this.local.delete(rollbackId)) {
-        this.saga.kick(tenantId, sessionId, rollbackId);
+      const requestedHere = this.local.get(rollbackId);
+      if (requestedHere) {
+        this.local.delete(rollbackId);
+        context.with(requestedHere, () => this.saga.kick(tenantId, sessionId, rollbackId));
       } else if (event.globalPosition <= this.resumeUpTo && !this.checked.has(rollbackId)) {
         this.checked.add(rollbackId);
         if ((await this.saga.statusOf(tenantId, sessionId, rollbackId)) === 'in_progress') {

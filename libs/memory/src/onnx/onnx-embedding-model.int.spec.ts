@@ -84,7 +84,9 @@ describe('fetching a model', () => {
   });
 
   it('an unknown model name lists the known ones', () => {
-    expect(() => new OnnxEmbeddingModel({ model: 'no-such-model' })).toThrow(/Known models: all-minilm-l6-v2-q, bge-small-zh-v15-q/);
+    expect(() => new OnnxEmbeddingModel({ model: 'no-such-model' })).toThrow(
+      /Known models: all-minilm-l6-v2-q, bge-small-en-v15-q, e5-small-v2-q, bge-small-zh-v15-q/,
+    );
   });
 
   it('reuses a verified cached model without the network', async () => {

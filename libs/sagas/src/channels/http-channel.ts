@@ -1,6 +1,7 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
+import { context, propagation, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import type { JsonValue } from '@rewind/domain';
 import type { CompensationChannel, CompensationRequest, CompensationResult } from '../compensation-channel';
 import { parseRetryAfter } from '../retry-policy';
@@ -94,7 +95,15 @@ export class HttpCompensationChannel implements CompensationChannel {
     }
     const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
     const limit = this.rules.policy.maxResponseBytes;
-    return new Promise<Answer>((resolve, reject) => {
+    // The call's own client span, and its traceparent for the compensator: node:http is not
+    // instrumented where modules are loaded outside require (tests, bundles), as fetch was.
+    const span = trace.getTracer('rewind-sagas').startSpan(method, {
+      kind: SpanKind.CLIENT,
+      attributes: { 'http.request.method': method, 'server.address': host, 'url.path': url.pathname },
+    });
+    const traceHeaders: Record<string, string> = {};
+    propagation.inject(trace.setSpan(context.active(), span), traceHeaders);
+    const answer = new Promise<Answer>((resolve, reject) => {
       const req = send(
         url,
         {
@@ -106,6 +115,7 @@ export class HttpCompensationChannel implements CompensationChannel {
             'idempotency-key': request.idempotencyKey,
             'x-rewind-rollback-id': request.rollbackId,
             'x-rewind-tool-call-id': request.toolCallId,
+            ...traceHeaders,
             ...(payload !== undefined ? { 'content-length': Buffer.byteLength(payload) } : {}),
           },
         },
@@ -130,5 +140,18 @@ export class HttpCompensationChannel implements CompensationChannel {
       req.on('error', reject);
       req.end(payload);
     });
+    return answer.then(
+      (result) => {
+        span.setAttribute('http.response.status_code', result.status);
+        if (result.status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+        span.end();
+        return result;
+      },
+      (error: unknown) => {
+        span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
+        span.end();
+        throw error;
+      },
+    );
   }
 }
