@@ -55,7 +55,7 @@ PORT=$(node -e 'const s=require("node:net").createServer().listen(0,"127.0.0.1",
 ADMIN_KEY=openapi-clients-$(od -An -N12 -tx1 /dev/urandom | tr -d ' \n')
 mkdir -p "$WORK/data"
 # shellcheck disable=SC2086 # OPENAPI_CLIENTS_SERVER_ENV is a list of NAME=value words
-env PORT="$PORT" HOST=127.0.0.1 REWIND_DATA_DIR="$WORK/data" REWIND_ADMIN_KEY="$ADMIN_KEY" REWIND_LOG_LEVEL=warn REWIND_MEMORY=off \
+env PORT="$PORT" HOST=127.0.0.1 REWIND_DATA_DIR="$WORK/data" REWIND_ADMIN_KEY="$ADMIN_KEY" REWIND_LOG_LEVEL=warn REWIND_MEMORY=off REWIND_EGRESS_ALLOW=127.0.0.0/8,::1 \
   ${OPENAPI_CLIENTS_SERVER_ENV:-} node apps/api/dist/main.js >"$WORK/server.log" 2>&1 &
 SERVER_PID=$!
 for _ in $(seq 1 120); do

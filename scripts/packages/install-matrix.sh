@@ -74,7 +74,7 @@ REWIND_API_KEY="matrix-$(node -e "console.log(require('node:crypto').randomBytes
 export REWIND_API_KEY
 mkdir -p "$scratch/api-data"
 # Long-term memory off: the projects exercise the packages, not the server's embedding model.
-REWIND_DATA_DIR="$scratch/api-data" REWIND_ADMIN_KEY="$REWIND_API_KEY" PORT="$port" HOST=127.0.0.1 REWIND_LOG_LEVEL=warn REWIND_MEMORY=off \
+REWIND_DATA_DIR="$scratch/api-data" REWIND_ADMIN_KEY="$REWIND_API_KEY" PORT="$port" HOST=127.0.0.1 REWIND_LOG_LEVEL=warn REWIND_MEMORY=off REWIND_EGRESS_ALLOW=127.0.0.0/8,::1 \
   node apps/api/dist/main.js > "$scratch/api.log" 2>&1 &
 api_pid=$!
 for _ in $(seq 1 600); do

@@ -117,7 +117,9 @@ class RewindServer:
         self.data_dir = tempfile.mkdtemp(prefix="rewind-py-")
         self.database: Optional[str] = None
         self.database_url: Optional[str] = None
-        env = {**os.environ, "PORT": str(self.port), "HOST": "127.0.0.1", "REWIND_DATA_DIR": self.data_dir, "REWIND_ADMIN_KEY": self.admin_key, "REWIND_LOG_LEVEL": "error"}
+        env = {**os.environ, "PORT": str(self.port), "HOST": "127.0.0.1", "REWIND_DATA_DIR": self.data_dir, "REWIND_ADMIN_KEY": self.admin_key, "REWIND_LOG_LEVEL": "error",
+               # The tests' compensators listen on this machine: let compensations reach loopback.
+               "REWIND_EGRESS_ALLOW": "127.0.0.0/8,::1"}
         if store == "postgres":
             self.database = f"rewind_py_{secrets.token_hex(6)}"
             _psql(f"CREATE DATABASE {self.database}")
