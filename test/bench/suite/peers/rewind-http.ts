@@ -24,7 +24,15 @@ export async function startRewindApi(store: StoreName, run: string, purpose = 'a
   const dataDir = mkdtempSync(join(tmpdir(), 'rewind-bench-api-'));
   const apiKey = randomBytes(16).toString('hex');
   let db: TestDatabase | undefined;
-  const env: Record<string, string> = { REWIND_DATA_DIR: dataDir, REWIND_ADMIN_KEY: apiKey, REWIND_LOG_LEVEL: 'error', PORT: '0', HOST: '127.0.0.1' };
+  // REWIND_EGRESS_ALLOW: the benchmark's compensators (W6) listen on this machine.
+  const env: Record<string, string> = {
+    REWIND_DATA_DIR: dataDir,
+    REWIND_ADMIN_KEY: apiKey,
+    REWIND_LOG_LEVEL: 'error',
+    PORT: '0',
+    HOST: '127.0.0.1',
+    REWIND_EGRESS_ALLOW: '127.0.0.0/8,::1',
+  };
   // The bench measures the service's ceiling, which a per-key rate limit would hide.
   env.REWIND_RATE_LIMIT_PER_SECOND = '0';
   Object.assign(env, extraEnv);
