@@ -72,6 +72,8 @@ describeWithKafka('traces across Kafka (in-memory exporter, real broker, the wor
 
     await until(() => events.messages.some((m) => m.key === sessionId), `the session's event on ${topics.events}`);
     await until(() => spans().some((s) => s.name === `process ${topics.events}` && s.kind === SpanKind.CONSUMER), `the events consumer's span (${names()})`);
+    // The relay is poked by the commit, so the event can be consumed before the command's own consumer span has ended.
+    await until(() => spans().some((s) => s.name === `process ${topics.commands}` && s.kind === SpanKind.CONSUMER), `the command consumer's span (${names()})`);
 
     // Producer -> Kafka (traceparent header) -> the worker's consume -> command -> append.
     const send = spans().find((s) => s.name === `send ${topics.commands}` && s.kind === SpanKind.PRODUCER);
