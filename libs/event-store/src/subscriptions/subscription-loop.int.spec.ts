@@ -231,6 +231,23 @@ describe.each(backends)('SubscriptionHub on $name', (backend) => {
     expect(batches).toEqual([1, 3]);
   });
 
+  it('cuts the linger short for a reader waiting for its write (read your writes)', { timeout: 20_000 }, async () => {
+    const processOf = await open();
+    const p = await processOf();
+    const follower = recorder('read-your-writes', p.checkpoints);
+    const lingering = hub(p, { idleDelayMs: 60_000, lingerMs: 10_000 });
+    const loop = lingering.add(follower);
+    await append(p.store, 'r', 1);
+    lingering.start();
+    await until(() => follower.seen.length === 1, 'the first event');
+    // The loop lingers ten seconds now; a reader of the next write must not wait for that.
+    await append(p.store, 'r', 1);
+    lingering.poke();
+    // Within 5 s: half the linger, so only a cut-short linger can make it.
+    expect(await loop.waitFor(await p.store.lastPosition(), 5_000)).toBe(true);
+    expect(follower.seen).toHaveLength(2);
+  });
+
   it('reports lag as a count of events, also where positions have gaps', async () => {
     const processOf = await open();
     const p = await processOf();

@@ -59,6 +59,8 @@ export class SubscriptionLoop {
   private poked = false;
   /** In the pause after a batch that was not full: pokes wait for it to end. */
   private lingering = false;
+  /** A reader waits (see hurry): the next pause, linger included, is skipped. */
+  private hurried = false;
   /** A wake-up is scheduled (pokes coalesce into one). */
   private wakeScheduled = false;
   /** Pokes do not cut a backoff short (a stream of commits would defeat it); `stop()` does. */
@@ -122,9 +124,19 @@ export class SubscriptionLoop {
 
   /** Wakes an idle loop now (there is news in the log); a busy one skips its next pause. */
   poke(): void {
+    this.wakeUp(false);
+  }
+
+  /** Someone waits for this follower (read your writes): a lingering loop runs now too. */
+  private hurry(): void {
+    this.wakeUp(true);
+  }
+
+  private wakeUp(evenLingering: boolean): void {
     this.reader.forgetShortPages();
-    if (!this.wake || this.backingOff || this.lingering) {
+    if (!this.wake || this.backingOff || (this.lingering && !evenLingering)) {
       this.poked = true;
+      if (evenLingering) this.hurried = true;
       return;
     }
     if (this.wakeScheduled) return;
@@ -171,7 +183,7 @@ export class SubscriptionLoop {
   async waitFor(position: number, timeoutMs: number): Promise<boolean> {
     if (this.checkpoint >= position) return true;
     const deadline = Date.now() + timeoutMs;
-    this.poke();
+    this.hurry();
     while (Date.now() < deadline) {
       await new Promise<void>((resolve) => {
         const waiter = { position, resolve };
@@ -275,8 +287,9 @@ export class SubscriptionLoop {
 
   private async pause(ms: number, lingering = false): Promise<void> {
     if (this.stopping) return;
-    if (this.poked && !lingering) {
+    if ((this.poked && !lingering) || (this.hurried && !this.backingOff)) {
       this.poked = false;
+      this.hurried = false;
       return;
     }
     this.lingering = lingering;
