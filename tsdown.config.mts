@@ -31,6 +31,8 @@ export function esmBuildOf(pkg: { name: string; dir: string; manifest: Record<st
     tsconfig: 'tsconfig.json',
     // __dirname/__filename where the sources use them (e.g. the memory thread's entry file).
     shims: true,
+    // load-optional.ts (@rewind/runtime): the ES module build loads optional packages with import(), their ESM copies.
+    define: { __REWIND_ESM_BUILD__: 'true' },
     fixedExtension: true,
     sourcemap: false,
     deps: { neverBundle: true },

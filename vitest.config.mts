@@ -8,6 +8,8 @@ export default defineConfig({
   plugins: [swc.vite({ module: { type: 'es6' } })],
   resolve: { conditions: ['@rewind/source'] },
   ssr: { resolve: { conditions: ['@rewind/source'] } },
+  // The sources run here as ES modules: @rewind/runtime's optional packages are import()ed (load-optional.ts).
+  define: { __REWIND_ESM_BUILD__: 'true' },
   test: {
     include: ['apps/**/*.spec.ts', 'libs/**/*.spec.ts', 'test/**/*.spec.ts'],
     exclude: ['**/node_modules/**', '**/dist/**'],

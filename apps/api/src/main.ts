@@ -22,7 +22,10 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  if (error instanceof ConfigError || ['PostgresUnavailableError', 'EventStoreDbUnavailableError'].includes((error as Error)?.name)) {
+  if (
+    error instanceof ConfigError ||
+    ['PostgresUnavailableError', 'EventStoreDbUnavailableError', 'MissingOptionalPackageError'].includes((error as Error)?.name)
+  ) {
     process.stderr.write(`Rewind cannot start: ${(error as Error).message}\n`);
   } else {
     const e = error as NodeJS.ErrnoException;

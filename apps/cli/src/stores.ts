@@ -5,7 +5,7 @@ import { MissingDatabaseError, openBackend, type Backend } from '@rewind/runtime
 import { CliError, type CliIo, type CommandContext } from './command';
 
 /** Failures to open that are the setup's, said in one sentence. */
-const UNAVAILABLE = new Set(['PostgresUnavailableError', 'EventStoreDbUnavailableError', MissingDatabaseError.name]);
+const UNAVAILABLE = new Set(['PostgresUnavailableError', 'EventStoreDbUnavailableError', MissingDatabaseError.name, 'MissingOptionalPackageError']);
 
 /**
  * The CLI's backend: the API's stores (small pools; REWIND_PG_SCHEMA / REWIND_READ_SCHEMA pick

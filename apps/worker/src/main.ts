@@ -59,7 +59,7 @@ main().catch((error: unknown) => {
   if (
     error instanceof WorkerConfigError ||
     error instanceof KafkaConfigError ||
-    ['PostgresUnavailableError', 'EventStoreDbUnavailableError'].includes((error as Error)?.name)
+    ['PostgresUnavailableError', 'EventStoreDbUnavailableError', 'MissingOptionalPackageError'].includes((error as Error)?.name)
   ) {
     process.stderr.write(`The Rewind worker cannot start: ${(error as Error).message}\n`);
   } else {

@@ -47,6 +47,7 @@ export function storeReachable(lastPosition: () => Promise<number>): ReadinessCh
       } catch (error) {
         throw new Error(
           `the event store does not answer (${error instanceof Error ? error.message : String(error)}); check that the database is up and reachable`,
+          { cause: error },
         );
       }
     },

@@ -3,20 +3,43 @@ import { join } from 'node:path';
 import type { StoreChoice, StoreKind } from '@rewind/config';
 import type { EventStore, PruneSnapshotsOptions, PruneSnapshotsResult, SealStore } from '@rewind/event-store';
 import { pruneSqliteSnapshots, SqliteEventStore, SqliteSealStore } from '@rewind/event-store/sqlite';
-import { maskConnectionString, pendingMigrations, PostgresEventStore, PostgresSealStore, prunePostgresSnapshots } from '@rewind/event-store/postgres';
-import { EventStoreDbEventStore, maskEventStoreDbUrl } from '@rewind/event-store/eventstoredb';
+import type * as PostgresEvents from '@rewind/event-store/postgres';
+import type * as EventStoreDbEvents from '@rewind/event-store/eventstoredb';
 import type { MemoryPolicyStore } from '@rewind/memory';
-import { PostgresPolicyStore } from '@rewind/memory/postgres';
+import type * as PostgresMemory from '@rewind/memory/postgres';
 import type { CheckpointStore } from '@rewind/event-store/subscriptions';
 import type { KafkaSigningSecretStore } from '@rewind/messaging';
 import { SqliteCheckpointStore } from '@rewind/event-store/sqlite';
 import { SqliteKafkaSigningSecretStore } from '@rewind/messaging/sqlite';
-import { PostgresCheckpointStore } from '@rewind/event-store/postgres';
-import { PostgresKafkaSigningSecretStore } from '@rewind/messaging/postgres';
+import type * as PostgresMessaging from '@rewind/messaging/postgres';
+import type * as Projections from '@rewind/projections';
 import type { ReadModelConfig, ReadModelDatabase } from '@rewind/projections';
 import type { ApiKeyStore, DataKeyStore, EncryptionPolicyStore, RetentionPolicyStore } from '@rewind/tenancy';
 import { SqliteApiKeyStore, SqliteDataKeyStore } from '@rewind/tenancy/sqlite';
-import { PostgresApiKeyStore, PostgresDataKeyStore } from '@rewind/tenancy/postgres';
+import type * as PostgresTenancy from '@rewind/tenancy/postgres';
+import { loadOptional } from './load-optional';
+
+// PostgreSQL and EventStoreDB are loaded when a backend of their kind opens: their drivers are
+// optional peers, which library mode (SQLite) does not install. The read models (TypeORM) load at
+// their first use, from the caller's module system (load-optional.ts).
+const POSTGRES = { install: ['pg'], usedFor: 'PostgreSQL (REWIND_STORE=postgres)' } as const;
+const loadPostgresAdapters = async () => {
+  const [events, memory, messaging, tenancy] = await Promise.all([
+    loadOptional<typeof PostgresEvents>({ specifier: '@rewind/event-store/postgres', ...POSTGRES }),
+    loadOptional<typeof PostgresMemory>({ specifier: '@rewind/memory/postgres', ...POSTGRES }),
+    loadOptional<typeof PostgresMessaging>({ specifier: '@rewind/messaging/postgres', ...POSTGRES }),
+    loadOptional<typeof PostgresTenancy>({ specifier: '@rewind/tenancy/postgres', ...POSTGRES }),
+  ]);
+  return { ...events, ...memory, ...messaging, ...tenancy };
+};
+const loadEventStoreDbAdapter = () =>
+  loadOptional<typeof EventStoreDbEvents>({
+    specifier: '@rewind/event-store/eventstoredb',
+    install: ['@eventstore/db-client'],
+    usedFor: 'EventStoreDB (REWIND_STORE=eventstoredb)',
+  });
+const loadProjections = () =>
+  loadOptional<typeof Projections>({ specifier: '@rewind/projections', install: ['@rewind/projections'], usedFor: 'the read models (projections)' });
 
 /** What opening a backend reads: the store choice and the settings of its adapters (RewindConfig and WorkerConfig both fit). */
 export interface BackendConfig extends StoreChoice {
@@ -142,15 +165,6 @@ interface Composition {
   describe(): string;
 }
 
-/**
- * The projections package, typed by its CommonJS declarations (those `tsc -b` has built when this
- * file compiles: the package's ESM .d.mts come later in `npm run build`, so a literal import()
- * would be typed by files that do not exist yet on a clean build, and by other declarations of the
- * same classes on the next one). The specifier is a variable so that import() is left untyped.
- */
-type ProjectionsModule = typeof import('@rewind/projections', { with: { 'resolution-mode': 'require' } });
-const PROJECTIONS_PACKAGE = '@rewind/projections';
-
 function assemble(composition: Composition, parts: BackendParts, opened: OpenedParts): Backend {
   let readModels: Promise<ReadModelDatabase> | undefined;
   return {
@@ -159,7 +173,7 @@ function assemble(composition: Composition, parts: BackendParts, opened: OpenedP
     ...parts,
     readModels() {
       // Loaded at the first call: library mode and most CLI commands never load TypeORM.
-      readModels ??= (import(PROJECTIONS_PACKAGE) as Promise<ProjectionsModule>)
+      readModels ??= loadProjections()
         .then(({ ReadModelDatabase }) => ReadModelDatabase.open(composition.readModelConfig))
         .then(
           (db) => opened.add(db),
@@ -221,6 +235,18 @@ export function openSqliteBackend(config: { dataDir: string; sqliteSynchronous?:
 
 async function openPostgresBackend(config: BackendConfig, options: BackendOptions): Promise<Backend> {
   const url = config.databaseUrl!;
+  const {
+    maskConnectionString,
+    pendingMigrations,
+    PostgresEventStore,
+    PostgresSealStore,
+    prunePostgresSnapshots,
+    PostgresPolicyStore,
+    PostgresCheckpointStore,
+    PostgresKafkaSigningSecretStore,
+    PostgresApiKeyStore,
+    PostgresDataKeyStore,
+  } = await loadPostgresAdapters();
   const opened = new OpenedParts();
   const events = opened.add(
     await PostgresEventStore.open({
@@ -256,6 +282,7 @@ async function openPostgresBackend(config: BackendConfig, options: BackendOption
 
 async function openEventStoreDbBackend(config: BackendConfig): Promise<Backend> {
   const file = embeddedDatabaseFile(config.dataDir);
+  const { EventStoreDbEventStore, maskEventStoreDbUrl } = await loadEventStoreDbAdapter();
   const opened = new OpenedParts();
   const events = opened.add(await EventStoreDbEventStore.open({ url: config.eventStoreDbUrl!, namespace: config.eventStoreDbNamespace }));
   const parts = await opened.opening(() => ({ events, ...openFileStores(file, opened) }));
@@ -277,7 +304,8 @@ async function openEventStoreDbBackend(config: BackendConfig): Promise<Backend> 
  * Opens the configured backend: the embedded file (sqlite), PostgreSQL (postgres: one pool
  * the stores share, read models in their own schema), or EventStoreDB for the events with
  * everything else in the embedded file (eventstoredb). The one place adapters are chosen.
- * An unreachable database rejects with PostgresUnavailableError / EventStoreDbUnavailableError.
+ * An unreachable database rejects with PostgresUnavailableError / EventStoreDbUnavailableError; a
+ * driver that is not installed (pg, @eventstore/db-client: optional peers) with MissingOptionalPackageError.
  */
 export async function openBackend(config: BackendConfig, options: BackendOptions = {}): Promise<Backend> {
   switch (config.store) {

@@ -1,1 +1,2 @@
 export * from './backend';
+export { MissingOptionalPackageError } from './load-optional';

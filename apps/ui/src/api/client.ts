@@ -44,7 +44,7 @@ export async function api<T>(method: string, path: string, body?: unknown, key: 
     throw new ApiProblem(0, 'unreachable', 'The Rewind server did not answer: check that it is running, then try again.');
   }
   const text = await response.text();
-  let json: unknown = null;
+  let json: unknown;
   try {
     json = text ? JSON.parse(text) : null;
   } catch {

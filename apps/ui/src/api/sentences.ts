@@ -48,11 +48,11 @@ function describeOne(change: Change): string | null {
     if (op === 'added') return `context variable '${m[1]}' set to ${quote(to)}`;
     return `context variable '${m[1]}' changed from ${quote(from)} to ${quote(to)}`;
   }
-  if ((m = /^tasks\[(\d+)\]$/.exec(path))) {
+  if (/^tasks\[\d+\]$/.test(path)) {
     if (op === 'added') return `task '${String(field(to, 'title'))}' pushed`;
     if (op === 'removed') return `task '${String(field(from, 'title'))}' popped`;
   }
-  if ((m = /^tasks\[(\d+)\]\.title$/.exec(path))) return `task changed from ${quote(from)} to ${quote(to)}`;
+  if (/^tasks\[\d+\]\.title$/.test(path)) return `task changed from ${quote(from)} to ${quote(to)}`;
   if ((m = /^tasks\[(\d+)\]\.data$/.exec(path))) return `data of task ${Number(m[1]) + 1} ${saidChange(op, from, to)}`;
   if (/^tasks\[\d+\]\./.test(path)) return null; // ids and versions: said by the task's sentence
   if ((m = /^turns\[(\d+)\]$/.exec(path))) {
