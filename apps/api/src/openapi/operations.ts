@@ -270,9 +270,14 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     errors: SESSION_READ,
   },
   shredSession: {
-    description: 'Destroys the session\'s data keys (crypto-shredding): its encrypted fields read "[shredded]" in every answer from now on; the events stay.',
+    description:
+      'Destroys the session\'s data keys (crypto-shredding): its encrypted fields read "[shredded]" in every answer from now on; the events stay. Only encrypted fields become unreadable: the answer lists them, and says plainly (`nothingEncrypted`) when there were none, so that nothing readable was erased.',
     success: [
-      { status: 200, description: 'The session\'s data key is destroyed: its encrypted fields read "[shredded]" from now on.', schema: ref('ShredResult') },
+      {
+        status: 200,
+        description: 'The session\'s data key is destroyed: the encrypted fields listed read "[shredded]" from now on (none, when `nothingEncrypted`).',
+        schema: ref('ShredResult'),
+      },
     ],
     errors: SESSION_WRITE,
   },

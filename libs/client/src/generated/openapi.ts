@@ -919,7 +919,7 @@ export interface paths {
         put?: never;
         /**
          * Destroy the session's data key: its encrypted fields read as "[shredded]" everywhere from now on
-         * @description Destroys the session's data keys (crypto-shredding): its encrypted fields read "[shredded]" in every answer from now on; the events stay.
+         * @description Destroys the session's data keys (crypto-shredding): its encrypted fields read "[shredded]" in every answer from now on; the events stay. Only encrypted fields become unreadable: the answer lists them, and says plainly (`nothingEncrypted`) when there were none, so that nothing readable was erased.
          */
         post: operations["shredSession"];
         delete?: never;
@@ -2137,10 +2137,28 @@ export interface components {
             /** @description The session version the state was read at. */
             version: number;
         };
+        /** @description What the shred destroyed and what it made unreadable. Crypto-shredding makes only encrypted fields unreadable: `nothingEncrypted` says so plainly when there were none. */
         ShredResult: {
             sessionId: string;
-            /** @description Data keys destroyed (0 when the session had none). */
+            /** @description Data keys destroyed (0 when the session had none, or on a repeated shred). */
             keysDestroyed: number;
+            /** @description Encrypted values in the session's events: all read "[shredded]" from now on. */
+            unreadableValues: number;
+            /** @description Where those values are, by event type and path. */
+            unreadableFields: {
+                /** @example MemoryWritten */
+                event: string;
+                /**
+                 * @description Dotted path into the event's data; `[]` stands for any element of an array.
+                 * @example value
+                 */
+                path: string;
+                values: number;
+            }[];
+            /** @description True when no value was encrypted: the shred erased nothing readable, every field reads as before. */
+            nothingEncrypted: boolean;
+            /** @description The same in one sentence. */
+            message: string;
         };
         /** @description An API key without its secret. */
         ApiKey: {
@@ -4159,7 +4177,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The session's data key is destroyed: its encrypted fields read "[shredded]" from now on. */
+            /** @description The session's data key is destroyed: the encrypted fields listed read "[shredded]" from now on (none, when `nothingEncrypted`). */
             200: {
                 headers: {
                     [name: string]: unknown;
