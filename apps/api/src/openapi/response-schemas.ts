@@ -275,7 +275,11 @@ export const RESPONSE_SCHEMAS: Record<string, JsonSchema> = {
       parentVersion: orNull(int()),
       streamId: str(),
       streamVersion: int(),
-      globalPosition: int(),
+      globalPosition: {
+        ...int(),
+        deprecated: true,
+        description: 'No longer sent: a position in the whole log tells how much every tenant writes. Order events by streamVersion.',
+      },
       metadata: {
         type: 'object',
         properties: {
@@ -367,7 +371,7 @@ export const RESPONSE_SCHEMAS: Record<string, JsonSchema> = {
   },
   Tool: obj({ name: str({ example: 'book_hotel' }), effect: ref('Effect'), version: int(), registeredAt: str({ format: 'date-time' }), registeredBy: str() }),
   ToolList: obj({ items: array(ref('Tool')) }),
-  Health: obj({ status: tag('ok'), store: obj({ lastPosition: int() }) }),
+  Health: obj({ status: tag('ok'), store: obj({ reachable: bool('The event store answered.') }) }),
   Liveness: obj({ status: tag('ok') }),
   Readiness: obj({
     status: tag('ready'),

@@ -13,7 +13,7 @@ export interface paths {
         };
         /**
          * Liveness and store reachability (no API key needed)
-         * @description Answers 200 while the process runs and the event store answers (its last global position); 503 when the store cannot be reached.
+         * @description Answers 200 while the process runs and the event store answers; 503 when the store cannot be reached. (The log's position is not told here: it counts every tenant's writes; the operator reads it in GET /v1/projections.)
          */
         get: operations["getHealth"];
         put?: never;
@@ -1017,7 +1017,7 @@ export interface paths {
         };
         /**
          * A session's changes as they are committed (server-sent events)
-         * @description Server-sent events (`text/event-stream`): `ready` (data `{version|position}`: what the stream starts after), then one `change` per committed event (data `{sessionId, version, position, type, occurredAt}`, never the event data), `reset` when a resume is too far behind (reload everything), and `ping` every 20 s. Send the key in the Authorization header (read it with fetch streaming: EventSource cannot send headers).
+         * @description Server-sent events (`text/event-stream`): `ready` (a session's stream: data `{version}`, what the stream starts after), then one `change` per committed event (data `{sessionId, version, type, occurredAt}`, never the event data; its id: the version on a session's stream, `<session id>:<version>` on the tenant's), `reset` when a resume is too far behind or its Last-Event-ID is not one this stream gave (reload everything), and `ping` every 20 s. Send the key in the Authorization header (read it with fetch streaming: EventSource cannot send headers).
          */
         get: operations["streamSession"];
         put?: never;
@@ -1037,7 +1037,7 @@ export interface paths {
         };
         /**
          * The tenant's changes, every session, as they are committed (server-sent events)
-         * @description Server-sent events (`text/event-stream`): `ready` (data `{version|position}`: what the stream starts after), then one `change` per committed event (data `{sessionId, version, position, type, occurredAt}`, never the event data), `reset` when a resume is too far behind (reload everything), and `ping` every 20 s. Send the key in the Authorization header (read it with fetch streaming: EventSource cannot send headers).
+         * @description Server-sent events (`text/event-stream`): `ready` (a session's stream: data `{version}`, what the stream starts after), then one `change` per committed event (data `{sessionId, version, type, occurredAt}`, never the event data; its id: the version on a session's stream, `<session id>:<version>` on the tenant's), `reset` when a resume is too far behind or its Last-Event-ID is not one this stream gave (reload everything), and `ping` every 20 s. Send the key in the Authorization header (read it with fetch streaming: EventSource cannot send headers).
          */
         get: operations["streamTenant"];
         put?: never;
@@ -1970,6 +1970,10 @@ export interface components {
             parentVersion: number | null;
             streamId?: string;
             streamVersion: number;
+            /**
+             * @deprecated
+             * @description No longer sent: a position in the whole log tells how much every tenant writes. Order events by streamVersion.
+             */
             globalPosition?: number;
             metadata: {
                 tenantId: string;
@@ -2112,7 +2116,8 @@ export interface components {
             /** @enum {string} */
             status: "ok";
             store: {
-                lastPosition: number;
+                /** @description The event store answered. */
+                reachable: boolean;
             };
         };
         Liveness: {
@@ -4360,7 +4365,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The tenant's changes as server-sent events; each id is the event's global log position. */
+            /** @description The tenant's changes as server-sent events; each id is `<session id>:<version>` (never a position in the whole log, which would tell other tenants' volume). */
             200: {
                 headers: {
                     [name: string]: unknown;
