@@ -45,6 +45,8 @@ export async function createApp(config: RewindConfig, options: CreateAppOptions 
     // X-Request-Id is checked by requestIdOf, not taken as-is.
     requestIdHeader: false,
     genReqId: requestIdOf,
+    // X-Forwarded-For names the client (failed-auth throttling, logs) only from the proxies REWIND_TRUST_PROXY names.
+    trustProxy: config.trustProxy,
   });
   // Opened before the app is built: an unreachable database stops the start with one sentence, not a stack.
   const backend = await openBackend(config);

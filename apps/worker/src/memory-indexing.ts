@@ -1,6 +1,7 @@
 import type { SessionService } from '@rewind/engine';
 import { EngineSessionPaths, type MemorySourceEvent } from '@rewind/memory';
 import { MemoryRuntime, memoryConfigFromEnv, type MemoryRuntimeOptions } from '@rewind/memory/runtime';
+import { holdIndexFile } from '@rewind/memory/sqlite-vec';
 import type { Logger } from '@rewind/config';
 import type { MessageBus, Subscription } from '@rewind/messaging';
 
@@ -50,6 +51,8 @@ export async function startMemoryIndexing(options: {
     logger: options.logger,
     ...(options.policies ? { policies: options.policies } : {}),
   });
+  // Tells `rewind memory rebuild` that this process has the embedded index open.
+  const holder = config.index === 'sqlite' ? holdIndexFile(config.sqliteFile, 'worker') : null;
   const groupId = memoryGroupId(options.env, config.index);
   if (config.index === 'sqlite' && !options.env.KAFKA_MEMORY_GROUP_ID && !options.env.REWIND_WORKER_ID) {
     options.logger.log(
@@ -64,6 +67,7 @@ export async function startMemoryIndexing(options: {
     });
   } catch (error) {
     await runtime.close();
+    holder?.release();
     throw error;
   }
   options.logger.log(
@@ -74,6 +78,7 @@ export async function startMemoryIndexing(options: {
     async stop() {
       await subscription.close();
       await runtime.close();
+      holder?.release();
     },
   };
 }

@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import {
   EnvReader,
   loadEgressSettings,
+  loadJsonCostLimits,
   loadWorkspaceSettings,
   type EgressSettings,
   readStoreChoice,
@@ -41,6 +42,8 @@ export interface WorkerConfig extends StoreChoice {
   workspace: WorkspaceSettings | null;
   /** REWIND_EGRESS_*: where compensations may go. */
   egress: EgressSettings;
+  /** REWIND_MAX_JSON_KEYS_PER_OBJECT and REWIND_MAX_JSON_NODES: Kafka commands refused before parsing, as HTTP bodies are. */
+  jsonCostLimits: { maxKeysPerObject: number; maxNodes: number };
 }
 
 export class WorkerConfigError extends Error {
@@ -94,5 +97,6 @@ export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env): WorkerCo
     workerId,
     workspace: loadWorkspaceSettings(env, read),
     egress: loadEgressSettings(read, (message) => new WorkerConfigError(message)),
+    jsonCostLimits: loadJsonCostLimits(read),
   };
 }

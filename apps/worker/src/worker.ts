@@ -152,6 +152,7 @@ export async function startWorker(
         topics,
         groupId: config.commands.groupId,
         maxAttempts: config.commands.maxAttempts,
+        jsonCostLimits: config.jsonCostLimits,
         logger: logger('Commands'),
         onApplied: () => relay?.notify(), // publish a command's events now, not at the next poll
         onDeadLettered: (status) => sagaMetrics.deadLettered(status),

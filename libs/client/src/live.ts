@@ -6,17 +6,17 @@ export interface LiveChange {
   sessionId: string;
   /** Its version in the session. */
   version: number;
-  /** Its position in the global log. */
-  position: number;
+  /** @deprecated no longer sent: a position in the whole log told how much every tenant writes. */
+  position?: number;
   type: string;
   occurredAt: string | null;
 }
 
 export type LiveEvent =
-  /** The stream is open; changes after this session version (or log position, for the tenant stream) follow. */
-  | { kind: 'ready'; version?: number; position?: number }
-  /** A resume was too far behind to replay: reload what you show, changes after this point follow. */
-  | { kind: 'reset'; version?: number; position?: number }
+  /** The stream is open; changes after this session version (a session's stream; nothing on the tenant's) follow. */
+  | { kind: 'ready'; version?: number; /** @deprecated no longer sent */ position?: number }
+  /** A resume was too far behind to replay, or its id was not this stream's: reload what you show, changes after this point follow. */
+  | { kind: 'reset'; version?: number; /** @deprecated no longer sent */ position?: number }
   | { kind: 'change'; id: string; change: LiveChange };
 
 export interface SubscribeOptions {

@@ -5,3 +5,4 @@ export * from './workspace-settings';
 export * from './logger';
 export * from './memory-settings';
 export * from './egress-settings';
+export * from './trust-proxy';

@@ -2,6 +2,7 @@ import { join, resolve } from 'node:path';
 import { loadEgressSettings, loadJsonCostLimits, type EgressSettings } from './egress-settings';
 import { EnvReader } from './env-reader';
 import { readStoreChoice, type StoreChoice } from './store-choice';
+import { loadTrustProxy, type TrustProxy } from './trust-proxy';
 import { loadWorkspaceSettings, type WorkspaceSettings } from './workspace-settings';
 
 export interface RewindConfig extends StoreChoice {
@@ -45,6 +46,8 @@ export interface RewindConfig extends StoreChoice {
   jsonCostLimits: { maxKeysPerObject: number; maxNodes: number };
   /** Failed authentications each source address may make at once, and refilled per second (0: no throttling). */
   authFailures: { burst: number; perSecond: number };
+  /** REWIND_TRUST_PROXY: the proxies whose X-Forwarded-For names the client (false: the connection's address). */
+  trustProxy: TrustProxy;
 }
 
 export class ConfigError extends Error {
@@ -91,6 +94,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RewindConfig {
       burst: read.integer('REWIND_AUTH_FAILURES_BURST', 100, 1, 1_000_000),
       perSecond: read.integer('REWIND_AUTH_FAILURES_PER_SECOND', 2, 0, 1_000_000),
     },
+    trustProxy: loadTrustProxy(read, (message) => new ConfigError(message)),
   };
 }
 

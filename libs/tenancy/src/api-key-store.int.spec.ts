@@ -93,8 +93,10 @@ describe.each(adapters)('API key lifecycle (%s)', (adapterName, open) => {
     expect(viaOld?.validUntil).toBe(Date.parse(graced.record.previousSecretValidUntil!));
     const immediate = await store.rotate(record.keyId, 0);
     expect(await store.authenticate(graced.key)).toBeNull();
-    expect(await store.authenticate(old)).toBeNull();
+    // A second rotation does not cut the first one's grace short: each replaced secret keeps its own.
+    expect((await store.authenticate(old))?.validUntil).toBe(viaOld!.validUntil);
     expect((await store.authenticate(immediate.key))?.keyId).toBe(record.keyId);
+    expect((await store.get(record.keyId))?.previousSecretValidUntil).toBe(graced.record.previousSecretValidUntil);
     await expect(store.rotate(record.keyId, -1)).rejects.toThrow(/Grace period/);
   });
 
@@ -193,6 +195,61 @@ describe('PostgresApiKeyStore migrations', () => {
     expect(await reopened.changeVersion()).toBeGreaterThanOrEqual(before);
     await PostgresApiKeyStore.open(pool, schema);
     const { rows } = await pool.query(`SELECT version FROM "${schema}".api_key_migrations`);
-    expect(rows).toEqual([{ version: 1 }]);
+    expect(rows.map((r: { version: number }) => r.version).sort()).toEqual([1, 2]);
+  });
+});
+
+describe.each([
+  [
+    'SQLite',
+    async () => {
+      const file = join(mkdtempSync(join(tmpdir(), 'rewind-keys-')), 'rewind.db');
+      return {
+        open: async () => new SqliteApiKeyStore(file) as ApiKeyStore,
+        /** What a rotation by a version before the previous-secrets table left behind. */
+        rotateTheOldWay: async (keyId: string, newSecret: string) => {
+          const db = new Database(file);
+          db.exec('DROP TABLE api_key_previous_secrets');
+          db.prepare(`UPDATE api_keys SET previous_hash = hash, previous_valid_until = ?, hash = ? WHERE key_id = ?`).run(
+            new Date(Date.now() + 3_600_000).toISOString(),
+            hashKey(newSecret),
+            keyId,
+          );
+          db.close();
+        },
+      };
+    },
+  ],
+  [
+    'PostgreSQL',
+    async () => {
+      const schema = `rewind_keys_${randomBytes(4).toString('hex')}`;
+      schemas.push(schema);
+      return {
+        open: async () => (await PostgresApiKeyStore.open(pool, schema)) as ApiKeyStore,
+        rotateTheOldWay: async (keyId: string, newSecret: string) => {
+          await pool.query(`DROP TABLE "${schema}".api_key_previous_secrets; DELETE FROM "${schema}".api_key_migrations WHERE version = 2`);
+          await pool.query(
+            `UPDATE "${schema}".api_keys SET previous_hash = hash, previous_valid_until = now() + interval '1 hour', hash = $2 WHERE key_id = $1`,
+            [keyId, hashKey(newSecret)],
+          );
+        },
+      };
+    },
+  ],
+] as const)('a secret replaced before every rotation kept its own grace (%s)', (_name, setup) => {
+  it('keeps working through the upgrade and a later rotation', async () => {
+    const { open, rotateTheOldWay } = await setup();
+    const before = await open();
+    const { key: old, record } = await before.create({ tenantId: 'acme', name: 'agent' });
+    await before.close();
+    const newer = `rwd_${record.keyId}_${randomBytes(16).toString('hex')}`;
+    await rotateTheOldWay(record.keyId, newer);
+    const upgraded = await open();
+    expect((await upgraded.authenticate(old))?.keyId).toBe(record.keyId);
+    await upgraded.rotate(record.keyId, 0);
+    expect((await upgraded.authenticate(old))?.keyId).toBe(record.keyId); // its grace from before the upgrade still runs
+    expect(await upgraded.authenticate(newer)).toBeNull();
+    await upgraded.close();
   });
 });

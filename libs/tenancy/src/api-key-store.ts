@@ -29,7 +29,7 @@ export interface ApiKeyRecord {
   /** After this instant the key is refused; null: it never expires. */
   expiresAt: string | null;
   revokedAt: string | null;
-  /** When the secret was last replaced; the previous secret works until `previousSecretValidUntil`. */
+  /** When the secret was last replaced; replaced secrets work until their own grace ends, the last of them until `previousSecretValidUntil`. */
   rotatedAt: string | null;
   previousSecretValidUntil: string | null;
 }

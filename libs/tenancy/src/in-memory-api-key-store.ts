@@ -18,7 +18,8 @@ import {
 interface Entry {
   record: ApiKeyRecord;
   hash: string;
-  previousHash: string | null;
+  /** Every replaced secret's hash with the end of its own grace (ISO). */
+  previous: Map<string, string>;
 }
 
 /** API keys in memory, for library mode and unit tests; decides exactly as the stored adapters do. */
@@ -27,13 +28,15 @@ export class InMemoryApiKeyStore implements ApiKeyStore {
   private version = 0;
 
   private find(hash: string): Entry | undefined {
-    return [...this.byId.values()].find((e) => e.hash === hash || e.previousHash === hash);
+    return [...this.byId.values()].find((e) => e.hash === hash || e.previous.has(hash));
   }
 
   async authenticate(presentedKey: string): Promise<AuthenticatedKey | null> {
     const hash = hashKey(presentedKey);
     const entry = this.find(hash);
-    return entry ? acceptance({ ...entry.record }, entry.hash !== hash) : null;
+    if (!entry) return null;
+    if (entry.hash === hash) return acceptance({ ...entry.record }, false);
+    return acceptance({ ...entry.record, previousSecretValidUntil: entry.previous.get(hash)! }, true);
   }
 
   async create(input: CreateApiKeyInput) {
@@ -43,7 +46,7 @@ export class InMemoryApiKeyStore implements ApiKeyStore {
     const existing = this.find(hashKey(key));
     if (existing) return { key, record: { ...existing.record } };
     const record = newKeyRecord(input, keyId, scopes, expiresAt);
-    this.byId.set(keyId, { record, hash: hashKey(key), previousHash: null });
+    this.byId.set(keyId, { record, hash: hashKey(key), previous: new Map() });
     this.version++;
     return { key, record: { ...record } };
   }
@@ -72,10 +75,12 @@ export class InMemoryApiKeyStore implements ApiKeyStore {
     const entry = this.require(keyId, true);
     const { key } = generateKey(keyId);
     const now = Date.now();
-    entry.previousHash = entry.hash;
+    // The replaced secret keeps its own grace, beside those of earlier rotations still running; ended ones go.
+    for (const [hash, until] of entry.previous) if (Date.parse(until) <= now) entry.previous.delete(hash);
+    entry.previous.set(entry.hash, new Date(now + graceSeconds * 1000).toISOString());
     entry.hash = hashKey(key);
     entry.record.rotatedAt = new Date(now).toISOString();
-    entry.record.previousSecretValidUntil = new Date(now + graceSeconds * 1000).toISOString();
+    entry.record.previousSecretValidUntil = [...entry.previous.values()].sort().at(-1)!;
     this.version++;
     return { key, record: { ...entry.record } };
   }

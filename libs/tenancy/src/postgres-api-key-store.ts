@@ -32,6 +32,8 @@ interface Row {
   rotated_at: Date | null;
   previous_valid_until: Date | null;
 }
+/** A key's row found by one of its replaced secrets, with that secret's own end of grace. */
+type PreviousRow = Row & { secret_valid_until: Date };
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 const toRecord = (r: Row): ApiKeyRecord => ({
   keyId: r.key_id,
@@ -83,6 +85,25 @@ export const apiKeyMigrations = (schema: string): MigrationSet => ({
         CREATE OR REPLACE TRIGGER api_keys_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON ${s}.api_keys
           FOR EACH STATEMENT EXECUTE FUNCTION ${s}.api_keys_changed();`,
     },
+    {
+      version: 2,
+      name: 'every replaced secret keeps its own grace',
+      // api_keys.previous_hash held only the last replaced secret: a second rotation cut the first one's grace short.
+      sql: `
+        CREATE TABLE IF NOT EXISTS ${s}.api_key_previous_secrets (
+          hash        text PRIMARY KEY,
+          key_id      text NOT NULL REFERENCES ${s}.api_keys (key_id) ON UPDATE CASCADE ON DELETE CASCADE,
+          valid_until timestamptz NOT NULL
+        );
+        CREATE INDEX IF NOT EXISTS api_key_previous_secrets_key ON ${s}.api_key_previous_secrets (key_id);
+        INSERT INTO ${s}.api_key_previous_secrets (hash, key_id, valid_until)
+          SELECT previous_hash, key_id, previous_valid_until FROM ${s}.api_keys
+          WHERE previous_hash IS NOT NULL AND previous_valid_until IS NOT NULL
+          ON CONFLICT DO NOTHING;
+        UPDATE ${s}.api_keys SET previous_hash = NULL WHERE previous_hash IS NOT NULL;
+        CREATE OR REPLACE TRIGGER api_key_previous_secrets_changed AFTER UPDATE OR DELETE OR TRUNCATE ON ${s}.api_key_previous_secrets
+          FOR EACH STATEMENT EXECUTE FUNCTION ${s}.api_keys_changed();`,
+    },
   ],
 });
 
@@ -92,6 +113,7 @@ export class PostgresApiKeyStore implements ApiKeyStore {
     private readonly pool: Pool,
     private readonly table: string,
     private readonly changes: string,
+    private readonly previous: string,
   ) {}
 
   static async open(pool: Pool, schema = 'rewind'): Promise<PostgresApiKeyStore> {
@@ -105,13 +127,23 @@ export class PostgresApiKeyStore implements ApiKeyStore {
     }
     // Ids of configured keys used to be a prefix of the secret's hash; give them random ones.
     await pool.query(`UPDATE ${table} SET key_id = substr(md5(random()::text || clock_timestamp()::text), 1, 12) WHERE key_id = substr(hash, 1, 12)`);
-    return new PostgresApiKeyStore(pool, table, changes);
+    return new PostgresApiKeyStore(pool, table, changes, `"${schema}".api_key_previous_secrets`);
   }
 
   async authenticate(presentedKey: string): Promise<AuthenticatedKey | null> {
     const hash = hashKey(presentedKey);
-    const { rows } = await this.pool.query<Row>(`SELECT * FROM ${this.table} WHERE hash = $1 OR previous_hash = $1`, [hash]);
-    return rows[0] ? acceptance(toRecord(rows[0]), rows[0].hash !== hash) : null;
+    const { rows } = await this.pool.query<Row>(`SELECT * FROM ${this.table} WHERE hash = $1`, [hash]);
+    if (rows[0]) return acceptance(toRecord(rows[0]), false);
+    const previous = await this.byPreviousSecret(hash);
+    return previous ? acceptance({ ...toRecord(previous), previousSecretValidUntil: iso(previous.secret_valid_until) }, true) : null;
+  }
+
+  private async byPreviousSecret(hash: string): Promise<PreviousRow | undefined> {
+    const { rows } = await this.pool.query<PreviousRow>(
+      `SELECT k.*, p.valid_until AS secret_valid_until FROM ${this.previous} p JOIN ${this.table} k ON k.key_id = p.key_id WHERE p.hash = $1`,
+      [hash],
+    );
+    return rows[0];
   }
 
   async create(input: CreateApiKeyInput) {
@@ -123,13 +155,13 @@ export class PostgresApiKeyStore implements ApiKeyStore {
     const { rows } = await this.pool.query<Row>(
       `INSERT INTO ${this.table} (key_id, hash, tenant_id, name, role, scopes, created_at, expires_at)
        SELECT $1, $2, $3, $4, $5, $6, now(), $7
-       WHERE NOT EXISTS (SELECT 1 FROM ${this.table} WHERE hash = $2 OR previous_hash = $2)
+       WHERE NOT EXISTS (SELECT 1 FROM ${this.table} WHERE hash = $2) AND NOT EXISTS (SELECT 1 FROM ${this.previous} WHERE hash = $2)
        ON CONFLICT DO NOTHING RETURNING *`,
       [keyId, hash, input.tenantId, input.name, scopes.includes('admin') ? 'admin' : 'agent', scopes.join(','), expiresAt],
     );
     if (rows[0]) return { key, record: toRecord(rows[0]) };
-    const existing = await this.pool.query<Row>(`SELECT * FROM ${this.table} WHERE hash = $1 OR previous_hash = $1`, [hash]);
-    return { key, record: toRecord(existing.rows[0]!) };
+    const existing = (await this.pool.query<Row>(`SELECT * FROM ${this.table} WHERE hash = $1`, [hash])).rows[0] ?? (await this.byPreviousSecret(hash));
+    return { key, record: toRecord(existing!) };
   }
 
   async get(keyId: string): Promise<ApiKeyRecord | null> {
@@ -153,9 +185,19 @@ export class PostgresApiKeyStore implements ApiKeyStore {
   async rotate(keyId: string, graceSeconds: number) {
     checkGrace(graceSeconds);
     const { key } = generateKey(keyId);
+    // The replaced secret keeps its own grace, beside those of earlier rotations still running; ended ones go.
+    await this.pool.query(`DELETE FROM ${this.previous} WHERE key_id = $1 AND valid_until <= now()`, [keyId]);
     const { rows } = await this.pool.query<Row>(
-      `UPDATE ${this.table} SET previous_hash = hash, previous_valid_until = now() + make_interval(secs => $2), hash = $3, rotated_at = now()
-       WHERE key_id = $1 AND revoked_at IS NULL RETURNING *`,
+      `WITH replaced AS (
+         SELECT key_id, hash FROM ${this.table} WHERE key_id = $1 AND revoked_at IS NULL FOR UPDATE
+       ), kept AS (
+         INSERT INTO ${this.previous} (hash, key_id, valid_until)
+         SELECT hash, key_id, now() + make_interval(secs => $2) FROM replaced
+         ON CONFLICT (hash) DO UPDATE SET valid_until = excluded.valid_until
+       )
+       UPDATE ${this.table} k SET hash = $3, rotated_at = now(),
+         previous_valid_until = greatest(CASE WHEN k.previous_valid_until > now() THEN k.previous_valid_until END, now() + make_interval(secs => $2))
+       FROM replaced WHERE k.key_id = replaced.key_id RETURNING k.*`,
       [keyId, graceSeconds, hashKey(key)],
     );
     if (!rows[0]) await this.require(keyId, true);

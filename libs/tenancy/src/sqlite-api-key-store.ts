@@ -34,6 +34,8 @@ interface Row {
   previous_hash: string | null;
   previous_valid_until: string | null;
 }
+/** A key's row found by one of its replaced secrets, with that secret's own end of grace. */
+type PreviousRow = Row & { secret_valid_until: string };
 const toRecord = (r: Row): ApiKeyRecord => ({
   keyId: r.key_id,
   tenantId: r.tenant_id,
@@ -53,7 +55,8 @@ const LATER_COLUMNS = ['scopes', 'expires_at', 'revoked_at', 'rotated_at', 'prev
 export class SqliteApiKeyStore implements ApiKeyStore {
   private readonly db: Database.Database;
   /** Prepared once: authentication runs on every request that misses the cache. */
-  private readonly byHash: Database.Statement<[string, string], Row>;
+  private readonly byHash: Database.Statement<[string], Row>;
+  private readonly byPreviousHash: Database.Statement<[string], PreviousRow>;
   private readonly version: Database.Statement<[], { version: number }>;
 
   constructor(filename: string) {
@@ -89,17 +92,47 @@ export class SqliteApiKeyStore implements ApiKeyStore {
       CREATE TRIGGER IF NOT EXISTS api_keys_changed_on_delete AFTER DELETE ON api_keys BEGIN UPDATE api_key_changes SET version = version + 1 WHERE id = 1; END;
       CREATE TRIGGER IF NOT EXISTS api_keys_changed_on_insert AFTER INSERT ON api_keys BEGIN UPDATE api_key_changes SET version = version + 1 WHERE id = 1; END;
       CREATE INDEX IF NOT EXISTS api_keys_previous_hash ON api_keys (previous_hash) WHERE previous_hash IS NOT NULL;
+      -- Every secret a rotation replaced, each with its own grace: a second rotation does not cut
+      -- the first one's short (api_keys.previous_hash held only the last one).
+      CREATE TABLE IF NOT EXISTS api_key_previous_secrets (
+        hash        TEXT PRIMARY KEY,
+        key_id      TEXT NOT NULL,
+        valid_until TEXT NOT NULL
+      );
+      CREATE INDEX IF NOT EXISTS api_key_previous_secrets_key ON api_key_previous_secrets (key_id);
+      CREATE TRIGGER IF NOT EXISTS api_key_previous_secrets_changed_on_update AFTER UPDATE ON api_key_previous_secrets BEGIN UPDATE api_key_changes SET version = version + 1 WHERE id = 1; END;
+      CREATE TRIGGER IF NOT EXISTS api_key_previous_secrets_changed_on_delete AFTER DELETE ON api_key_previous_secrets BEGIN UPDATE api_key_changes SET version = version + 1 WHERE id = 1; END;
     `);
+    // Secrets replaced before that table existed move into it, with their grace.
+    this.db.transaction(() => {
+      this.db.exec(`INSERT OR IGNORE INTO api_key_previous_secrets (hash, key_id, valid_until)
+        SELECT previous_hash, key_id, previous_valid_until FROM api_keys WHERE previous_hash IS NOT NULL AND previous_valid_until IS NOT NULL`);
+      this.db.exec('UPDATE api_keys SET previous_hash = NULL WHERE previous_hash IS NOT NULL');
+    })();
     // Ids of configured keys used to be a prefix of the secret's hash; give them random ones.
-    this.db.exec(`UPDATE api_keys SET key_id = lower(hex(randomblob(6))) WHERE key_id = substr(hash, 1, 12)`);
-    this.byHash = this.db.prepare<[string, string], Row>('SELECT * FROM api_keys WHERE hash = ? OR previous_hash = ?');
+    this.db.transaction(() => {
+      const renamed = this.db
+        .prepare<[], { old_id: string; hash: string }>('SELECT key_id AS old_id, hash FROM api_keys WHERE key_id = substr(hash, 1, 12)')
+        .all();
+      for (const { old_id: oldId } of renamed) {
+        const newId = this.db.prepare<[], { id: string }>('SELECT lower(hex(randomblob(6))) AS id').get()!.id;
+        this.db.prepare('UPDATE api_keys SET key_id = ? WHERE key_id = ?').run(newId, oldId);
+        this.db.prepare('UPDATE api_key_previous_secrets SET key_id = ? WHERE key_id = ?').run(newId, oldId);
+      }
+    })();
+    this.byHash = this.db.prepare<[string], Row>('SELECT * FROM api_keys WHERE hash = ?');
+    this.byPreviousHash = this.db.prepare<[string], PreviousRow>(
+      'SELECT k.*, p.valid_until AS secret_valid_until FROM api_key_previous_secrets p JOIN api_keys k ON k.key_id = p.key_id WHERE p.hash = ?',
+    );
     this.version = this.db.prepare<[], { version: number }>('SELECT version FROM api_key_changes WHERE id = 1');
   }
 
   async authenticate(presentedKey: string): Promise<AuthenticatedKey | null> {
     const hash = hashKey(presentedKey);
-    const row = this.byHash.get(hash, hash);
-    return row ? acceptance(toRecord(row), row.hash !== hash) : null;
+    const row = this.byHash.get(hash);
+    if (row) return acceptance(toRecord(row), false);
+    const previous = this.byPreviousHash.get(hash);
+    return previous ? acceptance({ ...toRecord(previous), previousSecretValidUntil: previous.secret_valid_until }, true) : null;
   }
 
   async create(input: CreateApiKeyInput) {
@@ -107,7 +140,7 @@ export class SqliteApiKeyStore implements ApiKeyStore {
     const expiresAt = checkExpiry(input.expiresAt);
     const { key, keyId } = input.plaintext !== undefined ? { key: input.plaintext, keyId: keyIdOf(input.plaintext) } : generateKey();
     const hash = hashKey(key);
-    const existing = this.db.prepare<[string, string], Row>('SELECT * FROM api_keys WHERE hash = ? OR previous_hash = ?').get(hash, hash);
+    const existing = this.byHash.get(hash) ?? this.byPreviousHash.get(hash);
     if (existing) return { key, record: toRecord(existing) };
     const record = newKeyRecord(input, keyId, scopes, expiresAt);
     this.db
@@ -142,10 +175,19 @@ export class SqliteApiKeyStore implements ApiKeyStore {
     const { key } = generateKey(keyId);
     this.db.transaction(() => {
       this.require(keyId, true);
-      const now = Date.now();
+      const now = new Date();
+      const graceEnds = new Date(now.getTime() + graceSeconds * 1000).toISOString();
+      // The replaced secret keeps its own grace, beside those of earlier rotations still running; ended ones go.
+      this.db.prepare('DELETE FROM api_key_previous_secrets WHERE key_id = ? AND valid_until <= ?').run(keyId, now.toISOString());
       this.db
-        .prepare('UPDATE api_keys SET previous_hash = hash, previous_valid_until = ?, hash = ?, rotated_at = ? WHERE key_id = ?')
-        .run(new Date(now + graceSeconds * 1000).toISOString(), hashKey(key), new Date(now).toISOString(), keyId);
+        .prepare('INSERT OR REPLACE INTO api_key_previous_secrets (hash, key_id, valid_until) SELECT hash, key_id, ? FROM api_keys WHERE key_id = ?')
+        .run(graceEnds, keyId);
+      // previous_valid_until: when the last replaced secret still working stops.
+      this.db
+        .prepare(
+          'UPDATE api_keys SET previous_valid_until = (SELECT max(valid_until) FROM api_key_previous_secrets WHERE key_id = ?), hash = ?, rotated_at = ? WHERE key_id = ?',
+        )
+        .run(keyId, hashKey(key), now.toISOString(), keyId);
     })();
     return { key, record: this.require(keyId, false) };
   }

@@ -104,11 +104,20 @@ describe.each(E2E_STORES.filter((s) => s !== 'eventstoredb'))('field encryption 
     expect((await http('POST', '/v1/sessions/nope/shred')).status).toBe(404);
     const shred = await http('POST', '/v1/sessions/secret/shred');
     expect(shred.status).toBe(200);
-    expect(shred.body).toEqual({ sessionId: 'secret', keysDestroyed: 1 });
+    expect(shred.body).toMatchObject({
+      sessionId: 'secret',
+      keysDestroyed: 1,
+      unreadableValues: 2,
+      nothingEncrypted: false,
+      unreadableFields: [
+        { event: 'MemoryWritten', path: 'value', values: 1 },
+        { event: 'UserMessageReceived', path: 'content', values: 1 },
+      ],
+    });
     const recorded = ((await http('GET', '/v1/sessions/secret/events')).body.events as { type: string; data: unknown; metadata: { actor: string } }[]).at(-1)!;
     expect(recorded).toMatchObject({ type: 'DataShredded', data: { keyIds: [expect.stringMatching(/^dk_/)], reason: 'POST /v1/sessions/:id/shred' } });
     expect(recorded.metadata.actor).toMatch(/^key:[0-9a-f]{12}$/);
-    expect((await http('POST', '/v1/sessions/secret/shred')).body).toEqual({ sessionId: 'secret', keysDestroyed: 0 });
+    expect((await http('POST', '/v1/sessions/secret/shred')).body).toMatchObject({ sessionId: 'secret', keysDestroyed: 0, unreadableValues: 2 });
 
     const after = (await http('GET', '/v1/sessions/secret')).body;
     expect(after.memory).toEqual({ ssn: '[shredded]', city: 'Lisbon' });

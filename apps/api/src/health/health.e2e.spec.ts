@@ -32,7 +32,7 @@ describe.each(E2E_STORES)('health endpoints on the %s store', (storeName) => {
 
   it('answers liveness without an API key, and keeps /health', async () => {
     expect(await anonymous('GET', '/health/live')).toMatchObject({ status: 200, body: { status: 'ok' } });
-    expect(await anonymous('GET', '/health')).toMatchObject({ status: 200, body: { status: 'ok', store: { lastPosition: expect.any(Number) } } });
+    expect(await anonymous('GET', '/health')).toMatchObject({ status: 200, body: { status: 'ok', store: { reachable: true } } });
   });
 
   it('is ready when the store answers, the migrations are applied and the projections move', async () => {

@@ -9,8 +9,6 @@ export interface LiveChange {
   sessionId: string;
   /** The event's version in its session. */
   version: number;
-  /** Its position in the global log (the tenant stream's event id). */
-  position: number;
   type: string;
   occurredAt: string | null;
 }
@@ -91,6 +89,12 @@ export class LiveFeed implements OnApplicationBootstrap, BeforeApplicationShutdo
     return this.store.readStream(sessionStreamId(tenantId, sessionId), { fromVersion: version + 1, limit: RESUME_LIMIT + 1 });
   }
 
+  /** Where the tenant's event `version` of `sessionId` sits in the log, or null: no such event of this tenant. */
+  async positionOf(tenantId: string, sessionId: string, version: number): Promise<number | null> {
+    const [event] = await this.store.readStream(sessionStreamId(tenantId, sessionId), { fromVersion: version, limit: 1 });
+    return event && event.streamVersion === version ? event.globalPosition : null;
+  }
+
   /** The tenant's events after global `position`, among the next RESUME_LIMIT of the log, and whether the log went further. */
   async missedInTenant(tenantId: string, position: number): Promise<{ events: StoredEvent[]; complete: boolean }> {
     const read = await this.store.readAll({ after: position, limit: RESUME_LIMIT });
@@ -114,12 +118,25 @@ export class LiveFeed implements OnApplicationBootstrap, BeforeApplicationShutdo
   }
 }
 
+/**
+ * The tenant stream's event id: the event's session and version (`trip:12`), never its
+ * position in the whole log, which would tell how much every other tenant writes.
+ */
+export function tenantCursorOf(event: StoredEvent): string {
+  return `${sessionIdFromStream(event.streamId)}:${event.streamVersion}`;
+}
+
+/** A tenant stream id this API gave (`<session id>:<version>`), or null. */
+export function parseTenantCursor(value: string): { sessionId: string; version: number } | null {
+  const match = /^([A-Za-z0-9_.-]{1,128}):(\d{1,15})$/.exec(value.trim());
+  return match ? { sessionId: match[1]!, version: Number(match[2]) } : null;
+}
+
 export function toLiveChange(event: StoredEvent): LiveChange {
   const occurredAt = (event.metadata as { occurredAt?: unknown }).occurredAt;
   return {
     sessionId: sessionIdFromStream(event.streamId),
     version: event.streamVersion,
-    position: event.globalPosition,
     type: event.type,
     occurredAt: typeof occurredAt === 'string' ? occurredAt : null,
   };

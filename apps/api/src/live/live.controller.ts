@@ -6,7 +6,7 @@ import type { StoredEvent } from '@rewind/event-store';
 import { CurrentCaller } from '../auth/caller.decorator';
 import { ApiError } from '../common/api-error';
 import { IdParamPipe } from '../sessions/path-params';
-import { LiveFeed, RESUME_LIMIT, toLiveChange } from './live-feed';
+import { LiveFeed, parseTenantCursor, RESUME_LIMIT, tenantCursorOf, toLiveChange } from './live-feed';
 
 /** A comment-free keep-alive: lets clients and proxies tell a quiet stream from a dead one. */
 const PING_EVERY_MS = 20_000;
@@ -18,8 +18,9 @@ const LAST_EVENT_ID = {
 };
 
 const STREAM_DESCRIPTION =
-  'Server-sent events (`text/event-stream`): `ready` (data `{version|position}`: what the stream starts after), then one `change` per committed event ' +
-  '(data `{sessionId, version, position, type, occurredAt}`, never the event data), `reset` when a resume is too far behind (reload everything), ' +
+  "Server-sent events (`text/event-stream`): `ready` (a session's stream: data `{version}`, what the stream starts after), then one `change` per committed event " +
+  "(data `{sessionId, version, type, occurredAt}`, never the event data; its id: the version on a session's stream, `<session id>:<version>` on the tenant's), " +
+  '`reset` when a resume is too far behind or its Last-Event-ID is not one this stream gave (reload everything), ' +
   `and \`ping\` every ${PING_EVERY_MS / 1000} s. Send the key in the Authorization header (read it with fetch streaming: EventSource cannot send headers).`;
 
 /** Live streams of changes as they are committed: one per session (the timeline page), one per tenant (the sessions list). */
@@ -52,6 +53,7 @@ export class LiveController {
         return { start: complete ? after : await this.feed.store.streamVersion(streamId), missed: complete ? missed : [], complete };
       },
       'version',
+      (e) => String(e.streamVersion),
     );
   }
 
@@ -63,16 +65,21 @@ export class LiveController {
   })
   @ApiHeader(LAST_EVENT_ID)
   tenant(@CurrentCaller() caller: Caller, @Headers('last-event-id') lastEventId?: string): Observable<MessageEvent> {
-    const after = parseEventId(lastEventId);
+    // Ids are `<session id>:<version>`: a position in the whole log would tell how much every tenant writes.
+    const after = lastEventId === undefined ? null : parseTenantCursor(lastEventId);
     return this.stream(
       (listener) => this.feed.listen(sessionStreamPrefix(caller.tenantId), listener),
       (e) => e.globalPosition,
       async () => {
-        if (after === null) return { start: await this.feed.store.lastPosition(), missed: [], complete: true };
-        const { events, complete } = await this.feed.missedInTenant(caller.tenantId, after);
-        return complete ? { start: after, missed: events, complete } : { start: await this.feed.store.lastPosition(), missed: [], complete };
+        const now = async () => ({ start: await this.feed.store.lastPosition(), missed: [] });
+        if (lastEventId === undefined) return { ...(await now()), complete: true };
+        const position = after === null ? null : await this.feed.positionOf(caller.tenantId, after.sessionId, after.version);
+        if (position === null) return { ...(await now()), complete: false }; // not an id of this stream: reload
+        const { events, complete } = await this.feed.missedInTenant(caller.tenantId, position);
+        return complete ? { start: position, missed: events, complete } : { ...(await now()), complete };
       },
-      'position',
+      null,
+      tenantCursorOf,
     );
   }
 
@@ -82,19 +89,21 @@ export class LiveController {
    */
   private stream(
     listen: (listener: (events: readonly StoredEvent[]) => void) => () => void,
-    idOf: (event: StoredEvent) => number,
+    orderOf: (event: StoredEvent) => number,
     catchUp: () => Promise<{ start: number; missed: StoredEvent[]; complete: boolean }>,
-    startName: 'version' | 'position',
+    /** What `ready`/`reset` say the stream starts after (null: nothing, the tenant stream's start is a global position). */
+    startName: 'version' | null,
+    idOf: (event: StoredEvent) => string,
   ): Observable<MessageEvent> {
     return new Observable<MessageEvent>((subscriber) => {
       let last = Number.POSITIVE_INFINITY;
       let held: StoredEvent[] | null = [];
       const send = (events: readonly StoredEvent[]) => {
         for (const event of events) {
-          const eventId = idOf(event);
-          if (eventId <= last) continue;
-          last = eventId;
-          subscriber.next({ id: String(eventId), type: 'change', data: toLiveChange(event) });
+          const order = orderOf(event);
+          if (order <= last) continue;
+          last = order;
+          subscriber.next({ id: idOf(event), type: 'change', data: toLiveChange(event) });
         }
       };
       const stopListening = listen((events) => (held ? held.push(...events) : send(events)));
@@ -104,7 +113,7 @@ export class LiveController {
       catchUp().then(
         ({ start, missed, complete }) => {
           last = start;
-          subscriber.next({ type: complete ? 'ready' : 'reset', data: { [startName]: start } });
+          subscriber.next({ type: complete ? 'ready' : 'reset', data: startName ? { [startName]: start } : {} });
           send(missed);
           const pending = held ?? [];
           held = null;
@@ -121,7 +130,7 @@ export class LiveController {
   }
 }
 
-/** A Last-Event-ID this API gave (a non-negative integer), or null (absent or foreign: start from now). */
+/** A session stream's Last-Event-ID (a version), or null (absent or foreign: start from now). */
 function parseEventId(value: string | undefined): number | null {
   if (value === undefined || !/^\d{1,15}$/.test(value.trim())) return null;
   return Number(value.trim());

@@ -3,7 +3,9 @@ import type { ApiKeyStore } from '@rewind/tenancy';
 import { httpClient, type Http } from '../../../../test/support/http-client';
 import { E2E_STORES, storeEnv } from '../../../../test/support/postgres';
 import { startTestApp, type TestApp } from '../../../../test/support/test-app';
-import { API_KEY_STORE } from '../infrastructure/tokens';
+import { sessionStreamId } from '@rewind/engine';
+import type { EventStore } from '@rewind/event-store';
+import { API_KEY_STORE, EVENT_STORE } from '../infrastructure/tokens';
 
 // The real API with memory on (the default): the local model, the sqlite-vec index, the indexer in-process.
 describe.each(E2E_STORES)('long-term memory over HTTP on the %s store', (storeName) => {
@@ -27,7 +29,8 @@ describe.each(E2E_STORES)('long-term memory over HTTP on the %s store', (storeNa
    * alone: on PostgreSQL the visible head may trail a commit while other suites write.)
    */
   const indexed = async (id: string) => {
-    const events = (await http('GET', `/v1/sessions/${id}/events?limit=1000`)).body.events as { globalPosition: number }[];
+    // From the store: answers no longer carry positions in the whole log (they tell other tenants' volume).
+    const events = await t.app.get<EventStore>(EVENT_STORE).readStream(sessionStreamId('default', id));
     const last = events[events.length - 1]!.globalPosition;
     for (let i = 0; i < 600; i++) {
       const status = (await http('GET', '/v1/memory/status')).body;

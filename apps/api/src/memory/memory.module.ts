@@ -5,6 +5,7 @@ import { type EventStore } from '@rewind/event-store';
 import type { CheckpointStore, SubscriptionHub } from '@rewind/event-store/subscriptions';
 import { EngineSessionPaths } from '@rewind/memory';
 import { MemoryRuntime, memoryConfigFromEnv } from '@rewind/memory/runtime';
+import { holdIndexFile } from '@rewind/memory/sqlite-vec';
 import type { Backend } from '@rewind/runtime';
 import { CHECKPOINT_STORE, EVENT_STORE, MEMORY_POLICY_STORE, REWIND_CONFIG, SUBSCRIPTION_HUB } from '../infrastructure/tokens';
 import { RewindMetrics } from '../metrics/metrics';
@@ -59,6 +60,8 @@ import { ShredSessionMemoryHandler } from './shred-session-memory.command';
 })
 export class MemoryModule implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('Memory');
+  /** Tells `rewind memory rebuild` that this process has the embedded index open. */
+  private holder: { release(): void } | null = null;
 
   constructor(
     @Inject(MEMORY_RUNTIME) private readonly memory: MemoryRuntime | null,
@@ -72,6 +75,8 @@ export class MemoryModule implements OnApplicationBootstrap, OnApplicationShutdo
       return;
     }
     const indexer = this.memory.indexer;
+    const { config } = this.memory.options;
+    if (config.index === 'sqlite') this.holder = holdIndexFile(config.sqliteFile, 'API');
     this.metrics.registerLag('memory-indexer', async () => (await indexer.status()).lag);
     // Load (on the very first start: download) the embedding model now, in the background:
     // the service answers at once; a model that cannot be had is said here, not at the first recall.
@@ -94,5 +99,6 @@ export class MemoryModule implements OnApplicationBootstrap, OnApplicationShutdo
 
   async onApplicationShutdown(): Promise<void> {
     await this.memory?.close();
+    this.holder?.release();
   }
 }

@@ -79,7 +79,8 @@ const headMove = (description: string): OperationDoc => ({
 /** Every operation's answers, by operationId (set on each controller method). */
 export const OPERATIONS: Record<string, OperationDoc> = {
   getHealth: {
-    description: 'Answers 200 while the process runs and the event store answers (its last global position); 503 when the store cannot be reached.',
+    description:
+      "Answers 200 while the process runs and the event store answers; 503 when the store cannot be reached. (The log's position is not told here: it counts every tenant's writes; the operator reads it in GET /v1/projections.)",
     success: [{ description: 'Alive; the store answers.', schema: ref('Health') }],
     errors: [503],
   },
@@ -134,7 +135,13 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   },
   streamTenant: {
     description: "Server-sent events for the tenant's sessions list: a change event per commit in any of the tenant's sessions; Last-Event-ID resumes.",
-    success: [{ description: "The tenant's changes as server-sent events; each id is the event's global log position.", schema: 'event-stream' }],
+    success: [
+      {
+        description:
+          "The tenant's changes as server-sent events; each id is `<session id>:<version>` (never a position in the whole log, which would tell other tenants' volume).",
+        schema: 'event-stream',
+      },
+    ],
     errors: READ,
   },
   listEvents: {
@@ -270,9 +277,14 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     errors: SESSION_READ,
   },
   shredSession: {
-    description: 'Destroys the session\'s data keys (crypto-shredding): its encrypted fields read "[shredded]" in every answer from now on; the events stay.',
+    description:
+      'Destroys the session\'s data keys (crypto-shredding): its encrypted fields read "[shredded]" in every answer from now on; the events stay. Only encrypted fields become unreadable: the answer lists them, and says plainly (`nothingEncrypted`) when there were none, so that nothing readable was erased.',
     success: [
-      { status: 200, description: 'The session\'s data key is destroyed: its encrypted fields read "[shredded]" from now on.', schema: ref('ShredResult') },
+      {
+        status: 200,
+        description: 'The session\'s data key is destroyed: the encrypted fields listed read "[shredded]" from now on (none, when `nothingEncrypted`).',
+        schema: ref('ShredResult'),
+      },
     ],
     errors: SESSION_WRITE,
   },

@@ -275,7 +275,11 @@ export const RESPONSE_SCHEMAS: Record<string, JsonSchema> = {
       parentVersion: orNull(int()),
       streamId: str(),
       streamVersion: int(),
-      globalPosition: int(),
+      globalPosition: {
+        ...int(),
+        deprecated: true,
+        description: 'No longer sent: a position in the whole log tells how much every tenant writes. Order events by streamVersion.',
+      },
       metadata: {
         type: 'object',
         properties: {
@@ -367,14 +371,32 @@ export const RESPONSE_SCHEMAS: Record<string, JsonSchema> = {
   },
   Tool: obj({ name: str({ example: 'book_hotel' }), effect: ref('Effect'), version: int(), registeredAt: str({ format: 'date-time' }), registeredBy: str() }),
   ToolList: obj({ items: array(ref('Tool')) }),
-  Health: obj({ status: tag('ok'), store: obj({ lastPosition: int() }) }),
+  Health: obj({ status: tag('ok'), store: obj({ reachable: bool('The event store answered.') }) }),
   Liveness: obj({ status: tag('ok') }),
   Readiness: obj({
     status: tag('ready'),
     checks: array(obj({ name: str({ example: 'store' }), ok: bool(), detail: str() }), 'Each check and what it found.'),
   }),
   ComponentState: obj({ name: str({ example: 'itinerary' }), value: ANY_JSON, version: int('The session version the state was read at.') }),
-  ShredResult: obj({ sessionId: str(), keysDestroyed: int('Data keys destroyed (0 when the session had none).') }),
+  ShredResult: obj(
+    {
+      sessionId: str(),
+      keysDestroyed: int('Data keys destroyed (0 when the session had none, or on a repeated shred).'),
+      unreadableValues: int('Encrypted values in the session\'s events: all read "[shredded]" from now on.'),
+      unreadableFields: array(
+        obj({
+          event: str({ example: 'MemoryWritten' }),
+          path: str({ example: 'value', description: "Dotted path into the event's data; `[]` stands for any element of an array." }),
+          values: int(),
+        }),
+        'Where those values are, by event type and path.',
+      ),
+      nothingEncrypted: bool('True when no value was encrypted: the shred erased nothing readable, every field reads as before.'),
+      message: str({ description: 'The same in one sentence.' }),
+    },
+    [],
+    'What the shred destroyed and what it made unreadable. Crypto-shredding makes only encrypted fields unreadable: `nothingEncrypted` says so plainly when there were none.',
+  ),
   ApiKey: obj(
     {
       keyId: str(),

@@ -65,7 +65,9 @@ export class SessionsController {
     const limit = query.limit ?? 100;
     const events = await this.queries.execute(new GetEventsQuery(caller, id, query.from ?? 1, limit));
     const last = events[events.length - 1];
-    return { sessionId: id, events, nextFrom: events.length === limit && last ? last.streamVersion + 1 : null };
+    // Without globalPosition: a position in the whole log tells how much every tenant writes.
+    const tenantShaped = events.map(({ globalPosition: _global, ...event }) => event);
+    return { sessionId: id, events: tenantShaped, nextFrom: events.length === limit && last ? last.streamVersion + 1 : null };
   }
 
   @Get(':id/diff')

@@ -1,7 +1,7 @@
 import { existsSync, renameSync, rmSync } from 'node:fs';
 import { SessionRepository, SessionService } from '@rewind/engine';
 import { EngineSessionPaths, MemoryIndexer } from '@rewind/memory';
-import { IndexFileCheckpoints, SqlitePolicyStore, SqliteVectorIndex } from '@rewind/memory/sqlite-vec';
+import { IndexFileCheckpoints, indexFileHolders, SqlitePolicyStore, SqliteVectorIndex } from '@rewind/memory/sqlite-vec';
 import { MemoryConfigError, MemoryRuntime, memoryConfigFromEnv, type MemoryConfig } from '@rewind/memory/runtime';
 import type { Backend } from '@rewind/runtime';
 import { CliError, EXIT_FAILURE, EXIT_OK, type CommandContext, type CommandSpec } from '../command';
@@ -55,6 +55,21 @@ const status: CommandSpec = {
   },
 };
 
+/**
+ * Replacing the index file under a live API or worker pulls it from under them (they go on
+ * writing to a deleted file): refuse while one holds it, and say how to go on.
+ */
+function refuseWhileHeld(indexFile: string): void {
+  const holders = indexFileHolders(indexFile);
+  if (holders.length === 0) return;
+  const who = holders.map((h) => `the ${h.process} (pid ${h.pid} on ${h.host}, seen ${Math.round(h.seenMsAgo / 1000)} s ago)`).join(', ');
+  throw new CliError(
+    `The memory index ${indexFile} is open in ${who}: rebuilding would delete the file under it, and what it indexes next would be lost. ` +
+      'Stop that process (and every API or worker using this data folder), run `rewind memory rebuild` again, then start them; ' +
+      '`rewind memory rebuild --verify` compares the index with the log without stopping anything.',
+  );
+}
+
 const rebuild: CommandSpec = {
   name: 'memory rebuild',
   summary: 'Rebuild the embedded memory index from the event log into a fresh index (--verify: compare it with the live one, change nothing)',
@@ -68,6 +83,7 @@ const rebuild: CommandSpec = {
         'memory rebuild works on the embedded index; for Qdrant, drop the collection and restart the worker with a fresh KAFKA_MEMORY_GROUP_ID to re-index from rewind.events.',
       );
     }
+    if (!flags.verify) refuseWhileHeld(config.sqliteFile);
     const fresh = `${config.sqliteFile}.rebuild-${process.pid}`;
     rmSync(fresh, { force: true });
     return withBackend(context, async (backend) => {
@@ -137,6 +153,7 @@ const rebuild: CommandSpec = {
         await progress.close();
         await freshIndex.close();
         await runtime.close();
+        refuseWhileHeld(config.sqliteFile); // again: a process may have started during the build
         for (const suffix of ['', '-wal', '-shm']) rmSync(`${config.sqliteFile}${suffix}`, { force: true });
         renameSync(fresh, config.sqliteFile);
         context.io.stdout.write(`${JSON.stringify({ items: built.items, checkpoint: built.checkpoint, file: config.sqliteFile }, null, 2)}\n`);

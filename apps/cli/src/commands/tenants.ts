@@ -1,5 +1,6 @@
 import { DomainError } from '@rewind/domain';
 import { SessionRepository, SessionService, sessionIdFromStream } from '@rewind/engine';
+import { describeShred, mergeShredReports, shredReportOf, type ShredReport } from '@rewind/tenancy';
 import { idFlag, EXIT_OK, type CommandSpec } from '../command';
 import { withBackend } from '../stores';
 import { cliFieldEncryption } from './data-keys';
@@ -14,7 +15,7 @@ const shred: CommandSpec = {
   },
   async run(context, flags) {
     const tenantId = idFlag(flags, 'tenant');
-    const { keysDestroyed, sessionsMarked } = await withBackend(context, async ({ events: store, dataKeys: keys }) => {
+    const { keysDestroyed, sessionsMarked, report } = await withBackend(context, async ({ events: store, dataKeys: keys }) => {
       const encryption = cliFieldEncryption(keys, context);
       const recorder = new SessionService(new SessionRepository(store, { snapshotEvery: 0 }));
       // Keys first, then the record in each session's stream: a failure in between leaves data unreadable, never readable.
@@ -27,10 +28,13 @@ const shred: CommandSpec = {
           });
       let keysDestroyed = 0;
       let sessionsMarked = 0;
+      const reports: ShredReport[] = [];
       // Every session is marked, even one that never had a key: the record is what tells every
       // memory indexer (and any rebuild) to forget the session.
       for (const session of await tenantSessions(store, tenantId)) {
         const sessionId = sessionIdFromStream(session.streamId);
+        // Read before the keys go: the output says which encrypted fields become unreadable, or that none were encrypted.
+        reports.push(shredReportOf(await store.readStream(session.streamId)));
         const hadKey = (await keys.forSession(tenantId, sessionId)) !== null;
         const destroyed = await encryption.retire(tenantId, sessionId, 'cli');
         if (destroyed.length === 0) continue;
@@ -48,15 +52,15 @@ const shred: CommandSpec = {
           rest.filter((k) => k.sessionId === sessionId).map((k) => k.keyId),
         );
       }
-      return { keysDestroyed: keysDestroyed + rest.length, sessionsMarked };
+      return { keysDestroyed: keysDestroyed + rest.length, sessionsMarked, report: mergeShredReports(reports) };
     });
     const removedItems = await shredFromMemory(context, { tenantId });
     const memory = `removed ${removedItems} memory item(s) of the tenant from the memory index`;
-    context.io.stdout.write(
+    const done =
       keysDestroyed === 0 && sessionsMarked === 0
-        ? `Tenant "${tenantId}" has no live data keys: nothing encrypted is left to shred; ${memory}.\n`
-        : `Destroyed ${keysDestroyed} data key(s) of tenant "${tenantId}", recorded it in its ${sessionsMarked} session(s) and ${memory}: its encrypted fields now read "[shredded]" on every read path (other API processes drop cached keys within a second) and recall finds nothing of it. Events stay in the log, as ciphertext.\n`,
-    );
+        ? `Tenant "${tenantId}" has no live data keys: nothing encrypted is left to shred; ${memory}.`
+        : `Destroyed ${keysDestroyed} data key(s) of tenant "${tenantId}", recorded it in its ${sessionsMarked} session(s) and ${memory}; recall finds nothing of it (other API processes drop cached keys within a second). Events stay in the log.`;
+    context.io.stdout.write(`${done}\n${describeShred(`tenant "${tenantId}"`, report)}\n`);
     return EXIT_OK;
   },
 };

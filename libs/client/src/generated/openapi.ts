@@ -13,7 +13,7 @@ export interface paths {
         };
         /**
          * Liveness and store reachability (no API key needed)
-         * @description Answers 200 while the process runs and the event store answers (its last global position); 503 when the store cannot be reached.
+         * @description Answers 200 while the process runs and the event store answers; 503 when the store cannot be reached. (The log's position is not told here: it counts every tenant's writes; the operator reads it in GET /v1/projections.)
          */
         get: operations["getHealth"];
         put?: never;
@@ -919,7 +919,7 @@ export interface paths {
         put?: never;
         /**
          * Destroy the session's data key: its encrypted fields read as "[shredded]" everywhere from now on
-         * @description Destroys the session's data keys (crypto-shredding): its encrypted fields read "[shredded]" in every answer from now on; the events stay.
+         * @description Destroys the session's data keys (crypto-shredding): its encrypted fields read "[shredded]" in every answer from now on; the events stay. Only encrypted fields become unreadable: the answer lists them, and says plainly (`nothingEncrypted`) when there were none, so that nothing readable was erased.
          */
         post: operations["shredSession"];
         delete?: never;
@@ -1017,7 +1017,7 @@ export interface paths {
         };
         /**
          * A session's changes as they are committed (server-sent events)
-         * @description Server-sent events (`text/event-stream`): `ready` (data `{version|position}`: what the stream starts after), then one `change` per committed event (data `{sessionId, version, position, type, occurredAt}`, never the event data), `reset` when a resume is too far behind (reload everything), and `ping` every 20 s. Send the key in the Authorization header (read it with fetch streaming: EventSource cannot send headers).
+         * @description Server-sent events (`text/event-stream`): `ready` (a session's stream: data `{version}`, what the stream starts after), then one `change` per committed event (data `{sessionId, version, type, occurredAt}`, never the event data; its id: the version on a session's stream, `<session id>:<version>` on the tenant's), `reset` when a resume is too far behind or its Last-Event-ID is not one this stream gave (reload everything), and `ping` every 20 s. Send the key in the Authorization header (read it with fetch streaming: EventSource cannot send headers).
          */
         get: operations["streamSession"];
         put?: never;
@@ -1037,7 +1037,7 @@ export interface paths {
         };
         /**
          * The tenant's changes, every session, as they are committed (server-sent events)
-         * @description Server-sent events (`text/event-stream`): `ready` (data `{version|position}`: what the stream starts after), then one `change` per committed event (data `{sessionId, version, position, type, occurredAt}`, never the event data), `reset` when a resume is too far behind (reload everything), and `ping` every 20 s. Send the key in the Authorization header (read it with fetch streaming: EventSource cannot send headers).
+         * @description Server-sent events (`text/event-stream`): `ready` (a session's stream: data `{version}`, what the stream starts after), then one `change` per committed event (data `{sessionId, version, type, occurredAt}`, never the event data; its id: the version on a session's stream, `<session id>:<version>` on the tenant's), `reset` when a resume is too far behind or its Last-Event-ID is not one this stream gave (reload everything), and `ping` every 20 s. Send the key in the Authorization header (read it with fetch streaming: EventSource cannot send headers).
          */
         get: operations["streamTenant"];
         put?: never;
@@ -1970,6 +1970,10 @@ export interface components {
             parentVersion: number | null;
             streamId?: string;
             streamVersion: number;
+            /**
+             * @deprecated
+             * @description No longer sent: a position in the whole log tells how much every tenant writes. Order events by streamVersion.
+             */
             globalPosition?: number;
             metadata: {
                 tenantId: string;
@@ -2112,7 +2116,8 @@ export interface components {
             /** @enum {string} */
             status: "ok";
             store: {
-                lastPosition: number;
+                /** @description The event store answered. */
+                reachable: boolean;
             };
         };
         Liveness: {
@@ -2137,10 +2142,28 @@ export interface components {
             /** @description The session version the state was read at. */
             version: number;
         };
+        /** @description What the shred destroyed and what it made unreadable. Crypto-shredding makes only encrypted fields unreadable: `nothingEncrypted` says so plainly when there were none. */
         ShredResult: {
             sessionId: string;
-            /** @description Data keys destroyed (0 when the session had none). */
+            /** @description Data keys destroyed (0 when the session had none, or on a repeated shred). */
             keysDestroyed: number;
+            /** @description Encrypted values in the session's events: all read "[shredded]" from now on. */
+            unreadableValues: number;
+            /** @description Where those values are, by event type and path. */
+            unreadableFields: {
+                /** @example MemoryWritten */
+                event: string;
+                /**
+                 * @description Dotted path into the event's data; `[]` stands for any element of an array.
+                 * @example value
+                 */
+                path: string;
+                values: number;
+            }[];
+            /** @description True when no value was encrypted: the shred erased nothing readable, every field reads as before. */
+            nothingEncrypted: boolean;
+            /** @description The same in one sentence. */
+            message: string;
         };
         /** @description An API key without its secret. */
         ApiKey: {
@@ -4159,7 +4182,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The session's data key is destroyed: its encrypted fields read "[shredded]" from now on. */
+            /** @description The session's data key is destroyed: the encrypted fields listed read "[shredded]" from now on (none, when `nothingEncrypted`). */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -4342,7 +4365,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The tenant's changes as server-sent events; each id is the event's global log position. */
+            /** @description The tenant's changes as server-sent events; each id is `<session id>:<version>` (never a position in the whole log, which would tell other tenants' volume). */
             200: {
                 headers: {
                     [name: string]: unknown;

@@ -1,4 +1,5 @@
 import { LRUCache } from 'lru-cache';
+import type { JsonCostLimits } from '@rewind/contracts';
 import type { Caller, WriteOptions } from '@rewind/engine';
 import { DEFAULT_TOPICS, type RewindTopics } from '../kafka/kafka-config';
 import type { Logger } from '@rewind/config';
@@ -25,6 +26,8 @@ export interface CommandConsumerOptions {
   onApplied?: () => void;
   /** Told about each command copied to the DLQ, with its result status (metrics). */
   onDeadLettered?: (status: string) => void;
+  /** JSON shapes refused before parsing: REWIND_MAX_JSON_KEYS_PER_OBJECT and REWIND_MAX_JSON_NODES, as for HTTP (default: their defaults). */
+  jsonCostLimits?: JsonCostLimits;
 }
 
 interface Outcome {
@@ -115,7 +118,7 @@ export class CommandConsumer {
     const source = { topic: message.topic, partition: message.partition, offset: message.offset };
     let decoded: DecodedCommand | undefined;
     try {
-      decoded = await decodeCommand(message.value, message.headers, this.options.signingKeys);
+      decoded = await decodeCommand(message.value, message.headers, this.options.signingKeys, this.options.jsonCostLimits);
       const { status, result } = await this.execute(decoded);
       if (status === 'applied') this.options.onApplied?.();
       this.logger.debug?.(`Command ${decoded.envelope.commandId} (${decoded.envelope.type}) on session "${decoded.envelope.sessionId}": ${status}.`);

@@ -3,3 +3,4 @@ export * from './data-key-store';
 export * from './field-encryption';
 export * from './encryption-policy';
 export * from './retention-policy';
+export * from './unreadable-fields';

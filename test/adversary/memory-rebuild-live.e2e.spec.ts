@@ -1,0 +1,64 @@
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '@rewind/cli';
+import { E2E_STORES, storeEnv } from '../support/postgres';
+import { startTestApp, type TestApp } from '../support/test-app';
+
+/**
+ * Issue 28, item 9: `rewind memory rebuild` run beside a live API deleted the index file under
+ * it — the API went on indexing into a deleted file, and everything it indexed after was lost.
+ * The rebuild now refuses while an API (or worker) holds the index, and says what to do.
+ */
+describe.each(E2E_STORES.filter((s) => s !== 'eventstoredb'))('memory rebuild beside a live API, on the %s store', (storeName) => {
+  let t: TestApp | undefined;
+  let env: Record<string, string>;
+  let dataDir: string;
+  let cleanup: () => Promise<void> = async () => undefined;
+
+  beforeAll(async () => {
+    const store = await storeEnv(storeName);
+    cleanup = store.cleanup;
+    dataDir = mkdtempSync(join(tmpdir(), 'rewind-rebuild-live-'));
+    t = await startTestApp({ ...store.env, REWIND_DATA_DIR: dataDir });
+    env = { ...store.env, REWIND_DATA_DIR: dataDir, REWIND_LOG_LEVEL: 'error' };
+    expect((await t.http('POST', '/v1/sessions', { sessionId: 'trip' })).status).toBe(201);
+    expect((await t.http('POST', '/v1/sessions/trip/messages', { role: 'user', content: 'Find me a hotel in Lisbon' })).status).toBe(201);
+  });
+  afterAll(async () => {
+    await t?.close();
+    await cleanup();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  async function rewind(...argv: string[]) {
+    let stdout = '';
+    let stderr = '';
+    const code = await runCli(argv, { stdout: { write: (c: string) => (stdout += c) }, stderr: { write: (c: string) => (stderr += c) }, env });
+    return { code, stdout, stderr };
+  }
+
+  it('refuses while the API holds the index, leaving the file in place, and says what to do', async () => {
+    const indexFile = join(dataDir, 'rewind.memory.db');
+    expect(existsSync(indexFile)).toBe(true);
+    const before = statSync(indexFile).ino;
+    const refused = await rewind('memory', 'rebuild');
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain(`The memory index ${indexFile} is open in the API (pid ${process.pid}`);
+    expect(refused.stderr).toMatch(/rebuilding would delete the file under it/);
+    expect(refused.stderr).toMatch(/Stop that process .* run `rewind memory rebuild` again/);
+    expect(statSync(indexFile).ino).toBe(before); // not replaced
+    // --verify changes nothing, so it runs beside the API.
+    expect((await rewind('memory', 'rebuild', '--verify')).stderr).not.toMatch(/is open in/);
+  });
+
+  it('runs once the API has stopped', async () => {
+    await t!.close();
+    t = undefined;
+    const rebuilt = await rewind('memory', 'rebuild');
+    expect(rebuilt.stderr).not.toMatch(/is open in/);
+    expect(rebuilt.code, rebuilt.stderr).toBe(0);
+    expect(JSON.parse(rebuilt.stdout)).toMatchObject({ items: 1 });
+  });
+});
