@@ -1,4 +1,6 @@
 import type { EventMetadata } from '@rewind/domain';
+import type { ChainEvent, ReadChainOptions } from './audit/audit-chain';
+import type { SnapshotRejection } from './audit/snapshot-rejections';
 
 /**
  * The event store port. Every adapter (SQLite, in-memory, PostgreSQL, EventStoreDB)
@@ -99,6 +101,14 @@ export interface SnapshotAndTail {
   snapshot: Snapshot | null;
   /** In version order, from `snapshot.version + 1` (or 1) to the requested version. */
   events: StoredEvent[];
+  /** Set when the nearest snapshot's seal did not hold: it was not served, `events` start at version 1. */
+  rejected?: { version: number; problem: string };
+}
+
+/** Snapshots checked against their seals (`rewind audit verify`). */
+export interface SnapshotCheck {
+  checked: number;
+  rejected: SnapshotRejection[];
 }
 
 export interface EventStore {
@@ -136,6 +146,15 @@ export interface EventStore {
    * among `ids`, by id; ids not stored are absent from the map.
    */
   loadSnapshotSegments?(streamId: string, ids: readonly string[]): Promise<Map<string, string>>;
+  /**
+   * Optional (the audit; a store without it is sealed after the fact, see AuditSealer): stored
+   * events with their links, in global order, texts as stored.
+   */
+  readChain?(options: ReadChainOptions): Promise<ChainEvent[]>;
+  /** With readChain: the position from which every event carries its link (events below were written before links). */
+  linksFrom?(): Promise<number>;
+  /** With readChain: every snapshot (of these streams) checked against its seal. */
+  checkSnapshots?(options: { streamPrefix?: string; streamId?: string }): Promise<SnapshotCheck>;
   close(): Promise<void>;
 }
 
