@@ -26,6 +26,8 @@ interface Opened {
   raw(sql: string): Promise<void>;
   /** SQL that plants a copy of the trip's first event as the first event of a new session, 'session:acme:planted'. */
   plant(): Promise<void>;
+  /** Leaves the events as the version before links wrote them: no link, and links start after them. */
+  unlink(): Promise<void>;
   /** SQL for a bytea / BLOB literal. */
   bytes(value: Buffer): string;
   /** Reopens the same store (another process after the first stopped). */
@@ -57,6 +59,7 @@ function openSqlite(file: string): Opened {
       SELECT (SELECT max(global_position) FROM events) + 1, 'session:acme:planted', 1, 'planted-1', type, type_code, parent_version, data, metadata
         FROM events WHERE stream_id = 'session:acme:trip' AND stream_version = 1`),
     reopen: async () => openSqlite(file),
+    unlink: () => run(`UPDATE events SET link = NULL; DELETE FROM events_format; INSERT INTO events_format (version) VALUES (2); DROP TABLE audit_chain;`),
     close: async () => {
       await seals.close();
       await store.close();
@@ -79,6 +82,9 @@ function openPostgres(store: PostgresEventStore): Opened {
             FROM ${s}.events e WHERE e.stream_key = (SELECT id FROM ${s}.streams WHERE stream_id = 'session:acme:trip') AND e.stream_version = 1`);
     },
     reopen: async () => openPostgres(await db.openStore({ schema: store.schema })),
+    unlink: async () => {
+      await store.pool.query(`UPDATE ${s}.events SET link = NULL; UPDATE ${s}.store_info SET links_from = (SELECT max(global_position) + 1 FROM ${s}.events)`);
+    },
     raw: async (sql) => {
       // The compact events table keys streams by number: `stream_id = 'x'` reads as the stream's key.
       const resolved = sql
@@ -250,6 +256,56 @@ describe.each(backends)('tamper evidence on %s', (_name, open) => {
       expect(result).toMatchObject({ ok: false, firstBroken: null, snapshotsChecked: 1 });
       expect(result.snapshotsRejected).toEqual([{ streamId: 'session:acme:trip', version: 3, problem: expect.stringContaining('altered') }]);
     });
+  });
+});
+
+/** The store as the version before links saw it: no links, so it is sealed after the fact. */
+const withoutLinks = (store: EventStore): EventStore =>
+  new Proxy(store, {
+    get: (target, property) => {
+      if (property === 'readChain' || property === 'linksFrom' || property === 'checkSnapshots') return undefined;
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+
+describe.each(backends)('upgrade from sealed events on %s', (_name, open) => {
+  it('events sealed the old way keep verifying, a digest recorded before still matches, and new events are linked', async () => {
+    const old = await open();
+    let opened: Opened | null = null;
+    try {
+      await writeLog(old.store);
+      await logShows(old.store, 6);
+      // The version before links: the API sealed every event after its commit.
+      expect(await sealLog(withoutLinks(old.store), old.seals)).toMatchObject({ sealed: 6 });
+      const recorded = formatDigest(await logDigest(withoutLinks(old.store), old.seals));
+      await old.unlink();
+      // The last event was committed in the second before the old version stopped: never sealed.
+      const last = (await old.store.readAll({ after: 0, limit: 10 }))[5]!;
+      await old.raw(`DELETE FROM event_seals WHERE global_position = ${last.globalPosition}`);
+      opened = await old.reopen();
+      const { store, seals, raw } = opened;
+      expect(await verifyLog(store, seals, { expectedDigest: recorded })).toMatchObject({ ok: false, digestMatches: false, checked: 5, unsealed: 1 });
+      // The API's sealer seals that one when it starts, then has nothing more to do.
+      expect(await sealLog(store, seals)).toMatchObject({ sealed: 1, done: true });
+      expect(await verifyLog(store, seals, { expectedDigest: recorded })).toMatchObject({ ok: true, checked: 6, unsealed: 0, digestMatches: true });
+      await store.append('session:acme:trip', [newEvent('MemoryWritten', { key: 'after', value: 'upgrade' })], { expectedVersion: 4 });
+      await store.append('session:acme:new', [newEvent()], { expectedVersion: 'no_stream' });
+      await logShows(store, 8);
+      expect(await sealLog(store, seals)).toMatchObject({ sealed: 0, done: true });
+      for (const options of [{}, { streamPrefix: 'session:acme:' }, { streamIds: ['session:acme:trip'] }]) {
+        expect(await verifyLog(store, seals, { ...options, expectedDigest: recorded })).toMatchObject({ ok: true, unsealed: 0, digestMatches: true });
+      }
+      // An old event altered after the upgrade: its seal catches it.
+      await raw(`UPDATE events SET data = replace(data, 'Paris', 'Parjs') WHERE stream_id = 'session:acme:trip' AND stream_version = 2`);
+      expect((await verifyLog(store, seals, { streamPrefix: 'session:acme:' })).firstBroken).toMatchObject({
+        streamVersion: 2,
+        problem: expect.stringContaining('altered'),
+      });
+    } finally {
+      await (opened ?? old).close();
+      if (opened) await old.close().catch(() => undefined);
+    }
   });
 });
 
