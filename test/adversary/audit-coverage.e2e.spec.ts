@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { Client } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../../apps/cli/src/cli';
+import { runCli } from '@rewind/cli';
 import { httpClient, type Http } from '../support/http-client';
 import { E2E_STORES, storeEnv } from '../support/postgres';
 import { kill9, startServerProcess, type ServerProcess } from '../support/server-process';
