@@ -179,7 +179,7 @@ describe.each(E2E_STORES)('the audit covers everything committed and served, on 
         expect((await writer('POST', '/v1/sessions', { sessionId, title: sessionId })).status).toBe(201);
         expect((await writer('PUT', `/v1/sessions/${sessionId}/memory/k`, { value: `${kind} ${sessionId}` })).status).toBe(200);
       }
-      expect((await auditor('GET', '/v1/audit/chains')).body).toMatchObject({ ok: true, checked: 4 });
+      expect((await auditor('GET', '/v1/audit/chains')).body).toMatchObject({ ok: true });
     }
 
     // Insert: a copy of a real event as the first of a new session, at a free position below the
