@@ -148,7 +148,8 @@ describe.each(E2E_STORES.filter((s) => s !== 'eventstoredb'))('rewind CLI on the
     }
     // On PostgreSQL the log is read only up to positions no open transaction (of any test running
     // beside this one) may still commit below: wait until the session's three events are covered.
-    const sealedOfTenant = async () => /Checked 3 event\(s\) and 0 snapshot\(s\) of tenant "audited"\./.test((await rewind('audit', 'verify', '--tenant', 'audited')).stdout);
+    const sealedOfTenant = async () =>
+      /Checked 3 event\(s\) and 0 snapshot\(s\) of tenant "audited"\./.test((await rewind('audit', 'verify', '--tenant', 'audited')).stdout);
     let digest = await rewind('audit', 'digest');
     for (let i = 0; i < 100 && !(await sealedOfTenant()); i++) {
       await new Promise((r) => setTimeout(r, 100));
