@@ -138,6 +138,10 @@ describe.each(E2E_STORES)('the audit covers everything committed and served, on 
     const verify = await auditVerify('--tenant', 'snap-t');
     expect(verify.code).toBe(1);
     expect(verify.out).toContain('the snapshot of session:snap-t:report at version 3 does not match its seal');
+    let projections = '';
+    const write = (chunk: string) => void (projections += chunk);
+    expect(await runCli(['projections', 'verify'], { stdout: { write }, stderr: { write }, env })).toBe(1);
+    expect(projections).toContain('the snapshot of session:snap-t:report at version 3 does not match its seal');
     await stop();
   });
 
