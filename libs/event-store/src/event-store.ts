@@ -1,5 +1,4 @@
 import type { EventMetadata } from '@rewind/domain';
-import type { ChainEvent, ReadChainOptions } from './audit/audit-chain';
 import type { SnapshotRejection } from './audit/snapshot-rejections';
 
 /**
@@ -30,6 +29,34 @@ export type StoredEvent<E extends EventBody = EventBody> = NewEvent<E> & {
   /** Increases with commit order across all streams; a reader never sees it go back. */
   globalPosition: number;
 };
+
+/** An event as the audit reads it: its columns as stored, texts unparsed, and its link (null: written before links). */
+export interface ChainEvent {
+  position: number;
+  streamId: string;
+  version: number;
+  eventId: string;
+  type: string;
+  parentVersion: number | null;
+  /** The data's JSON text as stored (ciphertext where a field is encrypted); '' when read without content. */
+  data: string;
+  /** The metadata's stored text; '' when read without content. */
+  metadata: string;
+  link: Buffer | null;
+}
+
+export interface ReadChainOptions {
+  /** Exclusive. */
+  after: number;
+  /** Inclusive; default: no bound. */
+  upTo?: number;
+  limit: number;
+  /** Only streams whose id starts with this (a tenant's sessions), or only this stream. */
+  streamPrefix?: string;
+  streamId?: string;
+  /** False: data and metadata come back as '' (the digest needs only links). Default true. */
+  content?: boolean;
+}
 
 /** `no_stream`: the stream must not exist; `any`: no check; a number: the current version must equal it. */
 export type ExpectedVersion = number | 'any' | 'no_stream';

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { StoredEvent } from '../event-store';
+import type { ChainEvent, StoredEvent } from '../event-store';
 
 /** The hash before the first event of every stream (and before the first block). */
 export const GENESIS_HASH = '0'.repeat(64);
@@ -96,34 +96,6 @@ export function parseDigest(text: string): { position: number; events: number; h
  * event written after an upgrade from sealed events, chain from 32 zero bytes.
  */
 export const GENESIS_LINK: Buffer = Buffer.alloc(32);
-
-/** An event as the audit reads it: its columns as stored, texts unparsed, and its link (null: written before links). */
-export interface ChainEvent {
-  position: number;
-  streamId: string;
-  version: number;
-  eventId: string;
-  type: string;
-  parentVersion: number | null;
-  /** The data's JSON text as stored (ciphertext where a field is encrypted); '' when read without content. */
-  data: string;
-  /** The metadata's stored text; '' when read without content. */
-  metadata: string;
-  link: Buffer | null;
-}
-
-export interface ReadChainOptions {
-  /** Exclusive. */
-  after: number;
-  /** Inclusive; default: no bound. */
-  upTo?: number;
-  limit: number;
-  /** Only streams whose id starts with this (a tenant's sessions), or only this stream. */
-  streamPrefix?: string;
-  streamId?: string;
-  /** False: data and metadata come back as '' (the digest needs only links). Default true. */
-  content?: boolean;
-}
 
 /** What an event's link covers besides its place: its stream, id, type, parent and its stored texts. */
 export function eventDigest(streamId: string, eventId: string, type: string, parentVersion: number | null, data: string, metadata: string): Buffer {

@@ -1,17 +1,6 @@
 import { decodeMetadata } from '../metadata-codec';
-import type { EventStore, StoredEvent } from '../event-store';
-import {
-  chainHash,
-  DigestBuilder,
-  eventContentHash,
-  expectedLink,
-  GENESIS_HASH,
-  GENESIS_LINK,
-  parseDigest,
-  formatDigest,
-  type ChainEvent,
-  type LogDigest,
-} from './audit-chain';
+import type { ChainEvent, EventStore, StoredEvent } from '../event-store';
+import { chainHash, DigestBuilder, eventContentHash, expectedLink, GENESIS_HASH, GENESIS_LINK, parseDigest, formatDigest, type LogDigest } from './audit-chain';
 import type { EventSeal, SealStore } from './seal-store';
 import type { SnapshotRejection } from './snapshot-rejections';
 

@@ -4,7 +4,8 @@ import { DatabaseError, Pool, types as pgTypes, type CustomTypesConfig, type Poo
 import { GroupCommitQueue, type Settled } from '../group-commit';
 import { storedIdempotencyKey } from '../idempotency-key';
 import { decodeSegment, decodeSnapshotJson, encodeSegment, encodeSnapshotJson } from '../snapshot-codec';
-import { eventDigest, sha256Bytes, snapshotProblem, type ChainEvent, type ReadChainOptions } from '../audit/audit-chain';
+import { eventDigest, sha256Bytes, snapshotProblem } from '../audit/audit-chain';
+import type { ChainEvent, ReadChainOptions } from '../event-store';
 import { noteSnapshotRejected } from '../audit/snapshot-rejections';
 import {
   ConcurrencyError,

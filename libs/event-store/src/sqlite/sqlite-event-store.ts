@@ -22,9 +22,9 @@ import { GroupCommitQueue, type Settled } from '../group-commit';
 import { decodeMetadata, encodeMetadata } from '../metadata-codec';
 import { SqliteEventTypeCodes } from './event-type-codes';
 import { decodeSegment, decodeSnapshotJson, encodeSegment, encodeSnapshotJson } from '../snapshot-codec';
-import { eventDigest, eventLink, GENESIS_LINK, sha256Bytes, snapshotProblem, snapshotSeal, type ChainEvent, type ReadChainOptions } from '../audit/audit-chain';
+import { eventDigest, eventLink, GENESIS_LINK, sha256Bytes, snapshotProblem, snapshotSeal } from '../audit/audit-chain';
 import { noteSnapshotRejected } from '../audit/snapshot-rejections';
-import type { SnapshotCheck } from '../event-store';
+import type { ChainEvent, ReadChainOptions, SnapshotCheck } from '../event-store';
 
 export interface SqliteEventStoreOptions {
   /** A file path, or ':memory:'. */

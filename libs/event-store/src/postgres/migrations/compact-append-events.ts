@@ -43,13 +43,13 @@ export function compactAppendEvents(s: string, withOffset: boolean, types: TypeF
   OUT o_first_version bigint,
   OUT o_last_version  bigint
 ) LANGUAGE plpgsql${
-  links
-    ? `
+    links
+      ? `
 -- The previous link is read by (stream_key, stream_version): a plan cached while the table was
 -- small would scan it on every append for the rest of the connection's life.
 SET enable_seqscan = off`
-    : ''
-} AS $fn$
+      : ''
+  } AS $fn$
 DECLARE
   v_count       integer := coalesce(cardinality(${typesParam}), 0);
   v_current     bigint;
