@@ -1,4 +1,5 @@
 import type { EventMetadata } from '@rewind/domain';
+import type { SnapshotRejection } from './audit/snapshot-rejections';
 
 /**
  * The event store port. Every adapter (SQLite, in-memory, PostgreSQL, EventStoreDB)
@@ -28,6 +29,34 @@ export type StoredEvent<E extends EventBody = EventBody> = NewEvent<E> & {
   /** Increases with commit order across all streams; a reader never sees it go back. */
   globalPosition: number;
 };
+
+/** An event as the audit reads it: its columns as stored, texts unparsed, and its link (null: written before links). */
+export interface ChainEvent {
+  position: number;
+  streamId: string;
+  version: number;
+  eventId: string;
+  type: string;
+  parentVersion: number | null;
+  /** The data's JSON text as stored (ciphertext where a field is encrypted); '' when read without content. */
+  data: string;
+  /** The metadata's stored text; '' when read without content. */
+  metadata: string;
+  link: Buffer | null;
+}
+
+export interface ReadChainOptions {
+  /** Exclusive. */
+  after: number;
+  /** Inclusive; default: no bound. */
+  upTo?: number;
+  limit: number;
+  /** Only streams whose id starts with this (a tenant's sessions), or only this stream. */
+  streamPrefix?: string;
+  streamId?: string;
+  /** False: data and metadata come back as '' (the digest needs only links). Default true. */
+  content?: boolean;
+}
 
 /** `no_stream`: the stream must not exist; `any`: no check; a number: the current version must equal it. */
 export type ExpectedVersion = number | 'any' | 'no_stream';
@@ -99,6 +128,14 @@ export interface SnapshotAndTail {
   snapshot: Snapshot | null;
   /** In version order, from `snapshot.version + 1` (or 1) to the requested version. */
   events: StoredEvent[];
+  /** Set when the nearest snapshot's seal did not hold: it was not served, `events` start at version 1. */
+  rejected?: { version: number; problem: string };
+}
+
+/** Snapshots checked against their seals (`rewind audit verify`). */
+export interface SnapshotCheck {
+  checked: number;
+  rejected: SnapshotRejection[];
 }
 
 export interface EventStore {
@@ -136,6 +173,15 @@ export interface EventStore {
    * among `ids`, by id; ids not stored are absent from the map.
    */
   loadSnapshotSegments?(streamId: string, ids: readonly string[]): Promise<Map<string, string>>;
+  /**
+   * Optional (the audit; a store without it is sealed after the fact, see AuditSealer): stored
+   * events with their links, in global order, texts as stored.
+   */
+  readChain?(options: ReadChainOptions): Promise<ChainEvent[]>;
+  /** With readChain: the position from which every event carries its link (events below were written before links). */
+  linksFrom?(): Promise<number>;
+  /** With readChain: every snapshot (of these streams) checked against its seal. */
+  checkSnapshots?(options: { streamPrefix?: string; streamId?: string }): Promise<SnapshotCheck>;
   close(): Promise<void>;
 }
 

@@ -32,3 +32,13 @@ export function encodeSegment(data: string): Buffer {
 export function decodeSegment(stored: Buffer): string {
   return inflateRawSync(stored).toString('utf8');
 }
+
+/** As encodeSnapshot, from the state's JSON text (which a snapshot's seal hashes). */
+export function encodeSnapshotJson(json: string): string | Buffer {
+  return json.length > COMPRESS_ABOVE_BYTES ? deflateRawSync(json, { level: 6 }) : json;
+}
+
+/** The state's JSON text as encodeSnapshot(Json) was given it. */
+export function decodeSnapshotJson(stored: string | Buffer): string {
+  return typeof stored === 'string' ? stored : inflateRawSync(stored).toString('utf8');
+}

@@ -23,7 +23,7 @@ export class AuditChainsController {
   @Get('chains')
   @ApiOperation({
     operationId: 'verifyAuditChains',
-    summary: "Recompute the hash chains of the tenant's sessions (or one) against their seals: ok, or the first broken link",
+    summary: "Recompute the links of the tenant's events (or one session's) and its snapshots' seals: ok, or the first broken link",
   })
   @ApiQuery({ name: 'sessionId', required: false })
   chains(@CurrentCaller() caller: Caller, @Query('sessionId', new IdParamPipeOptional()) sessionId?: string) {

@@ -1,6 +1,6 @@
 import { Global, Inject, Logger, Module, type DynamicModule, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { SessionCommands, SessionQueries, SessionService, ToolRegistry } from '@rewind/engine';
-import { AuditSealer, type EventStore } from '@rewind/event-store';
+import { AuditSealer, onSnapshotRejected, rejectedSnapshotCount, type EventStore } from '@rewind/event-store';
 import { type MessageBus } from '@rewind/messaging';
 import { InProcessMessageBus } from '@rewind/messaging/in-process';
 import { createSessionRuntime, InlineCompensationChannel, RollbackSaga, type SessionRuntime } from '@rewind/sagas';
@@ -131,10 +131,26 @@ export class InfrastructureModule implements OnApplicationBootstrap, OnApplicati
     this.registerRelayLag();
     this.sealer = new AuditSealer(this.store, this.backend.seals, this.config.auditSealIntervalMs, (m) => new Logger('Audit').warn(m));
     this.sealer.start();
+    this.watchSnapshotSeals();
     if (this.config.workspace) this.workspace = openWorkspaceChannel(this.config.workspace, this.inline, (m) => new Logger('Workspace').log(m));
     // After the workspace channel: a rollback left in progress may have workspace changes to undo.
     // Its first batches resume the rollbacks left in progress when the service last stopped.
     this.runtime.rollbacks?.start();
+  }
+
+  /** A snapshot whose seal does not hold is never served (the store replays instead): counted, and the first one said. */
+  private watchSnapshotSeals(): void {
+    this.metrics.gauge(
+      'rewind_snapshots_rejected',
+      'Snapshots not served since the process started because their seal did not hold (altered in the database)',
+      () => rejectedSnapshotCount(),
+    );
+    const stop = onSnapshotRejected(({ streamId, version, problem }) => {
+      stop();
+      new Logger('Audit').warn(
+        `The snapshot of ${streamId} at version ${version} was not served: ${problem}. The state was rebuilt from the events instead, so answers stay right, only slower. Someone with write access to the database changed it: run \`rewind audit verify\` to list every such snapshot, find out who, then delete them (\`rewind retention snapshots\`). Further ones are counted in rewind_snapshots_rejected, not logged.`,
+      );
+    });
   }
 
   /**

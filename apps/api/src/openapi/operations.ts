@@ -349,7 +349,8 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   },
 
   verifyAuditChains: {
-    description: "Recomputes the hash chains of the tenant's sessions (or one) and checks them against their seals: ok, or the first broken link.",
+    description:
+      "Recomputes the link of every event of the tenant's sessions (or one) in the log — each written with its event — and checks every snapshot's seal: ok, or the first broken link (an event altered, inserted, deleted or reordered) and the altered snapshots.",
     success: [{ description: 'The hash chains checked: the first broken link, if any.', schema: ref('AuditVerification') }],
     errors: SESSION_READ,
   },

@@ -453,9 +453,16 @@ export const RESPONSE_SCHEMAS: Record<string, JsonSchema> = {
   AuditVerification: obj({
     ok: bool(),
     checked: int('Events whose links were recomputed and matched (up to the first broken one).'),
-    unsealed: int('Events newer than the last seal: not covered yet (the sealer runs every second).'),
+    unsealed: int(
+      'Events not covered yet: on SQLite and PostgreSQL only events written before the upgrade to links and not sealed yet (the API seals them when it starts); on EventStoreDB, events newer than the last seal (the sealer runs every second).',
+    ),
     firstBroken: orNull(obj({ streamId: str(), streamVersion: orNull(int()), position: orNull(int()), problem: str() })),
     digestMatches: orNull(bool('With expectedDigest: whether the sealed log still yields it.')),
+    snapshotsChecked: int("Snapshots checked against their seals (a snapshot's seal binds its content to the link of the event at its version)."),
+    snapshotsRejected: array(
+      obj({ streamId: str(), version: int(), problem: str() }),
+      'Snapshots whose seal does not hold: altered in the database. They are not served (reads replay the events); ok is false.',
+    ),
     sessions: int('Sessions checked.'),
   }),
 };

@@ -9,20 +9,10 @@ function withSeals<T>(context: CommandContext, use: (store: EventStore, seals: S
   return withBackend(context, ({ events, seals }) => use(events, seals));
 }
 
-/** Every stream of a tenant's sessions. */
-async function tenantStreams(store: EventStore, tenantId: string): Promise<string[]> {
-  const ids: string[] = [];
-  for (let after: string | undefined; ; ) {
-    const page = await store.listStreams({ prefix: sessionStreamPrefix(tenantId), limit: 1000, ...(after ? { after } : {}) });
-    ids.push(...page.map((s) => s.streamId));
-    if (page.length < 1000) return ids;
-    after = page[page.length - 1]!.streamId;
-  }
-}
-
 const verify: CommandSpec = {
   name: 'audit verify',
-  summary: 'Recompute the hash chains of the stored events and compare them with their seals (read-only); exit 1 naming the first broken link',
+  summary:
+    "Recompute every event's link in its stream's hash chain and check every snapshot's seal (read-only); exit 1 naming the first broken link or the altered snapshots",
   flags: {
     session: { type: 'string', placeholder: '<id>', description: 'only this session (of --tenant, default "default")' },
     tenant: { type: 'string', placeholder: '<id>', description: "only this tenant's sessions" },
@@ -35,31 +25,37 @@ const verify: CommandSpec = {
     const sessionId = flags.session === undefined ? undefined : idFlag(flags, 'session');
     const tenantId = flags.tenant === undefined ? undefined : idFlag(flags, 'tenant');
     return withSeals(context, async (store, seals) => {
-      const streamIds =
+      const options =
         sessionId !== undefined
-          ? [sessionStreamId(tenantId ?? DEFAULT_TENANT, sessionId)]
+          ? { streamIds: [sessionStreamId(tenantId ?? DEFAULT_TENANT, sessionId)] }
           : tenantId !== undefined
-            ? await tenantStreams(store, tenantId)
-            : undefined;
-      const result = await verifyLog(store, seals, { ...(streamIds ? { streamIds } : {}), ...(digest ? { expectedDigest: digest } : {}) });
-      const scope =
-        sessionId !== undefined ? `session "${sessionId}"` : tenantId !== undefined ? `tenant "${tenantId}" (${streamIds!.length} sessions)` : 'the whole log';
+            ? { streamPrefix: sessionStreamPrefix(tenantId) }
+            : {};
+      const result = await verifyLog(store, seals, { ...options, ...(digest ? { expectedDigest: digest } : {}) });
+      const scope = sessionId !== undefined ? `session "${sessionId}"` : tenantId !== undefined ? `tenant "${tenantId}"` : 'the whole log';
       if (flags.json === true) context.io.stdout.write(`${JSON.stringify({ scope, ...result }, null, 2)}\n`);
       else {
         const unsealed =
-          result.unsealed > 0 ? `; ${result.unsealed} newer event(s) not sealed yet (the API seals every second; \`rewind audit digest\` seals now)` : '';
-        context.io.stdout.write(`Checked ${result.checked} sealed event(s) of ${scope}${unsealed}.\n`);
+          result.unsealed > 0
+            ? `; ${result.unsealed} event(s) not sealed yet (written before links, or by a store without them: the API seals them; \`rewind audit digest\` seals now)`
+            : '';
+        context.io.stdout.write(`Checked ${result.checked} event(s) and ${result.snapshotsChecked} snapshot(s) of ${scope}${unsealed}.\n`);
         if (result.digestMatches === true) context.io.stdout.write('The recorded digest still matches the log.\n');
       }
       if (result.ok) {
-        if (flags.json !== true) context.io.stdout.write('Verified: every link holds; the log is as it was sealed.\n');
+        if (flags.json !== true) context.io.stdout.write('Verified: every link and every snapshot seal holds; the log is as it was written.\n');
         return EXIT_OK;
+      }
+      for (const rejected of result.snapshotsRejected) {
+        context.io.stderr.write(
+          `rewind: audit verify failed: the snapshot of ${rejected.streamId} at version ${rejected.version} does not match its seal: ${rejected.problem}. It is not served (reads replay the events); delete it (\`rewind retention snapshots\`) after finding who changed it.\n`,
+        );
       }
       const broken = result.firstBroken;
       if (broken) {
         const at = `${broken.streamId}${broken.streamVersion !== null ? ` version ${broken.streamVersion}` : ''}${broken.position !== null ? ` (global position ${broken.position})` : ''}`;
         context.io.stderr.write(`rewind: audit verify failed: first broken link at ${at}: ${broken.problem}.\n`);
-      } else {
+      } else if (result.digestMatches === false) {
         context.io.stderr.write(
           'rewind: audit verify failed: the log no longer yields the recorded digest — events or seals before its position were rewritten, though the chains were recomputed to hide it.\n',
         );
@@ -78,7 +74,7 @@ const digest: CommandSpec = {
   async run(context, flags) {
     return withSeals(context, async (store, seals) => {
       await sealLog(store, seals);
-      const d = await logDigest(seals);
+      const d = await logDigest(store, seals);
       if (flags.json === true) context.io.stdout.write(`${JSON.stringify({ digest: formatDigest(d), ...d }, null, 2)}\n`);
       else {
         context.io.stdout.write(`${formatDigest(d)}\n`);

@@ -142,9 +142,11 @@ async function runRebuild(context: CommandContext, flags: Flags, mode: 'verify' 
       ...(progress ? { onProgress: (p: RebuildProgress) => progress.update(p) } : {}),
     });
     progress?.finish();
-    const identical = result.verification === null || result.verification.identical;
+    // Snapshots are a cache of the same log: verify also checks each one's seal (a forged one is never served, but it is reported).
+    const snapshots = mode === 'verify' && store.checkSnapshots ? await store.checkSnapshots({}) : null;
+    const identical = (result.verification === null || result.verification.identical) && !snapshots?.rejected.length;
     if (json) {
-      out.write(`${JSON.stringify(result, null, 2)}\n`);
+      out.write(`${JSON.stringify(snapshots ? { ...result, snapshots } : result, null, 2)}\n`);
     } else {
       const seconds = result.elapsedMs / 1000;
       const outcome = result.swapped
@@ -154,8 +156,15 @@ async function runRebuild(context: CommandContext, flags: Flags, mode: 'verify' 
         `Rebuilt ${result.projections.join(', ')}: ${number(result.events)} events in ${duration(seconds)} (${number(result.events / Math.max(seconds, 0.001))} events/s); ${outcome}.\n`,
       );
       if (result.verification) out.write(formatVerification(result.verification));
+      if (snapshots) out.write(`Snapshots: ${number(snapshots.checked)} checked against their seals, ${number(snapshots.rejected.length)} altered.\n`);
+    }
+    for (const rejected of snapshots?.rejected ?? []) {
+      context.io.stderr.write(
+        `rewind: the snapshot of ${rejected.streamId} at version ${rejected.version} does not match its seal: ${rejected.problem}. It is not served (reads replay the events); \`rewind audit verify\` lists them all.\n`,
+      );
     }
     if (identical) return EXIT_OK;
+    if (result.verification === null || result.verification.identical) return EXIT_FAILURE;
     context.io.stderr.write(
       result.swapped
         ? 'rewind: verification failed: the live read models did not match the event log (see the report above); they have been replaced by the rebuilt ones (--force).\n'

@@ -996,8 +996,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Recompute the hash chains of the tenant's sessions (or one) against their seals: ok, or the first broken link
-         * @description Recomputes the hash chains of the tenant's sessions (or one) and checks them against their seals: ok, or the first broken link.
+         * Recompute the links of the tenant's events (or one session's) and its snapshots' seals: ok, or the first broken link
+         * @description Recomputes the link of every event of the tenant's sessions (or one) in the log — each written with its event — and checks every snapshot's seal: ok, or the first broken link (an event altered, inserted, deleted or reordered) and the altered snapshots.
          */
         get: operations["verifyAuditChains"];
         put?: never;
@@ -2254,7 +2254,7 @@ export interface components {
             ok: boolean;
             /** @description Events whose links were recomputed and matched (up to the first broken one). */
             checked: number;
-            /** @description Events newer than the last seal: not covered yet (the sealer runs every second). */
+            /** @description Events not covered yet: on SQLite and PostgreSQL only events written before the upgrade to links and not sealed yet (the API seals them when it starts); on EventStoreDB, events newer than the last seal (the sealer runs every second). */
             unsealed: number;
             firstBroken: {
                 streamId: string;
@@ -2264,6 +2264,14 @@ export interface components {
             } | null;
             /** @description With expectedDigest: whether the sealed log still yields it. */
             digestMatches: boolean | null;
+            /** @description Snapshots checked against their seals (a snapshot's seal binds its content to the link of the event at its version). */
+            snapshotsChecked: number;
+            /** @description Snapshots whose seal does not hold: altered in the database. They are not served (reads replay the events); ok is false. */
+            snapshotsRejected: {
+                streamId: string;
+                version: number;
+                problem: string;
+            }[];
             /** @description Sessions checked. */
             sessions: number;
         };

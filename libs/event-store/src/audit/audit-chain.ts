@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { StoredEvent } from '../event-store';
+import type { ChainEvent, StoredEvent } from '../event-store';
 
 /** The hash before the first event of every stream (and before the first block). */
 export const GENESIS_HASH = '0'.repeat(64);
@@ -86,4 +86,63 @@ export const formatDigest = (d: LogDigest) => `rwd-digest-v1:${d.position}:${d.e
 export function parseDigest(text: string): { position: number; events: number; hash: string } | null {
   const match = /^rwd-digest-v1:(\d+):(\d+):([0-9a-f]{64})$/.exec(text.trim());
   return match ? { position: Number(match[1]), events: Number(match[2]), hash: match[3]! } : null;
+}
+
+/**
+ * Links (format 2): written with the event, in the append's transaction, as 32 bytes in the
+ * events row. `link = sha256(previous link of the stream ‖ position ‖ version ‖ digest)`, the
+ * position and version as 8-byte big-endian integers (PostgreSQL's int8send), the digest over
+ * the event's texts exactly as stored (see eventDigest). The stream's first event, and the first
+ * event written after an upgrade from sealed events, chain from 32 zero bytes.
+ */
+export const GENESIS_LINK: Buffer = Buffer.alloc(32);
+
+/** What an event's link covers besides its place: its stream, id, type, parent and its stored texts. */
+export function eventDigest(streamId: string, eventId: string, type: string, parentVersion: number | null, data: string, metadata: string): Buffer {
+  // Stored data and metadata are JSON texts, which never hold a raw newline: the joins are unambiguous.
+  return createHash('sha256')
+    .update(JSON.stringify([streamId, eventId, type, parentVersion]))
+    .update('\n')
+    .update(data)
+    .update('\n')
+    .update(metadata)
+    .digest();
+}
+
+const int8 = (value: number) => {
+  const bytes = Buffer.allocUnsafe(8);
+  bytes.writeBigInt64BE(BigInt(value));
+  return bytes;
+};
+
+/** An event's link: its stream's previous link, its place and its digest. PostgreSQL computes the same in append_events (migration 8). */
+export function eventLink(previous: Buffer, position: number, version: number, digest: Buffer): Buffer {
+  return createHash('sha256').update(previous).update(int8(position)).update(int8(version)).update(digest).digest();
+}
+
+/** The link a stored event should carry, given the link before it in its stream. */
+export const expectedLink = (event: ChainEvent, previous: Buffer) =>
+  eventLink(previous, event.position, event.version, eventDigest(event.streamId, event.eventId, event.type, event.parentVersion, event.data, event.metadata));
+
+/**
+ * A snapshot's seal: the link of the event at its version (so the snapshot is bound to the chain
+ * there), its version, and the sha256 of its state's JSON text. Written with the snapshot;
+ * checked at every load: a snapshot whose seal does not hold is not served.
+ */
+export function snapshotSeal(link: Buffer | null, version: number, stateDigest: Buffer): Buffer {
+  return createHash('sha256')
+    .update(link ?? GENESIS_LINK)
+    .update(int8(version))
+    .update(stateDigest)
+    .digest();
+}
+
+export const sha256Bytes = (text: string) => createHash('sha256').update(text, 'utf8').digest();
+
+/** A snapshot's stored state JSON checked against its seal; null when it holds. */
+export function snapshotProblem(seal: Buffer | null, link: Buffer | null, version: number, stateJson: string): string | null {
+  if (seal === null) return 'it carries no seal (written before snapshots were sealed, or its seal was removed)';
+  return snapshotSeal(link, version, sha256Bytes(stateJson)).equals(seal)
+    ? null
+    : 'its content or version is not what was sealed with it: the snapshot row was altered';
 }

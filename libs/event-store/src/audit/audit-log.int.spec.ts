@@ -12,7 +12,8 @@ import { useTestDatabase } from '../postgres/test-database';
 import { SqliteEventStore } from '../sqlite/sqlite-event-store';
 import { SqliteSealStore } from '../sqlite/sqlite-seal-store';
 import { newEvent } from '../testing/event-store.contract';
-import { formatDigest, parseDigest } from './audit-chain';
+import { expectedLink, formatDigest, parseDigest } from './audit-chain';
+import { rejectedSnapshotCount } from './snapshot-rejections';
 import { logDigest, sealLog, verifyLog } from './audit-log';
 import { InMemorySealStore, type SealStore } from './seal-store';
 
@@ -23,56 +24,84 @@ interface Opened {
   seals: SealStore;
   /** Runs SQL on the raw tables (`events` and `event_seals` name the store's). */
   raw(sql: string): Promise<void>;
+  /** SQL that plants a copy of the trip's first event as the first event of a new session, 'session:acme:planted'. */
+  plant(): Promise<void>;
+  /** Leaves the events as the version before links wrote them: no link, and links start after them. */
+  unlink(): Promise<void>;
+  /** SQL for a bytea / BLOB literal. */
+  bytes(value: Buffer): string;
+  /** Reopens the same store (another process after the first stopped). */
+  reopen(): Promise<Opened>;
   close(): Promise<void>;
 }
 
 const backends: [string, () => Promise<Opened>][] = [
-  [
-    'SQLite',
-    async () => {
-      const file = join(mkdtempSync(join(tmpdir(), 'rewind-audit-')), 'rewind.db');
-      const store = new SqliteEventStore({ filename: file });
-      const seals = new SqliteSealStore(file);
-      return {
-        store,
-        seals,
-        raw: async (sql) => {
-          const conn = new Database(file);
-          conn.exec(sql);
-          conn.close();
-        },
-        close: async () => {
-          await seals.close();
-          await store.close();
-        },
-      };
-    },
-  ],
-  [
-    'PostgreSQL',
-    async () => {
-      const store: PostgresEventStore = await db.openStore();
-      const seals = new PostgresSealStore(store.pool, store.schema);
-      const s = `"${store.schema}"`;
-      return {
-        store,
-        seals,
-        raw: async (sql) => {
-          // The compact events table keys streams by number: `stream_id = 'x'` reads as the stream's key.
-          const resolved = sql
-            .replaceAll(/stream_id = '([^']+)'/g, `stream_key = (SELECT id FROM ${s}.streams WHERE stream_id = '$1')`)
-            .replaceAll('event_seals', `${s}.event_seals`)
-            .replaceAll('event_types', `${s}.event_types`)
-            .replaceAll(/\bevents\b/g, `${s}.events`)
-            .replaceAll('data = replace(data,', 'data = replace(data::text,')
-            .replaceAll("'Parjs')", "'Parjs')::json");
-          await store.pool.query(resolved);
-        },
-        close: () => store.close(),
-      };
-    },
-  ],
+  ['SQLite', async () => openSqlite(join(mkdtempSync(join(tmpdir(), 'rewind-audit-')), 'rewind.db'))],
+  ['PostgreSQL', async () => openPostgres(await db.openStore())],
 ];
+
+function openSqlite(file: string): Opened {
+  const store = new SqliteEventStore({ filename: file });
+  const seals = new SqliteSealStore(file);
+  const run = async (sql: string) => {
+    const conn = new Database(file);
+    conn.exec(sql);
+    conn.close();
+  };
+  return {
+    store,
+    seals,
+    raw: run,
+    bytes: (value) => `X'${value.toString('hex')}'`,
+    plant: () =>
+      run(`INSERT INTO streams (stream_id, version, created_at, updated_at) VALUES ('session:acme:planted', 1, '2026-01-01', '2026-01-01');
+      INSERT INTO events (global_position, stream_id, stream_version, event_id, type, type_code, parent_version, data, metadata)
+      SELECT (SELECT max(global_position) FROM events) + 1, 'session:acme:planted', 1, 'planted-1', type, type_code, parent_version, data, metadata
+        FROM events WHERE stream_id = 'session:acme:trip' AND stream_version = 1`),
+    reopen: async () => openSqlite(file),
+    unlink: () => run(`UPDATE events SET link = NULL; DELETE FROM events_format; INSERT INTO events_format (version) VALUES (2); DROP TABLE audit_chain;`),
+    close: async () => {
+      await seals.close();
+      await store.close();
+    },
+  };
+}
+
+function openPostgres(store: PostgresEventStore): Opened {
+  const seals = new PostgresSealStore(store.pool, store.schema);
+  const s = `"${store.schema}"`;
+  return {
+    store,
+    seals,
+    bytes: (value) => `'\\x${value.toString('hex')}'::bytea`,
+    // At a free position below the newest events: right after the trip's first event (its transaction wrote one).
+    plant: async () => {
+      await store.pool.query(`INSERT INTO ${s}.streams (stream_id, version, created_at, updated_at) VALUES ('session:acme:planted', 1, now(), now());
+          INSERT INTO ${s}.events (global_position, stream_key, stream_version, parent_version, event_text, type_code, data, metadata)
+          SELECT e.global_position + 1, (SELECT id FROM ${s}.streams WHERE stream_id = 'session:acme:planted'), 1, e.parent_version, 'planted-1', e.type_code, e.data, e.metadata
+            FROM ${s}.events e WHERE e.stream_key = (SELECT id FROM ${s}.streams WHERE stream_id = 'session:acme:trip') AND e.stream_version = 1`);
+    },
+    reopen: async () => openPostgres(await db.openStore({ schema: store.schema })),
+    unlink: async () => {
+      await store.pool.query(`UPDATE ${s}.events SET link = NULL; UPDATE ${s}.store_info SET links_from = (SELECT max(global_position) + 1 FROM ${s}.events)`);
+    },
+    raw: async (sql) => {
+      // The compact events table keys streams by number: `stream_id = 'x'` reads as the stream's key.
+      const resolved = sql
+        .replaceAll(/stream_id = '([^']+)'/g, `stream_key = (SELECT id FROM ${s}.streams WHERE stream_id = '$1')`)
+        .replaceAll('event_seals', `${s}.event_seals`)
+        .replaceAll('event_types', `${s}.event_types`)
+        .replaceAll(/\bevents\b/g, `${s}.events`)
+        .replaceAll(/\bsnapshots\b/g, `${s}.snapshots`)
+        .replaceAll('state = replace(state,', 'state = replace(state::text,')
+        .replaceAll("'forged')", "'forged')::json")
+        .replaceAll('data = replace(data,', 'data = replace(data::text,')
+        .replaceAll("'Parjs')", "'Parjs')::json");
+      await store.pool.query(resolved);
+    },
+    close: () => store.close(),
+  };
+}
 
 /** Two sessions: a trip (with 'Paris' in its data) and another, interleaved in the global log. */
 async function writeLog(store: EventStore): Promise<void> {
@@ -101,25 +130,32 @@ describe.each(backends)('tamper evidence on %s', (_name, open) => {
     try {
       await writeLog(opened.store);
       await logShows(opened.store, 6);
-      expect(await sealLog(opened.store, opened.seals)).toMatchObject({ sealed: 6 });
+      // Every event was linked as it was written: there is nothing to seal after the fact.
+      expect(await sealLog(opened.store, opened.seals)).toMatchObject({ sealed: 0, done: true });
       await work(opened);
     } finally {
       await opened.close();
     }
   };
 
-  it('an untouched log verifies; later events are reported unsealed until the sealer runs; the digest is stable', async () => {
+  it('an untouched log verifies, every event linked as it commits; the digest is stable', async () => {
     await withLog(async ({ store, seals }) => {
-      expect(await verifyLog(store, seals)).toEqual({ ok: true, checked: 6, unsealed: 0, firstBroken: null, digestMatches: null });
-      const digest = formatDigest(await logDigest(seals));
+      expect(await verifyLog(store, seals)).toEqual({
+        ok: true,
+        checked: 6,
+        unsealed: 0,
+        firstBroken: null,
+        digestMatches: null,
+        snapshotsChecked: 0,
+        snapshotsRejected: [],
+      });
+      const digest = formatDigest(await logDigest(store, seals));
       expect(parseDigest(digest)).toMatchObject({ events: 6 });
       await store.append('session:acme:other', [newEvent()], { expectedVersion: 2 });
       await logShows(store, 7);
-      expect(await verifyLog(store, seals, { expectedDigest: digest })).toMatchObject({ ok: true, checked: 6, unsealed: 1, digestMatches: true });
-      expect(await sealLog(store, seals)).toMatchObject({ sealed: 1 });
-      expect(await sealLog(store, seals)).toMatchObject({ sealed: 0 });
       expect(await verifyLog(store, seals, { expectedDigest: digest })).toMatchObject({ ok: true, checked: 7, unsealed: 0, digestMatches: true });
-      expect(formatDigest(await logDigest(seals))).not.toBe(digest);
+      expect(await verifyLog(store, seals, { streamPrefix: 'session:acme:' })).toMatchObject({ ok: true, checked: 7 });
+      expect(formatDigest(await logDigest(store, seals))).not.toBe(digest);
     });
   });
 
@@ -129,9 +165,10 @@ describe.each(backends)('tamper evidence on %s', (_name, open) => {
       const result = await verifyLog(store, seals);
       expect(result).toMatchObject({ ok: false, checked: 2 });
       expect(result.firstBroken).toMatchObject({ streamId: 'session:acme:trip', streamVersion: 2, problem: expect.stringContaining('altered') });
-      // Scoped to the other session, nothing is wrong; scoped to the trip, the same link.
+      // Scoped to the other session, nothing is wrong; scoped to the trip or the tenant, the same link.
       expect((await verifyLog(store, seals, { streamIds: ['session:acme:other'] })).ok).toBe(true);
       expect((await verifyLog(store, seals, { streamIds: ['session:acme:trip'] })).firstBroken).toMatchObject({ streamVersion: 2 });
+      expect((await verifyLog(store, seals, { streamPrefix: 'session:acme:' })).firstBroken).toMatchObject({ streamVersion: 2 });
     });
   });
 
@@ -147,13 +184,18 @@ describe.each(backends)('tamper evidence on %s', (_name, open) => {
     });
   });
 
-  it('detects a deleted event', async () => {
+  it('detects a deleted event, in the middle or at the end of its stream', async () => {
     await withLog(async ({ store, seals, raw }) => {
+      await raw(`DELETE FROM events WHERE stream_id = 'session:acme:trip' AND stream_version = 4`);
+      expect((await verifyLog(store, seals, { streamPrefix: 'session:acme:' })).firstBroken).toMatchObject({
+        streamId: 'session:acme:trip',
+        problem: expect.stringContaining('deleted'),
+      });
       await raw(`DELETE FROM events WHERE stream_id = 'session:acme:trip' AND stream_version = 3`);
       const result = await verifyLog(store, seals);
       expect(result.ok).toBe(false);
-      expect(result.firstBroken).toMatchObject({ streamId: 'session:acme:trip', streamVersion: 3, problem: expect.stringContaining('deleted') });
-      expect((await verifyLog(store, seals, { streamIds: ['session:acme:trip'] })).firstBroken).toMatchObject({ streamVersion: 3 });
+      expect(result.firstBroken).toMatchObject({ streamId: 'session:acme:trip', problem: expect.stringContaining('deleted') });
+      expect((await verifyLog(store, seals, { streamIds: ['session:acme:trip'] })).firstBroken).toMatchObject({ problem: expect.stringContaining('deleted') });
     });
   });
 
@@ -162,22 +204,108 @@ describe.each(backends)('tamper evidence on %s', (_name, open) => {
       await raw(`UPDATE events SET stream_version = -1 WHERE stream_id = 'session:acme:trip' AND stream_version = 2`);
       await raw(`UPDATE events SET stream_version = 2 WHERE stream_id = 'session:acme:trip' AND stream_version = 3`);
       await raw(`UPDATE events SET stream_version = 3 WHERE stream_id = 'session:acme:trip' AND stream_version = -1`);
-      const result = await verifyLog(store, seals);
-      expect(result.ok).toBe(false);
-      expect(result.firstBroken).toMatchObject({ streamId: 'session:acme:trip', problem: expect.stringMatching(/reordered/) });
-      expect((await verifyLog(store, seals, { streamIds: ['session:acme:trip'] })).ok).toBe(false);
+      for (const options of [{}, { streamIds: ['session:acme:trip'] }, { streamPrefix: 'session:acme:' }]) {
+        const result = await verifyLog(store, seals, options);
+        expect(result.ok).toBe(false);
+        expect(result.firstBroken).toMatchObject({ streamId: 'session:acme:trip', problem: expect.stringMatching(/reordered|altered/) });
+      }
     });
   });
 
-  it('a forger who rewrites the seals too passes the chains but not a digest recorded before', async () => {
-    await withLog(async ({ store, seals, raw }) => {
-      const recorded = formatDigest(await logDigest(seals));
+  it("detects an event of a new session inserted below the tenant's newest events, tenant-scoped", async () => {
+    await withLog(async ({ store, seals, plant }) => {
+      // Written as an insider would: a copy of a real row under a new session.
+      await plant();
+      const result = await verifyLog(store, seals, { streamPrefix: 'session:acme:' });
+      expect(result.ok).toBe(false);
+      expect(result.firstBroken).toMatchObject({ streamId: 'session:acme:planted', problem: expect.stringContaining('inserted') });
+      expect((await verifyLog(store, seals)).ok).toBe(false);
+    });
+  });
+
+  it('a forger who recomputes the links too passes the chains but not a digest recorded before', async () => {
+    await withLog(async ({ store, seals, raw, bytes }) => {
+      const recorded = formatDigest(await logDigest(store, seals));
       await raw(`UPDATE events SET data = replace(data, 'Paris', 'Parjs') WHERE stream_id = 'session:acme:trip' AND stream_version = 2`);
-      await raw(`DELETE FROM event_seals`);
-      await sealLog(store, seals);
+      // Relink the trip from the altered event on, as someone who knows the scheme would.
+      const trip = await store.readChain!({ after: 0, limit: 100, streamId: 'session:acme:trip' });
+      let previous = trip[0]!.link!;
+      for (const row of trip.slice(1)) {
+        previous = expectedLink(row, previous);
+        await raw(`UPDATE events SET link = ${bytes(previous)} WHERE stream_id = 'session:acme:trip' AND stream_version = ${row.version}`);
+      }
       expect(await verifyLog(store, seals)).toMatchObject({ ok: true });
       expect(await verifyLog(store, seals, { expectedDigest: recorded })).toMatchObject({ ok: false, digestMatches: false, firstBroken: null });
     });
+  });
+
+  it('a snapshot is sealed to the chain: an altered one is not served, and verify names it', async () => {
+    await withLog(async ({ store, seals, raw }) => {
+      await store.saveSnapshot({ streamId: 'session:acme:trip', version: 3, reducerVersion: 1, state: { title: 'trip', version: 3 } });
+      expect((await store.loadSnapshotAndTail!('session:acme:trip', 1, 4)).snapshot).toMatchObject({ version: 3, state: { title: 'trip' } });
+      expect(await verifyLog(store, seals)).toMatchObject({ ok: true, snapshotsChecked: 1 });
+      const before = rejectedSnapshotCount();
+      await raw(`UPDATE snapshots SET state = replace(state, 'trip', 'forged') WHERE stream_id LIKE 'session:acme:trip'`);
+      const read = await store.loadSnapshotAndTail!('session:acme:trip', 1, 4);
+      expect(read.snapshot).toBeNull();
+      expect(read.rejected).toMatchObject({ version: 3, problem: expect.stringContaining('altered') });
+      expect(read.events.map((e) => e.streamVersion)).toEqual([1, 2, 3, 4]);
+      expect(await store.loadSnapshot('session:acme:trip', 1, 4)).toBeNull();
+      expect(rejectedSnapshotCount()).toBeGreaterThan(before);
+      const result = await verifyLog(store, seals, { streamPrefix: 'session:acme:' });
+      expect(result).toMatchObject({ ok: false, firstBroken: null, snapshotsChecked: 1 });
+      expect(result.snapshotsRejected).toEqual([{ streamId: 'session:acme:trip', version: 3, problem: expect.stringContaining('altered') }]);
+    });
+  });
+});
+
+/** The store as the version before links saw it: no links, so it is sealed after the fact. */
+const withoutLinks = (store: EventStore): EventStore =>
+  new Proxy(store, {
+    get: (target, property) => {
+      if (property === 'readChain' || property === 'linksFrom' || property === 'checkSnapshots') return undefined;
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+
+describe.each(backends)('upgrade from sealed events on %s', (_name, open) => {
+  it('events sealed the old way keep verifying, a digest recorded before still matches, and new events are linked', async () => {
+    const old = await open();
+    let opened: Opened | null = null;
+    try {
+      await writeLog(old.store);
+      await logShows(old.store, 6);
+      // The version before links: the API sealed every event after its commit.
+      expect(await sealLog(withoutLinks(old.store), old.seals)).toMatchObject({ sealed: 6 });
+      const recorded = formatDigest(await logDigest(withoutLinks(old.store), old.seals));
+      await old.unlink();
+      // The last event was committed in the second before the old version stopped: never sealed.
+      const last = (await old.store.readAll({ after: 0, limit: 10 }))[5]!;
+      await old.raw(`DELETE FROM event_seals WHERE global_position = ${last.globalPosition}`);
+      opened = await old.reopen();
+      const { store, seals, raw } = opened;
+      expect(await verifyLog(store, seals, { expectedDigest: recorded })).toMatchObject({ ok: false, digestMatches: false, checked: 5, unsealed: 1 });
+      // The API's sealer seals that one when it starts, then has nothing more to do.
+      expect(await sealLog(store, seals)).toMatchObject({ sealed: 1, done: true });
+      expect(await verifyLog(store, seals, { expectedDigest: recorded })).toMatchObject({ ok: true, checked: 6, unsealed: 0, digestMatches: true });
+      await store.append('session:acme:trip', [newEvent('MemoryWritten', { key: 'after', value: 'upgrade' })], { expectedVersion: 4 });
+      await store.append('session:acme:new', [newEvent()], { expectedVersion: 'no_stream' });
+      await logShows(store, 8);
+      expect(await sealLog(store, seals)).toMatchObject({ sealed: 0, done: true });
+      for (const options of [{}, { streamPrefix: 'session:acme:' }, { streamIds: ['session:acme:trip'] }]) {
+        expect(await verifyLog(store, seals, { ...options, expectedDigest: recorded })).toMatchObject({ ok: true, unsealed: 0, digestMatches: true });
+      }
+      // An old event altered after the upgrade: its seal catches it.
+      await raw(`UPDATE events SET data = replace(data, 'Paris', 'Parjs') WHERE stream_id = 'session:acme:trip' AND stream_version = 2`);
+      expect((await verifyLog(store, seals, { streamPrefix: 'session:acme:' })).firstBroken).toMatchObject({
+        streamVersion: 2,
+        problem: expect.stringContaining('altered'),
+      });
+    } finally {
+      await (opened ?? old).close();
+      if (opened) await old.close().catch(() => undefined);
+    }
   });
 });
 

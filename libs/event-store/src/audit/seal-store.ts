@@ -1,6 +1,8 @@
 /**
  * An event's seal: its link in its stream's hash chain, written once (by the sealer, shortly
  * after the event commits) and never changed. Kept beside the events, keyed by global position.
+ * On SQLite and PostgreSQL only events written before links (see ChainEvent) have seals: newer
+ * events carry their link in their own row.
  */
 export interface EventSeal {
   position: number;
@@ -21,6 +23,8 @@ export interface SealStore {
   readSeals(options: { after: number; limit: number; upTo?: number }): Promise<EventSeal[]>;
   /** A stream's seals in version order. */
   readStreamSeals(streamId: string): Promise<EventSeal[]>;
+  /** The seals at these positions, by position (positions never sealed are absent). */
+  sealsAt(positions: readonly number[]): Promise<Map<number, EventSeal>>;
   /**
    * Runs `work` unless another process is sealing right now (then resolves to null): sealing
    * twice is harmless, only wasted work.
@@ -61,6 +65,10 @@ export class InMemorySealStore implements SealStore {
 
   async readStreamSeals(streamId: string) {
     return [...this.byPosition.values()].filter((s) => s.streamId === streamId).sort((a, b) => a.streamVersion - b.streamVersion);
+  }
+
+  async sealsAt(positions: readonly number[]) {
+    return new Map(positions.flatMap((p) => (this.byPosition.has(p) ? [[p, this.byPosition.get(p)!] as const] : [])));
   }
 
   async exclusively<T>(work: () => Promise<T>) {

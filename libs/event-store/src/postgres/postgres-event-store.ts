@@ -3,7 +3,10 @@ import { decodeMetadata, encodeMetadata } from '../metadata-codec';
 import { DatabaseError, Pool, types as pgTypes, type CustomTypesConfig, type PoolClient, type QueryArrayConfig } from 'pg';
 import { GroupCommitQueue, type Settled } from '../group-commit';
 import { storedIdempotencyKey } from '../idempotency-key';
-import { decodeSegment, encodeSegment } from '../snapshot-codec';
+import { decodeSegment, decodeSnapshotJson, encodeSegment, encodeSnapshotJson } from '../snapshot-codec';
+import { eventDigest, sha256Bytes, snapshotProblem } from '../audit/audit-chain';
+import type { ChainEvent, ReadChainOptions } from '../event-store';
+import { noteSnapshotRejected } from '../audit/snapshot-rejections';
 import {
   ConcurrencyError,
   IdempotencyKeyReusedError,
@@ -19,12 +22,12 @@ import {
   type SnapshotSegment,
   type StoredEvent,
   type StreamSummary,
+  type SnapshotCheck,
 } from '../event-store';
 import { unavailable } from './errors';
 import { MAX_EVENTS_PER_APPEND, UUID_PATTERN } from './format';
 import { EventTypeCodes } from './event-type-codes';
 import { migrate } from './migrations';
-import { readState, storedState } from './snapshot-columns';
 import { statements, type Statements } from './statements';
 import { withTransaction } from './transaction';
 
@@ -109,6 +112,22 @@ interface AppendRequest {
 }
 
 type AppendRow = [outcome: string, streamId: string, firstVersion: number, lastVersion: number];
+
+/** Each event's texts as sent, and its digest (its link is computed from it by append_events). */
+function encoded(streamId: string, e: NewEvent, typeName: string): { data: string; metadata: string; digest: Buffer } {
+  const data = JSON.stringify(e.data ?? null);
+  const metadata = encodeMetadata(e.metadata, streamId);
+  return { data, metadata, digest: eventDigest(streamId, e.eventId, typeName, e.parentVersion ?? null, data, metadata) };
+}
+
+interface SnapshotRow {
+  version: number;
+  /** The JSON text (rows below the deflate threshold), else null. */
+  state: string | null;
+  deflated: Buffer | null;
+  seal: Buffer | null;
+  link: Buffer | null;
+}
 
 const settle = <R>(promise: Promise<R>): Promise<Settled<R>> =>
   promise.then(
@@ -240,6 +259,7 @@ export class PostgresEventStore implements EventStore {
   }
 
   private appendQuery({ streamId, expected, events, claim }: AppendRequest): QueryArrayConfig {
+    const texts = events.map((e) => encoded(streamId, e, e.type));
     return {
       ...this.sql.append,
       rowMode: 'array',
@@ -250,12 +270,13 @@ export class PostgresEventStore implements EventStore {
         events.map((e) => (UUID.test(e.eventId) ? null : e.eventId)),
         events.map((e) => this.types.code(e.type)),
         events.map((e) => e.parentVersion ?? null),
-        events.map((e) => JSON.stringify(e.data ?? null)),
-        events.map((e) => encodeMetadata(e.metadata, streamId)),
+        texts.map((t) => t.data),
+        texts.map((t) => t.metadata),
         this.origin,
         claim?.scope ?? null,
         claim ? storedIdempotencyKey(claim.key) : null,
         claim?.fingerprint ?? null,
+        texts.map((t) => t.digest),
       ],
     };
   }
@@ -268,7 +289,7 @@ export class PostgresEventStore implements EventStore {
    */
   private async flushAppends(requests: AppendRequest[]): Promise<Settled<AppendRow>[]> {
     if (requests.length === 1) return [await settle(this.pool.query(this.appendQuery(requests[0]!)).then((r) => r.rows[0] as AppendRow))];
-    const events = requests.flatMap((r) => r.events.map((e) => ({ e, streamId: r.streamId })));
+    const events = requests.flatMap((r) => r.events.map((e) => ({ e, streamId: r.streamId, ...encoded(r.streamId, e, e.type) })));
     try {
       const result = await this.pool.query({
         ...this.sql.appendBatch,
@@ -281,12 +302,13 @@ export class PostgresEventStore implements EventStore {
           events.map(({ e }) => (UUID.test(e.eventId) ? null : e.eventId)),
           events.map(({ e }) => this.types.code(e.type)),
           events.map(({ e }) => e.parentVersion ?? null),
-          events.map(({ e }) => JSON.stringify(e.data ?? null)),
-          events.map(({ e, streamId }) => encodeMetadata(e.metadata, streamId)),
+          events.map(({ data }) => data),
+          events.map(({ metadata }) => metadata),
           this.origin,
           requests.map((r) => r.claim?.scope ?? null),
           requests.map((r) => (r.claim ? storedIdempotencyKey(r.claim.key) : null)),
           requests.map((r) => r.claim?.fingerprint ?? null),
+          events.map(({ digest }) => digest),
         ],
       });
       return (result.rows as AppendRow[]).map((row) => ({ ok: true, value: row }));
@@ -390,7 +412,17 @@ export class PostgresEventStore implements EventStore {
   }
 
   async saveSnapshot(snapshot: Snapshot, segments: readonly SnapshotSegment[] = []): Promise<void> {
-    const row = [snapshot.streamId, snapshot.reducerVersion, snapshot.version, ...storedState(snapshot.state)];
+    const json = JSON.stringify(snapshot.state ?? null);
+    const stored = encodeSnapshotJson(json);
+    // The seal is computed by the statement, from the link at the snapshot's version and this digest.
+    const row = [
+      snapshot.streamId,
+      snapshot.reducerVersion,
+      snapshot.version,
+      typeof stored === 'string' ? stored : null,
+      typeof stored === 'string' ? null : stored,
+      sha256Bytes(json),
+    ];
     if (segments.length === 0) {
       await this.pool.query({ ...this.sql.saveSnapshot, values: row });
       return;
@@ -402,15 +434,43 @@ export class PostgresEventStore implements EventStore {
     });
   }
 
+  /** The snapshot in `row`, or null (reported) when its seal does not hold: the caller replays instead. */
+  private checkedSnapshot(
+    streamId: string,
+    reducerVersion: number,
+    row: SnapshotRow,
+  ): { snapshot: Snapshot | null; rejected?: { version: number; problem: string } } {
+    const json = row.deflated === null ? (row.state ?? 'null') : decodeSnapshotJson(row.deflated);
+    const problem = snapshotProblem(row.seal, row.link, row.version, json);
+    if (!problem) return { snapshot: { streamId, version: row.version, reducerVersion, state: JSON.parse(json) } };
+    // An unsealed snapshot (written before seals) is a plain cache miss; a seal that does not hold is reported.
+    if (row.seal !== null) noteSnapshotRejected({ streamId, version: row.version, problem });
+    return { snapshot: null, ...(row.seal !== null ? { rejected: { version: row.version, problem } } : {}) };
+  }
+
   /** One round trip: a first row for the snapshot (if any), then one per event of the tail. */
   async loadSnapshotAndTail(streamId: string, reducerVersion: number, version: number): Promise<SnapshotAndTail> {
     const result = await this.pool.query<unknown[]>({ ...this.sql.loadSnapshotAndTail, rowMode: 'array', values: [streamId, reducerVersion, version] });
     let snapshot: Snapshot | null = null;
+    let rejected: { version: number; problem: string } | undefined;
     const events: StoredEvent[] = [];
     await this.types.learnCodes(result.rows.map((row) => (row[4 + TYPE_CODE] as number | null) ?? null));
     for (const row of result.rows) {
-      if (row[0] === 0) snapshot = { streamId, version: row[1] as number, reducerVersion, state: readState(row[2], row[3] as Buffer | null) };
-      else events.push(toStored(row, this.types, 4));
+      if (row[0] === 0) {
+        const checked = this.checkedSnapshot(streamId, reducerVersion, {
+          version: row[1] as number,
+          state: row[2] as string | null,
+          deflated: row[3] as Buffer | null,
+          seal: row[13] as Buffer | null,
+          link: row[14] as Buffer | null,
+        });
+        snapshot = checked.snapshot;
+        rejected = checked.rejected;
+      } else events.push(toStored(row, this.types, 4));
+    }
+    if (result.rows[0]?.[0] === 0 && !snapshot) {
+      // Not served: the whole stream is replayed up to the version instead.
+      return { snapshot: null, events: await this.readStream(streamId, { toVersion: version }), ...(rejected ? { rejected } : {}) };
     }
     return { snapshot, events };
   }
@@ -424,13 +484,85 @@ export class PostgresEventStore implements EventStore {
   }
 
   async loadSnapshot(streamId: string, reducerVersion: number, atOrBefore: number): Promise<Snapshot | null> {
-    const result = await this.pool.query<[number, unknown, Buffer | null]>({
+    const result = await this.pool.query<[number, string | null, Buffer | null, Buffer | null, Buffer | null]>({
       ...this.sql.loadSnapshot,
       rowMode: 'array',
       values: [streamId, reducerVersion, atOrBefore],
     });
     const row = result.rows[0];
-    return row ? { streamId, version: row[0], reducerVersion, state: readState(row[1], row[2]) } : null;
+    return row
+      ? this.checkedSnapshot(streamId, reducerVersion, { version: row[0], state: row[1], deflated: row[2], seal: row[3], link: row[4] }).snapshot
+      : null;
+  }
+
+  async readChain(options: ReadChainOptions): Promise<ChainEvent[]> {
+    const s = `"${this.schema}"`;
+    const content = options.content ?? true;
+    const streams =
+      options.streamId !== undefined
+        ? `AND e.stream_key = (SELECT st.id FROM ${s}.streams st WHERE st.stream_id = $4::text)`
+        : options.streamPrefix !== undefined
+          ? `AND e.stream_key IN (SELECT st.id FROM ${s}.streams st WHERE st.stream_id >= $4::text AND st.stream_id < $5::text)`
+          : '';
+    const values: unknown[] = [options.after, options.upTo ?? Number.MAX_SAFE_INTEGER, options.limit];
+    if (options.streamId !== undefined) values.push(options.streamId);
+    else if (options.streamPrefix !== undefined) values.push(options.streamPrefix, options.streamPrefix + '\uffff');
+    const result = await this.pool.query<unknown[]>({
+      text: `SELECT e.global_position, (SELECT st.stream_id FROM ${s}.streams st WHERE st.id = e.stream_key), e.stream_version,
+                    coalesce(e.event_text, e.event_uuid::text), e.type, e.type_code, e.parent_version,
+                    ${content ? 'e.data::text, e.metadata::text' : "'', ''"}, e.link
+               FROM ${s}.events e
+              WHERE e.global_position > $1::bigint AND e.global_position <= $2::bigint ${streams}
+              ORDER BY e.global_position
+              LIMIT $3::bigint`,
+      rowMode: 'array',
+      values,
+    });
+    await this.types.learnCodes(result.rows.map((row) => row[5] as number | null));
+    return result.rows.map((row) => ({
+      position: row[0] as number,
+      // An event whose stream key names no stream: reported by verify as not recorded.
+      streamId: (row[1] as string | null) ?? `(stream key of position ${String(row[0])})`,
+      version: row[2] as number,
+      eventId: row[3] as string,
+      type: this.types.typeOf(row[4] as string | null, row[5] as number | null),
+      parentVersion: row[6] as number | null,
+      data: row[7] as string,
+      metadata: row[8] as string,
+      link: row[9] as Buffer | null,
+    }));
+  }
+
+  async linksFrom(): Promise<number> {
+    const result = await this.pool.query<[number | null]>({ text: `SELECT links_from FROM "${this.schema}".store_info`, rowMode: 'array' });
+    return result.rows[0]?.[0] ?? 0;
+  }
+
+  async checkSnapshots(options: { streamPrefix?: string; streamId?: string }): Promise<SnapshotCheck> {
+    const s = `"${this.schema}"`;
+    const prefix = options.streamId ?? options.streamPrefix ?? '';
+    const check: SnapshotCheck = { checked: 0, rejected: [] };
+    for (let after: [string, number] = ['', 0]; ; ) {
+      const result = await this.pool.query<[string, number, string | null, Buffer | null, Buffer | null, Buffer | null]>({
+        text: `SELECT n.stream_id, n.version, n.state::text, n.state_deflated, n.seal,
+                      (SELECT l.link FROM ${s}.events l WHERE l.stream_key = (SELECT st.id FROM ${s}.streams st WHERE st.stream_id = n.stream_id) AND l.stream_version = n.version)
+                 FROM ${s}.snapshots n
+                WHERE n.stream_id >= $1::text AND n.stream_id < $2::text AND (n.stream_id, n.version) > ($3::text, $4::bigint)
+                ORDER BY n.stream_id, n.version
+                LIMIT 500`,
+        rowMode: 'array',
+        values: [prefix, prefix + '\uffff', after[0], after[1]],
+      });
+      for (const [streamId, version, state, deflated, seal, link] of result.rows) {
+        if (options.streamId !== undefined && streamId !== options.streamId) continue;
+        check.checked++;
+        const problem = snapshotProblem(seal, link, version, deflated === null ? (state ?? 'null') : decodeSnapshotJson(deflated));
+        if (problem && seal !== null) check.rejected.push({ streamId, version, problem });
+      }
+      if (result.rows.length < 500) return check;
+      const last = result.rows[result.rows.length - 1]!;
+      after = [last[0], last[1]];
+    }
   }
 
   async close(): Promise<void> {

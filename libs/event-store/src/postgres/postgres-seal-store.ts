@@ -55,6 +55,12 @@ export class PostgresSealStore implements SealStore {
     return rows.map(toSeal);
   }
 
+  async sealsAt(positions: readonly number[]): Promise<Map<number, EventSeal>> {
+    if (positions.length === 0) return new Map();
+    const { rows } = await this.pool.query<Row>(`SELECT * FROM ${this.table} WHERE global_position = ANY($1::bigint[])`, [positions]);
+    return new Map(rows.map((r) => [Number(r.global_position), toSeal(r)]));
+  }
+
   /** One sealer at a time across processes (a session advisory lock, not waited for). */
   async exclusively<T>(work: () => Promise<T>): Promise<T | null> {
     const client = await this.pool.connect();

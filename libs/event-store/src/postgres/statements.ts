@@ -6,15 +6,20 @@ export function statements(s: string) {
   const bound = (origin: string) => `(SELECT (pg_snapshot_xmin(pg_current_snapshot())::text::bigint - ${origin}::bigint) * ${POSITION_SHIFT})`;
   const named = (name: string, text: string) => ({ name: `rewind:${s}:${name}`, text });
   const eventId = `coalesce(e.event_text, e.event_uuid::text) AS event_id`;
+  // The link of stream $1's event at `version` (a snapshot is sealed to it).
+  const linkAt = (version: string) =>
+    `(SELECT l.link FROM ${s}.events l WHERE l.stream_key = (SELECT st.id FROM ${s}.streams st WHERE st.stream_id = $1::text) AND l.stream_version = ${version})`;
+  // sha256(link at the version ‖ version ‖ $6, the sha256 of the state's JSON): see snapshotSeal.
+  const snapshotSeal = `sha256(coalesce(${linkAt('$3::bigint')}, '\\x${'00'.repeat(32)}'::bytea) || int8send($3::bigint) || $6::bytea)`;
   return {
     append: named(
       'append',
-      `SELECT o_outcome, o_stream_id, o_first_version, o_last_version FROM ${s}.append_events($1::text, $2::bigint, $3::uuid[], $4::text[], $5::smallint[], $6::bigint[], $7::json[], $8::json[], $9::bigint, $10::text, $11::text, $12::text, 0)`,
+      `SELECT o_outcome, o_stream_id, o_first_version, o_last_version FROM ${s}.append_events($1::text, $2::bigint, $3::uuid[], $4::text[], $5::smallint[], $6::bigint[], $7::json[], $8::json[], $9::bigint, $10::text, $11::text, $12::text, 0, $13::bytea[])`,
     ),
     appendBatch: named(
       'appendBatch',
       `SELECT b.o_outcome, b.o_stream_id, b.o_first_version, b.o_last_version
-         FROM ${s}.append_batch($1::text[], $2::bigint[], $3::integer[], $4::uuid[], $5::text[], $6::smallint[], $7::bigint[], $8::json[], $9::json[], $10::bigint, $11::text[], $12::text[], $13::text[])
+         FROM ${s}.append_batch($1::text[], $2::bigint[], $3::integer[], $4::uuid[], $5::text[], $6::smallint[], $7::bigint[], $8::json[], $9::json[], $10::bigint, $11::text[], $12::text[], $13::text[], $14::bytea[])
               WITH ORDINALITY AS b(o_outcome, o_stream_id, o_first_version, o_last_version, n)
         ORDER BY b.n`,
     ),
@@ -70,37 +75,37 @@ export function statements(s: string) {
     ),
     saveSnapshot: named(
       'saveSnapshot',
-      `INSERT INTO ${s}.snapshots (stream_id, reducer_version, version, state, state_deflated, created_at)
-       VALUES ($1::text, $2::integer, $3::bigint, $4::json, $5::bytea, now())
+      `INSERT INTO ${s}.snapshots (stream_id, reducer_version, version, state, state_deflated, created_at, seal)
+       VALUES ($1::text, $2::integer, $3::bigint, $4::json, $5::bytea, now(), ${snapshotSeal})
        ON CONFLICT (stream_id, reducer_version, version) DO UPDATE
-         SET state = excluded.state, state_deflated = excluded.state_deflated, created_at = excluded.created_at`,
+         SET state = excluded.state, state_deflated = excluded.state_deflated, created_at = excluded.created_at, seal = excluded.seal`,
     ),
     saveSnapshotWithSegments: named(
       'saveSnapshotWithSegments',
       `WITH segments AS (
          INSERT INTO ${s}.snapshot_segments (stream_id, segment_id, data, created_at)
-         SELECT $1::text, u.id, u.data, now() FROM unnest($6::text[], $7::bytea[]) AS u(id, data)
+         SELECT $1::text, u.id, u.data, now() FROM unnest($7::text[], $8::bytea[]) AS u(id, data)
          ON CONFLICT (stream_id, segment_id) DO NOTHING)
-       INSERT INTO ${s}.snapshots (stream_id, reducer_version, version, state, state_deflated, created_at)
-       VALUES ($1::text, $2::integer, $3::bigint, $4::json, $5::bytea, now())
+       INSERT INTO ${s}.snapshots (stream_id, reducer_version, version, state, state_deflated, created_at, seal)
+       VALUES ($1::text, $2::integer, $3::bigint, $4::json, $5::bytea, now(), ${snapshotSeal})
        ON CONFLICT (stream_id, reducer_version, version) DO UPDATE
-         SET state = excluded.state, state_deflated = excluded.state_deflated, created_at = excluded.created_at`,
+         SET state = excluded.state, state_deflated = excluded.state_deflated, created_at = excluded.created_at, seal = excluded.seal`,
     ),
     loadSnapshotSegments: named(
       'loadSnapshotSegments',
       `SELECT segment_id, data FROM ${s}.snapshot_segments WHERE stream_id = $1::text AND segment_id = ANY($2::text[])`,
     ),
-    // Kind 0: the snapshot (version, state as JSON or deflated); kind 1: the events after it, up to $3.
+    // Kind 0: the snapshot (version, state as JSON text or deflated, its seal, the link at its version); kind 1: the events after it, up to $3.
     loadSnapshotAndTail: named(
       'loadSnapshotAndTail',
       `WITH snap AS MATERIALIZED (
-         SELECT version, state, state_deflated FROM ${s}.snapshots
+         SELECT version, state::text AS state, state_deflated, seal FROM ${s}.snapshots
           WHERE stream_id = $1::text AND reducer_version = $2::integer AND version <= $3::bigint
           ORDER BY version DESC
           LIMIT 1)
-       SELECT 0 AS kind, version, state, state_deflated, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL::smallint FROM snap
+       SELECT 0 AS kind, version, state, state_deflated, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL::smallint, seal, ${linkAt('version')} FROM snap
        UNION ALL
-       SELECT 1, e.stream_version, NULL, NULL, e.global_position, $1::text, e.stream_version, ${eventId}, e.type, e.parent_version, e.data, e.metadata, e.type_code
+       SELECT 1, e.stream_version, NULL, NULL, e.global_position, $1::text, e.stream_version, ${eventId}, e.type, e.parent_version, e.data, e.metadata, e.type_code, NULL, NULL
          FROM ${s}.events e
         WHERE e.stream_key = (SELECT st.id FROM ${s}.streams st WHERE st.stream_id = $1::text)
           AND e.stream_version > coalesce((SELECT version FROM snap), 0) AND e.stream_version <= $3::bigint
@@ -108,7 +113,7 @@ export function statements(s: string) {
     ),
     loadSnapshot: named(
       'loadSnapshot',
-      `SELECT version, state, state_deflated FROM ${s}.snapshots
+      `SELECT version, state::text, state_deflated, seal, ${linkAt('version')} FROM ${s}.snapshots
         WHERE stream_id = $1::text AND reducer_version = $2::integer AND version <= $3::bigint
         ORDER BY version DESC
         LIMIT 1`,

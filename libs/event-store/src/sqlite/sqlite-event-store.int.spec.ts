@@ -66,7 +66,7 @@ describe('SqliteEventStore event ids', () => {
     expect(second.db.prepare('SELECT typeof(event_id) AS kind FROM events ORDER BY global_position').all()).toEqual([{ kind: 'text' }, { kind: 'blob' }]);
     expect((await second.readStream('session:t:s')).map((e) => e.eventId)).toEqual(['legacy', old]);
     await expect(second.append('session:t:s', [{ ...newEvent(), eventId: old }], { expectedVersion: 2 })).rejects.toThrow(/UNIQUE/);
-    expect(second.db.prepare('SELECT version FROM events_format').all()).toEqual([{ version: 2 }]);
+    expect(second.db.prepare('SELECT version FROM events_format').all()).toEqual([{ version: 3 }]);
     await second.close();
   });
 });

@@ -21,7 +21,10 @@ import { storedIdempotencyKey } from '../idempotency-key';
 import { GroupCommitQueue, type Settled } from '../group-commit';
 import { decodeMetadata, encodeMetadata } from '../metadata-codec';
 import { SqliteEventTypeCodes } from './event-type-codes';
-import { decodeSegment, decodeSnapshot, encodeSegment, encodeSnapshot } from '../snapshot-codec';
+import { decodeSegment, decodeSnapshotJson, encodeSegment, encodeSnapshotJson } from '../snapshot-codec';
+import { eventDigest, eventLink, GENESIS_LINK, sha256Bytes, snapshotProblem, snapshotSeal } from '../audit/audit-chain';
+import { noteSnapshotRejected } from '../audit/snapshot-rejections';
+import type { ChainEvent, ReadChainOptions, SnapshotCheck } from '../event-store';
 
 export interface SqliteEventStoreOptions {
   /** A file path, or ':memory:'. */
@@ -96,7 +99,11 @@ const CANONICAL_UUID_GLOB = ['8', '4', '4', '4', '12'].map((n) => '[0-9a-f]'.rep
 function upgradeEventsFormat(db: Database.Database): void {
   db.transaction(() => {
     const version = db.prepare<[], { version: number }>('SELECT version FROM events_format').get()?.version ?? 0;
-    if (version >= 2) return;
+    if (version >= 3) return;
+    if (version === 2) {
+      addAuditLinks(db);
+      return;
+    }
     if (version < 1) {
       db.prepare(
         `UPDATE events SET event_id = unhex(replace(event_id, '-', ''))
@@ -105,9 +112,29 @@ function upgradeEventsFormat(db: Database.Database): void {
     }
     const columns = db.prepare<[], { name: string }>("SELECT name FROM pragma_table_info('events')").all();
     if (!columns.some((c) => c.name === 'type_code')) db.exec('ALTER TABLE events ADD COLUMN type_code INTEGER');
-    db.prepare('DELETE FROM events_format').run();
-    db.prepare('INSERT INTO events_format (version) VALUES (2)').run();
+    addAuditLinks(db);
   }).immediate();
+}
+
+/**
+ * Format 3: each event's audit link in its row (`link`, 32 bytes, written by the append), each
+ * snapshot's seal (`seal`); `audit_chain.links_from` is the first position written with links.
+ * Rows written before keep no link: they stay covered by their seals in event_seals.
+ */
+function addAuditLinks(db: Database.Database): void {
+  const has = (table: string, column: string) =>
+    db
+      .prepare<[], { name: string }>(`SELECT name FROM pragma_table_info('${table}')`)
+      .all()
+      .some((c) => c.name === column);
+  if (!has('events', 'link')) db.exec('ALTER TABLE events ADD COLUMN link BLOB');
+  if (!has('snapshots', 'seal')) db.exec('ALTER TABLE snapshots ADD COLUMN seal BLOB');
+  db.exec('CREATE TABLE IF NOT EXISTS audit_chain (links_from INTEGER NOT NULL)');
+  if (!db.prepare('SELECT 1 FROM audit_chain').get()) {
+    db.prepare('INSERT INTO audit_chain (links_from) VALUES ((SELECT coalesce(max(global_position), 0) + 1 FROM events))').run();
+  }
+  db.prepare('DELETE FROM events_format').run();
+  db.prepare('INSERT INTO events_format (version) VALUES (3)').run();
 }
 
 /**
@@ -131,10 +158,30 @@ interface EventRow {
   type_code: number | null;
 }
 
+interface ChainRow {
+  global_position: number;
+  stream_id: string;
+  stream_version: number;
+  event_id: string;
+  type: string;
+  type_code: number | null;
+  parent_version: number | null;
+  data: string;
+  metadata: string;
+  link: Buffer | null;
+}
+
 interface PendingAppend {
   streamId: string;
   events: readonly NewEvent[];
   options: AppendOptions;
+}
+
+interface SnapshotRow {
+  version: number;
+  state: string | Buffer;
+  seal: Buffer | null;
+  link: Buffer | null;
 }
 
 function toStored(row: EventRow, types: SqliteEventTypeCodes): StoredEvent {
@@ -174,8 +221,13 @@ export class SqliteEventStore implements EventStore {
     this.statements = {
       streamVersion: db.prepare<[string], { version: number }>('SELECT version FROM streams WHERE stream_id = ?'),
       insertEvent: db.prepare(
-        "INSERT INTO events (stream_id, stream_version, event_id, type, type_code, parent_version, data, metadata) VALUES (?, ?, ?, '', ?, ?, ?, ?)",
+        "INSERT INTO events (global_position, stream_id, stream_version, event_id, type, type_code, parent_version, data, metadata, link) VALUES (?, ?, ?, ?, '', ?, ?, ?, ?, ?)",
       ),
+      // AUTOINCREMENT's next value, taken here so that the link can cover the position.
+      lastAssigned: db.prepare<[], { p: number }>(
+        "SELECT max(coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'events'), 0), coalesce((SELECT max(global_position) FROM events), 0)) AS p",
+      ),
+      linkAt: db.prepare<[string, number], { link: Buffer | null }>('SELECT link FROM events WHERE stream_id = ? AND stream_version = ?'),
       upsertStream: db.prepare(
         `INSERT INTO streams (stream_id, version, created_at, updated_at) VALUES (?, ?, ?, ?)
          ON CONFLICT (stream_id) DO UPDATE SET version = excluded.version, updated_at = excluded.updated_at`,
@@ -196,17 +248,26 @@ export class SqliteEventStore implements EventStore {
       listStreams: db.prepare<[string, string, string, number], { stream_id: string; version: number; created_at: string; updated_at: string }>(
         'SELECT * FROM streams WHERE stream_id >= ? AND stream_id < ? AND stream_id > ? ORDER BY stream_id LIMIT ?',
       ),
-      saveSnapshot: db.prepare('INSERT OR REPLACE INTO snapshots (stream_id, version, reducer_version, state, created_at) VALUES (?, ?, ?, ?, ?)'),
-      loadSnapshot: db.prepare<[string, number, number], { version: number; state: string | Buffer }>(
-        'SELECT version, state FROM snapshots WHERE stream_id = ? AND reducer_version = ? AND version <= ? ORDER BY version DESC LIMIT 1',
+      saveSnapshot: db.prepare('INSERT OR REPLACE INTO snapshots (stream_id, version, reducer_version, state, created_at, seal) VALUES (?, ?, ?, ?, ?, ?)'),
+      loadSnapshot: db.prepare<[string, number, number], SnapshotRow>(
+        `SELECT s.version, s.state, s.seal, e.link FROM snapshots s LEFT JOIN events e ON e.stream_id = s.stream_id AND e.stream_version = s.version
+          WHERE s.stream_id = ? AND s.reducer_version = ? AND s.version <= ? ORDER BY s.version DESC LIMIT 1`,
       ),
+      snapshotsOf: db.prepare<[string, string], SnapshotRow & { stream_id: string }>(
+        `SELECT s.stream_id, s.version, s.state, s.seal, e.link FROM snapshots s LEFT JOIN events e ON e.stream_id = s.stream_id AND e.stream_version = s.version
+          WHERE s.stream_id >= ? AND s.stream_id < ? ORDER BY s.stream_id, s.version`,
+      ),
+      linksFrom: db.prepare<[], { links_from: number }>('SELECT links_from FROM audit_chain'),
       saveSegment: db.prepare('INSERT OR IGNORE INTO snapshot_segments (stream_id, segment_id, data, created_at) VALUES (?, ?, ?, ?)'),
       loadSegment: db.prepare<[string, string], { data: Buffer }>('SELECT data FROM snapshot_segments WHERE stream_id = ? AND segment_id = ?'),
     };
     this.saveSnapshotTx = db.transaction((snapshot: Snapshot, segments: readonly SnapshotSegment[]) => {
       const now = new Date().toISOString();
       for (const segment of segments) this.statements.saveSegment.run(snapshot.streamId, segment.id, encodeSegment(segment.data), now);
-      this.statements.saveSnapshot.run(snapshot.streamId, snapshot.version, snapshot.reducerVersion, encodeSnapshot(snapshot.state), now);
+      const json = JSON.stringify(snapshot.state ?? null);
+      const link = this.statements.linkAt.get(snapshot.streamId, snapshot.version)?.link ?? null;
+      const seal = snapshotSeal(link, snapshot.version, sha256Bytes(json));
+      this.statements.saveSnapshot.run(snapshot.streamId, snapshot.version, snapshot.reducerVersion, encodeSnapshotJson(json), now, seal);
     });
     this.appendTx = db.transaction((streamId: string, events: readonly NewEvent[], options: AppendOptions): AppendResult => {
       const claim = options.idempotency;
@@ -221,16 +282,25 @@ export class SqliteEventStore implements EventStore {
       checkExpectedVersion(streamId, options.expectedVersion, current);
       const now = new Date().toISOString();
       let version = current;
+      // The link is computed here, in the append's transaction: no committed event is ever outside its chain.
+      let position = this.statements.lastAssigned.get()!.p;
+      let link = current === 0 ? GENESIS_LINK : (this.statements.linkAt.get(streamId, current)?.link ?? GENESIS_LINK);
       for (const event of events) {
         version++;
+        position++;
+        const data = JSON.stringify(event.data);
+        const metadata = encodeMetadata(event.metadata, streamId);
+        link = eventLink(link, position, version, eventDigest(streamId, event.eventId, event.type, event.parentVersion, data, metadata));
         this.statements.insertEvent.run(
+          position,
           streamId,
           version,
           encodeEventId(event.eventId),
           this.types.code(event.type),
           event.parentVersion,
-          JSON.stringify(event.data),
-          encodeMetadata(event.metadata, streamId),
+          data,
+          metadata,
+          link,
         );
       }
       this.statements.upsertStream.run(streamId, version, now, now);
@@ -316,10 +386,75 @@ export class SqliteEventStore implements EventStore {
   }
 
   async loadSnapshotAndTail(streamId: string, reducerVersion: number, version: number): Promise<SnapshotAndTail> {
-    const row = this.statements.loadSnapshot.get(streamId, reducerVersion, version);
-    const snapshot = row ? { streamId, version: row.version, reducerVersion, state: decodeSnapshot(row.state) } : null;
+    const { snapshot, rejected } = this.checkedSnapshot(streamId, reducerVersion, version);
     const events = this.statements.readStream.all(streamId, (snapshot?.version ?? 0) + 1, version, -1).map(this.toStored);
-    return { snapshot, events };
+    return { snapshot, events, ...(rejected ? { rejected } : {}) };
+  }
+
+  /** The nearest snapshot, served only if its seal holds (a refused one is reported, and replay takes its place). */
+  private checkedSnapshot(
+    streamId: string,
+    reducerVersion: number,
+    version: number,
+  ): { snapshot: Snapshot | null; rejected?: { version: number; problem: string } } {
+    const row = this.statements.loadSnapshot.get(streamId, reducerVersion, version);
+    if (!row) return { snapshot: null };
+    const json = decodeSnapshotJson(row.state);
+    const problem = snapshotProblem(row.seal, row.link, row.version, json);
+    if (problem) {
+      // An unsealed snapshot (written before seals) is a plain cache miss; a seal that does not hold is reported.
+      if (row.seal === null) return { snapshot: null };
+      noteSnapshotRejected({ streamId, version: row.version, problem });
+      return { snapshot: null, rejected: { version: row.version, problem } };
+    }
+    return { snapshot: { streamId, version: row.version, reducerVersion, state: JSON.parse(json) } };
+  }
+
+  async readChain(options: ReadChainOptions): Promise<ChainEvent[]> {
+    const content = options.content ?? true;
+    const columns = `global_position, stream_id, stream_version,
+      CASE WHEN typeof(event_id) = 'blob' THEN lower(${UUID_TEXT}) ELSE event_id END AS event_id,
+      type, type_code, parent_version, ${content ? 'data, metadata' : "'' AS data, '' AS metadata"}, link`;
+    const where = ['global_position > ?', 'global_position <= ?'];
+    const values: (string | number)[] = [options.after, options.upTo ?? Number.MAX_SAFE_INTEGER];
+    if (options.streamId !== undefined) {
+      where.push('stream_id = ?');
+      values.push(options.streamId);
+    } else if (options.streamPrefix !== undefined) {
+      where.push('stream_id >= ? AND stream_id < ?');
+      values.push(options.streamPrefix, options.streamPrefix + '\uffff');
+    }
+    values.push(options.limit);
+    return this.db
+      .prepare<(string | number)[], ChainRow>(`SELECT ${columns} FROM events WHERE ${where.join(' AND ')} ORDER BY global_position LIMIT ?`)
+      .all(...values)
+      .map((r) => ({
+        position: r.global_position,
+        streamId: r.stream_id,
+        version: r.stream_version,
+        eventId: r.event_id,
+        type: this.types.typeOf(r.type, r.type_code),
+        parentVersion: r.parent_version,
+        data: r.data,
+        metadata: r.metadata,
+        link: r.link,
+      }));
+  }
+
+  async linksFrom(): Promise<number> {
+    return this.statements.linksFrom.get()?.links_from ?? 1;
+  }
+
+  async checkSnapshots(options: { streamPrefix?: string; streamId?: string }): Promise<SnapshotCheck> {
+    const prefix = options.streamId ?? options.streamPrefix ?? '';
+    const result: SnapshotCheck = { checked: 0, rejected: [] };
+    for (const row of this.statements.snapshotsOf.iterate(prefix, prefix + '\uffff')) {
+      if (options.streamId !== undefined && row.stream_id !== options.streamId) continue;
+      result.checked++;
+      const problem = snapshotProblem(row.seal, row.link, row.version, decodeSnapshotJson(row.state));
+      if (problem && row.seal !== null) result.rejected.push({ streamId: row.stream_id, version: row.version, problem });
+    }
+    return result;
   }
 
   async loadSnapshotSegments(streamId: string, ids: readonly string[]): Promise<Map<string, string>> {
@@ -332,8 +467,7 @@ export class SqliteEventStore implements EventStore {
   }
 
   async loadSnapshot(streamId: string, reducerVersion: number, atOrBefore: number): Promise<Snapshot | null> {
-    const row = this.statements.loadSnapshot.get(streamId, reducerVersion, atOrBefore);
-    return row ? { streamId, version: row.version, reducerVersion, state: decodeSnapshot(row.state) } : null;
+    return this.checkedSnapshot(streamId, reducerVersion, atOrBefore).snapshot;
   }
 
   async close(): Promise<void> {

@@ -60,6 +60,17 @@ export class SqliteSealStore implements SealStore {
     return this.db.prepare<[string], Row>('SELECT * FROM event_seals WHERE stream_id = ? ORDER BY stream_version').all(streamId).map(toSeal);
   }
 
+  async sealsAt(positions: readonly number[]): Promise<Map<number, EventSeal>> {
+    const found = new Map<number, EventSeal>();
+    if (positions.length === 0) return found;
+    const at = this.db.prepare<[number], Row>('SELECT * FROM event_seals WHERE global_position = ?');
+    for (const p of positions) {
+      const row = at.get(p);
+      if (row) found.set(p, toSeal(row));
+    }
+    return found;
+  }
+
   /** SQLite's write lock already serialises sealers; duplicates are ignored. */
   async exclusively<T>(work: () => Promise<T>): Promise<T | null> {
     return work();

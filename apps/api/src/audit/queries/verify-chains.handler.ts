@@ -15,19 +15,20 @@ export class VerifyChainsHandler implements IQueryHandler<VerifyChainsQuery, Aud
   ) {}
 
   async execute({ tenantId, sessionId }: VerifyChainsQuery) {
-    let streamIds: string[];
     if (sessionId !== undefined) {
-      streamIds = [sessionStreamId(tenantId, sessionId)];
-      if ((await this.store.streamVersion(streamIds[0]!)) === 0) throw new ApiError(404, 'session_not_found', `No session "${sessionId}" for this tenant.`);
-    } else {
-      streamIds = [];
-      for (let after: string | undefined; ; ) {
-        const page = await this.store.listStreams({ prefix: sessionStreamPrefix(tenantId), limit: 1000, ...(after ? { after } : {}) });
-        streamIds.push(...page.map((s) => s.streamId));
-        if (page.length < 1000) break;
-        after = page[page.length - 1]!.streamId;
-      }
+      const streamId = sessionStreamId(tenantId, sessionId);
+      if ((await this.store.streamVersion(streamId)) === 0) throw new ApiError(404, 'session_not_found', `No session "${sessionId}" for this tenant.`);
+      return { sessions: 1, ...(await verifyLog(this.store, this.seals, { streamIds: [streamId] })) };
     }
-    return { sessions: streamIds.length, ...(await verifyLog(this.store, this.seals, { streamIds })) };
+    // Every event of the tenant's sessions in the log, whether or not its session is recorded.
+    const prefix = sessionStreamPrefix(tenantId);
+    let sessions = 0;
+    for (let after: string | undefined; ; ) {
+      const page = await this.store.listStreams({ prefix, limit: 1000, ...(after ? { after } : {}) });
+      sessions += page.length;
+      if (page.length < 1000) break;
+      after = page[page.length - 1]!.streamId;
+    }
+    return { sessions, ...(await verifyLog(this.store, this.seals, { streamPrefix: prefix })) };
   }
 }

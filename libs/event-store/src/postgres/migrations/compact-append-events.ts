@@ -12,7 +12,7 @@ export type TypeForm = 'names' | 'codes';
  * 'codes' (migration 7) takes type codes. Frozen with the migrations that use it: the defaults
  * generate exactly what migrations 2 and 3 were released with.
  */
-export function compactAppendEvents(s: string, withOffset: boolean, types: TypeForm = 'names'): string {
+export function compactAppendEvents(s: string, withOffset: boolean, types: TypeForm = 'names', links = false): string {
   const codes = types === 'codes';
   const typesParam = codes ? 'p_type_codes' : 'p_types';
   return `CREATE FUNCTION ${s}.append_events(
@@ -32,19 +32,37 @@ export function compactAppendEvents(s: string, withOffset: boolean, types: TypeF
       ? `
   p_offset      integer, -- ordinals already used in this transaction (group commit)`
       : ''
+  }${
+    links
+      ? `
+  p_digests     bytea[], -- eventDigest of each event (migration 8): its link is computed here`
+      : ''
   }
   OUT o_outcome       text,
   OUT o_stream_id     text,
   OUT o_first_version bigint,
   OUT o_last_version  bigint
-) LANGUAGE plpgsql AS $fn$
+) LANGUAGE plpgsql${
+    links
+      ? `
+-- The previous link is read by (stream_key, stream_version): a plan cached while the table was
+-- small would scan it on every append for the rest of the connection's life.
+SET enable_seqscan = off`
+      : ''
+  } AS $fn$
 DECLARE
   v_count       integer := coalesce(cardinality(${typesParam}), 0);
   v_current     bigint;
   v_key         bigint;
   v_conflict    boolean := false;
   v_fingerprint text;
-  v_base        bigint;
+  v_base        bigint;${
+    links
+      ? `
+  v_link        bytea;
+  v_links       bytea[];`
+      : ''
+  }
 BEGIN
   IF p_key IS NOT NULL THEN
     SELECT k.fingerprint, k.stream_id, k.first_version, k.last_version
@@ -102,11 +120,24 @@ BEGIN
 
   IF v_count > 0 THEN
     -- The position is derived from this transaction's id (assigned by the write above).
-    v_base := (pg_current_xact_id()::text::bigint - p_origin) * ${POSITION_SHIFT};
-    INSERT INTO ${s}.events (global_position, stream_key, stream_version, parent_version, event_uuid, ${codes ? 'type_code' : 'type'}, event_text, data, metadata)
-    SELECT v_base + ${withOffset ? 'p_offset + ' : ''}e.ordinal, v_key, v_current + e.ordinal, e.parent_version, e.event_uuid, e.${codes ? 'type_code' : 'type'}, e.event_text, e.data, e.metadata
-      FROM unnest(p_event_uuids, p_event_texts, ${typesParam}, p_parents, p_data, p_metadata)
-           WITH ORDINALITY AS e(event_uuid, event_text, ${codes ? 'type_code' : 'type'}, parent_version, data, metadata, ordinal);
+    v_base := (pg_current_xact_id()::text::bigint - p_origin) * ${POSITION_SHIFT};${
+      links
+        ? `
+    -- Each event's link in its stream's chain (see eventLink), in this transaction: the previous
+    -- event of the stream is committed (its streams row was locked above) or in this transaction.
+    v_link := CASE WHEN v_current = 0 THEN NULL
+                   ELSE (SELECT e.link FROM ${s}.events e WHERE e.stream_key = v_key AND e.stream_version = v_current) END;
+    v_link := coalesce(v_link, '\\x${'00'.repeat(32)}'::bytea);
+    FOR i IN 1 .. v_count LOOP
+      v_link := sha256(v_link || int8send(v_base + ${withOffset ? 'p_offset + ' : ''}i) || int8send(v_current + i) || p_digests[i]);
+      v_links[i] := v_link;
+    END LOOP;`
+        : ''
+    }
+    INSERT INTO ${s}.events (global_position, stream_key, stream_version, parent_version, event_uuid, ${codes ? 'type_code' : 'type'}, event_text, data, metadata${links ? ', link' : ''})
+    SELECT v_base + ${withOffset ? 'p_offset + ' : ''}e.ordinal, v_key, v_current + e.ordinal, e.parent_version, e.event_uuid, e.${codes ? 'type_code' : 'type'}, e.event_text, e.data, e.metadata${links ? ', e.link' : ''}
+      FROM unnest(p_event_uuids, p_event_texts, ${typesParam}, p_parents, p_data, p_metadata${links ? ', v_links' : ''})
+           WITH ORDINALITY AS e(event_uuid, event_text, ${codes ? 'type_code' : 'type'}, parent_version, data, metadata, ${links ? 'link, ' : ''}ordinal);
   END IF;
 
   IF p_key IS NOT NULL THEN
@@ -129,7 +160,7 @@ $fn$;
  * append_batch (migration 3): appends to several streams in one call, each through
  * append_events; `types` as in compactAppendEvents (migration 7 takes codes). Frozen likewise.
  */
-export function appendBatch(s: string, types: TypeForm = 'names'): string {
+export function appendBatch(s: string, types: TypeForm = 'names', links = false): string {
   const codes = types === 'codes';
   return `CREATE FUNCTION ${s}.append_batch(
   p_streams      text[],
@@ -144,7 +175,7 @@ export function appendBatch(s: string, types: TypeForm = 'names'): string {
   p_origin       bigint,
   p_scopes       text[],
   p_keys         text[],
-  p_fingerprints text[]
+  p_fingerprints text[]${links ? ',\n  p_digests      bytea[]' : ''}
 ) RETURNS TABLE (o_outcome text, o_stream_id text, o_first_version bigint, o_last_version bigint)
 LANGUAGE plpgsql AS $fn$
 DECLARE
@@ -159,7 +190,7 @@ BEGIN
       p_streams[i], p_expected[i],
       p_event_uuids[v_from:v_to], p_event_texts[v_from:v_to], ${codes ? 'p_type_codes' : 'p_types'}[v_from:v_to],
       p_parents[v_from:v_to], p_data[v_from:v_to], p_metadata[v_from:v_to],
-      p_origin, p_scopes[i], p_keys[i], p_fingerprints[i], v_offset);
+      p_origin, p_scopes[i], p_keys[i], p_fingerprints[i], v_offset${links ? ', p_digests[v_from:v_to]' : ''});
     o_outcome := r.o_outcome;
     o_stream_id := r.o_stream_id;
     o_first_version := r.o_first_version;
