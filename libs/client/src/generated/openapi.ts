@@ -2111,6 +2111,8 @@ export interface components {
                 occurredAt: string;
                 /** Format: int64 */
                 schemaVersion?: number;
+                /** @description W3C traceparent of the write that recorded the event, kept when its trace was sampled (absent otherwise). */
+                traceparent?: string;
             };
         };
         EventPage: {
