@@ -129,9 +129,12 @@ function handleInSpan(delivered: DeliveredMessage, groupId: string, handler: Mes
   });
 }
 
-/** The headers plus the message's own trace context, else the active one (`traceparent`, W3C), while tracing records; else the headers as they are. */
+/**
+ * The headers plus the message's own trace context (`traceparent`, W3C) when it has one, else the
+ * active one while tracing records; else the headers as they are.
+ */
 function withTraceContext(recording: boolean, headers: Record<string, string> | undefined, own: Context | undefined): Record<string, string> | undefined {
-  if (!recording) return headers;
+  if (!recording && own === undefined) return headers;
   const carried: Record<string, string> = { ...headers };
   propagation.inject(own ?? context.active(), carried);
   return carried;

@@ -177,7 +177,7 @@ export class EventRelay {
    * One send for the chunk, and a `rewind.relay.publish` span per write it carries: a child of
    * the write's span (the traceparent its events keep in their metadata), or of the relay's own
    * context for events written without a sampled trace. Each message carries its write's span
-   * as `traceparent`, so its consumers continue the write's trace; the send nests under the first.
+   * as `traceparent`, so its consumers continue the write's trace; the send nests under one of them.
    */
   private async publishInSpans(chunk: { events: StoredEvent[]; messages: BusMessage[] }): Promise<void> {
     const byWrite = new Map<string, StoredEvent[]>();
@@ -198,16 +198,17 @@ export class EventRelay {
       };
       spans.set(traceparent, tracer.startSpan('rewind.relay.publish', { attributes }, parent));
     }
-    const first = spans.values().next().value!;
-    // Tracing off (or not recording): the messages stay as they are.
-    const messages = first.isRecording()
+    // The send nests under a sampled publish span if there is one.
+    const sendParent = [...spans.values()].find((span) => span.isRecording()) ?? spans.values().next().value!;
+    // Tracing off (or nothing recorded): the messages stay as they are.
+    const messages = sendParent.isRecording()
       ? chunk.messages.map((message, i) => ({
           ...message,
           traceContext: trace.setSpan(ROOT_CONTEXT, spans.get(chunk.events[i]!.metadata.traceparent ?? '')!),
         }))
       : chunk.messages;
     try {
-      await context.with(trace.setSpan(context.active(), first), () => this.options.bus.publish(this.topic, messages));
+      await context.with(trace.setSpan(context.active(), sendParent), () => this.options.bus.publish(this.topic, messages));
     } catch (error) {
       for (const span of spans.values()) span.setStatus({ code: SpanStatusCode.ERROR, message: errorMessage(error) });
       throw error;
