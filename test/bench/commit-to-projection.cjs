@@ -4,7 +4,10 @@
  * options, as the API uses) applies it, and a batch hook notes when the batch holding the
  * commit's position is applied (SQLite: the transaction commits synchronously right after).
  *
- *   REWIND_ROOT=/path/to/checkout node test/bench/commit-to-projection.cjs [N]
+ *   REWIND_ROOT=/path/to/checkout node test/bench/commit-to-projection.cjs [N] [GAP_MIN_MS] [GAP_MAX_MS]
+ *
+ * Writes are GAP_MIN..GAP_MAX ms apart (default 5..25, a stream of writes; 60..80 lets the
+ * runner go idle between them, which a commit then wakes at once).
  *
  * Runs on a checkout with or without a SubscriptionHub (before/after comparison).
  */
@@ -30,6 +33,8 @@ const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor(
 
 async function main() {
   const n = Number(process.argv[2] ?? 200);
+  const gapMin = Number(process.argv[3] ?? 5);
+  const gapMax = Number(process.argv[4] ?? 25);
   const dir = mkdtempSync(join(tmpdir(), 'rewind-commit-latency-'));
   const file = join(dir, 'rewind.db');
   const store = new SqliteEventStore({ filename: file, synchronous: 'NORMAL' });
@@ -58,8 +63,8 @@ async function main() {
   const samples = [];
   const afterCommit = [];
   for (let i = 0; i < n; i++) {
-    // Let the runner go idle first, as between real requests.
-    await new Promise((resolve) => setTimeout(resolve, 5 + Math.random() * 20));
+    // A pause between writes, as between real requests.
+    await new Promise((resolve) => setTimeout(resolve, gapMin + Math.random() * (gapMax - gapMin)));
     const started = performance.now();
     const projected = new Promise((resolve) => (waiting = { position: Infinity, resolve }));
     await runtime.sessions.execute(caller, 's', { type: 'WriteMemory', key: 'k', value: i });
@@ -80,7 +85,7 @@ async function main() {
     return { p50: fmt(percentile(values, 50)), p90: fmt(percentile(values, 90)), p99: fmt(percentile(values, 99)), max: fmt(values[values.length - 1]) };
   };
   // writeToRow: from the command to its row; afterAck: from the write's acknowledgement to its row.
-  console.log(JSON.stringify({ root, hub: Boolean(hub), n, writeToRowMs: summary(samples), afterAckMs: summary(afterCommit) }));
+  console.log(JSON.stringify({ root, hub: Boolean(hub), n, gapMs: [gapMin, gapMax], writeToRowMs: summary(samples), afterAckMs: summary(afterCommit) }));
 }
 
 main().catch((error) => {

@@ -1,6 +1,6 @@
 import { countEventsAfter } from '@rewind/event-store/subscriptions';
 import type { EventStore } from '@rewind/event-store';
-import type { CheckpointStore } from '@rewind/messaging';
+import type { CheckpointStore } from '@rewind/event-store/subscriptions';
 import {
   checkReadiness,
   createMetricsRegistry,

@@ -1,37 +1,6 @@
 import { Inject, type Type } from '@nestjs/common';
 import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
-import {
-  CompleteRollbackCommand,
-  CreateCheckpointCommand,
-  MoveHeadCommand,
-  RecordCompensationOutcomeCommand,
-  RecordShreddingCommand,
-  RecordStepCommand,
-  RecordStepsCommand,
-  ResolveCompensationCommand,
-  RetryCompensationCommand,
-  SaveComponentStateCommand,
-  SessionCommands,
-  StartSessionCommand,
-  type SessionCommandHandler,
-  type SessionWriteCommand,
-  type WriteResult,
-} from '@rewind/engine';
-
-/** The session write commands; each has its (Nest-free) handler in @rewind/engine. */
-export const SESSION_COMMANDS = [
-  StartSessionCommand,
-  RecordStepCommand,
-  RecordStepsCommand,
-  CreateCheckpointCommand,
-  MoveHeadCommand,
-  RetryCompensationCommand,
-  ResolveCompensationCommand,
-  SaveComponentStateCommand,
-  RecordCompensationOutcomeCommand,
-  CompleteRollbackCommand,
-  RecordShreddingCommand,
-] as const;
+import { SESSION_COMMANDS, SessionCommands, type SessionCommandHandler, type SessionWriteCommand, type WriteResult } from '@rewind/engine';
 
 /**
  * Registers the engine's handler of one command class on Nest's CommandBus: the adapter

@@ -14,7 +14,7 @@ import { type EventStore, type StoredEvent } from '@rewind/event-store';
 import { InMemoryEventStore } from '@rewind/event-store/in-memory';
 import { SubscriptionLoop } from '@rewind/event-store/subscriptions';
 import { InProcessMessageBus } from '@rewind/messaging/in-process';
-import { InMemoryCheckpointStore, type CheckpointStore } from '@rewind/messaging';
+import { InMemoryCheckpointStore, type CheckpointStore } from '@rewind/event-store/subscriptions';
 import { openSqliteBackend, type Backend } from '@rewind/runtime';
 import { EngineSessionPaths, type RecallRequest, type RecallResult } from '@rewind/memory';
 import { MemoryRuntime, memoryConfigFromEnv } from '@rewind/memory/runtime';

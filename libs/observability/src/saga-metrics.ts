@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import { Counter, Histogram, type Registry } from 'prom-client';
 
 /** What the saga metrics read of a committed event. */
@@ -46,7 +47,8 @@ export function registerSagaMetrics(registry: Registry): SagaMetrics {
     labelNames: ['status'] as const,
     registers: [registry],
   });
-  const requested = new Map<string, number>();
+  // Rollbacks that complete in another process leave their request here: the oldest go first.
+  const requested = new LRUCache<string, number>({ max: 10_000 });
   return {
     observeCommitted(events) {
       for (const event of events) {
@@ -55,7 +57,6 @@ export function registerSagaMetrics(registry: Registry): SagaMetrics {
         const rollbackId = (event.data as { rollbackId?: unknown } | null)?.rollbackId;
         if (typeof rollbackId !== 'string') continue;
         if (event.type === 'RollbackRequested') {
-          if (requested.size >= 10_000) requested.clear(); // rollbacks that completed elsewhere
           requested.set(rollbackId, Date.parse(event.metadata.occurredAt));
         } else if (event.type === 'RollbackCompleted' && requested.has(rollbackId)) {
           rollbackDuration.observe(Math.max(0, Date.parse(event.metadata.occurredAt) - requested.get(rollbackId)!) / 1000);

@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import Database from 'better-sqlite3';
 import { realpathSync } from 'node:fs';
 import type { Pool, PoolClient } from 'pg';
@@ -46,7 +47,7 @@ export interface SqliteWriterOptions {
 export class SqliteWriterConnection implements WriterConnection {
   readonly dialect = new Dialect('sqlite');
   readonly db: Database.Database;
-  private readonly statements = new Map<string, Database.Statement>();
+  private readonly statements = new LRUCache<string, Database.Statement>({ max: 500 });
   private readonly held = new Set<string>();
   private readonly lockPrefix: string;
 
@@ -76,7 +77,6 @@ export class SqliteWriterConnection implements WriterConnection {
     let statement = this.statements.get(sql);
     if (!statement) {
       statement = this.db.prepare(sql);
-      if (this.statements.size > 500) this.statements.clear();
       this.statements.set(sql, statement);
     }
     return statement;

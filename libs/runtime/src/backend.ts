@@ -7,9 +7,12 @@ import { maskConnectionString, pendingMigrations, PostgresEventStore, PostgresSe
 import { EventStoreDbEventStore, maskEventStoreDbUrl } from '@rewind/event-store/eventstoredb';
 import type { MemoryPolicyStore } from '@rewind/memory';
 import { PostgresPolicyStore } from '@rewind/memory/postgres';
-import type { CheckpointStore, KafkaSigningSecretStore } from '@rewind/messaging';
-import { SqliteCheckpointStore, SqliteKafkaSigningSecretStore } from '@rewind/messaging/sqlite';
-import { PostgresCheckpointStore, PostgresKafkaSigningSecretStore } from '@rewind/messaging/postgres';
+import type { CheckpointStore } from '@rewind/event-store/subscriptions';
+import type { KafkaSigningSecretStore } from '@rewind/messaging';
+import { SqliteCheckpointStore } from '@rewind/event-store/sqlite';
+import { SqliteKafkaSigningSecretStore } from '@rewind/messaging/sqlite';
+import { PostgresCheckpointStore } from '@rewind/event-store/postgres';
+import { PostgresKafkaSigningSecretStore } from '@rewind/messaging/postgres';
 import type { ReadModelConfig, ReadModelDatabase } from '@rewind/projections';
 import type { ApiKeyStore, DataKeyStore, EncryptionPolicyStore, RetentionPolicyStore } from '@rewind/tenancy';
 import { SqliteApiKeyStore, SqliteDataKeyStore } from '@rewind/tenancy/sqlite';

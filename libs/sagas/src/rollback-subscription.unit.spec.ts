@@ -58,7 +58,7 @@ describe('RollbackSubscription', () => {
 
   it("starts a rollback its own process asks for as soon as the commit pokes the hub, and leaves other processes' to them", async () => {
     const store = new InMemoryEventStore();
-    const hub = new SubscriptionHub(store, { idleDelayMs: 60_000, lingerMs: 60_000 }); // only a poke wakes it
+    const hub = new SubscriptionHub(store, { idleDelayMs: 60_000, lingerMs: 1 }); // only a poke wakes it
     const checkpoints = new InMemoryCheckpointStore();
     const runtime = createSessionRuntime(store, { snapshotEvery: 0, bus: new InProcessMessageBus(), hub, checkpoints });
     const undone: string[] = [];

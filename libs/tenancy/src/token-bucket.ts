@@ -1,3 +1,5 @@
+import { LRUCache } from 'lru-cache';
+
 /** A request refused by the rate limit, and when the next one would be accepted. */
 export interface RateLimitVerdict {
   allowed: boolean;
@@ -20,7 +22,7 @@ export interface RateLimitOptions {
  * the rate: the limit protects each process from one runaway key, it is not a billing meter.)
  */
 export class TokenBuckets {
-  private readonly buckets = new Map<string, { tokens: number; at: number }>();
+  private readonly buckets: LRUCache<string, { tokens: number; at: number }>;
 
   constructor(
     private readonly options: RateLimitOptions,
@@ -28,6 +30,7 @@ export class TokenBuckets {
   ) {
     if (!(options.perSecond >= 0) || !(options.burst >= 1))
       throw new Error(`Rate limit needs perSecond >= 0 and burst >= 1 (got ${options.perSecond}, ${options.burst}).`);
+    this.buckets = new LRUCache({ max: options.maxBuckets ?? 100_000 });
   }
 
   get enabled(): boolean {
@@ -39,13 +42,11 @@ export class TokenBuckets {
     const now = this.now();
     const { perSecond, burst } = this.options;
     const bucket = this.buckets.get(key) ?? { tokens: burst, at: now };
-    this.buckets.delete(key); // re-inserted below: the map's order is recency of use
     bucket.tokens = Math.min(burst, bucket.tokens + ((now - bucket.at) / 1000) * perSecond);
     bucket.at = now;
     const allowed = bucket.tokens >= 1;
     if (allowed) bucket.tokens -= 1;
     this.buckets.set(key, bucket);
-    if (this.buckets.size > (this.options.maxBuckets ?? 100_000)) this.buckets.delete(this.buckets.keys().next().value as string);
     return { allowed, retryAfterSeconds: allowed ? 0 : Math.max(1, Math.ceil((1 - bucket.tokens) / perSecond)) };
   }
 }

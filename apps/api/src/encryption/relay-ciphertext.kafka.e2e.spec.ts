@@ -8,7 +8,7 @@ import { SqliteEventStore } from '@rewind/event-store/sqlite';
 import { EventRelay, type DeliveredMessage, type Subscription } from '@rewind/messaging';
 import { KafkaMessageBus } from '@rewind/messaging/kafka';
 import { collect, createTopics, describeWithKafka, KAFKA_TEST_BROKERS, testLogger, uniqueName, until } from '@rewind/messaging/kafka/testing';
-import { SqliteCheckpointStore } from '@rewind/messaging/sqlite';
+import { SqliteCheckpointStore } from '@rewind/event-store/sqlite';
 import { FieldEncryption, MasterKeyProvider, SHREDDED_VALUE } from '@rewind/tenancy';
 import { SqliteDataKeyStore } from '@rewind/tenancy/sqlite';
 

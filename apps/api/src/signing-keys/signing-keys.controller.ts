@@ -1,12 +1,12 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Caller } from '@rewind/engine';
-import { SigningKeyInputError, type SigningSecretRecord } from '@rewind/messaging';
+import { SigningKeyInputError, type KafkaSigningSecretStore, type SigningSecretRecord } from '@rewind/messaging';
 import { CurrentCaller } from '../auth/caller.decorator';
 import { ApiError } from '../common/api-error';
 import { IdParamPipe } from '../sessions/path-params';
 import { CreateSigningKeyDto, ListSigningKeysQueryDto } from './signing-keys.dto';
-import { SigningKeys } from './signing-key-store.provider';
+import { SIGNING_KEY_STORE } from '../infrastructure/tokens';
 
 /** The record without the secrets a store keeps. */
 function recordOf(key: SigningSecretRecord): SigningSecretRecord {
@@ -22,11 +22,7 @@ function recordOf(key: SigningSecretRecord): SigningSecretRecord {
 @ApiBearerAuth()
 @Controller('v1/signing-keys')
 export class SigningKeysController {
-  private readonly store;
-
-  constructor(keys: SigningKeys) {
-    this.store = keys.store;
-  }
+  constructor(@Inject(SIGNING_KEY_STORE) private readonly store: KafkaSigningSecretStore) {}
 
   @Post()
   @ApiOperation({ operationId: 'createSigningKey', summary: "Create a key that signs a tenant's Kafka commands; the secret is in this answer only" })

@@ -1,13 +1,6 @@
-import { Module, type OnApplicationShutdown } from '@nestjs/common';
-import { SigningKeys, signingKeysProvider } from './signing-key-store.provider';
+import { Module } from '@nestjs/common';
 import { SigningKeysController } from './signing-keys.controller';
 
-/** The admin routes for Kafka signing keys (/v1/signing-keys). */
-@Module({ controllers: [SigningKeysController], providers: [signingKeysProvider] })
-export class SigningKeysModule implements OnApplicationShutdown {
-  constructor(private readonly keys: SigningKeys) {}
-
-  async onApplicationShutdown(): Promise<void> {
-    await this.keys.close();
-  }
-}
+/** The admin routes for Kafka signing keys (/v1/signing-keys), over the backend's signing-key store. */
+@Module({ controllers: [SigningKeysController] })
+export class SigningKeysModule {}

@@ -6,7 +6,7 @@ import { SessionRepository, SessionService } from '@rewind/engine';
 import { SqliteEventStore } from '@rewind/event-store/sqlite';
 import { SqliteVectorIndex } from '@rewind/memory/sqlite-vec';
 import Database from 'better-sqlite3';
-import { SqliteCheckpointStore } from '@rewind/messaging/sqlite';
+import { SqliteCheckpointStore } from '@rewind/event-store/sqlite';
 import { runCli } from '../cli';
 
 describe('rewind memory status | rebuild [--verify]', () => {

@@ -44,6 +44,24 @@ export interface SessionCommandsOptions {
 
 type CommandClass = abstract new (...args: never[]) => SessionWriteCommand;
 
+/** Each session write command with the class of its handler: the one list of them. */
+const SESSION_COMMAND_HANDLERS = [
+  [StartSessionCommand, StartSessionHandler],
+  [RecordStepCommand, RecordStepHandler],
+  [RecordStepsCommand, RecordStepsHandler],
+  [CreateCheckpointCommand, CreateCheckpointHandler],
+  [MoveHeadCommand, MoveHeadHandler],
+  [RetryCompensationCommand, RetryCompensationHandler],
+  [ResolveCompensationCommand, ResolveCompensationHandler],
+  [SaveComponentStateCommand, SaveComponentStateHandler],
+  [RecordCompensationOutcomeCommand, RecordCompensationOutcomeHandler],
+  [CompleteRollbackCommand, CompleteRollbackHandler],
+  [RecordShreddingCommand, RecordShreddingHandler],
+] as const satisfies readonly (readonly [CommandClass, new (context: SessionWriteContext) => unknown])[];
+
+/** The session write commands (what @rewind/application registers on Nest's CommandBus). */
+export const SESSION_COMMANDS = SESSION_COMMAND_HANDLERS.map(([command]) => command);
+
 /** The handler of one command class; each does its own lookups, then runs the pipeline. */
 export interface SessionCommandHandler<C extends SessionWriteCommand = SessionWriteCommand> {
   execute(command: C): Promise<WriteResult>;
@@ -71,19 +89,9 @@ export class SessionCommands {
       tools: options.tools,
       compensationEnabled: options.compensationEnabled ?? false,
     };
-    this.handlers = new Map<CommandClass, SessionCommandHandler<never>>([
-      [StartSessionCommand, new StartSessionHandler(context)],
-      [RecordStepCommand, new RecordStepHandler(context)],
-      [RecordStepsCommand, new RecordStepsHandler(context)],
-      [CreateCheckpointCommand, new CreateCheckpointHandler(context)],
-      [MoveHeadCommand, new MoveHeadHandler(context)],
-      [RetryCompensationCommand, new RetryCompensationHandler(context)],
-      [ResolveCompensationCommand, new ResolveCompensationHandler(context)],
-      [SaveComponentStateCommand, new SaveComponentStateHandler(context)],
-      [RecordCompensationOutcomeCommand, new RecordCompensationOutcomeHandler(context)],
-      [CompleteRollbackCommand, new CompleteRollbackHandler(context)],
-      [RecordShreddingCommand, new RecordShreddingHandler(context)],
-    ]) as ReadonlyMap<CommandClass, SessionCommandHandler>;
+    this.handlers = new Map<CommandClass, SessionCommandHandler>(
+      SESSION_COMMAND_HANDLERS.map(([command, Handler]) => [command, new Handler(context) as SessionCommandHandler]),
+    );
   }
 
   /** Carries out one command through its handler. */

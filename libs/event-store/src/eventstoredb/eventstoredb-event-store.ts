@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import { ExponentialBackoff, noJitterGenerator } from 'cockatiel';
 import {
   AccessDeniedError,
@@ -90,7 +91,7 @@ export class EventStoreDbEventStore implements EventStore, SnapshotPruner {
    * idle subscriber asks for the same `after` many times). Everything up to it was visible and
    * is final, so nothing new can appear before it.
    */
-  private readonly resumeAt = new Map<number, Position>();
+  private readonly resumeAt = new LRUCache<number, Position>({ max: 256 });
 
   private constructor(
     readonly client: EventStoreDBClient,
@@ -280,9 +281,7 @@ export class EventStoreDbEventStore implements EventStore, SnapshotPruner {
   /** The next read after `from` may start at `examined` (see resumeAt); a few hundred subscribers' worth are kept. */
   private rememberScan(from: number, examined: Position | undefined): void {
     if (!examined || examined.commit <= BigInt(from)) return;
-    this.resumeAt.delete(from);
     this.resumeAt.set(from, examined);
-    if (this.resumeAt.size > 256) this.resumeAt.delete(this.resumeAt.keys().next().value!);
   }
 
   /**

@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import type { EventStore, StoredEvent } from '../event-store';
 
 interface Page {
@@ -16,16 +17,18 @@ interface Page {
  * since). Handlers only read the events they are given.
  */
 export class SharedLogReader {
-  private readonly pages = new Map<number, Page>();
+  private readonly pages: LRUCache<number, Page>;
 
   constructor(
     private readonly store: EventStore,
     private readonly options: { shortPageMs?: number; maxPages?: number } = {},
-  ) {}
+  ) {
+    this.pages = new LRUCache({ max: options.maxPages ?? 16 });
+  }
 
   /** There is news in the log: short pages already read are stale (pages in flight and full ones stay). */
   forgetShortPages(): void {
-    for (const [after, page] of this.pages) if (page.doneAt !== 0 && !page.full) this.pages.delete(after);
+    for (const [after, page] of [...this.pages.entries()]) if (page.doneAt !== 0 && !page.full) this.pages.delete(after);
   }
 
   read(after: number, limit: number): Promise<StoredEvent[]> {
@@ -45,9 +48,7 @@ export class SharedLogReader {
         throw error;
       },
     );
-    this.pages.delete(after);
     this.pages.set(after, page);
-    while (this.pages.size > (this.options.maxPages ?? 16)) this.pages.delete(this.pages.keys().next().value as number);
     return page.events;
   }
 }

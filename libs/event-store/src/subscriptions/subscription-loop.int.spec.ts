@@ -60,7 +60,9 @@ const backends: Backend[] = [
       const schema = `sub_${randomBytes(4).toString('hex')}`;
       return {
         async process() {
-          const store = await PostgresEventStore.open({ connectionString: pg.url, schema });
+          // Other suites' transactions on the same server hold pg_snapshot_xmin back (it is server-wide):
+          // wait for own commits to become readable rather than read the safe prefix after 100 ms.
+          const store = await PostgresEventStore.open({ connectionString: pg.url, schema, visibilityWaitMs: 10_000 });
           return {
             store,
             checkpoints: new PostgresCheckpointStore(store.pool, Date.now, schema),
@@ -191,18 +193,59 @@ describe.each(backends)('SubscriptionHub on $name', (backend) => {
     const processOf = await open();
     const p = await processOf();
     const follower = recorder('poked', p.checkpoints);
-    const sleepy = hub(p, { idleDelayMs: 60_000, lingerMs: 60_000 });
+    const sleepy = hub(p, { idleDelayMs: 60_000, lingerMs: 1 });
     sleepy.add(follower);
     await append(p.store, 'p', 1);
     sleepy.start();
     await until(() => follower.seen.length === 1, 'the first event');
-    // Now the loop pauses a minute (linger or idle); only a poke can make it read before the test times out.
+    // Now the loop pauses a minute (idle); only a poke can make it read before the test times out.
     await append(p.store, 'p', 1);
     sleepy.poke();
     await until(() => follower.seen.length === 2, 'the poked follower to see the commit');
     await append(p.store, 'p', 1);
     sleepy.poke();
     await until(() => follower.seen.length === 3, 'the second poke');
+  });
+
+  it('lets a batch gather while it lingers: commits poked in the pause after a batch reach the handler together', { timeout: 20_000 }, async () => {
+    const processOf = await open();
+    const p = await processOf();
+    const follower = recorder('gathering', p.checkpoints);
+    const batches: number[] = [];
+    const handle = follower.handle.bind(follower);
+    follower.handle = async (batch) => {
+      batches.push(batch.events.length);
+      await handle(batch);
+    };
+    const lingering = hub(p, { idleDelayMs: 60_000, lingerMs: 400 });
+    lingering.add(follower);
+    await append(p.store, 'g', 1);
+    lingering.start();
+    await until(() => follower.seen.length === 1, 'the first event');
+    // The loop now lingers 400 ms: three commits, each poked at once, must not run the handler three times.
+    for (let i = 0; i < 3; i++) {
+      await append(p.store, 'g', 1);
+      lingering.poke();
+    }
+    await until(() => follower.seen.length === 4, 'the commits made during the linger');
+    expect(batches).toEqual([1, 3]);
+  });
+
+  it('cuts the linger short for a reader waiting for its write (read your writes)', { timeout: 20_000 }, async () => {
+    const processOf = await open();
+    const p = await processOf();
+    const follower = recorder('read-your-writes', p.checkpoints);
+    const lingering = hub(p, { idleDelayMs: 60_000, lingerMs: 10_000 });
+    const loop = lingering.add(follower);
+    await append(p.store, 'r', 1);
+    lingering.start();
+    await until(() => follower.seen.length === 1, 'the first event');
+    // The loop lingers ten seconds now; a reader of the next write must not wait for that.
+    await append(p.store, 'r', 1);
+    lingering.poke();
+    // Within 5 s: half the linger, so only a cut-short linger can make it.
+    expect(await loop.waitFor(await p.store.lastPosition(), 5_000)).toBe(true);
+    expect(follower.seen).toHaveLength(2);
   });
 
   it('reports lag as a count of events, also where positions have gaps', async () => {

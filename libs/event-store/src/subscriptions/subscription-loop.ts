@@ -19,8 +19,10 @@ export interface SubscriptionLoopOptions {
   /** Pause between polls once caught up, in ms (default 250): the fallback, as `poke()` wakes the loop at once. */
   idleDelayMs?: number;
   /**
-   * Pause after a batch that was not full, in ms (default 50; `poke()` cuts it short). Under a
-   * steady stream of writes it lets a batch gather many events instead of one per few events.
+   * Pause after a batch that was not full, in ms (default 50). `poke()` does not cut it short:
+   * under a steady stream of writes it lets a batch gather many events instead of running the
+   * handler once per commit, in competition with the writes (W3 over HTTP took twice as long
+   * when every commit woke every follower).
    */
   lingerMs?: number;
   /** How often a standby loop tries to take the lock or lease, in ms (default 2000; a third of the lease at most). */
@@ -53,8 +55,14 @@ export class SubscriptionLoop {
   private state: SubscriptionState = 'stopped';
   private lastError: string | null = null;
   private wake: (() => void) | null = null;
-  /** A poke that came while the loop was busy: its next pause is skipped. */
+  /** A poke that came while the loop was busy or lingering: its next idle pause is skipped. */
   private poked = false;
+  /** In the pause after a batch that was not full: pokes wait for it to end. */
+  private lingering = false;
+  /** A reader waits (see hurry): the next pause, linger included, is skipped. */
+  private hurried = false;
+  /** A wake-up is scheduled (pokes coalesce into one). */
+  private wakeScheduled = false;
   /** Pokes do not cut a backoff short (a stream of commits would defeat it); `stop()` does. */
   private backingOff = false;
   /** Batches run one at a time, whether from the loop or `runOnce`. */
@@ -116,9 +124,28 @@ export class SubscriptionLoop {
 
   /** Wakes an idle loop now (there is news in the log); a busy one skips its next pause. */
   poke(): void {
+    this.wakeUp(false);
+  }
+
+  /** Someone waits for this follower (read your writes): a lingering loop runs now too. */
+  private hurry(): void {
+    this.wakeUp(true);
+  }
+
+  private wakeUp(evenLingering: boolean): void {
     this.reader.forgetShortPages();
-    if (this.wake && !this.backingOff) this.wake();
-    else this.poked = true;
+    if (!this.wake || this.backingOff || (this.lingering && !evenLingering)) {
+      this.poked = true;
+      if (evenLingering) this.hurried = true;
+      return;
+    }
+    if (this.wakeScheduled) return;
+    this.wakeScheduled = true;
+    // After the current I/O callbacks: the commit's own answer goes out before a follower reads.
+    setImmediate(() => {
+      this.wakeScheduled = false;
+      this.wake?.();
+    });
   }
 
   /** Handles at most one batch, ignoring exclusivity (tests, catch-up); resolves to the number of events handled. */
@@ -156,7 +183,7 @@ export class SubscriptionLoop {
   async waitFor(position: number, timeoutMs: number): Promise<boolean> {
     if (this.checkpoint >= position) return true;
     const deadline = Date.now() + timeoutMs;
-    this.poke();
+    this.hurry();
     while (Date.now() < deadline) {
       await new Promise<void>((resolve) => {
         const waiter = { position, resolve };
@@ -258,12 +285,14 @@ export class SubscriptionLoop {
     this.leaseCheckedAt = 0;
   }
 
-  private async pause(ms: number): Promise<void> {
+  private async pause(ms: number, lingering = false): Promise<void> {
     if (this.stopping) return;
-    if (this.poked) {
+    if ((this.poked && !lingering) || (this.hurried && !this.backingOff)) {
       this.poked = false;
+      this.hurried = false;
       return;
     }
+    this.lingering = lingering;
     await new Promise<void>((resolve) => {
       const timer = setTimeout(done, ms);
       function done() {
@@ -273,6 +302,7 @@ export class SubscriptionLoop {
       this.wake = done;
     });
     this.wake = null;
+    this.lingering = false;
   }
 
   private async run(): Promise<void> {
@@ -291,7 +321,7 @@ export class SubscriptionLoop {
         this.lastError = null;
         backoff = undefined;
         if (handled === 0) await this.pause(this.options.idleDelayMs ?? 250);
-        else if (handled < this.batchSize) await this.pause(this.options.lingerMs ?? 50);
+        else if (handled < this.batchSize) await this.pause(this.options.lingerMs ?? 50, true);
       } catch (error) {
         if (error instanceof StopFollowing) {
           this.state = 'stopped';

@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import type { Caller, WriteOptions } from '@rewind/engine';
 import { DEFAULT_TOPICS, type RewindTopics } from '../kafka/kafka-config';
 import type { Logger } from '@rewind/config';
@@ -55,8 +56,9 @@ export class CommandConsumer {
   private readonly topics: Pick<RewindTopics, 'commands' | 'commandResults' | 'commandsDlq'>;
   private readonly logger: Logger;
   private readonly maxAttempts: number;
-  private readonly attempts = new Map<string, number>();
-  private readonly pending = new Map<string, Outcome>();
+  private readonly attempts = new LRUCache<string, number>({ max: 10_000 });
+  /** Outcomes not yet published; the oldest go first past the bound (partitions that moved to another worker). */
+  private readonly pending = new LRUCache<string, Outcome>({ max: 10_000 });
   private subscription: Subscription | undefined;
   readonly stats: CommandConsumerStats = { applied: 0, duplicate: 0, rejected: 0 };
 
@@ -97,7 +99,6 @@ export class CommandConsumer {
     let outcome = this.pending.get(position);
     if (!outcome) {
       outcome = await this.process(message, position); // throws on a transient failure: redelivered later
-      if (this.pending.size > 10_000) this.pending.clear(); // entries of partitions that moved to another worker
       this.pending.set(position, outcome);
     }
     if (outcome.deadLetter) {
@@ -130,7 +131,6 @@ export class CommandConsumer {
       if (classified.permanent) {
         rejection = classified.rejection;
       } else if (attempt < this.maxAttempts) {
-        if (this.attempts.size > 10_000) this.attempts.clear();
         this.attempts.set(position, attempt);
         this.logger.warn(
           `Command ${commandId ?? '(no commandId)'} at ${position} failed (attempt ${attempt} of ${this.maxAttempts}): ${classified.message}. ` +

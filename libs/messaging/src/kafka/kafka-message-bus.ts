@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import { halfJitterGenerator } from 'cockatiel';
 import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context } from '@opentelemetry/api';
 import {
@@ -57,7 +58,7 @@ const CLIENT_LEVEL: Record<KafkaClientLogLevel, logLevel> = {
  * written in the last 10 s is counted instead, and the count is shown when it comes again.
  */
 function kafkaLogCreator(logger: Logger, quietMs = 10_000) {
-  const seen = new Map<string, { at: number; suppressed: number }>();
+  const seen = new LRUCache<string, { at: number; suppressed: number }>({ max: 1_000 });
   return () =>
     ({ namespace, level, log }: LogEntry) => {
       const { message, timestamp: _t, logger: _l, stack: _s, ...extra } = log;
@@ -68,7 +69,6 @@ function kafkaLogCreator(logger: Logger, quietMs = 10_000) {
         last.suppressed++;
         return;
       }
-      if (seen.size > 1_000) seen.clear();
       seen.set(key, { at: now, suppressed: 0 });
       const context = ['broker', 'groupId', 'topic', 'error']
         .filter((k) => extra[k] !== undefined)
@@ -165,7 +165,7 @@ function toDelivered(topic: string, partition: number, message: KafkaMessage): D
 class KafkaSubscription implements Subscription {
   private closing = false;
   private closed: Promise<void> | undefined;
-  private readonly attempts = new Map<string, number>();
+  private readonly attempts = new LRUCache<string, number>({ max: 10_000 });
   private readonly timers = new Set<NodeJS.Timeout>();
 
   constructor(
@@ -197,7 +197,6 @@ class KafkaSubscription implements Subscription {
   private redeliverLater(partition: number, offset: string, error: unknown, pause: () => () => void): void {
     const key = `${partition}:${offset}`;
     const attempt = (this.attempts.get(key) ?? 0) + 1;
-    if (this.attempts.size > 10_000) this.attempts.clear();
     this.attempts.set(key, attempt);
     // Half jitter (between half and all of the doubled delay) keeps redeliveries of many partitions apart.
     const [delay] = halfJitterGenerator(Math.min(attempt - 1, 20), {

@@ -22,7 +22,7 @@ import {
 import { OnnxEmbeddingModel } from '@rewind/memory/onnx';
 import { memoryConfigFromEnv, ThreadItemWriter } from '@rewind/memory/runtime';
 import { SqliteVectorIndex } from '@rewind/memory/sqlite-vec';
-import { InMemoryCheckpointStore } from '@rewind/messaging';
+import { InMemoryCheckpointStore } from '@rewind/event-store/subscriptions';
 import { LatencyRecorder } from '../recorder';
 import { latencyRow, type Row } from '../results';
 import type { Sizes } from '../sizes';

@@ -7,11 +7,14 @@ import { useTestDatabase } from '../test-database';
 
 const db = useTestDatabase();
 const openStore = db.openStore;
+// Other suites' transactions on the server hold pg_snapshot_xmin back (it is cluster-wide): wait for
+// this spec's own commits to become readable instead of reading the safe prefix after 100 ms.
+const visibilityWaitMs = 10_000;
 
 describe('PostgresEventStore schema upgrades', () => {
   it('migration 2 keeps every event of a version-1 schema readable as it was, and appends continue after it', async () => {
     const schema = `up_${randomBytes(3).toString('hex')}`;
-    const old = await PostgresEventStore.open({ connectionString: db.url, schema, migrateTo: 1 });
+    const old = await PostgresEventStore.open({ connectionString: db.url, schema, visibilityWaitMs, migrateTo: 1 });
     const s = `"${schema}"`;
     const { xid_origin: origin } = (await old.pool.query<{ xid_origin: number }>(`SELECT xid_origin FROM ${s}.store_info`)).rows[0]!;
     // Rows as version 1 wrote them, through its own function: text event ids (UUIDs and others),
@@ -44,7 +47,7 @@ describe('PostgresEventStore schema upgrades', () => {
     };
     await old.close();
 
-    const store = await PostgresEventStore.open({ connectionString: db.url, schema });
+    const store = await PostgresEventStore.open({ connectionString: db.url, schema, visibilityWaitMs });
     try {
       const all = await store.readAll({ after: 0, limit: 100 });
       expect(all.map((e) => [e.globalPosition, e.streamId, e.streamVersion, e.eventId, e.type, e.parentVersion, e.data])).toEqual(
@@ -71,7 +74,7 @@ describe('PostgresEventStore schema upgrades', () => {
   it('migration 6 keeps the JSON snapshots of a version-5 schema readable; larger states are then stored deflated, small ones as JSON', async () => {
     const schema = `up_${randomBytes(3).toString('hex')}`;
     const s = `"${schema}"`;
-    const old = await PostgresEventStore.open({ connectionString: db.url, schema, migrateTo: 5 });
+    const old = await PostgresEventStore.open({ connectionString: db.url, schema, visibilityWaitMs, migrateTo: 5 });
     const oldState = { turns: Array.from({ length: 50 }, (_, i) => ({ i, text: `turn ${i} \u0000 é` })) };
     // As version 5 wrote it: the state as JSON, whatever its size.
     await old.pool.query(`INSERT INTO ${s}.snapshots (stream_id, reducer_version, version, state, created_at) VALUES ($1, 1, 1, $2::json, now())`, [
@@ -80,7 +83,7 @@ describe('PostgresEventStore schema upgrades', () => {
     ]);
     await old.close();
 
-    const store = await PostgresEventStore.open({ connectionString: db.url, schema });
+    const store = await PostgresEventStore.open({ connectionString: db.url, schema, visibilityWaitMs });
     try {
       await store.append('session:t:a', [newEvent(), newEvent()], { expectedVersion: 'no_stream' });
       expect((await store.loadSnapshot('session:t:a', 1, 5))!.state).toEqual(oldState);
@@ -117,7 +120,7 @@ describe('PostgresEventStore schema upgrades', () => {
   it('migration 7 keeps the type names of a version-6 schema readable; new rows carry codes, learnt by every process', async () => {
     const schema = `up_${randomBytes(3).toString('hex')}`;
     const s = `"${schema}"`;
-    const old = await PostgresEventStore.open({ connectionString: db.url, schema, migrateTo: 6 });
+    const old = await PostgresEventStore.open({ connectionString: db.url, schema, visibilityWaitMs, migrateTo: 6 });
     const { xid_origin: origin } = (await old.pool.query<{ xid_origin: number }>(`SELECT xid_origin FROM ${s}.store_info`)).rows[0]!;
     // As version 6 appended: names in the types array, through its own function.
     const oldEvents = [newEvent('SessionStarted'), newEvent('MemoryWritten')];
@@ -136,7 +139,7 @@ describe('PostgresEventStore schema upgrades', () => {
     );
     await old.close();
 
-    const open = () => PostgresEventStore.open({ connectionString: db.url, schema });
+    const open = () => PostgresEventStore.open({ connectionString: db.url, schema, visibilityWaitMs });
     const [store, other] = await Promise.all([open(), open()]);
     try {
       // Two processes register the same new names at once: one code each.
