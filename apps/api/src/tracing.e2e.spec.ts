@@ -50,7 +50,13 @@ describe('traces (in-memory exporter)', () => {
     expect(command).toBeDefined();
     expect(append).toBeDefined();
     const id = (s: ReadableSpan) => s.spanContext().spanId;
-    expect(command!.attributes['rewind.stream_id']).toBe('session:default:traced');
+    expect(command!.attributes).toMatchObject({
+      'rewind.command.type': 'StartSession',
+      'rewind.stream_id': 'session:default:traced',
+      'rewind.session_id': 'traced',
+      'rewind.event_count': 1,
+    });
+    expect(append!.attributes).toMatchObject({ 'rewind.stream_id': 'session:default:traced', 'rewind.event_count': 1 });
     expect(command!.parentSpanContext?.spanId).toBe(id(server!));
     expect(append!.parentSpanContext?.spanId).toBe(id(command!));
     expect(new Set([server, command, append].map((s) => s!.spanContext().traceId)).size).toBe(1);
@@ -110,8 +116,10 @@ describe('traces (in-memory exporter)', () => {
       'rewind.compensation.status': 'applied',
     });
     // The compensation's HTTP call (undici instrumentation) nests under it, and the compensator's server continues it.
-    const call = spans.find((s) => s.kind === SpanKind.CLIENT && s.parentSpanContext?.spanId === id(compensation!));
-    expect(call, names).toBeDefined();
+    const calls = spans.filter((s) => s.kind === SpanKind.CLIENT && s.parentSpanContext?.spanId === id(compensation!));
+    expect(calls, names).toHaveLength(1);
+    const call = calls[0];
+    expect(spans.filter((s) => s.parentSpanContext?.spanId === id(call!) && s.kind === SpanKind.CLIENT)).toEqual([]);
     const compensator = spans.find((s) => s.kind === SpanKind.SERVER && s.parentSpanContext?.spanId === id(call!));
     expect(compensator, names).toBeDefined();
     expect(compensator!.attributes['url.path'] ?? compensator!.attributes['http.target']).toBe(`/flights/${output.bookingId}/cancel`);

@@ -8,7 +8,16 @@ import { PostgresEventStore } from '@rewind/event-store/postgres';
 import type { CommandEnvelope } from '@rewind/messaging';
 import { commandMessage, type CommandResultMessage } from '@rewind/messaging';
 import { KafkaMessageBus } from '@rewind/messaging/kafka';
-import { collect, deploymentTestTopics, describeWithKafka, KAFKA_TEST_BROKERS, kafkaDeploymentEnv, testLogger, until } from '@rewind/messaging/kafka/testing';
+import {
+  collect,
+  deploymentTestTopics,
+  describeWithKafka,
+  KAFKA_TEST_BROKERS,
+  kafkaDeploymentEnv,
+  offContract,
+  testLogger,
+  until,
+} from '@rewind/messaging/kafka/testing';
 import { PostgresKafkaSigningSecretStore } from '@rewind/messaging/postgres';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/postgres';
 import { startTestApp, type TestApp } from '../../../test/support/test-app';
@@ -72,7 +81,7 @@ describeWithKafka('a Kafka command on the PostgreSQL store: stored, projected, p
         payload: { role: 'user', content: 'hello from Kafka' },
       };
       await bus.publish(topics.commands, [commandMessage(start, key), commandMessage(message, key), commandMessage(message, key)]);
-      await bus.publish(topics.commands, [{ key: 'from-kafka', value: '{"not": "an envelope"', headers: {} }]);
+      await bus.publish(topics.commands, [offContract({ key: 'from-kafka', value: '{"not": "an envelope"', headers: {} })]);
 
       const outcomes = () => results.messages.map((m) => JSON.parse(m.value) as CommandResultMessage);
       await until(() => outcomes().length >= 4, 'four results', 40_000);

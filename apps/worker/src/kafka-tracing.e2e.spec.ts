@@ -90,15 +90,28 @@ describeWithKafka('traces across Kafka (in-memory exporter, real broker, the wor
     const append = spans().find((s) => s.name === 'rewind.event-store.append' && parentOf(s) === id(command!));
     expect(append, names()).toBeDefined();
 
-    // The relay publishes from the log (its own trace: it runs after the command's, from a checkpoint); its consumers continue it.
+    expect(command!.attributes).toMatchObject({ 'rewind.command.type': 'StartSession', 'rewind.session_id': sessionId, 'rewind.event_count': 1 });
+    expect(append!.attributes).toMatchObject({ 'rewind.stream_id': `session:acme:${sessionId}`, 'rewind.event_count': 1 });
+
+    // The write's trace is kept with its event; the relay's publish continues it (a child of the command), and so do the event's consumers.
     const relayed = events.messages.find((m) => m.key === sessionId)!;
-    expect(relayed.headers.traceparent).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
-    const publish = spans().find((s) => s.name === 'rewind.relay.publish' && relayed.headers.traceparent!.includes(s.spanContext().traceId));
+    const commandTraceparent = `00-${command!.spanContext().traceId}-${id(command!)}-01`;
+    expect((JSON.parse(relayed.value) as { metadata: { traceparent?: string } }).metadata.traceparent).toBe(commandTraceparent);
+    const publish = spans().find((s) => s.name === 'rewind.relay.publish' && parentOf(s) === id(command!));
     expect(publish, names()).toBeDefined();
-    const relaySend = spans().find((s) => s.name === `send ${topics.events}` && parentOf(s) === id(publish!));
-    expect(relaySend, names()).toBeDefined();
-    expect(relayed.headers.traceparent).toBe(`00-${relaySend!.spanContext().traceId}-${id(relaySend!)}-01`);
-    const eventConsume = spans().find((s) => s.name === `process ${topics.events}` && parentOf(s) === id(relaySend!));
+    expect(publish!.spanContext().traceId).toBe(send!.spanContext().traceId);
+    expect(publish!.attributes).toMatchObject({ 'messaging.destination.name': topics.events, 'messaging.batch.message_count': 1 });
+    expect(relayed.headers.traceparent).toBe(`00-${publish!.spanContext().traceId}-${id(publish!)}-01`);
+    const eventConsume = spans().find((s) => s.name === `process ${topics.events}` && parentOf(s) === id(publish!));
     expect(eventConsume, names()).toBeDefined();
+    // The relay's one send for its batch nests under a publish span of that batch.
+    const relaySends = spans().filter((s) => s.name === `send ${topics.events}`);
+    expect(relaySends.length, names()).toBeGreaterThan(0);
+    const publishIds = new Set(
+      spans()
+        .filter((s) => s.name === 'rewind.relay.publish')
+        .map(id),
+    );
+    for (const relaySend of relaySends) expect(publishIds.has(parentOf(relaySend)!), names()).toBe(true);
   });
 });

@@ -188,6 +188,8 @@ export interface EventMetadata {
   actor: string;
   occurredAt: string;
   schemaVersion: number;
+  /** W3C traceparent of the write's span when its trace was sampled: the relay's publish continues that trace. */
+  traceparent?: string;
 }
 
 /** An event as committed to a session stream. */

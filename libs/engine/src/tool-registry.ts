@@ -59,7 +59,7 @@ export class ToolRegistry {
   /** Registers or replaces a tool (through the command pipeline: If-Match and Idempotency-Key apply). */
   register(caller: Caller, name: string, effect: EffectDescriptor, options: WriteOptions = {}): Promise<ToolDefinition> {
     const print = options.idempotencyKey === undefined ? '' : fingerprint({ op: 'RegisterTool', name, effect });
-    const request = { caller, streamId: streamOf(caller.tenantId, name), sessionId: '', options, fingerprint: print };
+    const request = { commandType: 'RegisterTool', caller, streamId: streamOf(caller.tenantId, name), sessionId: '', options, fingerprint: print };
     return this.pipeline.handle(this.stream, request, (_state, stamp) => ({
       events: stamp([{ ...decideRegisterTool(name, effect), parentVersion: null }]),
       context: undefined,

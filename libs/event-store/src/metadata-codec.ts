@@ -10,7 +10,10 @@ import type { EventMetadataRecord } from './event-store';
  *   any other string as it is (`c`);
  * - occurred at: milliseconds since the epoch (`o`, a number) when `Date.toISOString()` gives
  *   the string back exactly, else the string;
- * - no causation, correlation = command, schema version 1: left out (`k`, `r`, `v`).
+ * - no causation, correlation = command, schema version 1: left out (`k`, `r`, `v`);
+ * - traceparent (only on writes whose trace was sampled): a sampled version-00 one as its trace
+ *   and span ids, 24 bytes in base64url (`p`, 32 characters: 39 bytes with its key), any other
+ *   as it is (`P`); left out when absent.
  *
  * Rows written before (the long form with `commandId`, or short keys with `t`, `s`, `c` and an
  * ISO `o` always present) decode unchanged.
@@ -25,6 +28,8 @@ interface StoredMetadata {
   k?: string | null;
   r?: string;
   v?: number;
+  p?: string;
+  P?: string;
 }
 
 /**
@@ -124,6 +129,20 @@ function compactTime(iso: string): string | number {
   return Number.isFinite(ms) && new Date(ms).toISOString() === iso ? ms : iso;
 }
 
+const SAMPLED_TRACEPARENT = /^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/;
+
+/** A sampled version-00 traceparent as its trace and span ids in base64url (32 characters); null for any other. */
+export function compactTraceparent(traceparent: string): string | null {
+  if (traceparent.length !== 55 || !SAMPLED_TRACEPARENT.test(traceparent)) return null;
+  return Buffer.from(traceparent.slice(3, 35) + traceparent.slice(36, 52), 'hex').toString('base64url');
+}
+
+/** The traceparent that `compactTraceparent` made `compact` from. */
+export function expandTraceparent(compact: string): string {
+  const hex = Buffer.from(compact, 'base64url').toString('hex');
+  return `00-${hex.slice(0, 32)}-${hex.slice(32)}-01`;
+}
+
 /** The stored form of `m` for an event of stream `streamId`, as an object (JSON.stringify it to store). */
 export function compactMetadata(m: EventMetadataRecord, streamId: string): StoredMetadata {
   const scope = streamScope(streamId);
@@ -138,6 +157,11 @@ export function compactMetadata(m: EventMetadataRecord, streamId: string): Store
   if (m.causationId !== null) stored.k = m.causationId;
   if (m.correlationId !== m.commandId) stored.r = m.correlationId;
   if (m.schemaVersion !== 1) stored.v = m.schemaVersion;
+  if (m.traceparent !== undefined) {
+    const p = compactTraceparent(m.traceparent);
+    if (p === null) stored.P = m.traceparent;
+    else stored.p = p;
+  }
   return stored;
 }
 
@@ -151,7 +175,8 @@ export function decodeMetadata(raw: string | object, streamId: string): EventMet
   if (value.commandId !== undefined) return value as EventMetadataRecord;
   const scope = value.t === undefined || value.s === undefined ? streamScope(streamId) : null;
   const commandId = value.c ?? expandUuid(value.u!);
-  return {
+  const traceparent = value.p !== undefined ? expandTraceparent(value.p) : value.P;
+  const metadata: EventMetadataRecord = {
     tenantId: value.t ?? scope?.tenantId ?? '',
     sessionId: value.s ?? scope?.sessionId ?? '',
     commandId,
@@ -161,4 +186,6 @@ export function decodeMetadata(raw: string | object, streamId: string): EventMet
     occurredAt: typeof value.o === 'number' ? isoTime(value.o) : value.o!,
     schemaVersion: value.v ?? 1,
   };
+  if (traceparent !== undefined) metadata.traceparent = traceparent;
+  return metadata;
 }

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { EventMetadataRecord } from './event-store';
-import { compactUuid, decodeMetadata, encodeMetadata, expandUuid, isoTime, streamScope } from './metadata-codec';
+import { compactTraceparent, compactUuid, decodeMetadata, encodeMetadata, expandTraceparent, expandUuid, isoTime, streamScope } from './metadata-codec';
 
 const base: EventMetadataRecord = {
   tenantId: 'acme',
@@ -13,6 +13,10 @@ const base: EventMetadataRecord = {
   occurredAt: '2026-03-01T12:34:56.789Z',
   schemaVersion: 1,
 };
+
+const sampledTraceparent = fc
+  .tuple(fc.uint8Array({ minLength: 16, maxLength: 16 }), fc.uint8Array({ minLength: 8, maxLength: 8 }))
+  .map(([trace, span]) => `00-${Buffer.from(trace).toString('hex')}-${Buffer.from(span).toString('hex')}-01`);
 
 describe('event metadata codec', () => {
   it('leaves out what the stream id and the defaults tell, and stores UUIDs and times compactly', () => {
@@ -72,19 +76,23 @@ describe('event metadata codec', () => {
   it('round-trips any metadata on any stream id', () => {
     fc.assert(
       fc.property(
-        fc.record({
-          tenantId: fc.oneof(fc.constant('t'), fc.string()),
-          sessionId: fc.oneof(fc.constant('s'), fc.constant(''), fc.string()),
-          commandId: fc.oneof(fc.uuid(), fc.string()),
-          causationId: fc.option(fc.oneof(fc.uuid(), fc.string())),
-          correlationId: fc.oneof(fc.uuid(), fc.string()),
-          actor: fc.string(),
-          occurredAt: fc.oneof(
-            fc.date({ min: new Date(-8e15), max: new Date(8e15), noInvalidDate: true }).map((d) => d.toISOString()),
-            fc.string(),
-          ),
-          schemaVersion: fc.integer({ min: 0, max: 5 }),
-        }),
+        fc.record(
+          {
+            tenantId: fc.oneof(fc.constant('t'), fc.string()),
+            sessionId: fc.oneof(fc.constant('s'), fc.constant(''), fc.string()),
+            commandId: fc.oneof(fc.uuid(), fc.string()),
+            causationId: fc.option(fc.oneof(fc.uuid(), fc.string())),
+            correlationId: fc.oneof(fc.uuid(), fc.string()),
+            actor: fc.string(),
+            occurredAt: fc.oneof(
+              fc.date({ min: new Date(-8e15), max: new Date(8e15), noInvalidDate: true }).map((d) => d.toISOString()),
+              fc.string(),
+            ),
+            schemaVersion: fc.integer({ min: 0, max: 5 }),
+            traceparent: fc.oneof(sampledTraceparent, fc.string()),
+          },
+          { requiredKeys: ['tenantId', 'sessionId', 'commandId', 'causationId', 'correlationId', 'actor', 'occurredAt', 'schemaVersion'] },
+        ),
         fc.oneof(fc.constantFrom('session:t:s', 'tool:t:x', 'session:t:', 'x'), fc.string()),
         (m, streamId) => {
           expect(decodeMetadata(encodeMetadata(m, streamId), streamId)).toEqual(m);
@@ -93,6 +101,24 @@ describe('event metadata codec', () => {
       { numRuns: 2000 },
     );
     expect(expandUuid(compactUuid('ffffffff-0000-4000-8000-000000000001')!)).toBe('ffffffff-0000-4000-8000-000000000001');
+  });
+
+  it('keeps a sampled traceparent as 32 base64url characters (39 bytes with its key), any other as it is', () => {
+    const traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+    const plain = encodeMetadata(base, 'session:acme:s-42');
+    const traced = encodeMetadata({ ...base, traceparent }, 'session:acme:s-42');
+    expect(JSON.parse(traced).p).toHaveLength(32);
+    expect(Buffer.byteLength(traced) - Buffer.byteLength(plain)).toBe(39);
+    expect(decodeMetadata(traced, 'session:acme:s-42')).toEqual({ ...base, traceparent });
+    for (const other of ['00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00', '01-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01', 'x']) {
+      expect(compactTraceparent(other)).toBeNull();
+      expect(JSON.parse(encodeMetadata({ ...base, traceparent: other }, 'session:acme:s-42'))).toMatchObject({ P: other });
+    }
+    fc.assert(
+      fc.property(sampledTraceparent, (t) => {
+        expect(expandTraceparent(compactTraceparent(t)!)).toBe(t);
+      }),
+    );
   });
 
   it('expands compact UUIDs and formats times exactly as Buffer and Date do', () => {

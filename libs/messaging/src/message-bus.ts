@@ -1,3 +1,5 @@
+import type { Context } from '@opentelemetry/api';
+
 /**
  * The message log port: an in-process bus (embedded default) and Kafka (distributed)
  * implement it, and pass the same contract suite (`testing/message-bus.contract.ts`).
@@ -8,6 +10,11 @@ export interface BusMessage {
   key: string | null;
   value: string;
   headers: Record<string, string>;
+  /**
+   * The span this message continues (Kafka: written as its `traceparent` header), when it is
+   * not the publish's own: the relay gives each event the span that continues its write's trace.
+   */
+  traceContext?: Context;
 }
 
 export interface DeliveredMessage extends BusMessage {

@@ -1,3 +1,4 @@
+import type { Attributes } from '@opentelemetry/api';
 import { Counter, Histogram, type Registry } from 'prom-client';
 import { inSpan } from './tracing';
 
@@ -42,13 +43,23 @@ export function registerStoreMetrics(registry: Registry): StoreMetrics {
   };
 }
 
+/** `append(streamId, events, options)`'s stream and event count, as span attributes. */
+function appendAttributes(args: readonly unknown[]): Attributes {
+  const [streamId, events] = args;
+  return {
+    ...(typeof streamId === 'string' ? { 'rewind.stream_id': streamId } : {}),
+    ...(Array.isArray(events) ? { 'rewind.event_count': events.length } : {}),
+  };
+}
+
 /**
  * The same store, its appends timed and its snapshot writes counted. A Proxy rather than a
  * wrapper class so that the adapter stays itself for everything else (`instanceof`, its pool,
  * its optional methods), with every other call going straight to it.
  */
 export function meteredEventStore<S extends Writes>(store: S, metrics: StoreMetrics): S {
-  const append = (...args: never[]) => inSpan('rewind.event-store.append', {}, () => timedAppend(...args));
+  // The span names the stream and how many events the append carries (`rewind.*`: the semantic conventions have no event store).
+  const append = (...args: never[]) => inSpan('rewind.event-store.append', appendAttributes(args), () => timedAppend(...args));
   const timedAppend = async (...args: never[]) => {
     const stop = metrics.appendDuration.startTimer();
     try {

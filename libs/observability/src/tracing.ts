@@ -14,6 +14,7 @@ import {
   SimpleSpanProcessor,
   TraceIdRatioBasedSampler,
   TracerProvider,
+  type BatchSpanProcessorOptions,
   type Sampler,
   type SpanExporter,
 } from '@opentelemetry/sdk-trace';
@@ -57,6 +58,30 @@ export function samplerFromEnv(env: NodeJS.ProcessEnv): Sampler {
   }
 }
 
+type BatchConfig = Omit<BatchSpanProcessorOptions, 'exporter'>;
+
+/**
+ * The batch span processor's settings from OTEL_BSP_SCHEDULE_DELAY, OTEL_BSP_EXPORT_TIMEOUT,
+ * OTEL_BSP_MAX_QUEUE_SIZE and OTEL_BSP_MAX_EXPORT_BATCH_SIZE (this SDK does not read them
+ * itself); a missing, non-numeric or negative value keeps the SDK's default.
+ */
+export function batchConfigFromEnv(env: NodeJS.ProcessEnv): BatchConfig {
+  const read = (name: string, positive = false) => {
+    const value = env[name] === undefined || env[name] === '' ? NaN : Number(env[name]);
+    return Number.isInteger(value) && (positive ? value > 0 : value >= 0) ? value : undefined;
+  };
+  const config: BatchConfig = {};
+  const scheduledDelayMillis = read('OTEL_BSP_SCHEDULE_DELAY');
+  const exportTimeoutMillis = read('OTEL_BSP_EXPORT_TIMEOUT');
+  const maxQueueSize = read('OTEL_BSP_MAX_QUEUE_SIZE', true);
+  const maxExportBatchSize = read('OTEL_BSP_MAX_EXPORT_BATCH_SIZE', true);
+  if (scheduledDelayMillis !== undefined) config.scheduledDelayMillis = scheduledDelayMillis;
+  if (exportTimeoutMillis !== undefined) config.exportTimeoutMillis = exportTimeoutMillis;
+  if (maxQueueSize !== undefined) config.maxQueueSize = maxQueueSize;
+  if (maxExportBatchSize !== undefined) config.maxExportBatchSize = maxExportBatchSize;
+  return config;
+}
+
 export interface Tracing {
   shutdown(): Promise<void>;
 }
@@ -85,7 +110,7 @@ export function startTracing(options: TracingOptions): Tracing | null {
     // OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES win over the default name.
     resource: resourceFromAttributes({ 'service.name': options.serviceName }).merge(detectResources({ detectors: [envDetector] })),
     sampler: samplerFromEnv(env),
-    spanProcessors: [options.exporter ? new SimpleSpanProcessor({ exporter }) : new BatchSpanProcessor({ exporter })],
+    spanProcessors: [options.exporter ? new SimpleSpanProcessor({ exporter }) : new BatchSpanProcessor({ exporter, ...batchConfigFromEnv(env) })],
   });
   const contextManager = new AsyncLocalStorageContextManager().enable();
   context.setGlobalContextManager(contextManager);

@@ -111,6 +111,7 @@ describe('the OpenAPI document', () => {
     const unions: string[] = [];
     const numbers: string[] = [];
     const untypedConst: string[] = [];
+    const int32: string[] = [];
     const walk = (node: unknown, at: string): void => {
       if (node === null || typeof node !== 'object') return;
       const schema = node as Json;
@@ -126,9 +127,18 @@ describe('the OpenAPI document', () => {
       }
       if (schema.type === 'number' || (Array.isArray(schema.type) && schema.type.includes('number'))) numbers.push(at);
       if ('const' in schema && !('type' in schema)) untypedConst.push(at);
+      if ((schema.type === 'integer' || (Array.isArray(schema.type) && schema.type.includes('integer'))) && schema.format !== 'int64') {
+        // A plain integer is 32 bits in Java clients: only a bound within 32 bits makes it safe.
+        expect(schema.maximum, `${at}: an integer without format int64`).toBeLessThanOrEqual(2 ** 31 - 1);
+        int32.push(at);
+      }
       for (const [key, child] of Object.entries(schema)) if (key !== 'example' && key !== 'examples') walk(child, `${at}/${key}`);
     };
     walk(served, '#');
+    expect(int32.length).toBeGreaterThan(0);
+    for (const int64 of [schemas.Event.properties.globalPosition, schemas.Event.properties.streamVersion, schemas.WriteResult.properties.version]) {
+      expect(int64).toMatchObject({ type: 'integer', format: 'int64' });
+    }
     expect(unions).toEqual(expect.arrayContaining(['#/components/schemas/Step', '#/components/schemas/ContextItem', '#/components/schemas/HeadMoveAnswer']));
     // Versions, counts, limits and durations are whole numbers; only a relevance score is not.
     expect(numbers).toEqual(['#/components/schemas/RecallHit/properties/score']);

@@ -105,7 +105,26 @@ export function completeDocument(generated: OpenAPIObject): OpenAPIObject {
       if (doc) describeOperation(operation, doc);
     }
   }
+  markInt64(document);
   return document;
+}
+
+const INT32_MAX = 2 ** 31 - 1;
+
+/**
+ * `format: int64` on every integer the contract does not bound within 32 bits (versions,
+ * positions, counts, sizes, milliseconds): generators map a bare `integer` to a 32-bit type
+ * (Java's Integer), which a global position or a count can outgrow. Bounded ones (limits,
+ * retry delays) stay plain.
+ */
+function markInt64(node: unknown): void {
+  if (node === null || typeof node !== 'object') return;
+  if (Array.isArray(node)) return node.forEach(markInt64);
+  const schema = node as Record<string, unknown>;
+  const integer = schema.type === 'integer' || (Array.isArray(schema.type) && schema.type.includes('integer'));
+  const bounded = typeof schema.maximum === 'number' && schema.maximum <= INT32_MAX && (typeof schema.minimum !== 'number' || schema.minimum >= -INT32_MAX - 1);
+  if (integer && schema.format === undefined && !bounded) schema.format = 'int64';
+  for (const [key, child] of Object.entries(schema)) if (key !== 'example' && key !== 'examples') markInt64(child);
 }
 
 /** The batch's item union under a name of its own (`Step`), so generated clients name its type after it. */

@@ -291,6 +291,10 @@ export const RESPONSE_SCHEMAS: Record<string, JsonSchema> = {
           actor: str(),
           occurredAt: str({ format: 'date-time' }),
           schemaVersion: int(),
+          traceparent: str({
+            pattern: '^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$',
+            description: 'W3C traceparent of the write that recorded the event, kept when its trace was sampled (absent otherwise).',
+          }),
         },
         required: ['tenantId', 'sessionId', 'commandId', 'actor', 'occurredAt'],
       },

@@ -5,7 +5,14 @@ import { Kafka, logLevel, type Producer } from 'kafkajs';
 import { Pool } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifySignature, type KafkaSigningSecretStore } from '@rewind/messaging';
-import { deploymentTestTopics, describeWithKafka, KAFKA_TEST_BROKERS, kafkaDeploymentEnv, until } from '@rewind/messaging/kafka/testing';
+import {
+  contractCheckedProducer,
+  deploymentTestTopics,
+  describeWithKafka,
+  KAFKA_TEST_BROKERS,
+  kafkaDeploymentEnv,
+  until,
+} from '@rewind/messaging/kafka/testing';
 import { PostgresKafkaSigningSecretStore } from '@rewind/messaging/postgres';
 import { SqliteKafkaSigningSecretStore } from '@rewind/messaging/sqlite';
 import { E2E_STORES, storeEnv } from '../../../../test/support/postgres';
@@ -78,12 +85,23 @@ describeWithKafka('SignedCommandProducer through a real broker and the real work
 
     it('publishes signed envelopes the worker applies once each, in order, and refuses a wrong signature', async () => {
       const key = await signingKeys.create({ tenantId: 'default', name: 'sdk test' });
-      const commands = new SignedCommandProducer({ producer, key: { keyId: key.keyId, secret: key.secret }, tenantId: 'default', topic: topics.commands });
+      // Every message the SDK sends is checked against docs/asyncapi.yaml (a forged signature is well-formed: on the contract).
+      const commands = new SignedCommandProducer({
+        producer: contractCheckedProducer(producer),
+        key: { keyId: key.keyId, secret: key.secret },
+        tenantId: 'default',
+        topic: topics.commands,
+      });
       const id = `kafka-${randomUUID().slice(0, 8)}`;
       await commands.send('StartSession', id, { title: 'via the SDK' });
       const messageId = await commands.send('RecordMessage', id, { role: 'user', content: 'hello over Kafka' });
       await commands.send('RecordMessage', id, { role: 'user', content: 'hello over Kafka' }, { commandId: messageId }); // a resend: applied once
-      const forged = new SignedCommandProducer({ producer, key: { keyId: key.keyId, secret: 'not the secret' }, tenantId: 'default', topic: topics.commands });
+      const forged = new SignedCommandProducer({
+        producer: contractCheckedProducer(producer),
+        key: { keyId: key.keyId, secret: 'not the secret' },
+        tenantId: 'default',
+        topic: topics.commands,
+      });
       await forged.send('WriteMemory', id, { key: 'forged', value: true });
       await commands.send('WriteMemory', id, { key: 'city', value: 'Lisbon' }, { expectedVersion: 2 });
 

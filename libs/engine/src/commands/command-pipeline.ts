@@ -1,4 +1,4 @@
-import { SpanStatusCode, trace } from '@opentelemetry/api';
+import { SpanStatusCode, TraceFlags, trace, type Span } from '@opentelemetry/api';
 import { randomUUID } from 'node:crypto';
 import { handleType, retry } from 'cockatiel';
 import { EVENT_SCHEMA_VERSION } from '@rewind/domain';
@@ -40,6 +40,8 @@ export interface CommandStream<State extends { readonly version: number }, Conte
 }
 
 export interface CommandRequest {
+  /** The command's name on its span (`StartSession`, `RecordSteps`, `Undo`…). */
+  commandType: string;
   caller: Caller;
   streamId: string;
   /** Recorded in every event's metadata ('' for streams that are not a session's). */
@@ -99,12 +101,17 @@ export class CommandPipeline {
     decide: Decide<State, Context, E>,
   ): Promise<Result> {
     // One span per command (a no-op unless tracing is on): the store's append and the HTTP or Kafka work around it nest under it.
-    return tracer.startActiveSpan('rewind.command', { attributes: { 'rewind.stream_id': request.streamId } }, (span) => {
+    const attributes = {
+      'rewind.command.type': request.commandType,
+      'rewind.stream_id': request.streamId,
+      ...(request.sessionId ? { 'rewind.session_id': request.sessionId } : {}),
+    };
+    return tracer.startActiveSpan('rewind.command', { attributes }, (span) => {
       // Not async: without an Idempotency-Key the hot path goes straight to the writer queue.
       const result =
         request.options.idempotencyKey !== undefined
-          ? this.replayOrWrite(stream, request, decide, request.options.idempotencyKey)
-          : this.write(stream, request, decide);
+          ? this.replayOrWrite(stream, request, decide, request.options.idempotencyKey, span)
+          : this.write(stream, request, decide, span);
       return result.then(
         (value) => {
           span.end();
@@ -124,10 +131,12 @@ export class CommandPipeline {
     request: CommandRequest,
     decide: Decide<State, Context, E>,
     key: string,
+    span: Span,
   ): Promise<Result> {
     const record = await this.store.findIdempotency(request.caller.tenantId, key);
-    if (!record) return this.write(stream, request, decide);
+    if (!record) return this.write(stream, request, decide, span);
     if (record.fingerprint !== request.fingerprint) throw new IdempotencyKeyReusedError(key);
+    span.setAttribute('rewind.event_count', 0);
     return stream.replayed(record);
   }
 
@@ -136,14 +145,15 @@ export class CommandPipeline {
     stream: CommandStream<State, Context, Result, E>,
     request: CommandRequest,
     decide: Decide<State, Context, E>,
+    span: Span,
   ): Promise<Result> {
     return this.mutex.run(request.streamId, () => {
       // A caller that pinned a version gets the conflict as its answer.
-      if (request.options.expectedVersion !== undefined) return this.writeOnce(stream, request, decide);
+      if (request.options.expectedVersion !== undefined) return this.writeOnce(stream, request, decide, span);
       // Another process wrote first: decide again on fresh state.
       return CONFLICT_RETRY.execute(({ attempt }) => {
         if (attempt > 0) stream.forget(request.streamId);
-        return this.writeOnce(stream, request, decide);
+        return this.writeOnce(stream, request, decide, span);
       });
     });
   }
@@ -152,6 +162,7 @@ export class CommandPipeline {
     stream: CommandStream<State, Context, Result, E>,
     request: CommandRequest,
     decide: Decide<State, Context, E>,
+    span: Span,
   ): Promise<Result> {
     const { caller, streamId, options } = request;
     const state = await stream.load(streamId, options.expectedVersion === undefined);
@@ -161,7 +172,8 @@ export class CommandPipeline {
     if (conflict && state.version > 0) throw new ConcurrencyError(streamId, options.expectedVersion!, state.version);
     const commandId = options.commandId ?? this.newId();
     const occurredAt = this.now().toISOString();
-    const decided = decide(state, (events) => this.stamp(events, request, commandId, occurredAt));
+    const traceparent = sampledTraceparent(span);
+    const decided = decide(state, (events) => this.stamp(events, request, commandId, occurredAt, traceparent));
     // Most decisions need no I/O: no await (and no extra turn of the event loop) for those.
     const decision = decided instanceof Promise ? await decided : decided;
     if (conflict) throw new ConcurrencyError(streamId, options.expectedVersion!, state.version);
@@ -171,6 +183,7 @@ export class CommandPipeline {
         ? { idempotency: { scope: caller.tenantId, key: options.idempotencyKey, fingerprint: request.fingerprint } }
         : {}),
     });
+    span.setAttribute('rewind.event_count', appended.duplicate ? 0 : decision.events.length);
     if (appended.duplicate) return stream.replayed(appended);
     const stored: StoredEvent<E>[] = decision.events.map((event, i) => ({ ...event, streamId, streamVersion: appended.firstVersion + i, globalPosition: 0 }));
     const result = await stream.committed(streamId, state, stored, decision.context);
@@ -178,7 +191,13 @@ export class CommandPipeline {
     return result;
   }
 
-  private stamp<E extends EventBody>(decided: readonly DecidedEvent<E>[], request: CommandRequest, commandId: string, occurredAt: string): NewEvent<E>[] {
+  private stamp<E extends EventBody>(
+    decided: readonly DecidedEvent<E>[],
+    request: CommandRequest,
+    commandId: string,
+    occurredAt: string,
+    traceparent: string | undefined,
+  ): NewEvent<E>[] {
     const { caller, options, sessionId } = request;
     return decided.map((event) => ({
       eventId: this.newId(),
@@ -192,7 +211,19 @@ export class CommandPipeline {
         actor: caller.actor,
         occurredAt,
         schemaVersion: EVENT_SCHEMA_VERSION,
+        ...(traceparent !== undefined ? { traceparent } : {}),
       },
     }));
   }
+}
+
+/**
+ * The command span as a W3C traceparent, kept in each event's metadata so that the relay's
+ * publish continues the write's trace; only for a sampled trace (an unsampled one is never
+ * exported, and the bytes are stored with every event).
+ */
+function sampledTraceparent(span: Span): string | undefined {
+  const { traceId, spanId, traceFlags } = span.spanContext();
+  if ((traceFlags & TraceFlags.SAMPLED) === 0) return undefined;
+  return `00-${traceId}-${spanId}-01`;
 }

@@ -81,6 +81,7 @@ export function toStoredEvent(recorded: RecordedEvent | AllStreamRecordedEvent, 
       actor: m.actor,
       occurredAt: m.occurredAt,
       schemaVersion: m.schemaVersion,
+      ...(m.traceparent !== undefined ? { traceparent: m.traceparent } : {}),
     },
     streamId,
     // Server revisions count from 0; the port's versions from 1.

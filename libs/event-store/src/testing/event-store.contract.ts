@@ -107,10 +107,13 @@ export function describeEventStoreContract(name: string, create: () => Promise<E
         occurredAt: '2026-01-01T00:00:00+01:00',
         causationId: 'c',
         schemaVersion: 3,
+        traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00',
       };
       const toolEvent = newEvent('ToolRegistered', { name: 'x' });
       toolEvent.metadata = { ...toolEvent.metadata, sessionId: '' };
       const upper = { ...newEvent(), eventId: randomUUID().toUpperCase() };
+      // The write's trace, kept when it was sampled (the relay's publish continues it).
+      upper.metadata = { ...upper.metadata, traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' };
       // A position the store gave: reading after it finds these events (positions are sparse on some stores).
       const before = await store.lastPosition();
       await store.append(own, [derived, odd, upper], { expectedVersion: 'no_stream' });

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { SessionRepository, SessionService, sessionStreamId } from '@rewind/engine';
 import { SqliteEventStore } from '@rewind/event-store/sqlite';
 import { KafkaMessageBus } from '../kafka/kafka-message-bus';
-import { collect, createTopics, describeWithKafka, KAFKA_TEST_BROKERS, testLogger, uniqueName, until } from '../kafka/testing/kafka-test-support';
+import { collect, createTopics, describeWithKafka, KAFKA_TEST_BROKERS, offContract, testLogger, uniqueName, until } from '../kafka/testing/kafka-test-support';
 import type { BusMessage, DeliveredMessage, Subscription } from '../message-bus';
 import { signatureHeaders, type SigningKey } from '../signing/envelope-signature';
 import { SqliteKafkaSigningSecretStore } from '../signing/sqlite-signing-secret-store';
@@ -141,7 +141,8 @@ describeWithKafka('Kafka command consumer end to end (real broker, SQLite store,
 
   it('dead-letters poison messages with the reason in headers, and applies the valid one behind them on the same partition', async () => {
     const session = 'poisoned';
-    const badJson = raw(session, '{"commandId": "bad-json-1", "type": ');
+    // Poison on purpose: off the AsyncAPI contract (checked to fail it) or on it but not authentic.
+    const badJson = offContract(raw(session, '{"commandId": "bad-json-1", "type": '));
     const invalid = envelope('RecordMessage', session, { role: 'robot', content: 'x' });
     const badSignature: BusMessage = {
       ...commandMessage(envelope('PopTask', session), acme),
@@ -150,7 +151,7 @@ describeWithKafka('Kafka command consumer end to end (real broker, SQLite store,
     const wrongTenant = envelope('PopTask', session); // tenant acme, signed with globex's key
     const valid = envelope('StartSession', session);
     // One publish, one key: all five are on one partition, in this order.
-    await send(badJson, commandMessage(invalid, acme), badSignature, commandMessage(wrongTenant, globex), commandMessage(valid, acme));
+    await send(badJson, offContract(commandMessage(invalid, acme)), badSignature, commandMessage(wrongTenant, globex), commandMessage(valid, acme));
     await until(() => resultsFor(valid.commandId).length === 1, 'the valid command behind the poison ones');
     await until(() => dlq.filter((m) => m.key === session).length === 4, 'four dead letters');
 

@@ -1,6 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import { halfJitterGenerator } from 'cockatiel';
-import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context } from '@opentelemetry/api';
 import {
   Kafka,
   logLevel,
@@ -129,11 +129,14 @@ function handleInSpan(delivered: DeliveredMessage, groupId: string, handler: Mes
   });
 }
 
-/** The headers plus the active trace context (`traceparent`, W3C) while tracing records; else the headers as they are. */
-function withTraceContext(recording: boolean, headers: Record<string, string> | undefined): Record<string, string> | undefined {
-  if (!recording) return headers;
+/**
+ * The headers plus the message's own trace context (`traceparent`, W3C) when it has one, else the
+ * active one while tracing records; else the headers as they are.
+ */
+function withTraceContext(recording: boolean, headers: Record<string, string> | undefined, own: Context | undefined): Record<string, string> | undefined {
+  if (!recording && own === undefined) return headers;
   const carried: Record<string, string> = { ...headers };
-  propagation.inject(context.active(), carried);
+  propagation.inject(own ?? context.active(), carried);
   return carried;
 }
 
@@ -315,7 +318,7 @@ export class KafkaMessageBus implements MessageBus {
         await producer.send({
           topic,
           acks: -1,
-          messages: messages.map((m) => ({ key: m.key, value: m.value, headers: withTraceContext(span.isRecording(), m.headers) })),
+          messages: messages.map((m) => ({ key: m.key, value: m.value, headers: withTraceContext(span.isRecording(), m.headers, m.traceContext) })),
         });
       } catch (error) {
         span.setStatus({ code: SpanStatusCode.ERROR, message: errorMessage(error) });

@@ -1,4 +1,4 @@
-import { trace } from '@opentelemetry/api';
+import { context, propagation, ROOT_CONTEXT, SpanStatusCode, trace, type Span } from '@opentelemetry/api';
 import type { EventStore, StoredEvent } from '@rewind/event-store';
 import {
   countEventsAfter,
@@ -14,7 +14,7 @@ import type { Logger } from '@rewind/config';
 import { errorMessage, silentLogger } from '../kafka/logger';
 import type { BusMessage, MessageBus } from '../message-bus';
 
-/** The relay's publish spans (no-ops unless tracing is on); the kafkajs instrumentation's send spans nest under them. */
+/** The relay's publish spans (no-ops unless tracing is on); the bus's send spans nest under them. */
 const tracer = trace.getTracer('rewind');
 
 export interface EventRelayOptions {
@@ -173,20 +173,56 @@ export class EventRelay {
     return chunks;
   }
 
+  /**
+   * One send for the chunk, and a `rewind.relay.publish` span per write it carries: a child of
+   * the write's span (the traceparent its events keep in their metadata), or of the relay's own
+   * context for events written without a sampled trace. Each message carries its write's span
+   * as `traceparent`, so its consumers continue the write's trace; the send nests under one of them.
+   */
+  private async publishInSpans(chunk: { events: StoredEvent[]; messages: BusMessage[] }): Promise<void> {
+    const byWrite = new Map<string, StoredEvent[]>();
+    for (const event of chunk.events) {
+      const key = event.metadata.traceparent ?? '';
+      const events = byWrite.get(key);
+      if (events) events.push(event);
+      else byWrite.set(key, [event]);
+    }
+    const spans = new Map<string, Span>();
+    for (const [traceparent, events] of byWrite) {
+      const parent = traceparent ? propagation.extract(ROOT_CONTEXT, { traceparent }) : context.active();
+      const attributes = {
+        'messaging.destination.name': this.topic,
+        'messaging.batch.message_count': events.length,
+        'rewind.global_position.first': events[0]!.globalPosition,
+        'rewind.global_position.last': events[events.length - 1]!.globalPosition,
+      };
+      spans.set(traceparent, tracer.startSpan('rewind.relay.publish', { attributes }, parent));
+    }
+    // The send nests under a sampled publish span if there is one.
+    const sendParent = [...spans.values()].find((span) => span.isRecording()) ?? spans.values().next().value!;
+    // Tracing off (or nothing recorded): the messages stay as they are.
+    const messages = sendParent.isRecording()
+      ? chunk.messages.map((message, i) => ({
+          ...message,
+          traceContext: trace.setSpan(ROOT_CONTEXT, spans.get(chunk.events[i]!.metadata.traceparent ?? '')!),
+        }))
+      : chunk.messages;
+    try {
+      await context.with(trace.setSpan(context.active(), sendParent), () => this.options.bus.publish(this.topic, messages));
+    } catch (error) {
+      for (const span of spans.values()) span.setStatus({ code: SpanStatusCode.ERROR, message: errorMessage(error) });
+      throw error;
+    } finally {
+      for (const span of spans.values()) span.end();
+    }
+  }
+
   /** Publishes a batch chunk by chunk; each acknowledged chunk's checkpoint is saved before the next (the loop saves the last). */
   private async publish(batch: LogBatch): Promise<number> {
     let last = batch.after;
     for (const chunk of this.chunks(batch.events)) {
       if (last !== batch.after) await this.options.checkpoints.save(this.name, last);
-      const attributes = {
-        'messaging.destination.name': this.topic,
-        'messaging.batch.message_count': chunk.messages.length,
-        'rewind.global_position.first': chunk.events[0]!.globalPosition,
-        'rewind.global_position.last': chunk.events[chunk.events.length - 1]!.globalPosition,
-      };
-      await tracer.startActiveSpan('rewind.relay.publish', { attributes }, (span) =>
-        this.options.bus.publish(this.topic, chunk.messages).finally(() => span.end()),
-      );
+      await this.publishInSpans(chunk);
       this.published += chunk.messages.length;
       last = chunk.events[chunk.events.length - 1]!.globalPosition;
       const hook = this.options.testHooks?.afterPublish;

@@ -2,6 +2,7 @@ import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
 import { context, propagation, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { suppressTracing } from '@opentelemetry/core';
 import type { JsonValue } from '@rewind/domain';
 import type { CompensationChannel, CompensationRequest, CompensationResult } from '../compensation-channel';
 import { parseRetryAfter } from '../retry-policy';
@@ -97,6 +98,8 @@ export class HttpCompensationChannel implements CompensationChannel {
     const limit = this.rules.policy.maxResponseBytes;
     // The call's own client span, and its traceparent for the compensator: node:http is not
     // instrumented where modules are loaded outside require (tests, bundles), as fetch was.
+    // Where it is (the API and the worker run by node), the request is sent with tracing
+    // suppressed, so that the HTTP instrumentation adds no second client span (nor its own traceparent).
     const span = trace.getTracer('rewind-sagas').startSpan(method, {
       kind: SpanKind.CLIENT,
       attributes: { 'http.request.method': method, 'server.address': host, 'url.path': url.pathname },
@@ -104,38 +107,41 @@ export class HttpCompensationChannel implements CompensationChannel {
     const traceHeaders: Record<string, string> = {};
     propagation.inject(trace.setSpan(context.active(), span), traceHeaders);
     const answer = new Promise<Answer>((resolve, reject) => {
-      const req = send(
-        url,
-        {
-          method,
-          signal,
-          lookup: this.rules.lookup as never,
-          headers: {
-            'content-type': 'application/json',
-            'idempotency-key': request.idempotencyKey,
-            'x-rewind-rollback-id': request.rollbackId,
-            'x-rewind-tool-call-id': request.toolCallId,
-            ...traceHeaders,
-            ...(payload !== undefined ? { 'content-length': Buffer.byteLength(payload) } : {}),
+      const req = context.with(suppressTracing(context.active()), () =>
+        send(
+          url,
+          {
+            method,
+            signal,
+            lookup: this.rules.lookup as never,
+            headers: {
+              'content-type': 'application/json',
+              'idempotency-key': request.idempotencyKey,
+              'x-rewind-rollback-id': request.rollbackId,
+              'x-rewind-tool-call-id': request.toolCallId,
+              ...traceHeaders,
+              ...(payload !== undefined ? { 'content-length': Buffer.byteLength(payload) } : {}),
+            },
           },
-        },
-        (response) => {
-          const chunks: Buffer[] = [];
-          let size = 0;
-          const done = () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: parseBody(Buffer.concat(chunks).toString('utf8')) });
-          response.on('data', (chunk: Buffer) => {
-            if (size >= limit) return;
-            chunks.push(chunk.subarray(0, limit - size));
-            size += chunk.length;
-            if (size >= limit) {
-              // Enough recorded: stop reading a large answer rather than buffer it.
-              response.destroy();
-              done();
-            }
-          });
-          response.on('end', done);
-          response.on('error', (error) => (size >= limit ? done() : reject(error)));
-        },
+          (response) => {
+            const chunks: Buffer[] = [];
+            let size = 0;
+            const done = () =>
+              resolve({ status: response.statusCode ?? 0, headers: response.headers, body: parseBody(Buffer.concat(chunks).toString('utf8')) });
+            response.on('data', (chunk: Buffer) => {
+              if (size >= limit) return;
+              chunks.push(chunk.subarray(0, limit - size));
+              size += chunk.length;
+              if (size >= limit) {
+                // Enough recorded: stop reading a large answer rather than buffer it.
+                response.destroy();
+                done();
+              }
+            });
+            response.on('end', done);
+            response.on('error', (error) => (size >= limit ? done() : reject(error)));
+          },
+        ),
       );
       req.on('error', reject);
       req.end(payload);

@@ -22,6 +22,7 @@ export class CompleteRollbackHandler {
         const targetPath = await this.context.repository.pathAt(streamId, state.rollbacks[rollbackId]!.toVersion);
         return { events, context: { targetPath } };
       },
+      command.type,
     );
   }
 }

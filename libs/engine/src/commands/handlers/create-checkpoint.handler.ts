@@ -10,6 +10,6 @@ export class CreateCheckpointHandler {
 
   execute({ caller, sessionId, label, options }: CreateCheckpointCommand): Promise<WriteResult> {
     const command: CreateCheckpoint = { type: 'CreateCheckpoint', label };
-    return writeSession(this.context, caller, sessionId, options, () => ({ sessionId, command }), decideAlone(this.context, caller, command));
+    return writeSession(this.context, caller, sessionId, options, () => ({ sessionId, command }), decideAlone(this.context, caller, command), command.type);
   }
 }

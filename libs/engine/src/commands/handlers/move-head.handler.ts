@@ -27,6 +27,7 @@ export class MoveHeadHandler {
           context: { targetPath },
         }));
       },
+      move.type,
     );
   }
 }

@@ -11,6 +11,6 @@ export class RecordCompensationOutcomeHandler {
   async execute({ caller, sessionId, rollbackId, startedVersion, outcome, options }: RecordCompensationOutcomeCommand): Promise<WriteResult> {
     assertSagaCaller(caller, 'RecordCompensationOutcome');
     const command: RecordCompensationOutcome = { type: 'RecordCompensationOutcome', rollbackId, startedVersion, outcome };
-    return writeSession(this.context, caller, sessionId, options, () => ({ sessionId, command }), decideAlone(this.context, caller, command));
+    return writeSession(this.context, caller, sessionId, options, () => ({ sessionId, command }), decideAlone(this.context, caller, command), command.type);
   }
 }

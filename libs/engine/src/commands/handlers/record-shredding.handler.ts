@@ -10,6 +10,6 @@ export class RecordShreddingHandler {
 
   execute({ caller, sessionId, keyIds, reason, options }: RecordShreddingCommand): Promise<WriteResult> {
     const command: RecordShredding = { type: 'RecordShredding', keyIds, reason };
-    return writeSession(this.context, caller, sessionId, options, () => ({ sessionId, command }), decideAlone(this.context, caller, command));
+    return writeSession(this.context, caller, sessionId, options, () => ({ sessionId, command }), decideAlone(this.context, caller, command), command.type);
   }
 }

@@ -22,8 +22,8 @@ export class RecordStepHandler {
 /** A step alone; a batch of one is recorded (and fingerprinted) exactly like this. */
 export function recordStep(context: SessionWriteContext, caller: Caller, sessionId: string, step: StepCommand, options: WriteOptions): Promise<WriteResult> {
   const print = () => ({ sessionId, command: step });
-  if (!startsTool(context.tools, [step])) return writeSession(context, caller, sessionId, options, print, decideAlone(context, caller, step));
+  if (!startsTool(context.tools, [step])) return writeSession(context, caller, sessionId, options, print, decideAlone(context, caller, step), step.type);
   return registeredEffects(context.tools, caller, [step]).then((effects) =>
-    writeSession(context, caller, sessionId, options, print, decideAlone(context, caller, step, { toolEffect: (tool) => effects.get(tool) })),
+    writeSession(context, caller, sessionId, options, print, decideAlone(context, caller, step, { toolEffect: (tool) => effects.get(tool) }), step.type),
   );
 }

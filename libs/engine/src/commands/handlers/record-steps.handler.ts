@@ -58,6 +58,7 @@ export class RecordStepsHandler {
         // The fork the steps were decided on becomes the state after the commit: each event is folded once.
         return { events: decideSteps(folded, steps, lookups, stamp, streamId), context: { folded } };
       },
+      'RecordSteps',
     );
   }
 }

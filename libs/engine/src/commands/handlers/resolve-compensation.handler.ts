@@ -10,6 +10,6 @@ export class ResolveCompensationHandler {
 
   execute({ caller, sessionId, rollbackId, toolCallId, note, options }: ResolveCompensationCommand): Promise<WriteResult> {
     const command: ResolveCompensation = { type: 'ResolveCompensation', rollbackId, toolCallId, note };
-    return writeSession(this.context, caller, sessionId, options, () => ({ sessionId, command }), decideAlone(this.context, caller, command));
+    return writeSession(this.context, caller, sessionId, options, () => ({ sessionId, command }), decideAlone(this.context, caller, command), command.type);
   }
 }

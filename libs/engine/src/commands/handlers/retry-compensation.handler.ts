@@ -10,6 +10,6 @@ export class RetryCompensationHandler {
 
   execute({ caller, sessionId, rollbackId, toolCallId, options }: RetryCompensationCommand): Promise<WriteResult> {
     const command: RetryCompensation = { type: 'RetryCompensation', rollbackId, toolCallId };
-    return writeSession(this.context, caller, sessionId, options, () => ({ sessionId, command }), decideAlone(this.context, caller, command));
+    return writeSession(this.context, caller, sessionId, options, () => ({ sessionId, command }), decideAlone(this.context, caller, command), command.type);
   }
 }

@@ -10,6 +10,6 @@ export class SaveComponentStateHandler {
 
   async execute({ caller, sessionId, name, state, options }: SaveComponentStateCommand): Promise<WriteResult> {
     const command = saveComponentState(name, state);
-    return writeSession(this.context, caller, sessionId, options, () => ({ sessionId, command }), decideAlone(this.context, caller, command));
+    return writeSession(this.context, caller, sessionId, options, () => ({ sessionId, command }), decideAlone(this.context, caller, command), command.type);
   }
 }

@@ -27,7 +27,8 @@ export type DecideSession = (
 
 /**
  * Runs one command on a session through the pipeline. `print` is what identifies the
- * request for idempotent retries (canonical JSON + SHA-256, only computed under a key).
+ * request for idempotent retries (canonical JSON + SHA-256, only computed under a key);
+ * `commandType` names the command on its span (`RecordSteps` for a batch).
  * Not async (one promise fewer per write): a synchronous refusal still arrives as a rejection.
  */
 export function writeSession(
@@ -37,9 +38,11 @@ export function writeSession(
   options: WriteOptions,
   print: () => unknown,
   decide: DecideSession,
+  commandType: string,
 ): Promise<WriteResult> {
   try {
     const request = {
+      commandType,
       caller,
       streamId: sessionStreamId(caller.tenantId, sessionId),
       sessionId,

@@ -10,6 +10,14 @@ export class StartSessionHandler {
   execute({ caller, input, options }: StartSessionCommand): Promise<WriteResult> {
     const sessionId = input.sessionId ?? this.context.pipeline.newId();
     const command: StartSession = { type: 'StartSession', sessionId, title: input.title ?? null, metadata: input.metadata ?? {} };
-    return writeSession(this.context, caller, sessionId, options, () => ({ op: 'StartSession', input }), decideAlone(this.context, caller, command));
+    return writeSession(
+      this.context,
+      caller,
+      sessionId,
+      options,
+      () => ({ op: 'StartSession', input }),
+      decideAlone(this.context, caller, command),
+      command.type,
+    );
   }
 }

@@ -1,10 +1,10 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { Kafka, logLevel } from 'kafkajs';
+import { Kafka, logLevel, type Producer, type ProducerRecord } from 'kafkajs';
 import { afterAll, afterEach, beforeAll, describe, expect } from 'vitest';
-import type { DeliveredMessage, MessageBus, Subscription } from '../../message-bus';
-import type { KafkaMessageBus } from '../kafka-message-bus';
+import type { BusMessage, DeliveredMessage, MessageBus, Subscription } from '../../message-bus';
+import { KafkaMessageBus } from '../kafka-message-bus';
 import type { Logger } from '@rewind/config';
 import { consoleLogger } from '../logger';
 import { AsyncApiContract, type ContractChannel } from './asyncapi-contract';
@@ -98,6 +98,7 @@ export function describeWithKafka(name: string, body: () => void): void {
     `No Kafka broker answers at ${KAFKA_TEST_BROKERS.join(',')}. Start one with \`bash scripts/kafka/broker.sh start\` ` +
     '(or point REWIND_TEST_KAFKA_BROKERS / KAFKA_PORT at yours).';
   if (reachable) {
+    checkSentMessages();
     describe(name, () => {
       afterEach(() => {
         expect(contractViolations.splice(0), 'messages that do not match docs/asyncapi.yaml').toEqual([]);
@@ -162,6 +163,59 @@ export async function collect(bus: MessageBus, topic: string): Promise<{ message
     messages.push(m);
   });
   return { messages, subscription };
+}
+
+/** Messages a test sends off the contract on purpose (poison): they must FAIL docs/asyncapi.yaml. */
+const deliberatelyOffContract = new WeakSet<object>();
+
+/** Marks a message a test sends as poison on purpose: it is checked to fail docs/asyncapi.yaml (the document must refuse it). */
+export function offContract<M extends BusMessage>(message: M): M {
+  deliberatelyOffContract.add(message);
+  return message;
+}
+
+/** Checks one message sent to `topic` (if it is a contract channel's): on the contract, or off it exactly when marked so. */
+async function checkSent(topic: string, message: BusMessage, marked: object = message): Promise<void> {
+  const channel = channelOf(topic);
+  if (!channel) return;
+  const problem = (await (contract ??= AsyncApiContract.load())).check(channel, message);
+  if (deliberatelyOffContract.has(marked)) {
+    if (problem === null)
+      contractViolations.push(`sent to ${topic} off the contract on purpose, yet docs/asyncapi.yaml accepts it: ${message.value.slice(0, 300)}`);
+  } else if (problem !== null) {
+    contractViolations.push(`sent to ${topic}: ${problem}`);
+  }
+}
+
+let checkingSent = false;
+/**
+ * Every message published through a KafkaMessageBus in a process running Kafka suites (the
+ * tests' own and what the product sends in process: events, results, dead letters) is checked
+ * against docs/asyncapi.yaml before it goes out; describeWithKafka fails the test on a mismatch.
+ */
+function checkSentMessages(): void {
+  if (checkingSent) return;
+  checkingSent = true;
+  const publish = KafkaMessageBus.prototype.publish;
+  KafkaMessageBus.prototype.publish = async function (this: KafkaMessageBus, topic: string, messages: BusMessage[]): Promise<void> {
+    for (const message of messages) await checkSent(topic, message);
+    return publish.call(this, topic, messages);
+  };
+}
+
+/** A kafkajs producer whose sends are checked against docs/asyncapi.yaml as they go out (for suites that produce without the bus). */
+export function contractCheckedProducer<P extends Pick<Producer, 'send'>>(producer: P): P {
+  return {
+    ...producer,
+    send: async (record: ProducerRecord) => {
+      for (const m of record.messages) {
+        const headers = Object.fromEntries(Object.entries(m.headers ?? {}).map(([k, v]) => [k, String(Array.isArray(v) ? v[0] : v)]));
+        const key = m.key === undefined || m.key === null ? null : String(m.key);
+        await checkSent(record.topic, { key, value: String(m.value), headers }, m);
+      }
+      return producer.send(record);
+    },
+  } as P;
 }
 
 /** Runs `bash scripts/kafka/broker.sh <args>` with the given environment; resolves with its exit code and output. */
