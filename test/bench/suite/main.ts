@@ -118,7 +118,9 @@ async function main(): Promise<void> {
   );
   const rows: Row[] = [];
   const runs: JobRun[] = [];
-  const timeoutMs = args.quick ? 5 * 60_000 : 30 * 60_000;
+  // The soak's minutes, and up to ten more for the memory index to catch up after them, come on top.
+  const soakMs = args.only?.includes('SOAK') ? (sizesFor(args.quick).soakMinutes + 12) * 60_000 : 0;
+  const timeoutMs = (args.quick ? 5 * 60_000 : 30 * 60_000) + soakMs;
   try {
     for (const job of jobs) {
       const busy = args.wait && !args.quick ? await waitForQuiet(60_000) : await backgroundBusy(300);
