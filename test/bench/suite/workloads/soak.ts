@@ -50,7 +50,13 @@ export async function measureSoak(store: StoreName, run: string, sizes: Sizes): 
       while (loading) {
         const status = await memoryStatus(api).catch(() => null);
         const { rss, heapUsed } = process.memoryUsage();
-        samples.push({ atMs: performance.now() - start, rss, heapUsed, lag: status?.lag ?? null });
+        const sample = { atMs: performance.now() - start, rss, heapUsed, lag: status?.lag ?? null };
+        if (samples.length > 0 && Math.floor(sample.atMs / MINUTE) > Math.floor(samples[samples.length - 1]!.atMs / MINUTE)) {
+          console.error(
+            `  SOAK ${store}: minute ${Math.floor(sample.atMs / MINUTE)} done, RSS ${Math.round(rss / 2 ** 20)} MiB, memory index lag ${sample.lag ?? '–'}`,
+          );
+        }
+        samples.push(sample);
         await new Promise((r) => setTimeout(r, 1000));
       }
     })();
@@ -70,6 +76,9 @@ export async function measureSoak(store: StoreName, run: string, sizes: Sizes): 
       await new Promise((r) => setTimeout(r, 100));
     }
     const catchUpMs = caughtUp ? caughtUp.at - loadEnded : null;
+    console.error(
+      `  SOAK ${store}: load over; the memory index ${caughtUp ? `caught up in ${((catchUpMs ?? 0) / 1000).toFixed(1)} s` : 'did not catch up within 10 min'}`,
+    );
 
     const buckets = result.buckets ?? [];
     // Minute 2 (index 1) is after warm-up; the last full minute is the soak's end.
