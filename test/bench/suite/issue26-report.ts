@@ -174,5 +174,5 @@ export function soakTable(rows: Row[], table: (header: string[], body: string[][
       `lag ${String(x.indexLagAtEnd ?? '–')} at the end; caught up in ${catchUp === null ? '(not within 10 min)' : `${(catchUp / 1000).toFixed(1)} s`}`,
     ]);
   }
-  return table(['Store', 'Minute', 'requests/s (a turn each)', 'p50 / p99 ms', 'API RSS (max)', 'memory index lag (positions, max)'], body);
+  return table(['Store', 'Minute', 'requests/s (a turn each)', 'p50 / p99 ms', 'API RSS (max)', 'memory index lag (events behind, max)'], body);
 }
