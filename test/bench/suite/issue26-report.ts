@@ -83,10 +83,13 @@ export function issue26Targets(rows: Row[]): TargetCheck[] {
     }
   }
   // Bytes over HTTP with the default configuration against Emmett's rows of the same conversation.
-  {
-    const target = "W7 over HTTP (default configuration), orders conversation, PostgreSQL: Rewind's events + snapshots ≤ Emmett's rows (issue 26)";
-    const rewind = find(rows, { system: 'rewind', store: 'postgres', key: 'W7.rows.orders.http' });
-    const emmett = find(rows, { system: 'emmett', store: 'postgres', key: 'W7.rows.orders' });
+  for (const [conversation, emmettKey] of [
+    ['hotels', 'W7.rows'],
+    ['orders', 'W7.rows.orders'],
+  ] as const) {
+    const target = `W7 over HTTP (default configuration), ${conversation} conversation, PostgreSQL: Rewind's events + snapshots ≤ Emmett's rows (issue 26)`;
+    const rewind = find(rows, { system: 'rewind', store: 'postgres', key: `W7.rows.${conversation}.http` });
+    const emmett = find(rows, { system: 'emmett', store: 'postgres', key: emmettKey });
     checks.push(
       rewind?.bytesPerSession === undefined || emmett?.bytesPerSession === undefined
         ? notMeasured(target)
@@ -97,13 +100,21 @@ export function issue26Targets(rows: Row[]): TargetCheck[] {
             value: rewind.bytesPerSession,
           },
     );
+  }
+  {
     const sealTarget = 'Audit seals, PostgreSQL: ≤ 40 bytes per event (issue 26)';
-    const seals = find(rows, { system: 'rewind', store: 'postgres', key: 'W7.seals.orders.http' });
-    const perEvent = seals?.extra?.sealBytesPerEvent as number | undefined;
+    const perEvent = rows
+      .filter((r) => r.system === 'rewind' && r.key.startsWith('W7.seals.') && typeof r.extra?.sealBytesPerEvent === 'number')
+      .map((r) => r.extra!.sealBytesPerEvent as number);
     checks.push(
-      perEvent === undefined
+      perEvent.length === 0
         ? notMeasured(sealTarget)
-        : { target: sealTarget, measured: `${perEvent.toFixed(1)} bytes per event`, met: perEvent <= 40, value: perEvent },
+        : {
+            target: sealTarget,
+            measured: `${Math.max(...perEvent).toFixed(1)} bytes per event (the larger of the two conversations)`,
+            met: Math.max(...perEvent) <= 40,
+            value: Math.max(...perEvent),
+          },
     );
   }
   // The library path against Emmett's on concurrent writers.

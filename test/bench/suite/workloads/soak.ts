@@ -84,7 +84,8 @@ export async function measureSoak(store: StoreName, run: string, sizes: Sizes): 
       `  SOAK ${store}: load over; the memory index ${caughtUp ? `caught up in ${((catchUpMs ?? 0) / 1000).toFixed(1)} s` : 'did not catch up within 10 min'}`,
     );
 
-    const buckets = result.buckets ?? [];
+    // Whole minutes only: requests answered after the deadline make a short last bucket.
+    const buckets = (result.buckets ?? []).slice(0, sizes.soakMinutes);
     // Minute 2 (index 1) is after warm-up; the last full minute is the soak's end.
     const minute = (m: number) => buckets[m - 1];
     const lastFull = buckets.length >= sizes.soakMinutes ? sizes.soakMinutes : buckets.length - 1;
