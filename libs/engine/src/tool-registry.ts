@@ -31,7 +31,8 @@ function definitionOf(event: StoredEvent): ToolDefinition {
 /** Tools' effect kinds, compensations and retry policies, per tenant; each change is an event on the tool's own stream. */
 export class ToolRegistry {
   /** Definitions by stream, null for a tool never registered; the TTL bounds how stale another process's change looks. */
-  private readonly cache = new LRUCache<string, { definition: ToolDefinition | null }>({ max: 5_000, ttl: CACHE_TTL_MS });
+  // ttlResolution 0: read the clock on each look; the default (1 ms) caches it with a timer per millisecond of traffic.
+  private readonly cache = new LRUCache<string, { definition: ToolDefinition | null }>({ max: 5_000, ttl: CACHE_TTL_MS, ttlResolution: 0 });
   private readonly pipeline: CommandPipeline;
   /** A tool stream's part in the pipeline: its state is its version; a commit refreshes the cache. */
   private readonly stream: CommandStream<{ version: number }, undefined, ToolDefinition>;

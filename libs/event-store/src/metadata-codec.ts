@@ -10,7 +10,10 @@ import type { EventMetadataRecord } from './event-store';
  *   any other string as it is (`c`);
  * - occurred at: milliseconds since the epoch (`o`, a number) when `Date.toISOString()` gives
  *   the string back exactly, else the string;
- * - no causation, correlation = command, schema version 1: left out (`k`, `r`, `v`);
+ * - correlation id: left out when it is the command id; a canonical lower-case UUID (the request
+ *   id the API makes) as its 16 bytes in base64url (`q`, 22 characters), any other string as it
+ *   is (`r`);
+ * - no causation, schema version 1: left out (`k`, `v`);
  * - traceparent (only on writes whose trace was sampled): a sampled version-00 one as its trace
  *   and span ids, 24 bytes in base64url (`p`, 32 characters: 39 bytes with its key), any other
  *   as it is (`P`); left out when absent.
@@ -27,6 +30,7 @@ interface StoredMetadata {
   o: string | number;
   k?: string | null;
   r?: string;
+  q?: string;
   v?: number;
   p?: string;
   P?: string;
@@ -155,7 +159,11 @@ export function compactMetadata(m: EventMetadataRecord, streamId: string): Store
   stored.a = m.actor;
   stored.o = compactTime(m.occurredAt);
   if (m.causationId !== null) stored.k = m.causationId;
-  if (m.correlationId !== m.commandId) stored.r = m.correlationId;
+  if (m.correlationId !== m.commandId) {
+    const q = compactUuid(m.correlationId);
+    if (q === null) stored.r = m.correlationId;
+    else stored.q = q;
+  }
   if (m.schemaVersion !== 1) stored.v = m.schemaVersion;
   if (m.traceparent !== undefined) {
     const p = compactTraceparent(m.traceparent);
@@ -181,7 +189,7 @@ export function decodeMetadata(raw: string | object, streamId: string): EventMet
     sessionId: value.s ?? scope?.sessionId ?? '',
     commandId,
     causationId: value.k ?? null,
-    correlationId: value.r ?? commandId,
+    correlationId: value.r ?? (value.q === undefined ? commandId : expandUuid(value.q)),
     actor: value.a!,
     occurredAt: typeof value.o === 'number' ? isoTime(value.o) : value.o!,
     schemaVersion: value.v ?? 1,

@@ -26,6 +26,17 @@ describe('event metadata codec', () => {
     expect(decodeMetadata(JSON.stringify(stored), 'session:acme:s-42')).toEqual(base);
   });
 
+  it("stores a correlation id that is a UUID (the API's request id) as 22 characters, and any other as it is", () => {
+    const requestId = '99475f8a-33e8-48e9-a832-e0aef7717d3b';
+    const fromApi = { ...base, correlationId: requestId };
+    const stored = JSON.parse(encodeMetadata(fromApi, 'session:acme:s-42')) as Record<string, unknown>;
+    expect(stored).toEqual({ u: compactUuid(base.commandId), a: 'key:abc', o: Date.parse(base.occurredAt), q: compactUuid(requestId) });
+    expect(stored).not.toHaveProperty('r');
+    expect(decodeMetadata(JSON.stringify(stored), 'session:acme:s-42')).toEqual(fromApi);
+    // Rows written before `q` existed keep their `r`.
+    expect(decodeMetadata(JSON.stringify({ u: stored.u, a: 'key:abc', o: stored.o, r: requestId }), 'session:acme:s-42')).toEqual(fromApi);
+  });
+
   it('keeps tenant and session when the stream id says otherwise', () => {
     const encoded = encodeMetadata(base, 'session:other:s-42');
     expect(JSON.parse(encoded)).toMatchObject({ t: 'acme' });

@@ -202,9 +202,10 @@ export class PostgresWriterConnection implements WriterConnection {
   };
 
   async transaction<T>(body: () => Step<T>, options: { durable?: boolean } = {}): Promise<T> {
-    await this.client.query('BEGIN');
     try {
-      if (options.durable === false) await this.client.query('SET LOCAL synchronous_commit = off');
+      // One round trip: a batch that need not wait for the disk says so with its BEGIN (two
+      // statements in one simple query; a failure of either is rolled back below).
+      await this.client.query(options.durable === false ? 'BEGIN; SET LOCAL synchronous_commit = off' : 'BEGIN');
       const result = await runAsync(body(), this.execute);
       await this.client.query('COMMIT');
       return result;

@@ -123,6 +123,22 @@ export function stepOfBatch(t: number, s: number): JsonValue {
   }
 }
 
+/** A conversation's command as one element of `POST /v1/sessions/:id/steps` (the steps the bench's conversations use). */
+export function stepOfCommand(command: SessionCommand): JsonValue {
+  switch (command.type) {
+    case 'RecordMessage':
+      return { kind: 'message', role: command.role, content: command.content };
+    case 'StartToolCall':
+      return { kind: 'tool-call', toolCallId: command.toolCallId, tool: command.tool, input: command.input };
+    case 'CompleteToolCall':
+      return { kind: 'tool-result', toolCallId: command.toolCallId, output: command.output };
+    case 'WriteMemory':
+      return { kind: 'memory', key: command.key, value: command.value };
+    default:
+      throw new Error(`The bench's conversations have no ${command.type} step.`);
+  }
+}
+
 /** Turn `t` whole (its 5 steps, 5 events) as one request. */
 export function turnRequest(sessionId: string, t: number): StepRequest {
   return { method: 'POST', path: `/v1/sessions/${sessionId}/steps`, body: { steps: Array.from({ length: STEPS_PER_TURN }, (_, s) => stepOfBatch(t, s)) } };

@@ -41,8 +41,8 @@ export const JOB_WORKLOADS: Record<JobName, WorkloadId[]> = {
   'rewind-postgres': ['W7', 'W1', 'W2', 'W3', 'W4'],
   emmett: ['W7', 'W1', 'W2', 'W3', 'W4'],
   langgraph: ['W7', 'W1', 'W3', 'W2'],
-  'rewind-sqlite-http': ['W3', 'W4', 'W6', 'HTTP', 'W2', 'MEM'],
-  'rewind-postgres-http': ['W3', 'W4', 'W6', 'HTTP', 'W2', 'MEM'],
+  'rewind-sqlite-http': ['W3', 'W4', 'W6', 'HTTP', 'W2', 'MEM', 'SOAK'],
+  'rewind-postgres-http': ['W3', 'W4', 'W6', 'HTTP', 'W2', 'MEM', 'W7', 'SOAK'],
   'emmett-http': ['W4'],
   projections: ['W5'],
   memory: ['MEM'],
@@ -95,7 +95,7 @@ async function rewindLibrary(ctx: Context, store: StoreName): Promise<Row[]> {
 async function rewindHttp(ctx: Context, store: StoreName): Promise<Row[]> {
   const { startRewindApi } = await import('./peers/rewind-http.js');
   const { measureHttpAppend } = await import('./workloads/w3-append.js');
-  const { measureHttpThroughput } = await import('./workloads/w4-throughput.js');
+  const { measureHttpThroughput, measureNullThroughput } = await import('./workloads/w4-throughput.js');
   const { measureRollback } = await import('./workloads/w6-rollback.js');
   const { measureHttpPath, measureHttpTimeTravel } = await import('./workloads/http-path.js');
   const rows: Row[] = [];
@@ -104,15 +104,25 @@ async function rewindHttp(ctx: Context, store: StoreName): Promise<Row[]> {
     const { measureAppendUnderLoad } = await import('./workloads/mem-http-load.js');
     rows.push(...(await measureAppendUnderLoad(store, ctx.spec.run, ctx.sizes)));
   }
-  if (!(['W3', 'W4', 'W6', 'HTTP', 'W2'] as const).some((w) => ctx.want(w))) return rows;
+  if (ctx.want('SOAK')) {
+    const { measureSoak } = await import('./workloads/soak.js');
+    rows.push(...(await measureSoak(store, ctx.spec.run, ctx.sizes)));
+  }
+  if (!(['W3', 'W4', 'W6', 'HTTP', 'W2', 'W7'] as const).some((w) => ctx.want(w))) return rows;
   const api = await startRewindApi(store, ctx.spec.run);
   try {
+    if (ctx.want('W7') && store === 'postgres') {
+      const { measureHttpStorage } = await import('./workloads/w7-http-storage.js');
+      rows.push(...(await measureHttpStorage(api, ctx.sizes)));
+    }
     if (ctx.want('W3')) {
       rows.push(...(await measureHttpAppend(api, store, ctx.sizes, 'w3http', 'http')));
       // The same with fetch as the client, to show what the client itself costs (full runs only).
       if (!ctx.sizes.quick) rows.push(...(await measureHttpAppend(api, store, ctx.sizes, 'w3fetch', 'fetch')));
     }
     if (ctx.want('W4')) {
+      // The null server with the same load client just before, so that the ratio is of one run and one machine state.
+      rows.push(...(await measureNullThroughput(store, ctx.sizes)));
       rows.push(await measureHttpThroughput(api, { system: 'rewind', store, notes: [api.description] }, ctx.sizes, 'w4http'));
       rows.push(await measureHttpThroughput(api, { system: 'rewind', store, notes: [api.description] }, ctx.sizes, 'w4turn', 'turn'));
     }
@@ -194,7 +204,8 @@ export async function runJob(spec: JobSpec): Promise<JobResult> {
   const startedAt = new Date().toISOString();
   const start = Date.now();
   const only = spec.only && spec.only.length > 0 ? new Set(spec.only) : null;
-  const ctx: Context = { spec, sizes: sizesFor(spec.quick), want: (w) => only === null || only.has(w) };
+  // The soak (ten minutes) runs only when asked for by name (`--soak`).
+  const ctx: Context = { spec, sizes: sizesFor(spec.quick), want: (w) => (only === null ? w !== 'SOAK' : only.has(w)) };
   try {
     const rows = await JOBS[spec.job](ctx);
     return { job: spec.job, startedAt, durationMs: Date.now() - start, rows };

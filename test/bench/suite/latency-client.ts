@@ -15,6 +15,8 @@ import { LatencyRecorder, randomInt, type Histogram, type LatencySummary } from 
 export type LatencyOp =
   /** The conversation's steps (POST/PUT, one event each), continuing session `sessionId` from turn `fromTurn`. */
   | { kind: 'write'; sessionId: string; fromTurn: number }
+  /** One message (POST …/messages, one event), user and agent in turn, continuing session `sessionId`. */
+  | { kind: 'message'; sessionId: string }
   /** GET `path`, always the same (e.g. the current state of a session). */
   | { kind: 'read'; path: string }
   /** GET `${path}?at=<random 1..head>${query}` (time travel). */
@@ -44,6 +46,7 @@ export async function runLatency(spec: LatencySpec): Promise<LatencyResult> {
       const step = op.fromTurn * STEPS_PER_TURN + i;
       return stepRequest(op.sessionId, Math.floor(step / STEPS_PER_TURN), step % STEPS_PER_TURN);
     }
+    if (op.kind === 'message') return stepRequest(op.sessionId, Math.floor(i / 2), i % 2 === 0 ? 0 : 3);
     if (op.kind === 'read') return { method: 'GET', path: op.path, body: undefined };
     return { method: 'GET', path: `${op.path}?at=${randomInt(1, op.head)}${op.query ?? ''}`, body: undefined };
   };

@@ -24,6 +24,18 @@ export interface LoadSpec {
   client?: 'http' | 'fetch';
   /** 'step' (default): one step (one event) per request; 'turn': a whole turn (5 events) per request. */
   unit?: 'step' | 'turn';
+  /** The soak: when set, every session writes until this many ms have passed (after its warm-up) instead of `steps` steps. */
+  durationMs?: number;
+  /** With `durationMs`: requests and latency are also reported per bucket of this many ms (a minute in the soak). */
+  bucketMs?: number;
+}
+
+/** One bucket of a timed run (the soak's minutes): requests completed in it and their latency. */
+export interface LoadBucket {
+  requests: number;
+  requestsPerSecond: number;
+  p50: number;
+  p99: number;
 }
 
 export interface LoadResult {
@@ -38,6 +50,7 @@ export interface LoadResult {
   histogram: Histogram;
   clientCpuMs: number;
   client: string;
+  buckets?: LoadBucket[];
 }
 
 export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
@@ -56,15 +69,19 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
       if (res.status >= 300) throw new Error(`creating ${sessionId} answered ${res.status}: ${res.text.slice(0, 300)}`);
     }),
   );
-  const step = async (sessionId: string, i: number, recorder?: LatencyRecorder) => {
+  /** Sends step `i` of a session; records (and returns) its latency when it answered. */
+  const step = async (sessionId: string, i: number, recorder?: LatencyRecorder): Promise<number | undefined> => {
     const r = spec.unit === 'turn' ? turnRequest(sessionId, i) : stepRequest(sessionId, Math.floor(i / STEPS_PER_TURN), i % STEPS_PER_TURN);
     const begin = performance.now();
     try {
       const res = await send(r.method, r.path, r.body);
-      recorder?.record(performance.now() - begin);
+      const ms = performance.now() - begin;
+      recorder?.record(ms);
       if (res.status >= 300) fail(`${r.method} ${r.path} answered ${res.status}: ${res.text.slice(0, 300)}`);
+      return ms;
     } catch (error) {
       fail(`${r.method} ${r.path}: ${(error as Error).message}`);
+      return undefined;
     }
   };
   await Promise.all(
@@ -75,9 +92,19 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
   const recorder = new LatencyRecorder();
   const cpu = process.cpuUsage();
   const start = performance.now();
+  const deadline = spec.durationMs === undefined ? Infinity : start + spec.durationMs;
+  const bucketMs = spec.bucketMs ?? 60_000;
+  const buckets: LatencyRecorder[] = [];
+  const timed = async (id: string, i: number) => {
+    const ms = await step(id, i, recorder);
+    if (ms === undefined) return;
+    const bucket = Math.floor((performance.now() - start) / bucketMs);
+    (buckets[bucket] ??= new LatencyRecorder()).record(ms);
+  };
   await Promise.all(
     ids.map(async (id) => {
-      for (let i = spec.warmup; i < spec.warmup + spec.steps; i++) await step(id, i, recorder);
+      if (spec.durationMs === undefined) for (let i = spec.warmup; i < spec.warmup + spec.steps; i++) await step(id, i, recorder);
+      else for (let i = spec.warmup; performance.now() < deadline; i++) await timed(id, i);
     }),
   );
   const elapsedMs = performance.now() - start;
@@ -94,6 +121,16 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
     histogram: recorder.histogram(),
     clientCpuMs: (used.user + used.system) / 1000,
     client: spec.client === 'fetch' ? 'fetch (undici), keep-alive' : 'node:http, keep-alive Agent',
+    ...(spec.durationMs === undefined
+      ? {}
+      : {
+          buckets: Array.from({ length: buckets.length }, (_, b) => {
+            const summary = buckets[b]?.summary();
+            const n = buckets[b]?.size ?? 0;
+            const span = Math.min(bucketMs, elapsedMs - b * bucketMs);
+            return { requests: n, requestsPerSecond: n / (span / 1000), p50: summary?.p50 ?? 0, p99: summary?.p99 ?? 0 };
+          }),
+        }),
   };
 }
 

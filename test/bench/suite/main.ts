@@ -9,6 +9,7 @@
  *  --only      run only these workloads (W1..W7, HTTP, DB, MEM; MEM in an HTTP job: W3 under W4 load, indexer off/on); --jobs: only these jobs (see job.ts).
  *  --profile   CPU-profile the measured phase of each job (quick sizes unless --full), summarise
  *              the profiles and the hot queries' plans into .bench/profile-summary.md.
+ *  --soak      also run the soak (ten minutes of concurrent writers per store over HTTP, memory on; not in the default run).
  *  --no-wait   do not wait for the machine to be quiet before each job (a full run waits up to 60 s).
  *  --render=.bench/bench-results.json   only re-render the Markdown from saved raw figures.
  *
@@ -41,7 +42,7 @@ interface Args {
   out: string;
 }
 
-const WORKLOADS: WorkloadId[] = ['W1', 'W2', 'W3', 'W4', 'W5', 'W6', 'W7', 'HTTP', 'DB', 'MEM'];
+const WORKLOADS: WorkloadId[] = ['W1', 'W2', 'W3', 'W4', 'W5', 'W6', 'W7', 'HTTP', 'DB', 'MEM', 'SOAK'];
 
 function parseArgs(argv: string[]): Args {
   const value = (name: string) => argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
@@ -50,7 +51,9 @@ function parseArgs(argv: string[]): Args {
       ?.split(',')
       .map((s) => s.trim())
       .filter(Boolean) ?? null;
-  const only = list('only')?.map((w) => w.toUpperCase()) ?? null;
+  let only = list('only')?.map((w) => w.toUpperCase()) ?? null;
+  // --soak: the soak too, or only the soak when nothing else is named (a default run never includes it).
+  if (argv.includes('--soak')) only = [...(only ?? []), 'SOAK'];
   for (const w of only ?? []) if (!WORKLOADS.includes(w as WorkloadId)) throw new Error(`Unknown workload "${w}": use ${WORKLOADS.join(', ')}.`);
   const jobs = list('jobs');
   for (const j of jobs ?? []) if (!(JOB_NAMES as readonly string[]).includes(j)) throw new Error(`Unknown job "${j}": use ${JOB_NAMES.join(', ')}.`);
@@ -115,7 +118,9 @@ async function main(): Promise<void> {
   );
   const rows: Row[] = [];
   const runs: JobRun[] = [];
-  const timeoutMs = args.quick ? 5 * 60_000 : 30 * 60_000;
+  // The soak's minutes, and up to ten more for the memory index to catch up after them, come on top.
+  const soakMs = args.only?.includes('SOAK') ? (sizesFor(args.quick).soakMinutes + 12) * 60_000 : 0;
+  const timeoutMs = (args.quick ? 5 * 60_000 : 30 * 60_000) + soakMs;
   try {
     for (const job of jobs) {
       const busy = args.wait && !args.quick ? await waitForQuiet(60_000) : await backgroundBusy(300);

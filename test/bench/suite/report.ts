@@ -6,6 +6,7 @@ import type { Sizes } from './sizes';
 import { memoryTables, memoryTargets } from './memory-report';
 import { langgraphSection, type LangGraphResults } from './langgraph-report';
 import { httpPathTable, httpPathTargets } from './http-path-report';
+import { issue26Targets, soakTable } from './issue26-report';
 
 export interface JobRun {
   job: string;
@@ -251,13 +252,15 @@ function throughputTable(rows: Row[], all: Row[]): string {
       const ref = row.system === 'rewind' ? undefined : rewindRef(all, row);
       const t = row.throughput!;
       const share =
-        row.store === 'sqlite'
-          ? sqlite
-            ? `${((t / sqlite) * 100).toFixed(0)} % of SQLite's ${fmtCount(sqlite)}/s`
-            : '–'
-          : c1 && c16
-            ? `${((t / c1) * 100).toFixed(0)} % / ${((t / c16) * 100).toFixed(0)} %`
-            : '–';
+        row.store === 'none'
+          ? `null server, beside Rewind on ${storeLabel((row.extra?.pairedWith as 'sqlite' | 'postgres' | undefined) ?? 'none')}`
+          : row.store === 'sqlite'
+            ? sqlite
+              ? `${((t / sqlite) * 100).toFixed(0)} % of SQLite's ${fmtCount(sqlite)}/s`
+              : '–'
+            : c1 && c16
+              ? `${((t / c1) * 100).toFixed(0)} % / ${((t / c16) * 100).toFixed(0)} %`
+              : '–';
       const busy = row.extra?.machineCpuBusy as number | null | undefined;
       return [
         systemName(row),
@@ -277,8 +280,9 @@ function throughputTable(rows: Row[], all: Row[]): string {
 
 /** W7's keys: `W7.<bytes|rows>[.<conversation>]`. */
 function storageMeasure(key: string): string {
-  const [, measure, conversation] = key.split('.');
-  return `${measure === 'rows' ? 'bytes of rows' : 'bytes on disk'}, ${conversation ?? 'hotels'} conversation`;
+  const [, measure, conversation, path] = key.split('.');
+  const what = measure === 'rows' ? 'bytes of rows' : measure === 'seals' ? 'bytes of audit seals' : 'bytes on disk';
+  return `${what}, ${conversation ?? 'hotels'} conversation${path === 'http' ? ', written over HTTP (default configuration)' : ''}`;
 }
 
 function storageTable(rows: Row[]): string {
@@ -315,6 +319,7 @@ const WORKLOAD_TITLES: Record<WorkloadId, string> = {
   HTTP: 'HTTP — the agent’s view: client in its own process, one request at a time, Rewind beside a null Fastify server',
   DB: 'The physical reference: the database’s own commit ceiling, and a null HTTP server, on this machine',
   MEM: 'MEM — long-term memory: recall quality, indexing, search, index lag (embedded: sqlite-vec + FTS5, local model)',
+  SOAK: 'SOAK — ten minutes of concurrent writers over HTTP, default configuration (`--soak`)',
 };
 
 export const FAIRNESS_NOTES = [
@@ -386,7 +391,7 @@ export function renderMarkdown(report: SuiteReport): string {
   lines.push(
     table(
       ['Target', 'Measured', 'Met'],
-      [...checkTargets(rows), ...httpPathTargets(rows), ...memoryTargets(rows)].map((c) => [
+      [...checkTargets(rows), ...httpPathTargets(rows), ...issue26Targets(rows), ...memoryTargets(rows)].map((c) => [
         c.target,
         c.measured,
         c.met === null ? '–' : c.met ? 'yes' : '**no**',
@@ -395,7 +400,7 @@ export function renderMarkdown(report: SuiteReport): string {
     '',
   );
 
-  const workloads: WorkloadId[] = ['W1', 'W2', 'W3', 'W4', 'W5', 'W6', 'W7', 'HTTP', 'DB', 'MEM'];
+  const workloads: WorkloadId[] = ['W1', 'W2', 'W3', 'W4', 'W5', 'W6', 'W7', 'HTTP', 'DB', 'MEM', 'SOAK'];
   lines.push('## Results', '');
   lines.push(
     'Ratios are the peer’s figure divided by Rewind’s on PostgreSQL in the same run (latency and bytes: above 1× means Rewind is better; throughput: below 1× means Rewind is better).',
@@ -403,12 +408,14 @@ export function renderMarkdown(report: SuiteReport): string {
   );
   for (const w of workloads) {
     const wrows = rows.filter((r) => r.workload === w);
+    if (w === 'SOAK' && wrows.length === 0) continue;
     lines.push(`### ${WORKLOAD_TITLES[w]}`, '');
     if (wrows.length === 0) {
       lines.push(w === 'W5' ? 'W5: not measured yet (projections not built).' : 'Not measured in this run.', '');
       continue;
     }
     if (w === 'MEM') lines.push(memoryTables(wrows, table), '');
+    else if (w === 'SOAK') lines.push(soakTable(wrows, table), '');
     else if (w === 'HTTP') lines.push(httpPathTable(wrows, table), '');
     else if (w === 'W3') lines.push(appendTable(wrows), '');
     else if (w === 'W4') lines.push(throughputTable(wrows, rows), '');
@@ -478,7 +485,7 @@ export function renderConsole(report: SuiteReport): string {
       out.push(`${head}: p50 ${fmtMs(row.latency.p50)} ms  p95 ${fmtMs(row.latency.p95)} ms  p99 ${fmtMs(row.latency.p99)} ms  (n=${row.latency.n})`);
   }
   out.push('', 'Targets:');
-  for (const c of [...checkTargets(report.rows), ...httpPathTargets(report.rows)])
+  for (const c of [...checkTargets(report.rows), ...httpPathTargets(report.rows), ...issue26Targets(report.rows)])
     out.push(`  [${c.met === null ? ' - ' : c.met ? 'met' : 'MISS'}] ${c.target}: ${c.measured}`);
   return out.join('\n');
 }

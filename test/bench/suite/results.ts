@@ -5,7 +5,7 @@ export type SystemName = 'rewind' | 'emmett' | 'langgraph' | 'postgres' | 'sqlit
 export type StoreName = 'sqlite' | 'postgres';
 /** Where a row's data lives ('none': the HTTP reference stores nothing). */
 export type RowStore = StoreName | 'none';
-export type WorkloadId = 'W1' | 'W2' | 'W3' | 'W4' | 'W5' | 'W6' | 'W7' | 'HTTP' | 'DB' | 'MEM';
+export type WorkloadId = 'W1' | 'W2' | 'W3' | 'W4' | 'W5' | 'W6' | 'W7' | 'HTTP' | 'DB' | 'MEM' | 'SOAK';
 
 export interface Row {
   workload: WorkloadId;

@@ -32,6 +32,9 @@ export interface Sizes {
   rollbackRuns: number;
   /** DB ceiling: seconds per configuration. */
   ceilingSeconds: number;
+  /** The soak (`--soak`): minutes of load, and concurrent writers (a turn per request). */
+  soakMinutes: number;
+  soakSessions: number;
 }
 
 export function sizesFor(quick: boolean): Sizes {
@@ -57,6 +60,8 @@ export function sizesFor(quick: boolean): Sizes {
         rebuildSessions: 50,
         rollbackRuns: 10,
         ceilingSeconds: 1,
+        soakMinutes: 2,
+        soakSessions: 32,
       }
     : {
         quick,
@@ -79,6 +84,8 @@ export function sizesFor(quick: boolean): Sizes {
         rebuildSessions: 1000,
         rollbackRuns: 200,
         ceilingSeconds: 8,
+        soakMinutes: 10,
+        soakSessions: 32,
       };
 }
 

@@ -46,6 +46,12 @@ for (const [name, create] of implementations) {
       expect(await store.load('relay:b')).toBe(0);
     });
 
+    it('keeps any name apart, quotes and backslashes included', async () => {
+      const names = ["relay:it's", 'relay:back\\slash', "relay:'); DROP TABLE x; --", 'relay:ünï'];
+      for (const [i, n] of names.entries()) await store.save(n, 100 + i);
+      for (const [i, n] of names.entries()) expect(await store.load(n)).toBe(100 + i);
+    });
+
     it('gives the lease to one owner until it expires or is released', async () => {
       expect(await store.acquire('relay:a', 'w1', 1_000)).toBe(true);
       expect(await store.acquire('relay:a', 'w2', 1_000)).toBe(false);

@@ -1,4 +1,4 @@
-import type { Pool } from 'pg';
+import { escapeLiteral, type Pool } from 'pg';
 import type { CheckpointStore } from './checkpoint-store';
 
 /**
@@ -41,12 +41,20 @@ export class PostgresCheckpointStore implements CheckpointStore {
     return rows[0] ? Number(rows[0].position) : 0;
   }
 
+  /**
+   * Without waiting for the disk: a checkpoint lost to a crash only means its batch is handled
+   * again, as after a crash between handling and saving; a synchronous commit here made the
+   * appends that followed it wait for one more WAL flush. One round trip (an implicit
+   * transaction of two statements, so the values are inlined: the name escaped, the position
+   * a checked integer).
+   */
   async save(name: string, position: number): Promise<void> {
+    if (!Number.isSafeInteger(position)) throw new Error(`Checkpoint "${name}": ${position} is not a position in the log.`);
     await this.ensure();
     await this.pool.query(
-      `INSERT INTO ${this.table} (name, position) VALUES ($1, $2)
+      `SELECT set_config('synchronous_commit', 'off', true);
+       INSERT INTO ${this.table} (name, position) VALUES (${escapeLiteral(name)}, ${position})
        ON CONFLICT (name) DO UPDATE SET position = GREATEST(${this.table}.position, excluded.position), updated_at = now()`,
-      [name, position],
     );
   }
 

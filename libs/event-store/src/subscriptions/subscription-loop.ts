@@ -13,6 +13,9 @@ import type { LogSubscription, SubscriptionState, SubscriptionStatus } from './s
  */
 export class StopFollowing extends Error {}
 
+/** The longest an in-handler checkpoint goes unread while batches succeed (see handleNextBatch). */
+const IN_HANDLER_CHECKPOINT_RECHECK_MS = 1000;
+
 export interface SubscriptionLoopOptions {
   /** Events per batch (default 1000). */
   batchSize?: number;
@@ -69,6 +72,8 @@ export class SubscriptionLoop {
   private serial: Promise<unknown> = Promise.resolve();
   /** The checkpoint this loop last read or wrote (-1: not loaded yet). */
   private position = -1;
+  /** When an in-handler checkpoint was last read (0: read it before the next batch). */
+  private checkpointReadAt = 0;
   private readonly waiters = new Set<{ position: number; resolve: () => void }>();
 
   constructor(
@@ -231,9 +236,16 @@ export class SubscriptionLoop {
 
   private async handleNextBatch(): Promise<number> {
     const checkpoint = this.subscription.checkpoint;
-    // An in-handler checkpoint is read every batch: a rebuild may have moved it, either way.
-    if (checkpoint.kind === 'in-handler') this.position = await checkpoint.read();
-    else if (this.position < 0) this.position = await checkpoint.store.load(this.name);
+    // An in-handler checkpoint may move behind this loop's back (a rebuild's swap). The handler
+    // checks it under lock, so a batch read from a stale position is refused, never applied:
+    // it is read again after such a refusal, after an error, and at least every second (a swap
+    // while the log is quiet), not before every batch (a round trip per follower run under load).
+    if (checkpoint.kind === 'in-handler') {
+      if (this.checkpointReadAt === 0 || Date.now() - this.checkpointReadAt >= IN_HANDLER_CHECKPOINT_RECHECK_MS) {
+        this.position = await checkpoint.read();
+        this.checkpointReadAt = Date.now();
+      }
+    } else if (this.position < 0) this.position = await checkpoint.store.load(this.name);
     const from = this.position;
     const events: readonly StoredEvent[] = await this.reader.read(from, this.batchSize);
     if (events.length === 0) {
@@ -241,7 +253,10 @@ export class SubscriptionLoop {
       return 0;
     }
     const handled = await this.subscription.handle({ after: from, events });
-    if (handled === null) return 0;
+    if (handled === null) {
+      this.checkpointReadAt = 0;
+      return 0;
+    }
     const reached = handled ?? events[events.length - 1]!.globalPosition;
     if (checkpoint.kind === 'store') await checkpoint.store.save(this.name, reached);
     this.note(reached);
@@ -335,6 +350,7 @@ export class SubscriptionLoop {
           );
         }
         this.lastError = message;
+        this.checkpointReadAt = 0;
         this.poked = false;
         this.backingOff = true;
         await this.pause(backoff.duration);

@@ -48,9 +48,15 @@ export async function measureHttpPath(api: RunningApi, store: StoreName, sizes: 
   try {
     const ops = [
       { key: 'HTTP.write', what: 'one step written (POST/PUT, one event)', op: { kind: 'write', sessionId: 'agent-write', fromTurn: 0 } as const },
+      {
+        key: 'HTTP.message',
+        what: 'one message written (POST /v1/sessions/:id/messages, one event)',
+        op: { kind: 'message', sessionId: 'agent-message' } as const,
+      },
       { key: 'HTTP.read', what: 'current state of a 20-turn session (GET /v1/sessions/:id)', op: { kind: 'read', path: `/v1/sessions/${reader}` } as const },
     ];
     await httpSender(api, 1)('POST', '/v1/sessions', { sessionId: 'agent-write' });
+    await httpSender(api, 1)('POST', '/v1/sessions', { sessionId: 'agent-message' });
     for (const { key, what, op } of ops) {
       // The null server first and last around Rewind, so drift in the machine's load shows.
       const before = await measure(`${key}-null-${store}`, { baseUrl: nullServer.baseUrl, apiKey: 'null-server', op, runs, warmup });

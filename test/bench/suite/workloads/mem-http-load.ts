@@ -19,14 +19,14 @@ import { latencyRow, type Row, type StoreName } from '../results';
 import type { Sizes } from '../sizes';
 import { runLoadClient } from './w4-throughput';
 
-interface StatusSample {
+export interface StatusSample {
   at: number;
   lastPosition: number;
   checkpoint: number;
   lag: number;
 }
 
-async function memoryStatus(api: RunningApi): Promise<StatusSample | null> {
+export async function memoryStatus(api: RunningApi): Promise<StatusSample | null> {
   const res = await fetch(`${api.baseUrl}/v1/memory/status`, { headers: { authorization: `Bearer ${api.apiKey}` } });
   const body = (await res.json()) as { enabled: boolean; lastPosition?: number; checkpoint?: number; lag?: number };
   if (!body.enabled) return null;

@@ -119,3 +119,39 @@ export async function measureLibraryThroughput(adapter: SystemAdapter, sizes: Si
   console.error(`  W4 ${adapter.system}/${adapter.store} library: ${Math.round(row.throughput!)} events/s, p99 ${row.latency!.p99.toFixed(2)} ms`);
   return row;
 }
+
+/**
+ * Issue 26's floor for W4 over HTTP: the null Fastify server (http-ceiling.ts) under the very
+ * load W4 sends Rewind (same client process, sessions, requests: one step, then a turn per
+ * request), measured in the HTTP job just before Rewind, so that the ratio is of one run.
+ */
+export async function measureNullThroughput(pairedWith: StoreName, sizes: Sizes): Promise<Row[]> {
+  const { startNullServer } = await import('./http-ceiling.js');
+  const server = await startNullServer();
+  try {
+    const rows: Row[] = [];
+    for (const unit of ['step', 'turn'] as const) {
+      const row = await measureHttpThroughput(
+        { baseUrl: server.baseUrl, apiKey: 'null-server' },
+        {
+          system: 'http',
+          store: pairedWith,
+          notes: ['null Fastify server: route, parse the JSON body, answer a small 201; the same load client and requests as the Rewind rows below'],
+        },
+        sizes,
+        `null${unit}`,
+        unit,
+      );
+      rows.push({
+        ...row,
+        key: unit === 'turn' ? 'W4.null.turn' : 'W4.null',
+        label: `null server, ${row.label}`,
+        store: 'none',
+        extra: { ...row.extra, pairedWith },
+      });
+    }
+    return rows;
+  } finally {
+    await server.close();
+  }
+}
