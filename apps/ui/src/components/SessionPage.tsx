@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { get, query, sessionPath } from '../api/client';
 import type { HeadMoveResult, Page, SessionStateView, Timeline, TimelineNode, ToolCallEntry } from '../api/types';
-import { useLoad } from '../hooks';
+import { numberParam, setViewParams, useLoad, useViewParams } from '../hooks';
 import { useLive } from '../live';
 import { buildTimelineModel, describeStep, windowVersions } from '../timeline-model';
 import { ErrorMessage, LiveBadge, ServerBanner, StatusBadge } from './common';
@@ -26,7 +26,7 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
   const [details, setDetails] = useState<ReadonlyMap<number, TimelineNode>>(new Map());
   const current = useLoad(() => get<SessionStateView>(sessionPath(sessionId)), [sessionId, refresh]);
   // What became of each tool call's effect, on any branch (the ledger): a past step shows it as it stands now.
-  const ledger = useLoad(() => get<Page<ToolCallEntry>>(`/v1/tool-calls${query({ sessionId, limit: 100 })}`), [sessionId, refresh]);
+  const ledger = useLoad(() => wholeLedger(sessionId), [sessionId, refresh]);
   const outcomes = useMemo(
     () =>
       new Map(
@@ -34,14 +34,31 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
       ),
     [ledger.data],
   );
+  // Where each started call's effect stands now, by the version it started at: the graph marks compensated ones.
+  const effects = useMemo(
+    () => new Map((ledger.data?.items ?? []).flatMap((c) => (c.compensation ? [[c.startedVersion, c.compensation.status] as const] : []))),
+    [ledger.data],
+  );
   const model = useMemo(() => (timeline.data ? buildTimelineModel(timeline.data, details) : null), [timeline.data, details]);
-  const [picked, setPicked] = useState<number | null>(null);
-  const [pickedTip, setPickedTip] = useState<number | null>(null);
-  const [tab, setTab] = useState<'state' | 'diff'>('state');
+  // The step, branch, tab, diff pair and rollback shown live in the URL: a link opens this very view, back and forward move through views.
+  const view = useViewParams();
+  const picked = numberParam(view, 'step');
+  const pickedTip = numberParam(view, 'branch');
+  const tab: 'state' | 'diff' = view.get('tab') === 'diff' ? 'diff' : 'state';
+  const watching = view.get('rollback');
+  const setPicked = (step: number | null, replace = false) => setViewParams({ step, from: null, to: null }, replace);
+  const setPickedTip = (branch: number | null) => setViewParams({ branch });
+  const setTab = (chosen: 'state' | 'diff') => setViewParams({ tab: chosen === 'state' ? null : chosen });
+  const setWatching = (rollbackId: string | null) => setViewParams({ rollback: rollbackId });
   const [move, setMove] = useState<HeadMove | null>(null);
-  const [watching, setWatching] = useState<string | null>(null);
   const [checkpoint, setCheckpoint] = useState('');
   const asking = useRef<string | null>(null);
+
+  // Back from an outage: what failed to load is read again without a click.
+  const failed = timeline.error !== null || current.error !== null;
+  useEffect(() => {
+    if (live === 'live' && failed) reload();
+  }, [live]);
 
   useEffect(() => {
     if (timeline.data) setDetails(new Map(timeline.data.nodes.map((n) => [n.version, n])));
@@ -71,7 +88,8 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
   if (!model) {
     return (
       <div>
-        <ErrorMessage error={timeline.error} />
+        <ServerBanner status={timeline.error?.status === 0 ? 'reconnecting' : live} onRetry={reload} />
+        {timeline.error?.status !== 0 && <ErrorMessage error={timeline.error} />}
         {!timeline.error && <p aria-live="polite">Loading the timeline…</p>}
       </div>
     );
@@ -94,7 +112,8 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
         ? 'The last rollback needs attention: retry or resolve its failed compensations first.'
         : null;
 
-  const select = (version: number) => setPicked(version);
+  // The slider replaces the history entry: dragging across 50 steps does not make 50 of them.
+  const select = (version: number) => setPicked(version, true);
   const done = (result: HeadMoveResult) => {
     setMove(null);
     if (result.rollbackId) setWatching(result.rollbackId);
@@ -197,7 +216,7 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
               {t.branches.map((b) => (
                 <option key={b.tip} value={b.tip}>
                   ends at step {b.tip}
-                  {b.forkedFrom ? `, forked at ${b.forkedFrom}` : ''} · {b.length} steps{b.containsHead ? ' · head' : ''}
+                  {b.forkedFrom ? `, forked at ${b.forkedFrom}` : ''} · {b.length} steps{b.containsHead ? ' · head' : ' · abandoned'}
                 </option>
               ))}
             </select>
@@ -207,6 +226,7 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
           model={model}
           selected={selected}
           branchPath={branchPath}
+          effects={effects}
           onSelect={(v) => {
             setPicked(v);
             const b = model.branchOf(v, chosenBranch);
@@ -262,9 +282,46 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
           )}
           {tab === 'diff' && <DiffPanel key={selected} sessionId={sessionId} initialFrom={model.parentOf(selected) ?? selected} initialTo={selected} />}
         </div>
-        <div>{shownRollback && <SagaPanel key={shownRollback} rollbackId={shownRollback} revision={refresh} onChanged={reload} />}</div>
+        <div>
+          {t.rollbacks.length > 1 && <RollbackPicker rollbacks={t.rollbacks} shown={shownRollback} onPick={setWatching} />}
+          {shownRollback && <SagaPanel key={shownRollback} rollbackId={shownRollback} revision={refresh} onChanged={reload} />}
+        </div>
       </div>
       {move && <HeadMoveDialog sessionId={sessionId} move={move} current={current.data} onClose={() => setMove(null)} onDone={done} />}
     </div>
+  );
+}
+
+/** Ledger pages read for one session: 500 calls a page, up to 20 000 calls. */
+const LEDGER_PAGE = 500;
+const LEDGER_PAGES = 40;
+
+/** Every tool call of the session from the ledger, page after page (a long session has more than one page). */
+async function wholeLedger(sessionId: string): Promise<Page<ToolCallEntry>> {
+  const items: ToolCallEntry[] = [];
+  let cursor: string | null = null;
+  for (let read = 0; read < LEDGER_PAGES; read++) {
+    const page: Page<ToolCallEntry> = await get<Page<ToolCallEntry>>(`/v1/tool-calls${query({ sessionId, cursor, limit: LEDGER_PAGE })}`);
+    items.push(...page.items);
+    cursor = page.nextCursor;
+    if (!cursor) break;
+  }
+  return { items, nextCursor: cursor };
+}
+
+/** Every rollback of the session, newest first: any of them can be opened in the saga panel. */
+function RollbackPicker({ rollbacks, shown, onPick }: { rollbacks: Timeline['rollbacks']; shown: string | null; onPick: (rollbackId: string) => void }) {
+  const newestFirst = [...rollbacks].sort((a, b) => b.requestedVersion - a.requestedVersion);
+  return (
+    <label className="rollback-picker">
+      Rollback shown
+      <select aria-label="Rollback shown" value={shown ?? ''} onChange={(e) => onPick(e.target.value)}>
+        {newestFirst.map((r) => (
+          <option key={r.rollbackId} value={r.rollbackId}>
+            {r.kind} from step {r.fromVersion} to {r.toVersion} · {r.status.replace(/_/g, ' ')} · asked at step {r.requestedVersion}
+          </option>
+        ))}
+      </select>
+    </label>
   );
 }
