@@ -303,7 +303,7 @@ async function seriousViolations(page: Page): Promise<string[]> {
     await expect.poll(() => rows.first().getAttribute('data-type'), EVENTUALLY).toBe('RollbackRequested');
   });
 
-  it('shows compensations beyond the first 100 calls of a session, on the timeline and in a paged ledger', async () => {
+  it('shows compensations beyond the first 100 calls of a session, on the timeline and in a paged ledger; graph and slider answer the same keys', async () => {
     const id = `many-${randomUUID().slice(0, 8)}`;
     const s = `/v1/sessions/${id}`;
     await step('POST', '/v1/sessions', { sessionId: id, title: 'Many calls' });
@@ -321,6 +321,26 @@ async function seriousViolations(page: Page): Promise<string[]> {
     await page.goto(`${t.baseUrl}/ui/#/sessions/${id}?step=${started}`);
     await expect.poll(() => page.locator(`.graph .node[data-version="${started}"]`).getAttribute('data-effect'), EVENTUALLY).toBe('compensated');
     await expect.poll(() => page.locator('.tool-calls tr', { hasText: 'late' }).textContent(), EVENTUALLY).toContain('compensated');
+
+    // The same keys on the graph and on the slider: arrows one step, Page Up/Down ten, Home, End and h.
+    const heading = (n: number) => page.getByRole('heading', { name: `State at step ${n}` }).waitFor(EVENTUALLY);
+    for (const control of [page.locator('.graph'), page.locator('#step-slider')]) {
+      await control.focus();
+      await page.keyboard.press('Home');
+      await heading(1);
+      await page.keyboard.press('PageUp');
+      await heading(11);
+      await page.keyboard.press('ArrowUp');
+      await heading(12);
+      await page.keyboard.press('PageDown');
+      await heading(2);
+      await page.keyboard.press('End');
+      await heading(started + 1);
+      await page.keyboard.press('h');
+      await heading(before);
+      await page.goto(`${t.baseUrl}/ui/#/sessions/${id}?step=${started}`);
+      await heading(started);
+    }
 
     await page.goto(`${t.baseUrl}/ui/#/audit/${id}`);
     const ledgerRows = page.locator('.ledger tbody tr');

@@ -3,14 +3,14 @@ import { get, query, sessionPath } from '../api/client';
 import type { HeadMoveResult, Page, SessionStateView, Timeline, TimelineNode, ToolCallEntry } from '../api/types';
 import { numberParam, setViewParams, useLoad, useViewParams } from '../hooks';
 import { useLive } from '../live';
-import { buildTimelineModel, describeStep, windowVersions } from '../timeline-model';
+import { buildTimelineModel, describeStep, duration, windowVersions } from '../timeline-model';
 import { ErrorMessage, LiveBadge, ServerBanner, StatusBadge } from './common';
 import { DiffPanel } from './DiffPanel';
 import { outcomeKey } from './outcome-key';
 import { HeadMoveDialog, type HeadMove } from './HeadMoveDialog';
 import { SagaPanel } from './SagaPanel';
 import { StatePanel } from './StatePanel';
-import { TimelineGraph } from './TimelineGraph';
+import { PAGE_STEPS, TimelineGraph } from './TimelineGraph';
 
 /** Versions detailed per timeline request: the rest of the DAG comes as its compact parents array. */
 const TIMELINE_PAGE = 200;
@@ -101,6 +101,7 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
   const branchPath = branch ? model.pathTo(branch.tip) : [];
   const position = branchPath.indexOf(selected);
   const node = model.detail(selected);
+  const tookSince = duration(model.detail(model.parentOf(selected) ?? 0)?.occurredAt, node?.occurredAt);
   const latestRollback = [...t.rollbacks].sort((a, b) => b.requestedVersion - a.requestedVersion)[0];
   const shownRollback = watching ?? current.data?.activeRollbackId ?? latestRollback?.rollbackId ?? null;
   const checkpoints = t.checkpoints;
@@ -242,13 +243,17 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
             max={Math.max(branchPath.length - 1, 0)}
             value={Math.max(position, 0)}
             aria-valuetext={describeStep(selected, node)}
-            aria-keyshortcuts="h"
+            aria-keyshortcuts="h PageUp PageDown"
             onKeyDown={(e) => {
-              // The same keys as the graph: h goes to the head (the slider handles arrows, Home and End itself).
+              // The same keys as the graph: h goes to the head, Page Up/Down move ten steps (the slider handles arrows, Home and End itself).
               if (e.key === 'h' || e.key === 'H') {
                 e.preventDefault();
                 setPicked(null);
                 setPickedTip(null);
+              } else if (e.key === 'PageUp' || e.key === 'PageDown') {
+                e.preventDefault();
+                const to = branchPath[Math.min(branchPath.length - 1, Math.max(0, position + (e.key === 'PageUp' ? PAGE_STEPS : -PAGE_STEPS)))];
+                if (to !== undefined) select(to);
               }
             }}
             onChange={(e) => {
@@ -256,7 +261,16 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
               if (v !== undefined) select(v);
             }}
           />
-          <output htmlFor="step-slider">{describeStep(selected, node)}</output>
+          <output htmlFor="step-slider">
+            {describeStep(selected, node)}
+            {node?.occurredAt && <span className="muted"> · {new Date(node.occurredAt).toLocaleString()}</span>}
+            {tookSince && (
+              <span className="muted">
+                {' '}
+                · {tookSince} after step {model.parentOf(selected)}
+              </span>
+            )}
+          </output>
         </div>
       </section>
 

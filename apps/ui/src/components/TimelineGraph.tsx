@@ -4,6 +4,8 @@ import type { Timeline } from '../api/types';
 import { describeStep, duration, shortType, STEP_KINDS, stepMatches, windowVersions, type TimelineModel } from '../timeline-model';
 
 const NODE = 34;
+/** Page Up/Down move this many steps, on the graph and on the slider. */
+export const PAGE_STEPS = 10;
 
 interface Props {
   model: TimelineModel;
@@ -92,11 +94,17 @@ export function TimelineGraph({ model, selected, branchPath, onSelect, effects }
   };
   const onKeyDown = (e: KeyboardEvent) => {
     const moves: Record<string, () => void> = {
+      // The slider's keys, so graph and slider answer alike: arrows one step, Page Up/Down ten.
       ArrowLeft: () => step(-1),
+      ArrowDown: () => step(-1),
       ArrowRight: () => step(1),
+      ArrowUp: () => step(1),
+      PageDown: () => step(-PAGE_STEPS),
+      PageUp: () => step(PAGE_STEPS),
       Home: () => branchPath[0] !== undefined && onSelect(branchPath[0]),
       End: () => branchPath.length > 0 && onSelect(branchPath[branchPath.length - 1]!),
       h: () => onSelect(head),
+      H: () => onSelect(head),
     };
     const move = moves[e.key];
     if (move) {
@@ -144,7 +152,7 @@ export function TimelineGraph({ model, selected, branchPath, onSelect, effects }
         ref={scroller}
         tabIndex={0}
         role="group"
-        aria-label="Timeline graph. Left and right arrows move along the branch, Home and End jump to its ends, H goes to the head."
+        aria-label="Timeline graph. Arrow keys move one step along the branch, Page Up and Page Down ten, Home and End jump to its ends, H goes to the head."
         onKeyDown={onKeyDown}
       >
         <svg width={layout.width} height={layout.height} role="presentation">
