@@ -350,6 +350,25 @@ async function seriousViolations(page: Page): Promise<string[]> {
     await expect.poll(() => ledger.locator('tr[data-call="late"]').textContent(), EVENTUALLY).toContain('compensated');
   });
 
+  it('searches every step of a long session on request, not only the pages read so far', async () => {
+    const id = `long-find-${randomUUID().slice(0, 8)}`;
+    const s = `/v1/sessions/${id}`;
+    await step('POST', '/v1/sessions', { sessionId: id, title: 'A long chat' });
+    const steps = Array.from({ length: 700 }, (_, i) => ({ kind: 'message', role: 'user', content: i < 5 ? `early question ${i}` : `later ${i}` }));
+    await step('POST', `${s}/steps`, { steps });
+    await page.goto(`${t.baseUrl}/ui/#/sessions/${id}`);
+    await page.locator('.graph .node.head').waitFor(EVENTUALLY);
+    await page.getByLabel('Find steps').fill('early question');
+    const status = page.locator('.timeline-find [role="status"]');
+    await expect.poll(() => status.textContent(), EVENTUALLY).toBe('No step matches.');
+    expect(await page.locator('.find-result').textContent()).toMatch(/Searched \d+ of 701 steps/);
+    await page.getByRole('button', { name: 'Search all 701 steps' }).click();
+    await expect.poll(() => status.textContent(), EVENTUALLY).toBe('5 matching steps');
+    expect(await page.getByRole('button', { name: /Search all/ }).count()).toBe(0);
+    await page.getByRole('button', { name: 'Next match →' }).click();
+    await page.getByRole('heading', { name: 'State at step 2' }).waitFor(EVENTUALLY);
+  });
+
   it('says the server is unreachable with a retry, and recovers by itself: the sessions list and the state panel', async () => {
     const { context: c, page: p } = await signedIn('#/');
     try {

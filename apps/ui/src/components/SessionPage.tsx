@@ -14,6 +14,8 @@ import { PAGE_STEPS, TimelineGraph } from './TimelineGraph';
 
 /** Versions detailed per timeline request: the rest of the DAG comes as its compact parents array. */
 const TIMELINE_PAGE = 200;
+/** Versions detailed per request when a search reads them all. */
+const DETAIL_PAGE = 5000;
 
 /** One session: the timeline (graph, slider, branches), the state at the selected step, diff, head moves and the saga. */
 export function SessionPage({ sessionId }: { sessionId: string }) {
@@ -53,6 +55,15 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
   const [move, setMove] = useState<HeadMove | null>(null);
   const [checkpoint, setCheckpoint] = useState('');
   const asking = useRef<string | null>(null);
+
+  // A search over a long session: every step's details, a few large pages at a time.
+  const readAllDetails = useCallback(async () => {
+    const version = timeline.data?.version ?? 0;
+    for (let from = 1; from <= version; from += DETAIL_PAGE) {
+      const page = await get<Timeline>(`${sessionPath(sessionId)}/timeline${query({ from, limit: DETAIL_PAGE })}`);
+      setDetails((known) => new Map([...known, ...page.nodes.map((n) => [n.version, n] as const)]));
+    }
+  }, [sessionId, timeline.data?.version]);
 
   // Back from an outage: what failed to load is read again without a click.
   const failed = timeline.error !== null || current.error !== null;
@@ -228,6 +239,7 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
           selected={selected}
           branchPath={branchPath}
           effects={effects}
+          onReadAll={readAllDetails}
           onSelect={(v) => {
             setPicked(v);
             const b = model.branchOf(v, chosenBranch);

@@ -15,6 +15,8 @@ interface Props {
   onSelect: (version: number) => void;
   /** What became of the effect of the call started at each version, now (compensated, failed…). */
   effects?: ReadonlyMap<number, string>;
+  /** Reads the details of every step (a long session's are read a page at a time), so a search covers them all. */
+  onReadAll?: () => Promise<void>;
 }
 
 type Layout = {
@@ -60,7 +62,7 @@ function labels(timeline: Timeline) {
   return { checkpoints, rollbacks };
 }
 
-export function TimelineGraph({ model, selected, branchPath, onSelect, effects }: Props) {
+export function TimelineGraph({ model, selected, branchPath, onSelect, effects, onReadAll }: Props) {
   const layout = useMemo(() => layoutWindow(model, selected), [model, selected]);
   const { checkpoints, rollbacks } = useMemo(() => labels(model.timeline), [model]);
   const onPath = useMemo(() => new Set(branchPath), [branchPath]);
@@ -74,6 +76,8 @@ export function TimelineGraph({ model, selected, branchPath, onSelect, effects }
   // Searched among the steps read so far (a long session's pages come as the graph travels).
   const matches = useMemo(() => (filtering ? model.versions.filter((v) => stepMatches(model.detail(v), kind, text)) : []), [model, kind, text, filtering]);
   const matching = useMemo(() => new Set(matches), [matches]);
+  const unread = useMemo(() => (filtering ? model.versions.filter((v) => !model.detail(v)).length : 0), [model, filtering]);
+  const [reading, setReading] = useState(false);
   const matchIndex = matches.indexOf(selected);
   const goToMatch = (delta: number) => {
     if (matches.length === 0) return;
@@ -144,6 +148,22 @@ export function TimelineGraph({ model, selected, branchPath, onSelect, effects }
             <button type="button" disabled={matches.length === 0} onClick={() => goToMatch(1)}>
               Next match →
             </button>
+            {unread > 0 && onReadAll && (
+              <span className="muted">
+                {' '}
+                Searched {(model.versions.length - unread).toLocaleString('en')} of {model.versions.length.toLocaleString('en')} steps.{' '}
+                <button
+                  type="button"
+                  disabled={reading}
+                  onClick={() => {
+                    setReading(true);
+                    void onReadAll().finally(() => setReading(false));
+                  }}
+                >
+                  {reading ? 'Reading the steps…' : `Search all ${model.versions.length.toLocaleString('en')} steps`}
+                </button>
+              </span>
+            )}
           </span>
         )}
       </div>
