@@ -350,7 +350,7 @@ async function seriousViolations(page: Page): Promise<string[]> {
     await expect.poll(() => ledger.locator('tr[data-call="late"]').textContent(), EVENTUALLY).toContain('compensated');
   });
 
-  it('searches every step of a long session on request, not only the pages read so far', async () => {
+  it('searches every step of a long session on request, not only the pages read so far; a confirmed dialog gives focus back', async () => {
     const id = `long-find-${randomUUID().slice(0, 8)}`;
     const s = `/v1/sessions/${id}`;
     await step('POST', '/v1/sessions', { sessionId: id, title: 'A long chat' });
@@ -367,6 +367,12 @@ async function seriousViolations(page: Page): Promise<string[]> {
     expect(await page.getByRole('button', { name: /Search all/ }).count()).toBe(0);
     await page.getByRole('button', { name: 'Next match →' }).click();
     await page.getByRole('heading', { name: 'State at step 2' }).waitFor(EVENTUALLY);
+
+    // A dialog confirmed (not only cancelled) gives focus back too, not to <body>.
+    await page.getByRole('button', { name: 'Undo' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Confirm' }).click();
+    await expect.poll(() => page.getByRole('dialog').count(), EVENTUALLY).toBe(0);
+    await expect.poll(() => page.evaluate('document.activeElement?.textContent'), EVENTUALLY).toContain('Undo');
   });
 
   it('says the server is unreachable with a retry, and recovers by itself: the sessions list and the state panel', async () => {
