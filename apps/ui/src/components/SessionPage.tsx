@@ -47,12 +47,14 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
   const picked = numberParam(view, 'step');
   const pickedTip = numberParam(view, 'branch');
   const tab: 'state' | 'diff' = view.get('tab') === 'diff' ? 'diff' : 'state';
-  const watching = view.get('rollback');
+  // A rollback picked among the session's (in the URL); else the one just started here, the active one or the latest.
+  const pickedRollback = view.get('rollback');
   const setPicked = (step: number | null, replace = false) => setViewParams({ step, from: null, to: null }, replace);
   const setPickedTip = (branch: number | null) => setViewParams({ branch });
   const setTab = (chosen: 'state' | 'diff') => setViewParams({ tab: chosen === 'state' ? null : chosen });
-  const setWatching = (rollbackId: string | null) => setViewParams({ rollback: rollbackId });
+  const pickRollback = (rollbackId: string | null) => setViewParams({ rollback: rollbackId });
   const [move, setMove] = useState<HeadMove | null>(null);
+  const [watching, setWatching] = useState<string | null>(null);
   const [checkpoint, setCheckpoint] = useState('');
   const asking = useRef<string | null>(null);
 
@@ -114,7 +116,7 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
   const node = model.detail(selected);
   const tookSince = duration(model.detail(model.parentOf(selected) ?? 0)?.occurredAt, node?.occurredAt);
   const latestRollback = [...t.rollbacks].sort((a, b) => b.requestedVersion - a.requestedVersion)[0];
-  const shownRollback = watching ?? current.data?.activeRollbackId ?? latestRollback?.rollbackId ?? null;
+  const shownRollback = pickedRollback ?? watching ?? current.data?.activeRollbackId ?? latestRollback?.rollbackId ?? null;
   const checkpoints = t.checkpoints;
   // The session's lock: while a rollback runs or needs attention, head moves are refused (409): say so before anyone clicks.
   const locked =
@@ -128,7 +130,10 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
   const select = (version: number) => setPicked(version, true);
   const done = (result: HeadMoveResult) => {
     setMove(null);
-    if (result.rollbackId) setWatching(result.rollbackId);
+    if (result.rollbackId) {
+      setWatching(result.rollbackId);
+      pickRollback(null);
+    }
     setPicked(null);
     setPickedTip(null);
     reload();
@@ -228,7 +233,8 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
               {t.branches.map((b) => (
                 <option key={b.tip} value={b.tip}>
                   ends at step {b.tip}
-                  {b.forkedFrom ? `, forked at ${b.forkedFrom}` : ''} · {b.length} steps{b.containsHead ? ' · head' : ' · abandoned'}
+                  {b.forkedFrom ? `, forked at ${b.forkedFrom}` : ''} · {b.length} steps{b.containsHead ? ' · head' : ''}
+                  {b.containsHead ? '' : ' · abandoned'}
                 </option>
               ))}
             </select>
@@ -309,7 +315,7 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
           {tab === 'diff' && <DiffPanel key={selected} sessionId={sessionId} initialFrom={model.parentOf(selected) ?? selected} initialTo={selected} />}
         </div>
         <div>
-          {t.rollbacks.length > 1 && <RollbackPicker rollbacks={t.rollbacks} shown={shownRollback} onPick={setWatching} />}
+          {t.rollbacks.length > 1 && <RollbackPicker rollbacks={t.rollbacks} shown={shownRollback} onPick={pickRollback} />}
           {shownRollback && <SagaPanel key={shownRollback} rollbackId={shownRollback} revision={refresh} onChanged={reload} />}
         </div>
       </div>
