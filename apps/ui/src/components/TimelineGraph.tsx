@@ -31,7 +31,8 @@ type Layout = {
 function layoutWindow(model: TimelineModel, selected: number): Layout {
   const shown = new Set(windowVersions(model, selected));
   const graph = new dagre.graphlib.Graph();
-  graph.setGraph({ rankdir: 'LR', nodesep: 18, ranksep: 22, marginx: 60, marginy: 30 });
+  // ranksep leaves room between steps for the time from one to the next.
+  graph.setGraph({ rankdir: 'LR', nodesep: 18, ranksep: 40, marginx: 60, marginy: 30 });
   graph.setDefaultEdgeLabel(() => ({}));
   for (const v of shown) graph.setNode(String(v), { width: NODE, height: NODE });
   const cutParents: number[] = [];
@@ -188,7 +189,7 @@ export function TimelineGraph({ model, selected, branchPath, onSelect, effects, 
             const took = duration(model.detail(e.from)?.occurredAt, model.detail(e.to)?.occurredAt);
             const middle = e.points[Math.floor(e.points.length / 2)];
             return took && middle && onPath.has(e.to) ? (
-              <text key={`d${e.from}-${e.to}`} className="duration" x={middle.x} y={middle.y - 4} aria-hidden="true">
+              <text key={`d${e.from}-${e.to}`} className="duration" x={middle.x} y={middle.y + 11} aria-hidden="true">
                 {took}
               </text>
             ) : null;
