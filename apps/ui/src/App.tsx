@@ -1,16 +1,29 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { apiKeyStore, onUnauthorized } from './api/client';
 import { AuditPage } from './components/AuditPage';
 import { SessionPage } from './components/SessionPage';
 import { SessionsList } from './components/SessionsList';
 import { SignIn } from './components/SignIn';
-import { useHashRoute } from './hooks';
+import { focusHeading, useHashRoute } from './hooks';
 
 /** Routes live in the hash (#/sessions/:id), so the server only ever serves index.html. */
 export function App() {
   const [key, setKey] = useState<string | null>(apiKeyStore.get());
   const [notice, setNotice] = useState<string | null>(null);
   const route = useHashRoute();
+
+  // A new page (not a new view inside one) moves focus to its heading, once the heading is there.
+  const page = route.page === 'sessions' ? 'sessions' : `${route.page}/${route.sessionId ?? ''}`;
+  const firstPage = useRef(page);
+  useEffect(() => {
+    if (!key || page === firstPage.current) return;
+    firstPage.current = '';
+    let tries = 0;
+    const timer = setInterval(() => {
+      if (focusHeading() || ++tries > 50) clearInterval(timer);
+    }, 60);
+    return () => clearInterval(timer);
+  }, [page, key]);
 
   useEffect(
     () =>

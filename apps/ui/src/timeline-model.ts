@@ -89,3 +89,38 @@ export function describeStep(version: number, node: TimelineNode | undefined): s
   if (!node) return `Step ${version}`;
   return `Step ${version}: ${node.type}${node.summary ? ` — ${node.summary}` : ''}`;
 }
+
+/** The kinds of step the timeline can be filtered by, and the event types each holds. */
+export const STEP_KINDS: readonly { id: string; label: string; types: readonly string[] }[] = [
+  { id: 'messages', label: 'messages', types: ['UserMessageReceived', 'AgentMessageProduced', 'TurnInterrupted'] },
+  {
+    id: 'tools',
+    label: 'tool calls',
+    types: ['ToolCallStarted', 'ToolCallSucceeded', 'ToolCallFailed', 'ToolCallProposed', 'ToolCallApproved', 'ToolCallRejected'],
+  },
+  { id: 'memory', label: 'memory and context', types: ['MemoryWritten', 'MemoryErased', 'ContextVariableSet'] },
+  { id: 'tasks', label: 'tasks', types: ['TaskPushed', 'TaskPopped'] },
+  { id: 'thoughts', label: 'thoughts', types: ['AgentThoughtRecorded', 'AgentThoughtProcess'] },
+];
+
+/** Whether a step is of the kind chosen ('' for any) and its type or summary holds the text (case-insensitive). */
+export function stepMatches(node: TimelineNode | undefined, kind: string, text: string): boolean {
+  if (!node) return false;
+  const wanted = STEP_KINDS.find((k) => k.id === kind);
+  if (wanted && !wanted.types.includes(node.type)) return false;
+  const needle = text.trim().toLowerCase();
+  if (!needle) return true;
+  return [node.type, shortType(node.type), node.summary ?? ''].some((field) => field.toLowerCase().includes(needle));
+}
+
+/** The time from one step to the next, short: "+850 ms", "+2.4 s", "+3 min", "+2 h"; null when a time is unknown. */
+export function duration(from: string | null | undefined, to: string | null | undefined): string | null {
+  if (!from || !to) return null;
+  const ms = Date.parse(to) - Date.parse(from);
+  if (!Number.isFinite(ms) || ms < 0) return null;
+  if (ms < 1000) return `+${ms} ms`;
+  if (ms < 60_000) return `+${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)} s`;
+  if (ms < 3_600_000) return `+${Math.round(ms / 60_000)} min`;
+  if (ms < 86_400_000) return `+${Math.round(ms / 3_600_000)} h`;
+  return `+${Math.round(ms / 86_400_000)} d`;
+}

@@ -1,6 +1,7 @@
 """Rewind's Python client: standard library only."""
 
 from .client import RetryPolicy, Response, RewindClient, WriteResult, parse_retry_after
+from .live import EventStreamParser, LiveChange, LiveEvent, LiveSubscription, ServerSentEvent
 from .errors import (
     Conflict,
     ConfirmationRequired,
@@ -21,7 +22,11 @@ from .errors import (
 __all__ = [
     "Conflict",
     "ConfirmationRequired",
+    "EventStreamParser",
     "IdempotencyKeyReused",
+    "LiveChange",
+    "LiveEvent",
+    "LiveSubscription",
     "NotFound",
     "PayloadTooLarge",
     "Response",
@@ -31,6 +36,7 @@ __all__ = [
     "RollbackInProgress",
     "RollbackNeedsAttention",
     "RollbackTimeout",
+    "ServerSentEvent",
     "StoreUnavailable",
     "TooManyRequests",
     "Unauthorized",

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Mapping, Optional, TypedDict, TypeVar, cast
 
 from .errors import RewindError, RollbackNeedsAttention, RollbackTimeout, VersionConflict, error_from
+from .live import DEFAULT_READ_TIMEOUT, LiveSubscription
 
 JSON = Any
 T = TypeVar("T")
@@ -182,6 +183,31 @@ class RewindClient:
     def _object(self, method: str, path: str, body: JSON = None, **options: Any) -> Dict[str, Any]:
         """A request whose answer is a JSON object (a resource, not a write result)."""
         return cast(Dict[str, Any], self.request(method, path, body, **options).body)
+
+    # ---- live streams --------------------------------------------------------------------
+
+    def subscribe(
+        self,
+        session_id: Optional[str] = None,
+        *,
+        last_event_id: Optional[str] = None,
+        reconnect_delay: float = 1.0,
+        read_timeout: float = DEFAULT_READ_TIMEOUT,
+    ) -> LiveSubscription:
+        """
+        The changes committed to a session (or, without ``session_id``, to every session of the
+        key's tenant) as they happen, as server-sent events. Iterate over it; ``close()`` ends it.
+        A dropped connection is reopened with ``Last-Event-ID`` (pass a change's ``id`` as
+        ``last_event_id`` to resume after it); a refusal raises a typed error.
+        """
+        return LiveSubscription(
+            self.base_url,
+            self.api_key,
+            session_id=session_id,
+            last_event_id=last_event_id,
+            reconnect_delay=reconnect_delay,
+            read_timeout=read_timeout,
+        )
 
     # ---- sessions and steps --------------------------------------------------------------
 

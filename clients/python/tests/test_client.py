@@ -7,9 +7,12 @@ import threading
 import time
 import unittest
 import uuid
-from typing import TYPE_CHECKING, List
+from typing import TYPE_CHECKING, Iterable, Iterator, List
 
 from rewind_client import (
+    EventStreamParser,
+    LiveChange,
+    LiveEvent,
     NotFound,
     RetryPolicy,
     RewindClient,
@@ -145,6 +148,92 @@ class ClientOnStore(_TestCase):
                     self.assertEqual(attention.exception.details[0]["toolCallId"], "b1")
             finally:
                 compensator.close()
+
+
+    def test_follows_a_session_live_and_resumes_after_the_last_change_received(self) -> None:
+        c, s = self.client, self.session
+        received: List[LiveEvent] = []
+        with c.subscribe(s, reconnect_delay=0.1) as live:
+            events = iter(live)
+            ready = next(events)
+            self.assertEqual(ready.kind, "ready")
+            # Written from another thread while this one waits on the stream.
+            writer = threading.Thread(target=lambda: (c.record_message(s, "user", "Plan Porto"), c.write_memory(s, "city", "Porto")))
+            writer.start()
+            while len(received) < 2:
+                event = next(events)
+                if event.kind == "change":
+                    received.append(event)
+            writer.join()
+        self.assertEqual([(e.change.session_id, e.change.type) for e in received if e.change], [(s, "UserMessageReceived"), (s, "MemoryWritten")])
+        self.assertEqual([e.change.version for e in received if e.change], [2, 3])
+        self.assertTrue(live.closed)
+
+        # Two more while nobody listens: a resume after the last id received gets exactly those, in order.
+        c.record_message(s, "agent", "Porto it is.")
+        c.write_memory(s, "nights", 2)
+        with c.subscribe(s, last_event_id=received[-1].id) as resumed:
+            changes = [e for e in _take(resumed, 3) if e.kind == "change"]
+        self.assertEqual([(e.change.version, e.change.type) for e in changes if e.change], [(4, "AgentMessageProduced"), (5, "MemoryWritten")])
+
+    def test_follows_the_tenant_and_reconnects_after_the_connection_drops(self) -> None:
+        proxy = TcpProxy(self.server.port)
+        try:
+            via_proxy = RewindClient(f"http://127.0.0.1:{proxy.port}", self.server.admin_key)
+            other = f"{self.session}-new"
+            with via_proxy.subscribe(reconnect_delay=0.1) as live:
+                events = iter(live)
+                self.assertEqual(next(events).kind, "ready")
+                self.client.start_session(other)
+                first = _next_change(events)
+                self.assertEqual((first.session_id, first.type), (other, "SessionStarted"))
+                proxy.cut()  # the connection drops; the next write happens while it is down
+                self.client.record_message(other, "user", "Written while the stream was down")
+                proxy.restore()
+                again = _next_change(events)
+                self.assertEqual((again.session_id, again.version, again.type), (other, 2, "UserMessageReceived"))
+        finally:
+            proxy.close()
+
+    def test_close_from_another_thread_ends_an_iteration_waiting_for_changes(self) -> None:
+        live = self.client.subscribe(self.session)
+        timer = threading.Timer(0.5, live.close)
+        timer.start()
+        started = time.monotonic()
+        kinds = [event.kind for event in live]  # blocks on the quiet stream until closed
+        self.assertEqual(kinds, ["ready"])
+        self.assertLess(time.monotonic() - started, 10)
+
+    def test_refusals_are_raised_not_retried(self) -> None:
+        with self.assertRaises(NotFound):
+            next(iter(self.client.subscribe("no-such-session")))
+        with self.assertRaises(Unauthorized):
+            next(iter(RewindClient(self.server.base_url, "rwd_not_a_key").subscribe(self.session)))
+
+
+def _take(subscription: Iterable[LiveEvent], count: int) -> List[LiveEvent]:
+    taken: List[LiveEvent] = []
+    for event in subscription:
+        taken.append(event)
+        if len(taken) == count:
+            break
+    return taken
+
+
+def _next_change(events: Iterator[LiveEvent]) -> LiveChange:
+    for event in events:
+        if event.change is not None:
+            return event.change
+    raise AssertionError("the stream ended without a change")
+
+
+class EventStreamParserTest(unittest.TestCase):
+    def test_reads_events_multiline_data_ids_comments_and_retry(self) -> None:
+        parser = EventStreamParser()
+        lines = [": a comment", "retry: 500", "event: change", "id: opaque~1", "data: {\"a\":", "data: 1}", "", "data:no space", "", ""]
+        events = [e for e in (parser.feed(line) for line in lines) if e is not None]
+        self.assertEqual([(e.event, e.data, e.id) for e in events], [("change", '{"a":\n1}', "opaque~1"), ("message", "no space", "opaque~1")])
+        self.assertEqual(parser.retry_ms, 500)
 
 
 class ClientOnSqlite(ClientOnStore, unittest.TestCase):

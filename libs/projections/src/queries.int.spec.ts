@@ -103,6 +103,24 @@ for (const { backend, skip, on } of backendsUnderTest()) {
       expect(from.items.map((e) => e.eventId)).toEqual([first.eventId]);
     });
 
+    it('answers the audit log newest first, paged back to the start, and by several types at once', async () => {
+      const inOrder = await all((cursor) => queries.auditLog({ tenantId: 'default', limit: 100, ...(cursor ? { cursor } : {}) }));
+      const newestFirst = await all((cursor) => queries.auditLog({ tenantId: 'default', order: 'desc', limit: 3, ...(cursor ? { cursor } : {}) }));
+      expect(newestFirst.map((e) => e.eventId)).toEqual(inOrder.map((e) => e.eventId).reverse());
+      // The first page is today's: the newest event, without paging through the rest.
+      expect((await queries.auditLog({ tenantId: 'default', order: 'desc', limit: 1 })).items[0]!.eventId).toBe(inOrder[inOrder.length - 1]!.eventId);
+      const calls = await queries.auditLog({ tenantId: 'default', type: ['ToolCallStarted', 'ToolCallFailed'], limit: 10 });
+      expect(calls.items.map((e) => e.type).sort()).toEqual(
+        inOrder
+          .filter((e) => ['ToolCallStarted', 'ToolCallFailed'].includes(e.type))
+          .map((e) => e.type)
+          .sort(),
+      );
+      // A cursor of one order does not continue the other.
+      const page = await queries.auditLog({ tenantId: 'default', order: 'desc', limit: 1 });
+      await expect(queries.auditLog({ tenantId: 'default', limit: 1, cursor: page.nextCursor! })).rejects.toThrow(InvalidCursorError);
+    });
+
     it('answers the tool-call ledger by status and effect, and rejects foreign cursors', async () => {
       const calls = await queries.toolCalls({ tenantId: 'default', limit: 10 });
       expect(calls.items.map((c) => [c.sessionId, c.toolCallId, c.status, c.effect, c.error])).toEqual([

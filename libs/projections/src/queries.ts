@@ -68,12 +68,15 @@ export interface SessionSummary {
 export interface AuditQuery {
   tenantId: string;
   sessionId?: string;
-  type?: string;
+  /** One event type, or several (any of them). */
+  type?: string | readonly string[];
   actor?: string;
   /** occurredAt >= from */
   from?: string;
   /** occurredAt < to */
   to?: string;
+  /** asc: log order (the default); desc: newest first, so today's events are on the first page. */
+  order?: 'asc' | 'desc';
   cursor?: string;
   limit: number;
 }
@@ -184,13 +187,18 @@ export class ReadModelQueries {
   async auditLog(query: AuditQuery): Promise<Page<AuditEntry>> {
     const builder = this.db.dataSource.getRepository(AuditLogEntity).createQueryBuilder('a').where('a.tenantId = :tenantId', { tenantId: query.tenantId });
     if (query.sessionId) builder.andWhere('a.sessionId = :sessionId', { sessionId: query.sessionId });
-    if (query.type) builder.andWhere('a.type = :type', { type: query.type });
+    const types = typeof query.type === 'string' ? [query.type] : (query.type ?? []);
+    if (types.length === 1) builder.andWhere('a.type = :type', { type: types[0] });
+    else if (types.length > 1) builder.andWhere('a.type IN (:...types)', { types });
     if (query.actor) builder.andWhere('a.actor = :actor', { actor: query.actor });
     if (query.from) builder.andWhere('a.occurredAt >= :from', { from: normalizeTimestamp(query.from) });
     if (query.to) builder.andWhere('a.occurredAt < :to', { to: normalizeTimestamp(query.to) });
-    if (query.cursor) builder.andWhere('a.globalPosition > :after', { after: decodeCursor(query.cursor, 'audit', ['number'])[0] });
+    // A cursor is bound to its order: one from a newest-first page cannot continue a log-order one.
+    const newestFirst = query.order === 'desc';
+    const kind = newestFirst ? 'audit-desc' : 'audit';
+    if (query.cursor) builder.andWhere(`a.globalPosition ${newestFirst ? '<' : '>'} :after`, { after: decodeCursor(query.cursor, kind, ['number'])[0] });
     const rows = await builder
-      .orderBy('a.globalPosition', 'ASC')
+      .orderBy('a.globalPosition', newestFirst ? 'DESC' : 'ASC')
       .limit(query.limit + 1)
       .getMany();
     const page = rows.slice(0, query.limit);
@@ -209,7 +217,7 @@ export class ReadModelQueries {
         correlationId: a.correlationId,
         causationId: a.causationId,
       })),
-      nextCursor: rows.length > query.limit && last ? encodeCursor('audit', [last.globalPosition]) : null,
+      nextCursor: rows.length > query.limit && last ? encodeCursor(kind, [last.globalPosition]) : null,
     };
   }
 

@@ -255,6 +255,27 @@ for (const { backend, skip, on } of backendsUnderTest()) {
       expect(pages).toEqual(all.map((e) => e.position));
     });
 
+    it('answers the audit log newest first and by several types, and refuses a bad order or type list with the fields named', async () => {
+      const all = (await http('GET', '/v1/audit?limit=1000')).body.items as { eventId: string; type: string }[];
+      const newest: string[] = [];
+      let cursor: string | null = null;
+      do {
+        const page: { body: { items: { eventId: string }[]; nextCursor: string | null } } = await http(
+          'GET',
+          `/v1/audit?order=desc&limit=4${cursor ? `&cursor=${cursor}` : ''}`,
+        );
+        newest.push(...page.body.items.map((e) => e.eventId));
+        cursor = page.body.nextCursor;
+      } while (cursor);
+      expect(newest).toEqual(all.map((e) => e.eventId).reverse());
+      const calls = (await http('GET', '/v1/audit?type=ToolCallStarted,ToolCallSucceeded')).body.items as { type: string }[];
+      expect(calls.map((e) => e.type)).toEqual(all.filter((e) => e.type.startsWith('ToolCall')).map((e) => e.type));
+      const badOrder = await http('GET', '/v1/audit?order=sideways');
+      expect(badOrder.status).toBe(400);
+      expect(JSON.stringify(badOrder.body.error.details)).toContain('order must be one of asc, desc');
+      expect((await http('GET', '/v1/audit?type=ToolCallStarted,,x')).status).toBe(400);
+    });
+
     it('answers the tool-call ledger, with effects and what rollbacks did about them', async () => {
       const ledger = (await http('GET', '/v1/tool-calls?sessionId=lisbon')).body.items;
       expect(ledger).toEqual([
@@ -327,7 +348,7 @@ for (const { backend, skip, on } of backendsUnderTest()) {
     it('documents the routes and their parameters in the OpenAPI document', () => {
       for (const path of ['/v1/sessions', '/v1/audit', '/v1/tool-calls', '/v1/projections']) expect(openapi.paths[path]?.get).toBeDefined();
       const params = (openapi.paths['/v1/audit']!.get!.parameters ?? []) as { name: string }[];
-      expect(params.map((p) => p.name).sort()).toEqual(['actor', 'cursor', 'from', 'limit', 'sessionId', 'to', 'type']);
+      expect(params.map((p) => p.name).sort()).toEqual(['actor', 'cursor', 'from', 'limit', 'order', 'sessionId', 'to', 'type']);
       expect(openapi.components?.schemas?.SessionPageDto).toBeDefined();
     });
   });

@@ -38,7 +38,7 @@ export class ReadModelsController {
   @Get('audit')
   @ApiOperation({
     operationId: 'getAuditLog',
-    summary: 'The audit log: every event of the tenant in log order, who did what and when (from the audit projection)',
+    summary: 'The audit log: every event of the tenant in log order or newest first, who did what and when (from the audit projection)',
   })
   @ApiOkResponse({ type: AuditPageDto })
   async audit(@CurrentCaller() caller: Caller, @Query() query: AuditQueryDto): Promise<AuditPageDto> {
@@ -47,8 +47,9 @@ export class ReadModelsController {
         tenantId: caller.tenantId,
         limit: query.limit ?? 100,
         ...(query.sessionId ? { sessionId: query.sessionId } : {}),
-        ...(query.type ? { type: query.type } : {}),
+        ...(query.type ? { type: query.type.split(',') } : {}),
         ...(query.actor ? { actor: query.actor } : {}),
+        ...(query.order ? { order: query.order } : {}),
         ...(query.from ? { from: query.from } : {}),
         ...(query.to ? { to: query.to } : {}),
         ...(query.cursor ? { cursor: query.cursor } : {}),

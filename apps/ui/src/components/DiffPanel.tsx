@@ -1,7 +1,7 @@
-import { useState, type FormEvent } from 'react';
+import { useEffect, useState, type FormEvent } from 'react';
 import { get, query, sessionPath } from '../api/client';
 import type { Diff } from '../api/types';
-import { useLoad } from '../hooks';
+import { numberParam, setViewParams, useLoad, useViewParams } from '../hooks';
 import { ChangeSentences } from './ChangeList';
 import { ErrorMessage } from './common';
 
@@ -11,14 +11,20 @@ function show(value: unknown): string {
 
 /** What changed between any two steps, on the same branch or across branches. */
 export function DiffPanel({ sessionId, initialFrom, initialTo }: { sessionId: string; initialFrom: number; initialTo: number }) {
-  const [from, setFrom] = useState(String(initialFrom));
-  const [to, setTo] = useState(String(initialTo));
-  const [asked, setAsked] = useState({ from: initialFrom, to: initialTo });
+  // The pair compared is in the URL (from, to): a link shows this very diff.
+  const view = useViewParams();
+  const asked = { from: numberParam(view, 'from') ?? initialFrom, to: numberParam(view, 'to') ?? initialTo };
+  const [from, setFrom] = useState(String(asked.from));
+  const [to, setTo] = useState(String(asked.to));
+  useEffect(() => {
+    setFrom(String(asked.from));
+    setTo(String(asked.to));
+  }, [asked.from, asked.to]);
   const diff = useLoad(() => get<Diff>(`${sessionPath(sessionId)}/diff${query(asked)}`), [sessionId, asked.from, asked.to]);
 
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    setAsked({ from: Number(from), to: Number(to) });
+    setViewParams({ from: Number(from), to: Number(to) });
   };
 
   return (
@@ -56,14 +62,14 @@ export function DiffPanel({ sessionId, initialFrom, initialTo }: { sessionId: st
                 <tbody>
                   {diff.data.changes.map((c) => (
                     <tr key={c.path} className={`op-${c.op}`} data-path={c.path}>
-                      <td>
+                      <td data-label="Where">
                         <code>{c.path}</code>
                       </td>
-                      <td>{c.op}</td>
-                      <td>
+                      <td data-label="Change">{c.op}</td>
+                      <td data-label="Before">
                         <code>{show(c.from)}</code>
                       </td>
-                      <td>
+                      <td data-label="After">
                         <code>{show(c.to)}</code>
                       </td>
                     </tr>

@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState } from 'react';
+import { useReturnFocus } from '../hooks';
 import { ApiProblem, post, sessionPath } from '../api/client';
 import type { DryRun, HeadMoveResult, PlannedEffect, SessionStateView } from '../api/types';
 import { ErrorMessage } from './common';
@@ -38,6 +39,7 @@ export function HeadMoveDialog({
   onDone: (result: HeadMoveResult) => void;
 }) {
   const dialog = useRef<HTMLDialogElement>(null);
+  useReturnFocus();
   const [plan, setPlan] = useState<DryRun['plan'] | null>(null);
   const [error, setError] = useState<ApiProblem | null>(null);
   const [acknowledged, setAcknowledged] = useState(false);

@@ -1,19 +1,21 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { get, query, sessionPath } from '../api/client';
 import type { HeadMoveResult, Page, SessionStateView, Timeline, TimelineNode, ToolCallEntry } from '../api/types';
-import { useLoad } from '../hooks';
+import { numberParam, setViewParams, useLoad, useViewParams } from '../hooks';
 import { useLive } from '../live';
-import { buildTimelineModel, describeStep, windowVersions } from '../timeline-model';
+import { buildTimelineModel, describeStep, duration, windowVersions } from '../timeline-model';
 import { ErrorMessage, LiveBadge, ServerBanner, StatusBadge } from './common';
 import { DiffPanel } from './DiffPanel';
 import { outcomeKey } from './outcome-key';
 import { HeadMoveDialog, type HeadMove } from './HeadMoveDialog';
 import { SagaPanel } from './SagaPanel';
 import { StatePanel } from './StatePanel';
-import { TimelineGraph } from './TimelineGraph';
+import { PAGE_STEPS, TimelineGraph } from './TimelineGraph';
 
 /** Versions detailed per timeline request: the rest of the DAG comes as its compact parents array. */
 const TIMELINE_PAGE = 200;
+/** Versions detailed per request when a search reads them all. */
+const DETAIL_PAGE = 5000;
 
 /** One session: the timeline (graph, slider, branches), the state at the selected step, diff, head moves and the saga. */
 export function SessionPage({ sessionId }: { sessionId: string }) {
@@ -26,7 +28,7 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
   const [details, setDetails] = useState<ReadonlyMap<number, TimelineNode>>(new Map());
   const current = useLoad(() => get<SessionStateView>(sessionPath(sessionId)), [sessionId, refresh]);
   // What became of each tool call's effect, on any branch (the ledger): a past step shows it as it stands now.
-  const ledger = useLoad(() => get<Page<ToolCallEntry>>(`/v1/tool-calls${query({ sessionId, limit: 100 })}`), [sessionId, refresh]);
+  const ledger = useLoad(() => wholeLedger(sessionId), [sessionId, refresh]);
   const outcomes = useMemo(
     () =>
       new Map(
@@ -34,14 +36,42 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
       ),
     [ledger.data],
   );
+  // Where each started call's effect stands now, by the version it started at: the graph marks compensated ones.
+  const effects = useMemo(
+    () => new Map((ledger.data?.items ?? []).flatMap((c) => (c.compensation ? [[c.startedVersion, c.compensation.status] as const] : []))),
+    [ledger.data],
+  );
   const model = useMemo(() => (timeline.data ? buildTimelineModel(timeline.data, details) : null), [timeline.data, details]);
-  const [picked, setPicked] = useState<number | null>(null);
-  const [pickedTip, setPickedTip] = useState<number | null>(null);
-  const [tab, setTab] = useState<'state' | 'diff'>('state');
+  // The step, branch, tab, diff pair and rollback shown live in the URL: a link opens this very view, back and forward move through views.
+  const view = useViewParams();
+  const picked = numberParam(view, 'step');
+  const pickedTip = numberParam(view, 'branch');
+  const tab: 'state' | 'diff' = view.get('tab') === 'diff' ? 'diff' : 'state';
+  // A rollback picked among the session's (in the URL); else the one just started here, the active one or the latest.
+  const pickedRollback = view.get('rollback');
+  const setPicked = (step: number | null, replace = false) => setViewParams({ step, from: null, to: null }, replace);
+  const setPickedTip = (branch: number | null) => setViewParams({ branch });
+  const setTab = (chosen: 'state' | 'diff') => setViewParams({ tab: chosen === 'state' ? null : chosen });
+  const pickRollback = (rollbackId: string | null) => setViewParams({ rollback: rollbackId });
   const [move, setMove] = useState<HeadMove | null>(null);
   const [watching, setWatching] = useState<string | null>(null);
   const [checkpoint, setCheckpoint] = useState('');
   const asking = useRef<string | null>(null);
+
+  // A search over a long session: every step's details, a few large pages at a time.
+  const readAllDetails = useCallback(async () => {
+    const version = timeline.data?.version ?? 0;
+    for (let from = 1; from <= version; from += DETAIL_PAGE) {
+      const page = await get<Timeline>(`${sessionPath(sessionId)}/timeline${query({ from, limit: DETAIL_PAGE })}`);
+      setDetails((known) => new Map([...known, ...page.nodes.map((n) => [n.version, n] as const)]));
+    }
+  }, [sessionId, timeline.data?.version]);
+
+  // Back from an outage: what failed to load is read again without a click.
+  const failed = timeline.error !== null || current.error !== null;
+  useEffect(() => {
+    if (live === 'live' && failed) reload();
+  }, [live]);
 
   useEffect(() => {
     if (timeline.data) setDetails(new Map(timeline.data.nodes.map((n) => [n.version, n])));
@@ -71,7 +101,8 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
   if (!model) {
     return (
       <div>
-        <ErrorMessage error={timeline.error} />
+        <ServerBanner status={timeline.error?.status === 0 ? 'reconnecting' : live} onRetry={reload} />
+        {timeline.error?.status !== 0 && <ErrorMessage error={timeline.error} />}
         {!timeline.error && <p aria-live="polite">Loading the timeline…</p>}
       </div>
     );
@@ -83,8 +114,9 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
   const branchPath = branch ? model.pathTo(branch.tip) : [];
   const position = branchPath.indexOf(selected);
   const node = model.detail(selected);
+  const tookSince = duration(model.detail(model.parentOf(selected) ?? 0)?.occurredAt, node?.occurredAt);
   const latestRollback = [...t.rollbacks].sort((a, b) => b.requestedVersion - a.requestedVersion)[0];
-  const shownRollback = watching ?? current.data?.activeRollbackId ?? latestRollback?.rollbackId ?? null;
+  const shownRollback = pickedRollback ?? watching ?? current.data?.activeRollbackId ?? latestRollback?.rollbackId ?? null;
   const checkpoints = t.checkpoints;
   // The session's lock: while a rollback runs or needs attention, head moves are refused (409): say so before anyone clicks.
   const locked =
@@ -94,10 +126,14 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
         ? 'The last rollback needs attention: retry or resolve its failed compensations first.'
         : null;
 
-  const select = (version: number) => setPicked(version);
+  // The slider replaces the history entry: dragging across 50 steps does not make 50 of them.
+  const select = (version: number) => setPicked(version, true);
   const done = (result: HeadMoveResult) => {
     setMove(null);
-    if (result.rollbackId) setWatching(result.rollbackId);
+    if (result.rollbackId) {
+      setWatching(result.rollbackId);
+      pickRollback(null);
+    }
     setPicked(null);
     setPickedTip(null);
     reload();
@@ -198,6 +234,7 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
                 <option key={b.tip} value={b.tip}>
                   ends at step {b.tip}
                   {b.forkedFrom ? `, forked at ${b.forkedFrom}` : ''} · {b.length} steps{b.containsHead ? ' · head' : ''}
+                  {b.containsHead ? '' : ' · abandoned'}
                 </option>
               ))}
             </select>
@@ -207,6 +244,8 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
           model={model}
           selected={selected}
           branchPath={branchPath}
+          effects={effects}
+          onReadAll={readAllDetails}
           onSelect={(v) => {
             setPicked(v);
             const b = model.branchOf(v, chosenBranch);
@@ -222,13 +261,17 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
             max={Math.max(branchPath.length - 1, 0)}
             value={Math.max(position, 0)}
             aria-valuetext={describeStep(selected, node)}
-            aria-keyshortcuts="h"
+            aria-keyshortcuts="h PageUp PageDown"
             onKeyDown={(e) => {
-              // The same keys as the graph: h goes to the head (the slider handles arrows, Home and End itself).
+              // The same keys as the graph: h goes to the head, Page Up/Down move ten steps (the slider handles arrows, Home and End itself).
               if (e.key === 'h' || e.key === 'H') {
                 e.preventDefault();
                 setPicked(null);
                 setPickedTip(null);
+              } else if (e.key === 'PageUp' || e.key === 'PageDown') {
+                e.preventDefault();
+                const to = branchPath[Math.min(branchPath.length - 1, Math.max(0, position + (e.key === 'PageUp' ? PAGE_STEPS : -PAGE_STEPS)))];
+                if (to !== undefined) select(to);
               }
             }}
             onChange={(e) => {
@@ -236,7 +279,16 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
               if (v !== undefined) select(v);
             }}
           />
-          <output htmlFor="step-slider">{describeStep(selected, node)}</output>
+          <output htmlFor="step-slider">
+            {describeStep(selected, node)}
+            {node?.occurredAt && <span className="muted"> · {new Date(node.occurredAt).toLocaleString()}</span>}
+            {tookSince && (
+              <span className="muted">
+                {' '}
+                · {tookSince} after step {model.parentOf(selected)}
+              </span>
+            )}
+          </output>
         </div>
       </section>
 
@@ -262,9 +314,46 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
           )}
           {tab === 'diff' && <DiffPanel key={selected} sessionId={sessionId} initialFrom={model.parentOf(selected) ?? selected} initialTo={selected} />}
         </div>
-        <div>{shownRollback && <SagaPanel key={shownRollback} rollbackId={shownRollback} revision={refresh} onChanged={reload} />}</div>
+        <div>
+          {t.rollbacks.length > 1 && <RollbackPicker rollbacks={t.rollbacks} shown={shownRollback} onPick={pickRollback} />}
+          {shownRollback && <SagaPanel key={shownRollback} rollbackId={shownRollback} revision={refresh} onChanged={reload} />}
+        </div>
       </div>
       {move && <HeadMoveDialog sessionId={sessionId} move={move} current={current.data} onClose={() => setMove(null)} onDone={done} />}
     </div>
+  );
+}
+
+/** Ledger pages read for one session: 500 calls a page, up to 20 000 calls. */
+const LEDGER_PAGE = 500;
+const LEDGER_PAGES = 40;
+
+/** Every tool call of the session from the ledger, page after page (a long session has more than one page). */
+async function wholeLedger(sessionId: string): Promise<Page<ToolCallEntry>> {
+  const items: ToolCallEntry[] = [];
+  let cursor: string | null = null;
+  for (let read = 0; read < LEDGER_PAGES; read++) {
+    const page: Page<ToolCallEntry> = await get<Page<ToolCallEntry>>(`/v1/tool-calls${query({ sessionId, cursor, limit: LEDGER_PAGE })}`);
+    items.push(...page.items);
+    cursor = page.nextCursor;
+    if (!cursor) break;
+  }
+  return { items, nextCursor: cursor };
+}
+
+/** Every rollback of the session, newest first: any of them can be opened in the saga panel. */
+function RollbackPicker({ rollbacks, shown, onPick }: { rollbacks: Timeline['rollbacks']; shown: string | null; onPick: (rollbackId: string) => void }) {
+  const newestFirst = [...rollbacks].sort((a, b) => b.requestedVersion - a.requestedVersion);
+  return (
+    <label className="rollback-picker">
+      Rollback shown
+      <select aria-label="Rollback shown" value={shown ?? ''} onChange={(e) => onPick(e.target.value)}>
+        {newestFirst.map((r) => (
+          <option key={r.rollbackId} value={r.rollbackId}>
+            {r.kind} from step {r.fromVersion} to {r.toVersion} · {r.status.replace(/_/g, ' ')} · asked at step {r.requestedVersion}
+          </option>
+        ))}
+      </select>
+    </label>
   );
 }

@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { get, query } from '../api/client';
 import type { Page, SessionSummary } from '../api/types';
 import { useCursorPages, useLoad } from '../hooks';
@@ -24,10 +24,15 @@ export function SessionsList() {
     [search, status, sort, cursor, changes],
   );
   const restart = pages.restart;
+  // Back after a restart or an outage: a list that failed to load is read again without a click.
+  const unreachable = page.error?.status === 0;
+  useEffect(() => {
+    if (live === 'live' && page.error) setChanges((n) => n + 1);
+  }, [live]);
 
   return (
     <section className="panel sessions" aria-labelledby="sessions-title">
-      <ServerBanner status={live} onRetry={() => setChanges((n) => n + 1)} />
+      <ServerBanner status={unreachable ? 'reconnecting' : live} onRetry={() => setChanges((n) => n + 1)} />
       <h1 id="sessions-title">
         Sessions <LiveBadge status={live} />
       </h1>
@@ -78,7 +83,7 @@ export function SessionsList() {
           </select>
         </label>
       </div>
-      <ErrorMessage error={page.error} />
+      {!unreachable && <ErrorMessage error={page.error} />}
       <div className="table-wrap">
         <table aria-busy={page.loading}>
           <thead>

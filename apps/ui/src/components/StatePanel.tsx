@@ -91,14 +91,25 @@ export function StatePanel({
   const more = lastTurns === null ? null : Math.min(lastTurns * 2, totalTurns);
 
   return (
-    <section className={fresh ? 'panel state' : 'panel state stale'} aria-labelledby="state-title" aria-busy={!fresh}>
+    <section className={fresh || state.error ? 'panel state' : 'panel state stale'} aria-labelledby="state-title" aria-busy={!fresh && !state.error}>
       <div className="panel-head">
-        <h2 id="state-title">{fresh ? `State at step ${wanted}` : `Loading step ${wanted}…`}</h2>
+        <h2 id="state-title">{fresh ? `State at step ${wanted}` : state.error ? `Step ${wanted} could not be read` : `Loading step ${wanted}…`}</h2>
         <button type="button" className="link" aria-pressed={raw} onClick={() => setRaw((r) => !r)}>
           {raw ? 'Show as a page' : 'Raw JSON'}
         </button>
       </div>
       <ErrorMessage error={state.error ?? diff.error} />
+      {(state.error ?? diff.error) && (
+        <button
+          type="button"
+          onClick={() => {
+            state.reload();
+            diff.reload();
+          }}
+        >
+          Try again
+        </button>
+      )}
       {s && raw && <Json value={s} />}
       {s && !raw && (
         <>

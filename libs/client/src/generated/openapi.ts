@@ -728,7 +728,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The audit log: every event of the tenant in log order, who did what and when (from the audit projection)
+         * The audit log: every event of the tenant in log order or newest first, who did what and when (from the audit projection)
          * @description Every event of the tenant in log order, with who did what and when, from the audit read model; filter by session, type and time.
          */
         get: operations["getAuditLog"];
@@ -3840,7 +3840,7 @@ export interface operations {
             query?: {
                 /** @description Only the events of this session. */
                 sessionId?: string;
-                /** @description Only events of this type, e.g. RollbackRequested. */
+                /** @description Only events of this type, e.g. RollbackRequested, or of any of several, comma-separated (up to 50), e.g. ToolCallStarted,ToolCallFailed. */
                 type?: string;
                 /** @description Only events recorded for this actor, e.g. key:1a2b3c. */
                 actor?: string;
@@ -3848,6 +3848,8 @@ export interface operations {
                 from?: string;
                 /** @description Events that occurred before this instant (ISO-8601). */
                 to?: string;
+                /** @description asc: log order; desc: newest first (the first page is the latest events). */
+                order?: "asc" | "desc";
                 /** @description The nextCursor of the previous page (opaque). */
                 cursor?: string;
                 limit?: number;

@@ -7,6 +7,7 @@ import { ID_PATTERN } from '@rewind/engine';
 export const SESSION_STATUSES = ['active', 'rolling_back', 'needs_attention'] as const;
 export const SESSION_SORTS = ['sessionId', 'createdAt', 'updatedAt'] as const;
 export const CALL_STATUSES = ['started', 'succeeded', 'failed'] as const;
+export const AUDIT_ORDERS = ['asc', 'desc'] as const;
 export const COMPENSATION_STATUSES = ['pending', 'compensated', 'skipped', 'failed', 'resolved'] as const;
 
 const ISO = { strict: true, strictSeparator: true };
@@ -62,9 +63,13 @@ export class AuditQueryDto {
   @Matches(ID_PATTERN, { message: 'sessionId must be 1-128 letters, digits, "_", "-" or "." (not "." or ".." alone)' })
   sessionId?: string;
 
-  @ApiPropertyOptional({ description: 'Only events of this type, e.g. RollbackRequested.' })
+  @ApiPropertyOptional({
+    description: 'Only events of this type, e.g. RollbackRequested, or of any of several, comma-separated (up to 50), e.g. ToolCallStarted,ToolCallFailed.',
+  })
   @IsOptional()
-  @Matches(/^[A-Za-z][A-Za-z0-9_.]{0,99}$/, { message: 'type must be an event type name, e.g. RollbackRequested' })
+  @Matches(/^[A-Za-z][A-Za-z0-9_.]{0,99}(,[A-Za-z][A-Za-z0-9_.]{0,99}){0,49}$/, {
+    message: 'type must be an event type name, e.g. RollbackRequested, or several separated by commas',
+  })
   type?: string;
 
   @ApiPropertyOptional({ description: 'Only events recorded for this actor, e.g. key:1a2b3c.' })
@@ -82,6 +87,11 @@ export class AuditQueryDto {
   @IsOptional()
   @IsISO8601(ISO, { message: 'to must be an ISO-8601 date-time, e.g. 2026-05-02T00:00:00Z' })
   to?: string;
+
+  @ApiPropertyOptional({ enum: AUDIT_ORDERS, default: 'asc', description: 'asc: log order; desc: newest first (the first page is the latest events).' })
+  @IsOptional()
+  @IsIn(AUDIT_ORDERS, { message: `order must be one of ${AUDIT_ORDERS.join(', ')}` })
+  order?: (typeof AUDIT_ORDERS)[number];
 
   @ApiPropertyOptional({ description: 'The nextCursor of the previous page (opaque).' })
   @IsOptional()
