@@ -33,6 +33,12 @@ export interface CreatedApp {
 }
 
 /** Builds the HTTP app (used by main.ts and by the end-to-end tests). */
+/** Trusts the `hops` proxies nearest the API, as Fastify's numeric trustProxy does. */
+const trustHops =
+  (hops: number) =>
+  (_address: string, hop: number): boolean =>
+    hop < hops;
+
 export async function createApp(config: RewindConfig, options: CreateAppOptions = {}): Promise<CreatedApp> {
   const rootLogger = createLogger(config.logLevel, options.logDestination);
   const adapter = new FastifyAdapter({
@@ -46,7 +52,8 @@ export async function createApp(config: RewindConfig, options: CreateAppOptions 
     requestIdHeader: false,
     genReqId: requestIdOf,
     // X-Forwarded-For names the client (failed-auth throttling, logs) only from the proxies REWIND_TRUST_PROXY names.
-    trustProxy: config.trustProxy,
+    // A hop count as the function proxy-addr makes of one (Fastify's types since 5.12 take no number).
+    trustProxy: typeof config.trustProxy === 'number' ? trustHops(config.trustProxy) : config.trustProxy,
   });
   // Opened before the app is built: an unreachable database stops the start with one sentence, not a stack.
   const backend = await openBackend(config);

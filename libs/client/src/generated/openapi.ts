@@ -1353,7 +1353,10 @@ export interface components {
             dryRun?: boolean;
             /** @description Wait up to this long for compensations to finish before answering (else 202 at once, follow Location). */
             waitMs?: number;
-            /** @description The step to make current (any branch). Give this or toCheckpoint. */
+            /**
+             * Format: int64
+             * @description The step to make current (any branch). Give this or toCheckpoint.
+             */
             toVersion?: number;
             /** @description A checkpoint label. Give this or toVersion. */
             toCheckpoint?: string;
@@ -1409,7 +1412,10 @@ export interface components {
              * @enum {string}
              */
             scope?: "session" | "tenant";
-            /** @description Recall as of this version of the session (its ancestry instead of the head’s). */
+            /**
+             * Format: int64
+             * @description Recall as of this version of the session (its ancestry instead of the head’s).
+             */
             at?: number;
             /** @description Rewrite a vague follow-up into a standalone question first (default true). */
             rewrite?: boolean;
@@ -1426,17 +1432,35 @@ export interface components {
             title: string | null;
             /** @enum {string} */
             status: "active" | "rolling_back" | "needs_attention";
-            /** @description The timeline node whose state is current. */
+            /**
+             * Format: int64
+             * @description The timeline node whose state is current.
+             */
             head: number;
-            /** @description The stream version (events recorded). */
+            /**
+             * Format: int64
+             * @description The stream version (events recorded).
+             */
             version: number;
-            /** @description Messages recorded, on every branch. */
+            /**
+             * Format: int64
+             * @description Messages recorded, on every branch.
+             */
             messageCount: number;
-            /** @description Tool calls started, on every branch. */
+            /**
+             * Format: int64
+             * @description Tool calls started, on every branch.
+             */
             toolCallCount: number;
-            /** @description Leaves of the timeline DAG. */
+            /**
+             * Format: int64
+             * @description Leaves of the timeline DAG.
+             */
             branchCount: number;
-            /** @description Effects whose compensation failed in the rollback in progress. */
+            /**
+             * Format: int64
+             * @description Effects whose compensation failed in the rollback in progress.
+             */
             failedEffects: number;
             /** Format: date-time */
             createdAt: string;
@@ -1452,11 +1476,15 @@ export interface components {
             nextCursor: string | null;
         };
         AuditEntryDto: {
-            /** @description Global position in the event log (its order). */
+            /**
+             * Format: int64
+             * @description Global position in the event log (its order).
+             */
             position: number;
             /** @description null for streams that are not sessions (e.g. the tool registry). */
             sessionId: string | null;
             streamId: string;
+            /** Format: int64 */
             streamVersion: number;
             eventId: string;
             type: string;
@@ -1474,6 +1502,7 @@ export interface components {
         CompensationOutcomeDto: {
             /** @enum {string} */
             status: "pending" | "compensated" | "skipped" | "failed" | "resolved";
+            /** Format: int64 */
             attempts: number;
             rollbackId: string | null;
             /** @description The last error, the reason for a skip, or the note of a manual resolution. */
@@ -1484,7 +1513,9 @@ export interface components {
             toolCallId: string;
             tool: string;
             turnId: string | null;
+            /** Format: int64 */
             startedVersion: number;
+            /** Format: int64 */
             finishedVersion: number | null;
             /** @enum {string} */
             status: "started" | "succeeded" | "failed";
@@ -1504,6 +1535,7 @@ export interface components {
             nextCursor: string | null;
         };
         RebuildStateDto: {
+            /** Format: int64 */
             position: number;
             /** Format: date-time */
             updatedAt: string;
@@ -1512,11 +1544,20 @@ export interface components {
             /** @example sessions */
             name: string;
             description: string;
-            /** @description Global position of the last event applied. */
+            /**
+             * Format: int64
+             * @description Global position of the last event applied.
+             */
             position: number;
-            /** @description Head of the event log. */
+            /**
+             * Format: int64
+             * @description Head of the event log.
+             */
             head: number;
-            /** @description head - position (0: up to date). Counts events on SQLite; on PostgreSQL positions are sparse. */
+            /**
+             * Format: int64
+             * @description head - position (0: up to date). Counts events on SQLite; on PostgreSQL positions are sparse.
+             */
             lag: number;
             /** Format: date-time */
             updatedAt: string | null;
@@ -1648,8 +1689,12 @@ export interface components {
             eventId: string;
             /** @example UserMessageReceived */
             type: string;
+            /** Format: int64 */
             streamVersion: number;
-            /** @description The timeline node before this one (step events); null for records about the timeline. */
+            /**
+             * Format: int64
+             * @description The timeline node before this one (step events); null for records about the timeline.
+             */
             parentVersion: number | null;
             /** @description True when this event is a timeline node: a step one can read (state?at=), roll back, undo or return to. Checkpoints, rollback records and compensation outcomes are not. */
             step: boolean;
@@ -1676,11 +1721,20 @@ export interface components {
         WriteResult: {
             /** @example trip-42 */
             sessionId: string;
-            /** @description Stream version after the write: what If-Match and ETag compare. Not always a timeline node (see head). */
+            /**
+             * Format: int64
+             * @description Stream version after the write: what If-Match and ETag compare. Not always a timeline node (see head).
+             */
             version: number;
-            /** @description The timeline node whose state is current after the write: the version to read, roll back or return to. */
+            /**
+             * Format: int64
+             * @description The timeline node whose state is current after the write: the version to read, roll back or return to.
+             */
             head: number;
-            /** @description The last timeline node this write recorded; null when it recorded none (a checkpoint, a head move). */
+            /**
+             * Format: int64
+             * @description The last timeline node this write recorded; null when it recorded none (a checkpoint, a head move).
+             */
             stepVersion: number | null;
             /**
              * @description needs_attention: a compensation failed; an operator retries or resolves it.
@@ -1695,9 +1749,13 @@ export interface components {
             rollbackId?: string;
         };
         RetryPolicy: {
+            /** Format: int64 */
             maxAttempts: number;
+            /** Format: int64 */
             baseDelayMs: number;
+            /** Format: int64 */
             maxDelayMs: number;
+            /** Format: int64 */
             timeoutMs: number;
         };
         Compensation: {
@@ -1719,6 +1777,7 @@ export interface components {
         PlannedEffect: {
             toolCallId: string;
             tool: string;
+            /** Format: int64 */
             startedVersion: number;
             effect: components["schemas"]["Effect"];
             /** @enum {string} */
@@ -1730,8 +1789,11 @@ export interface components {
         HeadMovePlan: {
             /** @enum {string} */
             kind: "rollback" | "undo" | "redo" | "jump";
+            /** Format: int64 */
             fromVersion: number;
+            /** Format: int64 */
             toVersion: number;
+            /** Format: int64 */
             commonAncestor: number;
             /** @description Effects on the abandoned path, newest first. */
             effects: components["schemas"]["PlannedEffect"][];
@@ -1742,6 +1804,7 @@ export interface components {
             compensatedOnTheWay: {
                 toolCallId: string;
                 tool: string;
+                /** Format: int64 */
                 startedVersion: number;
             }[];
         };
@@ -1759,6 +1822,7 @@ export interface components {
         RollbackEffect: {
             toolCallId: string;
             tool: string;
+            /** Format: int64 */
             startedVersion: number;
             /** @enum {string} */
             effect: "none" | "reversible" | "compensable" | "irreversible";
@@ -1769,6 +1833,7 @@ export interface components {
             reason: string | null;
             /** @enum {string} */
             status: "pending" | "compensated" | "skipped" | "failed" | "resolved";
+            /** Format: int64 */
             attempts: number;
             /** @description The compensator's answer, the last error, or the reason for a skip (any JSON; null when none). */
             detail: components["schemas"]["JsonValue"];
@@ -1780,11 +1845,17 @@ export interface components {
             kind: "rollback" | "undo" | "redo" | "jump";
             /** @enum {string} */
             status: "in_progress" | "needs_attention" | "completed";
+            /** Format: int64 */
             fromVersion: number;
-            /** @description The timeline node the rollback makes current. */
+            /**
+             * Format: int64
+             * @description The timeline node the rollback makes current.
+             */
             toVersion: number;
             requestedBy: string;
+            /** Format: int64 */
             requestedVersion: number;
+            /** Format: int64 */
             completedVersion: number | null;
             acknowledgeIrreversible: boolean;
             /** @description The plan, newest first, with each outcome so far. */
@@ -1801,11 +1872,20 @@ export interface components {
             dryRun: boolean;
             /** @example trip-42 */
             sessionId: string;
-            /** @description Stream version after the write: what If-Match and ETag compare. Not always a timeline node (see head). */
+            /**
+             * Format: int64
+             * @description Stream version after the write: what If-Match and ETag compare. Not always a timeline node (see head).
+             */
             version: number;
-            /** @description The timeline node whose state is current after the write: the version to read, roll back or return to. */
+            /**
+             * Format: int64
+             * @description The timeline node whose state is current after the write: the version to read, roll back or return to.
+             */
             head: number;
-            /** @description The last timeline node this write recorded; null when it recorded none (a checkpoint, a head move). */
+            /**
+             * Format: int64
+             * @description The last timeline node this write recorded; null when it recorded none (a checkpoint, a head move).
+             */
             stepVersion: number | null;
             /**
              * @description needs_attention: a compensation failed; an operator retries or resolves it.
@@ -1828,6 +1908,7 @@ export interface components {
             /** @enum {string} */
             role: "user" | "agent";
             content: string;
+            /** Format: int64 */
             version: number;
             partial: boolean;
         };
@@ -1835,6 +1916,7 @@ export interface components {
             turnId: string;
             /** @enum {string} */
             status: "open" | "complete" | "interrupted";
+            /** Format: int64 */
             startedVersion: number;
             messages: components["schemas"]["Message"][];
         };
@@ -1842,13 +1924,20 @@ export interface components {
             taskId: string;
             title: string;
             data: components["schemas"]["JsonValue"];
+            /** Format: int64 */
             version: number;
         };
         Checkpoint: {
             label: string;
-            /** @description The timeline node it labels. */
+            /**
+             * Format: int64
+             * @description The timeline node it labels.
+             */
             version: number;
-            /** @description The stream version of the CheckpointCreated record. */
+            /**
+             * Format: int64
+             * @description The stream version of the CheckpointCreated record.
+             */
             createdVersion: number;
         };
         ToolCall: {
@@ -1863,8 +1952,11 @@ export interface components {
             output: components["schemas"]["JsonValue"];
             error: string | null;
             retryable: boolean | null;
+            /** Format: int64 */
             attempts: number;
+            /** Format: int64 */
             startedVersion: number;
+            /** Format: int64 */
             finishedVersion: number | null;
             /** @enum {string|null} */
             compensation: "pending" | "compensated" | "skipped" | "failed" | "resolved" | null;
@@ -1878,9 +1970,15 @@ export interface components {
             };
             /** Format: date-time */
             startedAt: string | null;
-            /** @description Stream version (events recorded on every branch). */
+            /**
+             * Format: int64
+             * @description Stream version (events recorded on every branch).
+             */
             version: number;
-            /** @description The timeline node whose state this is. */
+            /**
+             * Format: int64
+             * @description The timeline node whose state this is.
+             */
             head: number;
             /**
              * @description needs_attention: a compensation failed; an operator retries or resolves it.
@@ -1903,18 +2001,32 @@ export interface components {
             checkpoints: components["schemas"]["Checkpoint"][];
             /** @description Present when turns=last:N was asked for: what the answer holds of the whole. */
             window?: {
-                /** @description The N of turns=last:N. */
+                /**
+                 * Format: int64
+                 * @description The N of turns=last:N.
+                 */
                 lastTurns: number;
-                /** @description Turns on the path; conversation.turns holds the last lastTurns of them. */
+                /**
+                 * Format: int64
+                 * @description Turns on the path; conversation.turns holds the last lastTurns of them.
+                 */
                 totalTurns: number;
-                /** @description Tool calls on the path; toolCalls holds those started since fromVersion. */
+                /**
+                 * Format: int64
+                 * @description Tool calls on the path; toolCalls holds those started since fromVersion.
+                 */
                 totalToolCalls: number;
-                /** @description The stream version the window starts at: the first kept turn’s, or 1 when every turn is kept. */
+                /**
+                 * Format: int64
+                 * @description The stream version the window starts at: the first kept turn’s, or 1 when every turn is kept.
+                 */
                 fromVersion: number;
             };
         };
         TimelineNode: {
+            /** Format: int64 */
             version: number;
+            /** Format: int64 */
             parentVersion: number | null;
             children: number[];
             /** @example ToolCallSucceeded */
@@ -1925,7 +2037,9 @@ export interface components {
         };
         Timeline: {
             sessionId: string;
+            /** Format: int64 */
             version: number;
+            /** Format: int64 */
             head: number;
             /**
              * @description needs_attention: a compensation failed; an operator retries or resolves it.
@@ -1935,13 +2049,18 @@ export interface components {
             /** @description With paging: the whole DAG, parents[v-1] = parent of v (0: root, -1: not a node). */
             parents?: number[];
             page?: {
+                /** Format: int64 */
                 from: number;
+                /** Format: int64 */
                 to: number;
             };
             nodes: components["schemas"]["TimelineNode"][];
             branches: {
+                /** Format: int64 */
                 tip: number;
+                /** Format: int64 */
                 forkedFrom: number | null;
+                /** Format: int64 */
                 length: number;
                 containsHead: boolean;
             }[];
@@ -1950,15 +2069,22 @@ export interface components {
                 rollbackId: string;
                 /** @enum {string} */
                 kind: "rollback" | "undo" | "redo" | "jump";
+                /** Format: int64 */
                 fromVersion: number;
+                /** Format: int64 */
                 toVersion: number;
-                /** @description How many effects the plan holds. */
+                /**
+                 * Format: int64
+                 * @description How many effects the plan holds.
+                 */
                 effects: number;
                 acknowledgeIrreversible: boolean;
                 requestedBy: string;
+                /** Format: int64 */
                 requestedVersion: number;
                 /** @enum {string} */
                 status: "in_progress" | "needs_attention" | "completed";
+                /** Format: int64 */
                 completedVersion: number | null;
             }[];
         };
@@ -1967,10 +2093,13 @@ export interface components {
             eventId: string;
             type: string;
             data: components["schemas"]["JsonValue"];
+            /** Format: int64 */
             parentVersion: number | null;
             streamId?: string;
+            /** Format: int64 */
             streamVersion: number;
             /**
+             * Format: int64
              * @deprecated
              * @description No longer sent: a position in the whole log tells how much every tenant writes. Order events by streamVersion.
              */
@@ -1984,18 +2113,26 @@ export interface components {
                 actor: string;
                 /** Format: date-time */
                 occurredAt: string;
+                /** Format: int64 */
                 schemaVersion?: number;
+                /** @description W3C traceparent of the write that recorded the event, kept when its trace was sampled (absent otherwise). */
+                traceparent?: string;
             };
         };
         EventPage: {
             sessionId: string;
             events: components["schemas"]["Event"][];
-            /** @description Pass as from for the next page; null on the last. */
+            /**
+             * Format: int64
+             * @description Pass as from for the next page; null on the last.
+             */
             nextFrom: number | null;
         };
         Diff: {
             sessionId: string;
+            /** Format: int64 */
             from: number;
+            /** Format: int64 */
             to: number;
             changes: {
                 /** @example memory.city */
@@ -2016,6 +2153,7 @@ export interface components {
             role: "user" | "agent";
             content: string;
             turnId: string;
+            /** Format: int64 */
             version: number;
             interrupted: boolean;
         };
@@ -2031,15 +2169,20 @@ export interface components {
             output: components["schemas"]["JsonValue"];
             error: string | null;
             turnId: string | null;
+            /** Format: int64 */
             version: number;
         };
         /** @description A message or a finished tool call, by `kind`. */
         ContextItem: components["schemas"]["ContextMessage"] | components["schemas"]["ContextToolResult"];
         Context: {
             sessionId: string;
+            /** Format: int64 */
             head: number;
             items: components["schemas"]["ContextItem"][];
-            /** @description Items left out to fit the budget. */
+            /**
+             * Format: int64
+             * @description Items left out to fit the budget.
+             */
             omitted: number;
             /** @description Tool calls left out because they never finished. */
             strippedToolCalls: string[];
@@ -2050,7 +2193,10 @@ export interface components {
             text: string;
             score: number;
             sessionId: string;
-            /** @description The step the item comes from (on the current path). */
+            /**
+             * Format: int64
+             * @description The step the item comes from (on the current path).
+             */
             version: number;
             eventId: string;
             /** @enum {string} */
@@ -2074,7 +2220,10 @@ export interface components {
             sessionId?: string;
             /** @enum {string} */
             policy: "persistent" | "none";
-            /** @description Items removed from the index (policy none). */
+            /**
+             * Format: int64
+             * @description Items removed from the index (policy none).
+             */
             removedItems: number;
         };
         /** @description `enabled: false` when REWIND_MEMORY=off; otherwise the indexer and the index. Positions, lag, counts and lastError are the whole deployment's: only an `operator` key sees them; a tenant's key gets enabled, index, state, runsIn, model and dimensions. */
@@ -2090,13 +2239,22 @@ export interface components {
              */
             runsIn?: "thread" | "process";
             model?: string | null;
+            /** Format: int64 */
             dimensions?: number | null;
+            /** Format: int64 */
             checkpoint?: number;
+            /** Format: int64 */
             lastPosition?: number;
-            /** @description Committed events not yet indexed. */
+            /**
+             * Format: int64
+             * @description Committed events not yet indexed.
+             */
             lag?: number;
+            /** Format: int64 */
             indexedItems?: number;
+            /** Format: int64 */
             skippedEvents?: number;
+            /** Format: int64 */
             items?: number;
             lastError?: string | null;
         };
@@ -2104,6 +2262,7 @@ export interface components {
             /** @example book_hotel */
             name: string;
             effect: components["schemas"]["Effect"];
+            /** Format: int64 */
             version: number;
             /** Format: date-time */
             registeredAt: string;
@@ -2139,15 +2298,24 @@ export interface components {
             /** @example itinerary */
             name: string;
             value: components["schemas"]["JsonValue"];
-            /** @description The session version the state was read at. */
+            /**
+             * Format: int64
+             * @description The session version the state was read at.
+             */
             version: number;
         };
         /** @description What the shred destroyed and what it made unreadable. Crypto-shredding makes only encrypted fields unreadable: `nothingEncrypted` says so plainly when there were none. */
         ShredResult: {
             sessionId: string;
-            /** @description Data keys destroyed (0 when the session had none, or on a repeated shred). */
+            /**
+             * Format: int64
+             * @description Data keys destroyed (0 when the session had none, or on a repeated shred).
+             */
             keysDestroyed: number;
-            /** @description Encrypted values in the session's events: all read "[shredded]" from now on. */
+            /**
+             * Format: int64
+             * @description Encrypted values in the session's events: all read "[shredded]" from now on.
+             */
             unreadableValues: number;
             /** @description Where those values are, by event type and path. */
             unreadableFields: {
@@ -2158,6 +2326,7 @@ export interface components {
                  * @example value
                  */
                 path: string;
+                /** Format: int64 */
                 values: number;
             }[];
             /** @description True when no value was encrypted: the shred erased nothing readable, every field reads as before. */
@@ -2252,27 +2421,42 @@ export interface components {
         };
         AuditVerification: {
             ok: boolean;
-            /** @description Events whose links were recomputed and matched (up to the first broken one). */
+            /**
+             * Format: int64
+             * @description Events whose links were recomputed and matched (up to the first broken one).
+             */
             checked: number;
-            /** @description Events not covered yet: on SQLite and PostgreSQL only events written before the upgrade to links and not sealed yet (the API seals them when it starts); on EventStoreDB, events newer than the last seal (the sealer runs every second). */
+            /**
+             * Format: int64
+             * @description Events not covered yet: on SQLite and PostgreSQL only events written before the upgrade to links and not sealed yet (the API seals them when it starts); on EventStoreDB, events newer than the last seal (the sealer runs every second).
+             */
             unsealed: number;
             firstBroken: {
                 streamId: string;
+                /** Format: int64 */
                 streamVersion: number | null;
+                /** Format: int64 */
                 position: number | null;
                 problem: string;
             } | null;
             /** @description With expectedDigest: whether the sealed log still yields it. */
             digestMatches: boolean | null;
-            /** @description Snapshots checked against their seals (a snapshot's seal binds its content to the link of the event at its version). */
+            /**
+             * Format: int64
+             * @description Snapshots checked against their seals (a snapshot's seal binds its content to the link of the event at its version).
+             */
             snapshotsChecked: number;
             /** @description Snapshots whose seal does not hold: altered in the database. They are not served (reads replay the events); ok is false. */
             snapshotsRejected: {
                 streamId: string;
+                /** Format: int64 */
                 version: number;
                 problem: string;
             }[];
-            /** @description Sessions checked. */
+            /**
+             * Format: int64
+             * @description Sessions checked.
+             */
             sessions: number;
         };
     };
