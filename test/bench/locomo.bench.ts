@@ -291,47 +291,59 @@ async function main(): Promise<void> {
     };
 
     const askStart = performance.now();
-    // Asked from outside the conversation, a question needs no rewriting; when none is rewritten, "on" is "off".
+    const tableWanted = !argv.includes('--sweep-only');
     let rewritten = 0;
-    for (const q of questions) {
-      const path = await paths.pathOf(tenantId, q.sessionId);
-      if ((await runtime.rewriter.rewrite(q.text, path.recentMessages)).query !== q.text) rewritten++;
+    let main = '';
+    if (tableWanted) {
+      // Asked from outside the conversation, a question needs no rewriting; when none is rewritten, "on" is "off".
+      for (const q of questions) {
+        const path = await paths.pathOf(tenantId, q.sessionId);
+        if ((await runtime.rewriter.rewrite(q.text, path.recentMessages)).query !== q.text) rewritten++;
+      }
+      log(`Rewriting on: ${rewritten} of ${questions.length} questions rewritten.`);
+      const off = await score(questions, rewindRanker(product, false), true);
+      const systems: [string, Scores][] = [
+        ['Rewind, rewrite off', off],
+        ['Rewind, rewrite on', rewritten === 0 ? off : await score(questions, rewindRanker(product, true), true)],
+        ['BM25 alone (FTS5)', await score(questions, bm25, false)],
+        [`dense alone (${info.id})`, await score(questions, dense, false)],
+      ];
+      if (cacheFile) (vectors as ReturnType<typeof persistentCache>).save();
+      log(`Asked ${questions.length} questions (${((performance.now() - askStart) / 1000).toFixed(1)} s).\n`);
+      main = table(questions, systems, true);
+      log(main);
     }
-    log(`Rewriting on: ${rewritten} of ${questions.length} questions rewritten.`);
-    const off = await score(questions, rewindRanker(product, false), true);
-    const systems: [string, Scores][] = [
-      ['Rewind, rewrite off', off],
-      ['Rewind, rewrite on', rewritten === 0 ? off : await score(questions, rewindRanker(product, true), true)],
-      ['BM25 alone (FTS5)', await score(questions, bm25, false)],
-      [`dense alone (${info.id})`, await score(questions, dense, false)],
-    ];
-    if (cacheFile) (vectors as ReturnType<typeof persistentCache>).save();
-    log(`Asked ${questions.length} questions (${((performance.now() - askStart) / 1000).toFixed(1)} s).\n`);
-    const main = table(questions, systems, true);
-    log(main);
     const sweepLines: string[] = [];
 
     if (argv.includes('--sweep')) {
       const tuning = questions.filter((q) => q.conversation <= 5);
       const held = questions.filter((q) => q.conversation > 5);
-      const variants: [string, MemoryRecallOptions][] = [
-        ['rrf 60 (before)', { fusion: { method: 'rrf', k: 60 } }],
-        ...[0.3, 0.4, 0.5, 0.6].map((a): [string, MemoryRecallOptions] => [`convex, dense ${a}`, { fusion: { method: 'convex', denseWeight: a } }]),
-        ['convex, dense 0.4, small talk weighed', { fusion: { method: 'convex', denseWeight: 0.4 }, weighSmallTalk: true }],
-      ];
+      // `--variants '[["name", {MemoryRecallOptions}], …]'` replaces the default list (a tuning loop on cached vectors).
+      const given = flag('variants');
+      const variants: [string, MemoryRecallOptions][] = given
+        ? (JSON.parse(given) as [string, MemoryRecallOptions][])
+        : [
+            ['rrf 60 (before)', { fusion: { method: 'rrf', k: 60 } }],
+            ...[0.3, 0.4, 0.5, 0.6, 0.7].map((a): [string, MemoryRecallOptions] => [`convex, dense ${a}`, { fusion: { method: 'convex', denseWeight: a } }]),
+          ];
       sweepLines.push('| fusion (rewrite off) | conversations 1–5 (tuning): R@5 / R@10 / R@25 / R@50 | 6–10 (held out) |', '| --- | --- | --- |');
       log('');
       log(sweepLines.join('\n'));
       for (const [name, options] of variants) {
         const recall = new MemoryRecall(deps, { recencyWeight: 0, ...options });
         const ranker = rewindRanker(recall, false);
-        const a = summary(tuning, await score(tuning, ranker, false), () => true);
+        const tuned = await score(tuning, ranker, false);
+        const a = summary(tuning, tuned, () => true);
         const b = summary(held, await score(held, ranker, false), () => true);
         sweepLines.push(`| ${name} | ${a.recall.map(pct).join(' / ')} | ${b.recall.map(pct).join(' / ')} |`);
         log(sweepLines[sweepLines.length - 1]!);
+        if (!tableWanted) {
+          // Tuning aid: each category on the tuning half.
+          log(`    ${[4, 1, 2, 3, 5].map((c) => `${CATEGORIES[c]} ${summary(tuning, tuned, (q) => q.category === c).recall.map(pct).join('/')}`).join('  ')}`);
+        }
       }
     }
-    if (chosen.length === data.length) {
+    if (chosen.length === data.length && tableWanted) {
       const section = [
         '## LoCoMo — long-term memory on the field’s retrieval benchmark',
         '',

@@ -67,6 +67,13 @@ export interface MemoryRecallOptions {
   roleWeights?: Partial<Record<MemoryItem['role'], number>>;
   /** Weigh each hit by how much its words can say (informationWeight: small talk 0.5–1; default false, not yet measured to help). */
   weighSmallTalk?: boolean;
+  /** Candidates each list fetches before fusion (default 50; more when k is large or the path filter drops many). */
+  candidates?: number;
+  /**
+   * A second vector search from the first one's best hits (pseudo-relevance feedback): the
+   * question's vector moved towards the mean of the top `hits` by `weight`. Off by default.
+   */
+  feedback?: { hits: number; weight: number };
   /** Fused hits the re-ranker reads (default 20, at least k). */
   rerankTop?: number;
   /** Use keyword search beside vectors (default true); false gives plain vector search. */
@@ -138,12 +145,25 @@ export class MemoryRecall {
       return kept;
     };
 
-    for (let fetch = Math.max(FIRST_FETCH, k * 4); ; fetch *= 4) {
+    const depth = Math.max(this.options.candidates ?? FIRST_FETCH, 1);
+    for (let fetch = Math.max(depth, k * 4); ; fetch *= 4) {
       const [byVector, byText] = await Promise.all([
         this.deps.index.searchVector(vector!, scope, fetch),
         this.options.hybrid === false ? Promise.resolve([]) : this.deps.index.searchText(rewrite.query, scope, fetch),
       ]);
-      const fused = this.fuse(await onPath(byVector), await onPath(byText));
+      const [vectorHits, textHits] = [await onPath(byVector), await onPath(byText)];
+      let fused = this.fuse(vector!, vectorHits, textHits);
+      const feedback = this.options.feedback;
+      if (feedback && feedback.weight > 0) {
+        // A second look from what the first found (Rocchio): the question moved towards its best hits'
+        // vectors reaches evidence phrased like the answer rather than like the question.
+        const seeds = fused.slice(0, feedback.hits).flatMap((hit) => (hit.vector ? [hit.vector] : []));
+        if (seeds.length > 0) {
+          const moved = towards(vector!, seeds, feedback.weight);
+          const again = await onPath(await this.deps.index.searchVector(moved, scope, fetch));
+          fused = this.fuse(moved, again, textHits);
+        }
+      }
       const exhausted = byVector.length < fetch && byText.length < fetch;
       if (fused.length >= k || exhausted || fetch >= MAX_FETCH) return result((await this.rerank(rewrite.query, fused, k)).slice(0, k).map(toHit));
     }
@@ -162,24 +182,30 @@ export class MemoryRecall {
     return [...reordered.map(({ hit, score }) => ({ item: hit.item, score })), ...fused.slice(top.length)];
   }
 
-  private fuse(byVector: ScoredItem[], byText: ScoredItem[]): ScoredItem[] {
+  private fuse(query: Float32Array, byVector: ScoredItem[], byText: ScoredItem[]): ScoredItem[] {
     const fusion = this.options.fusion ?? DEFAULT_FUSION;
     const fused = new Map<string, ScoredItem>();
-    const add = (hit: ScoredItem, score: number) => {
-      const entry = fused.get(hit.item.id) ?? { item: hit.item, score: 0 };
-      entry.score += score;
-      fused.set(hit.item.id, entry);
+    const entryOf = (hit: ScoredItem) => {
+      let entry = fused.get(hit.item.id);
+      if (!entry) fused.set(hit.item.id, (entry = { item: hit.item, score: 0, ...(hit.vector ? { vector: hit.vector } : {}) }));
+      return entry;
     };
     if (fusion.method === 'rrf') {
-      for (const list of [byVector, byText]) list.forEach((hit, rank) => add(hit, 1 / (fusion.k + rank + 1)));
+      for (const list of [byVector, byText]) list.forEach((hit, rank) => (entryOf(hit).score += 1 / (fusion.k + rank + 1)));
     } else {
-      // Cosines are scaled over the list (every item has one; those not fetched are below its last).
-      // BM25 is 0 for an item that matches nothing, so it is scaled by its best alone: the weakest
-      // match listed is not put level with no match at all, and a near tie stays a near tie.
-      const dense = minMax(byVector.map((h) => h.score));
+      // Every candidate is scored on both signals where it can be: a keyword hit the vector list did
+      // not reach gets its own cosine (from its stored vector), not none. Cosines are scaled over all
+      // candidates (min-max); BM25 is 0 for an item that matches nothing, so it is scaled by its best
+      // alone: the weakest match listed is not put level with no match at all.
+      const cosines = new Map<string, number>();
+      for (const hit of byVector) cosines.set(hit.item.id, hit.score);
+      for (const hit of byText) if (!cosines.has(hit.item.id) && hit.vector) cosines.set(hit.item.id, dot(query, hit.vector));
+      const values = [...cosines.values()];
+      const [min, max] = [Math.min(...values), Math.max(...values)];
       const best = Math.max(0, ...byText.map((h) => h.score));
-      byVector.forEach((hit, rank) => add(hit, fusion.denseWeight * dense[rank]!));
-      byText.forEach((hit) => add(hit, (1 - fusion.denseWeight) * (best > 0 ? Math.max(0, hit.score) / best : 1)));
+      for (const hit of [...byVector, ...byText]) entryOf(hit);
+      for (const hit of byText) entryOf(hit).score += (1 - fusion.denseWeight) * (best > 0 ? Math.max(0, hit.score) / best : 1);
+      for (const [id, cosine] of cosines) fused.get(id)!.score += fusion.denseWeight * (max > min ? (cosine - min) / (max - min) : 1);
     }
     // What a fresh item gains at most: half the best fused score possible.
     const bestPossible = fusion.method === 'rrf' ? 2 / (fusion.k + 1) : 1;
@@ -211,11 +237,18 @@ export function isOnPath(item: MemoryItem, path: SessionPath): boolean {
   return renderMemoryWrite(item.memoryKey, path.memory[item.memoryKey]!).includes(item.text);
 }
 
-/** Scores scaled to 0–1 within their list (all 1 when they are equal, e.g. a single hit). */
-function minMax(scores: number[]): number[] {
-  const max = Math.max(...scores);
-  const min = Math.min(...scores);
-  return scores.map((s) => (max > min ? (s - min) / (max - min) : 1));
+function dot(a: Float32Array, b: Float32Array): number {
+  let sum = 0;
+  for (let i = 0; i < a.length; i++) sum += a[i]! * b[i]!;
+  return sum;
+}
+
+/** The query moved towards the mean of the seeds by `weight` (0: unchanged), back to unit length. */
+function towards(query: Float32Array, seeds: Float32Array[], weight: number): Float32Array {
+  const moved = Float32Array.from(query);
+  for (const seed of seeds) for (let i = 0; i < moved.length; i++) moved[i]! += (weight * seed[i]!) / seeds.length;
+  const norm = Math.sqrt(dot(moved, moved)) || 1;
+  return moved.map((x) => x / norm);
 }
 
 function toHit({ item, score }: ScoredItem): RecallHit {
