@@ -26,6 +26,7 @@ import { join, resolve } from 'node:path';
 import { Rewind } from '@rewind/embedded';
 import { LOCOMO_RESULTS_FILE } from './suite/locomo-report';
 import {
+  DEFAULT_FUSION,
   EngineSessionPaths,
   MemoryIndexer,
   MemoryRecall,
@@ -291,54 +292,68 @@ async function main(): Promise<void> {
     };
 
     const askStart = performance.now();
-    // Asked from outside the conversation, a question needs no rewriting; when none is rewritten, "on" is "off".
+    const tableWanted = !argv.includes('--sweep-only');
     let rewritten = 0;
-    for (const q of questions) {
-      const path = await paths.pathOf(tenantId, q.sessionId);
-      if ((await runtime.rewriter.rewrite(q.text, path.recentMessages)).query !== q.text) rewritten++;
+    let main = '';
+    if (tableWanted) {
+      // Asked from outside the conversation, a question needs no rewriting; when none is rewritten, "on" is "off".
+      for (const q of questions) {
+        const path = await paths.pathOf(tenantId, q.sessionId);
+        if ((await runtime.rewriter.rewrite(q.text, path.recentMessages)).query !== q.text) rewritten++;
+      }
+      log(`Rewriting on: ${rewritten} of ${questions.length} questions rewritten.`);
+      const off = await score(questions, rewindRanker(product, false), true);
+      const systems: [string, Scores][] = [
+        ['Rewind, rewrite off', off],
+        ['Rewind, rewrite on', rewritten === 0 ? off : await score(questions, rewindRanker(product, true), true)],
+        ['BM25 alone (FTS5)', await score(questions, bm25, false)],
+        [`dense alone (${info.id})`, await score(questions, dense, false)],
+      ];
+      if (cacheFile) (vectors as ReturnType<typeof persistentCache>).save();
+      log(`Asked ${questions.length} questions (${((performance.now() - askStart) / 1000).toFixed(1)} s).\n`);
+      main = table(questions, systems, true);
+      log(main);
     }
-    log(`Rewriting on: ${rewritten} of ${questions.length} questions rewritten.`);
-    const off = await score(questions, rewindRanker(product, false), true);
-    const systems: [string, Scores][] = [
-      ['Rewind, rewrite off', off],
-      ['Rewind, rewrite on', rewritten === 0 ? off : await score(questions, rewindRanker(product, true), true)],
-      ['BM25 alone (FTS5)', await score(questions, bm25, false)],
-      [`dense alone (${info.id})`, await score(questions, dense, false)],
-    ];
-    if (cacheFile) (vectors as ReturnType<typeof persistentCache>).save();
-    log(`Asked ${questions.length} questions (${((performance.now() - askStart) / 1000).toFixed(1)} s).\n`);
-    const main = table(questions, systems, true);
-    log(main);
     const sweepLines: string[] = [];
 
     if (argv.includes('--sweep')) {
       const tuning = questions.filter((q) => q.conversation <= 5);
       const held = questions.filter((q) => q.conversation > 5);
-      const variants: [string, MemoryRecallOptions][] = [
-        ['rrf 60 (before)', { fusion: { method: 'rrf', k: 60 } }],
-        ...[0.3, 0.4, 0.5, 0.6].map((a): [string, MemoryRecallOptions] => [`convex, dense ${a}`, { fusion: { method: 'convex', denseWeight: a } }]),
-        ['convex, dense 0.4, small talk weighed', { fusion: { method: 'convex', denseWeight: 0.4 }, weighSmallTalk: true }],
-      ];
+      // `--variants '[["name", {MemoryRecallOptions}], …]'` replaces the default list (a tuning loop on cached vectors).
+      const given = flag('variants');
+      const variants: [string, MemoryRecallOptions][] = given
+        ? (JSON.parse(given) as [string, MemoryRecallOptions][])
+        : [
+            ['rrf 60 (before)', { fusion: { method: 'rrf', k: 60 } }],
+            ...[0.3, 0.4, 0.5, 0.6, 0.7].map((a): [string, MemoryRecallOptions] => [`convex, dense ${a}`, { fusion: { method: 'convex', denseWeight: a } }]),
+          ];
       sweepLines.push('| fusion (rewrite off) | conversations 1–5 (tuning): R@5 / R@10 / R@25 / R@50 | 6–10 (held out) |', '| --- | --- | --- |');
       log('');
       log(sweepLines.join('\n'));
       for (const [name, options] of variants) {
         const recall = new MemoryRecall(deps, { recencyWeight: 0, ...options });
         const ranker = rewindRanker(recall, false);
-        const a = summary(tuning, await score(tuning, ranker, false), () => true);
+        const tuned = await score(tuning, ranker, false);
+        const a = summary(tuning, tuned, () => true);
         const b = summary(held, await score(held, ranker, false), () => true);
         sweepLines.push(`| ${name} | ${a.recall.map(pct).join(' / ')} | ${b.recall.map(pct).join(' / ')} |`);
         log(sweepLines[sweepLines.length - 1]!);
+        if (!tableWanted) {
+          // Tuning aid: each category on the tuning half.
+          log(`    ${[4, 1, 2, 3, 5].map((c) => `${CATEGORIES[c]} ${summary(tuning, tuned, (q) => q.category === c).recall.map(pct).join('/')}`).join('  ')}`);
+        }
       }
     }
-    if (chosen.length === data.length) {
+    if (chosen.length === data.length && tableWanted) {
       const section = [
         '## LoCoMo — long-term memory on the field’s retrieval benchmark',
         '',
         `Generated by \`npm run bench:locomo -- --data <path to locomo10.json>${argv.includes('--sweep') ? ' --sweep' : ''}\` on ${new Date().toISOString().slice(0, 10)}. ` +
           'Data: `data/locomo10.json` of github.com/snap-research/LoCoMo (CC BY-NC 4.0, not in this repository). ' +
           `Each of the 10 conversations is one session (${turns} turns, each a message \`[<session date>] <speaker>: <text>\`), indexed by the product's indexer into its SQLite index ` +
-          `(FTS5 + vectors) through the library (\`@rewind/embedded\`); every question is asked with scope \`session\`, once per k. Evidence recall@k: the share of a question's evidence turns among the k hits ` +
+          `(FTS5 + vectors) through the library (\`@rewind/embedded\`) with the product's defaults: each message embedded with its previous turn, and searched by keywords with its previous turn in a column of its own ` +
+          `(BM25 weight 0.6 against the turn's 1; Porter-stemmed words); recall fuses both lists' 200 best by a convex combination (dense weight ${DEFAULT_FUSION.method === 'convex' ? DEFAULT_FUSION.denseWeight : '–'}; every candidate scored by both signals: a keyword hit by its stored vector's cosine too), ` +
+          `then looks again from the 3 best hits (pseudo-relevance feedback), and a turn gains a quarter of its better neighbour’s score. Every question is asked with scope \`session\`, once per k. Evidence recall@k: the share of a question's evidence turns among the k hits ` +
           '(a hit counts for its own turn, not for the previous turn it was searched with). BM25 alone is the same index’s FTS5 search, dense alone its vector search with the same model, in the same run; ' +
           'DRAGON: the paper’s Table 3 (retrieval over dialogs; R@50 published overall only). Categories: 4 single-hop, 1 multi-hop, 2 temporal, 3 open-domain, 5 adversarial (in “all questions”); ' +
           `questions whose evidence names no turn of the data are left out (${data.reduce((n, c) => n + c.qa.length, 0) - questions.length}).`,

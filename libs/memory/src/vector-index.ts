@@ -11,6 +11,11 @@ export interface ScoredItem {
   item: MemoryItem;
   /** Higher is better; comparable only within one result list. */
   score: number;
+  /**
+   * The item's vector, when the adapter read it anyway (the SQLite index does): recall then scores
+   * a keyword hit by its similarity too, instead of as if it had none.
+   */
+  vector?: Float32Array;
 }
 
 export interface IndexedItem {

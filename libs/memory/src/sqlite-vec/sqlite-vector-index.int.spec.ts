@@ -32,6 +32,47 @@ describe('SqliteVectorIndex on a file', () => {
     }
   });
 
+  it('keyword search stems words ("painted" finds "paintings"), and weighs a turn\'s own words above its previous turn\'s', async () => {
+    const index = new SqliteVectorIndex({ filename: ':memory:' });
+    await index.open({ id: 'model-a', dimensions: 8 });
+    await index.upsert([
+      { item: memoryItem({ id: 'own:0', text: 'I sold two paintings at the fair' }), vector: axisVector(8, 1) },
+      { item: memoryItem({ id: 'led:0', text: 'Congratulations, that is great', context: 'I sold two paintings at the fair' }), vector: axisVector(8, 2) },
+      { item: memoryItem({ id: 'other:0', text: 'The weather was fine' }), vector: axisVector(8, 3) },
+    ]);
+    const hits = await index.searchText('What has she painted?', { tenantId: 't1' }, 5);
+    expect(hits.map((h) => h.item.id)).toEqual(['own:0', 'led:0']);
+    expect(hits[0]!.score).toBeGreaterThan(hits[1]!.score);
+    // The hit carries its vector: recall scores a keyword hit by its similarity too.
+    expect(Array.from(hits[0]!.vector!)).toEqual(Array.from(axisVector(8, 1)));
+    await index.close();
+  });
+
+  it('a file made before stemming keeps its plain words and its one text column, and still finds its items', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'rewind-memory-'));
+    const filename = join(dir, 'memory.db');
+    try {
+      const old = new SqliteVectorIndex({ filename });
+      await old.open({ id: 'model-a', dimensions: 8 });
+      // What an older version made: one text column, no Porter stemming.
+      old.db.exec(`DROP TABLE memory_model_a_8_fts_vocab; DROP TABLE memory_model_a_8_fts;
+        CREATE VIRTUAL TABLE memory_model_a_8_fts USING fts5(tokens, scope, tokenize = 'unicode61 remove_diacritics 2');
+        CREATE VIRTUAL TABLE memory_model_a_8_fts_vocab USING fts5vocab(memory_model_a_8_fts, 'row');`);
+      await old.close();
+      const reopened = new SqliteVectorIndex({ filename });
+      await reopened.open({ id: 'model-a', dimensions: 8 });
+      await reopened.upsert([
+        { item: memoryItem({ id: 'a:0', text: 'Congratulations', context: 'I sold two paintings at the fair' }), vector: axisVector(8, 1) },
+      ]);
+      expect((await reopened.searchText('paintings sold', { tenantId: 't1' }, 5)).map((h) => h.item.id)).toEqual(['a:0']);
+      // Unstemmed: "painted" is another word there.
+      expect(await reopened.searchText('painted', { tenantId: 't1' }, 5)).toEqual([]);
+      await reopened.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('stores memory policies per tenant and per session', async () => {
     const store = new SqlitePolicyStore(':memory:');
     expect(await store.get('t1', 's1')).toBeNull();
