@@ -81,6 +81,7 @@ export function shortType(type: string): string {
     TaskPushed: 'task+',
     TaskPopped: 'task−',
     TurnInterrupted: 'stop',
+    AgentThoughtRecorded: 'thought',
   };
   return names[type] ?? type;
 }

@@ -244,6 +244,17 @@ class RewindClient:
         body = {"partialContent": partial_content}
         return self._write("POST", f"/v1/sessions/{_segment(session_id)}/turns/{_segment(turn_id)}/interrupt", body, **options)
 
+    def record_thought(
+        self, session_id: str, content: str, steps: Optional[List[str]] = None, turn_id: Optional[str] = None, **options: Any
+    ) -> WriteResult:
+        """The agent's reasoning: a timeline step, never part of context() unless include_thoughts=True."""
+        body: Dict[str, Any] = {"content": content}
+        if steps is not None:
+            body["steps"] = list(steps)
+        if turn_id is not None:
+            body["turnId"] = turn_id
+        return self._write("POST", f"/v1/sessions/{_segment(session_id)}/thoughts", body, **options)
+
     def create_checkpoint(self, session_id: str, label: str, **options: Any) -> WriteResult:
         return self._write("POST", f"/v1/sessions/{_segment(session_id)}/checkpoints", {"label": label}, **options)
 
@@ -331,8 +342,16 @@ class RewindClient:
     def diff(self, session_id: str, from_version: int, to_version: int) -> Dict[str, Any]:
         return self._object("GET", f"/v1/sessions/{_segment(session_id)}/diff", query={"from": from_version, "to": to_version})
 
-    def context(self, session_id: str, max_turns: Optional[int] = None, max_chars: Optional[int] = None, at: Optional[int] = None) -> Dict[str, Any]:
-        query = {"maxTurns": max_turns, "maxChars": max_chars, "at": at}
+    def context(
+        self,
+        session_id: str,
+        max_turns: Optional[int] = None,
+        max_chars: Optional[int] = None,
+        at: Optional[int] = None,
+        include_thoughts: Optional[bool] = None,
+    ) -> Dict[str, Any]:
+        thoughts = None if include_thoughts is None else ("true" if include_thoughts else "false")
+        query = {"maxTurns": max_turns, "maxChars": max_chars, "at": at, "includeThoughts": thoughts}
         return self._object("GET", f"/v1/sessions/{_segment(session_id)}/context", query=query)
 
     # ---- If-Match helpers ----------------------------------------------------------------

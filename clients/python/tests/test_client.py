@@ -75,6 +75,15 @@ class ClientOnStore(_TestCase):
         self.assertEqual(c.diff(s, 7, c.current_version(s))["sessionId"], s)
         self.assertIn("items", c.context(s))
 
+    def test_records_a_thought_kept_out_of_the_context_unless_asked_for(self) -> None:
+        c, s = self.client, self.session
+        c.record_message(s, "user", "Plan a trip to Lisbon", turn_id="t1")
+        c.record_thought(s, "May is busy: search hotels first.", steps=["dates: May", "hotels first"])
+        thoughts = c.get_state(s)["thoughts"]
+        self.assertEqual([(t["content"], t["steps"], t["turnId"]) for t in thoughts], [("May is busy: search hotels first.", ["dates: May", "hotels first"], "t1")])
+        self.assertEqual([i["kind"] for i in c.context(s)["items"]], ["message"])
+        self.assertEqual([i["kind"] for i in c.context(s, include_thoughts=True)["items"]], ["message", "thought"])
+
     def test_raises_typed_errors_by_code(self) -> None:
         with self.assertRaises(NotFound) as missing:
             self.client.get_state("no-such-session")

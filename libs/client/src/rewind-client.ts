@@ -101,8 +101,11 @@ export class RewindClient {
     return data(this.api.GET('/v1/sessions/{id}/diff', { params: { path: { id }, query: { from, to } } }));
   }
 
-  getContext(id: string, query?: { maxTurns?: number; maxChars?: number; at?: number }): Promise<Context> {
-    return data(this.api.GET('/v1/sessions/{id}/context', { params: { path: { id }, query: query ?? {} } }));
+  /** What the LLM should see. The agent's thoughts are left out unless `includeThoughts` is true. */
+  getContext(id: string, query?: { maxTurns?: number; maxChars?: number; at?: number; includeThoughts?: boolean }): Promise<Context> {
+    const { includeThoughts, ...rest } = query ?? {};
+    const params = includeThoughts === undefined ? rest : { ...rest, includeThoughts: includeThoughts ? ('true' as const) : ('false' as const) };
+    return data(this.api.GET('/v1/sessions/{id}/context', { params: { path: { id }, query: params } }));
   }
 
   // ---- steps --------------------------------------------------------------------------
@@ -152,6 +155,11 @@ export class RewindClient {
     return data(
       this.api.POST('/v1/sessions/{id}/turns/{turnId}/interrupt', { params: { path: { id, turnId }, header: headers(write) }, body: { partialContent } }),
     );
+  }
+
+  /** The agent's reasoning: a timeline step, never part of getContext unless asked for. */
+  recordThought(id: string, body: Schemas['RecordThoughtDto'], write?: WriteOptions): Promise<WriteResult> {
+    return data(this.api.POST('/v1/sessions/{id}/thoughts', { params: { path: { id }, header: headers(write) }, body }));
   }
 
   /** Labels the current head; the result's `head` is the labelled node (its `version` is the record). */

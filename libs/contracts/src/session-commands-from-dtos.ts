@@ -8,6 +8,7 @@ import type {
   InterruptTurnDto,
   PushTaskDto,
   RecordMessageDto,
+  RecordThoughtDto,
   StartToolCallDto,
   SucceedToolCallDto,
   ValueDto,
@@ -51,6 +52,12 @@ export const toCommand = {
   }),
   popTask: (): SessionCommand => ({ type: 'PopTask' }),
   interruptTurn: (turnId: string, b: InterruptTurnDto): SessionCommand => ({ type: 'InterruptTurn', turnId, partialContent: b.partialContent }),
+  recordThought: (b: RecordThoughtDto): SessionCommand => ({
+    type: 'RecordThought',
+    content: b.content,
+    ...(b.steps !== undefined ? { steps: [...b.steps] } : {}),
+    ...(b.turnId ? { turnId: b.turnId } : {}),
+  }),
   createCheckpoint: (b: CreateCheckpointDto): SessionCommand => ({ type: 'CreateCheckpoint', label: b.label }),
   rollback: (b: RollbackDto): MoveHead => {
     if ((b.toVersion === undefined) === (b.toCheckpoint === undefined)) {
@@ -90,6 +97,8 @@ export const toCommand = {
         return toCommand.popTask();
       case 'interrupt':
         return toCommand.interruptTurn(s.turnId, s);
+      case 'thought':
+        return toCommand.recordThought(s);
       case 'checkpoint':
         return toCommand.createCheckpoint(s);
     }

@@ -64,6 +64,17 @@ export interface InterruptTurn {
   turnId: string;
   partialContent: string;
 }
+/**
+ * The agent's reasoning (seed 002 §4.3, AgentThoughtProcess): kept for people debugging the
+ * agent, never sent back to the LLM unless a caller asks for it (see buildContextWindow).
+ */
+export interface RecordThought {
+  type: 'RecordThought';
+  content: string;
+  /** The reasoning as separate steps, when the agent gives them. */
+  steps?: string[];
+  turnId?: string;
+}
 export interface CreateCheckpoint {
   type: 'CreateCheckpoint';
   label: string;
@@ -128,6 +139,7 @@ export type SessionCommand =
   | PushTask
   | PopTask
   | InterruptTurn
+  | RecordThought
   | CreateCheckpoint
   | MoveHead
   | RecordShredding
@@ -151,6 +163,7 @@ export type StepCommand =
   | PushTask
   | PopTask
   | InterruptTurn
+  | RecordThought
   | CreateCheckpoint;
 
 export const STEP_COMMAND_TYPES: readonly StepCommand['type'][] = [
@@ -164,6 +177,7 @@ export const STEP_COMMAND_TYPES: readonly StepCommand['type'][] = [
   'PushTask',
   'PopTask',
   'InterruptTurn',
+  'RecordThought',
   'CreateCheckpoint',
 ];
 

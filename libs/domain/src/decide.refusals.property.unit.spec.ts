@@ -40,6 +40,7 @@ const COMMAND_TYPES: SessionCommandType[] = [
   'PushTask',
   'PopTask',
   'InterruptTurn',
+  'RecordThought',
   'CreateCheckpoint',
   'MoveHead',
   'RecordCompensationOutcome',
@@ -111,6 +112,8 @@ function probeCommand(p: Probe, state: SessionState): SessionCommand {
       return { type: 'PopTask' };
     case 'InterruptTurn':
       return { type: 'InterruptTurn', turnId: pick(turns, p.i), partialContent: 'par' };
+    case 'RecordThought':
+      return { type: 'RecordThought', content: p.flag ? 'weigh the options' : '', ...(p.j % 3 === 0 ? { turnId: pick(turns, p.i) } : {}) };
     case 'CreateCheckpoint':
       return { type: 'CreateCheckpoint', label: pick(Object.keys(state.checkpoints), p.i) };
     case 'MoveHead': {

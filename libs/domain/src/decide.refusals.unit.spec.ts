@@ -56,6 +56,7 @@ const ONE_OF_EACH: { [T in Exclude<SessionCommandType, 'StartSession'>]: Extract
   PushTask: { type: 'PushTask', title: 't' },
   PopTask: { type: 'PopTask' },
   InterruptTurn: { type: 'InterruptTurn', turnId: 't1', partialContent: '' },
+  RecordThought: { type: 'RecordThought', content: 'weigh the options' },
   CreateCheckpoint: { type: 'CreateCheckpoint', label: 'cp' },
   MoveHead: { type: 'MoveHead', kind: 'undo' },
   RecordCompensationOutcome: {

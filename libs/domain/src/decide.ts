@@ -176,6 +176,22 @@ export function decide(state: SessionState, command: SessionCommand, ctx: Decide
       if (turn.status !== 'open') throw conflict('turn_not_open', `Turn "${command.turnId}" is already ${turn.status}; only an open turn can be interrupted.`);
       return { events: [step(state, { type: 'TurnInterrupted', data: { turnId: command.turnId, partialContent: command.partialContent } })] };
     }
+    case 'RecordThought': {
+      if (command.turnId !== undefined && !findTurn(path, command.turnId)) {
+        throw notFound('turn_not_found', `Turn "${command.turnId}" is not on the current timeline path.`, [{ field: 'turnId', message: 'unknown turn' }]);
+      }
+      if (command.content.length === 0 && (command.steps ?? []).every((s) => s.length === 0)) {
+        throw invalid('validation_failed', 'A thought needs some text: give content or at least one non-empty step.', [
+          { field: 'content', message: 'empty thought' },
+        ]);
+      }
+      const turnId = command.turnId ?? path.turns[path.turns.length - 1]?.turnId ?? null;
+      return {
+        events: [
+          step(state, { type: 'AgentThoughtRecorded', data: { thoughtId: ctx.newId(), turnId, content: command.content, steps: [...(command.steps ?? [])] } }),
+        ],
+      };
+    }
     case 'CreateCheckpoint': {
       assertStorableName('label', command.label);
       const existing = entry(state.checkpoints, command.label);

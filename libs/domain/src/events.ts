@@ -2,7 +2,7 @@ import type { EffectDescriptor } from './effects';
 import type { JsonObject, JsonValue } from './json';
 
 /** Bumped whenever `evolve` changes meaning: snapshots written by another version are ignored. */
-export const REDUCER_VERSION = 1;
+export const REDUCER_VERSION = 2;
 /** Schema version written into each new event's metadata. */
 export const EVENT_SCHEMA_VERSION = 1;
 
@@ -60,6 +60,11 @@ export interface TaskPopped {
 export interface TurnInterrupted {
   type: 'TurnInterrupted';
   data: { turnId: string; partialContent: string };
+}
+/** The agent's reasoning at this point: a step of the timeline, never part of the LLM context by default. */
+export interface AgentThoughtRecorded {
+  type: 'AgentThoughtRecorded';
+  data: { thoughtId: string; turnId: string | null; content: string; steps: string[] };
 }
 export interface CheckpointCreated {
   type: 'CheckpointCreated';
@@ -142,6 +147,7 @@ export type SessionEvent =
   | TaskPushed
   | TaskPopped
   | TurnInterrupted
+  | AgentThoughtRecorded
   | CheckpointCreated
   | DataShredded
   | RollbackRequested
@@ -173,6 +179,7 @@ const STEP_EVENT_TYPES: ReadonlySet<SessionEventType> = new Set<SessionEventType
   'TaskPushed',
   'TaskPopped',
   'TurnInterrupted',
+  'AgentThoughtRecorded',
 ]);
 
 export function isStepEvent(type: string): boolean {

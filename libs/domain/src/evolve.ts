@@ -107,6 +107,9 @@ function applyStep(state: SessionState, event: Recorded, version: number): void 
     case 'TaskPopped':
       path.tasks.pop();
       return;
+    case 'AgentThoughtRecorded':
+      path.thoughts.push({ ...event.data, version });
+      return;
     default:
       return;
   }

@@ -46,6 +46,15 @@ export interface Task {
   version: number;
 }
 
+/** The agent's reasoning at one step (not something it knows: kept out of the LLM context). */
+export interface Thought {
+  thoughtId: string;
+  turnId: string | null;
+  content: string;
+  steps: string[];
+  version: number;
+}
+
 /** What the agent knows: the fold of the head's ancestry path. */
 export interface PathState {
   turns: Turn[];
@@ -53,6 +62,7 @@ export interface PathState {
   contextVars: Record<string, JsonValue>;
   tasks: Task[];
   toolCalls: Record<string, ToolCall>;
+  thoughts: Thought[];
 }
 
 export type CompensationStatus = 'pending' | 'compensated' | 'skipped' | 'failed' | 'resolved';
@@ -125,7 +135,7 @@ export function findTurn(path: PathState, turnId: string): Turn | undefined {
 }
 
 export function emptyPathState(): PathState {
-  return { turns: [], memory: {}, contextVars: {}, tasks: [], toolCalls: {} };
+  return { turns: [], memory: {}, contextVars: {}, tasks: [], toolCalls: {}, thoughts: [] };
 }
 
 export function initialSessionState(): SessionState {
@@ -171,6 +181,7 @@ export function forkForSteps(state: SessionState): SessionState {
       contextVars: { ...path.contextVars },
       tasks: [...path.tasks],
       toolCalls,
+      thoughts: [...path.thoughts],
     },
     timeline: [...state.timeline],
     checkpoints: { ...state.checkpoints },

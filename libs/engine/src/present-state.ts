@@ -26,6 +26,7 @@ export function presentState(state: SessionState) {
       ...call,
       compensation: state.effectOutcomes[call.startedVersion]?.status ?? null,
     })),
+    thoughts: state.path.thoughts,
     checkpoints: Object.values(state.checkpoints),
   };
 }
@@ -53,6 +54,7 @@ export function windowOfTurns(view: SessionView, lastTurns: number): SessionView
     ...view,
     conversation: { turns: lastTurns >= all.length ? all : all.slice(-lastTurns) },
     toolCalls: view.toolCalls.filter((call) => call.startedVersion >= fromVersion),
+    thoughts: view.thoughts.filter((thought) => thought.version >= fromVersion),
     window: { lastTurns, totalTurns: all.length, totalToolCalls: view.toolCalls.length, fromVersion },
   };
 }

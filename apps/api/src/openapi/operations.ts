@@ -149,7 +149,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   },
   getContext: {
     description:
-      'What an LLM should see: only the head path (rolled-back steps are gone), interrupted turns as the user saw them, unfinished tool calls left out, windowed to maxTurns and maxChars.',
+      'What an LLM should see: only the head path (rolled-back steps are gone), interrupted turns as the user saw them, unfinished tool calls left out, windowed to maxTurns and maxChars. Thoughts only with includeThoughts=true.',
     success: [{ description: 'What an LLM should see.', schema: ref('Context') }],
     errors: [...SESSION_READ, 409],
     parameters: [
@@ -178,6 +178,10 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   pushTask: step('The task was pushed.', 'Pushes a task onto the session’s task stack.'),
   popTask: step('The top task was popped.', 'Pops the top task of the session’s task stack (409 task_stack_empty when there is none).'),
   interruptTurn: step('The interrupt was recorded.', 'The user stopped an answer: records the text they saw, so the context keeps exactly that.'),
+  recordThought: step(
+    'The thought was recorded.',
+    "Records the agent's reasoning (text and optional steps) as a timeline step. It changes nothing the agent knows and is never part of GET …/context unless includeThoughts=true.",
+  ),
   createCheckpoint: step(
     'The head was labelled (version is the record; head is the labelled node).',
     'Labels the head so that a rollback can name it (toCheckpoint); a record about the timeline, not a step itself.',

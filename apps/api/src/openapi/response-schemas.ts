@@ -184,6 +184,13 @@ export const RESPONSE_SCHEMAS: Record<string, JsonSchema> = {
   Message: obj({ messageId: str(), role: oneOf(['user', 'agent']), content: str(), version: int(), partial: bool() }),
   Turn: obj({ turnId: str(), status: oneOf(['open', 'complete', 'interrupted']), startedVersion: int(), messages: array(ref('Message')) }),
   Task: obj({ taskId: str(), title: str(), data: ANY_JSON, version: int() }),
+  Thought: obj({
+    thoughtId: str(),
+    turnId: orNull(str()),
+    content: str(),
+    steps: array(str(), 'The reasoning as separate steps (empty when only content was given).'),
+    version: int(),
+  }),
   Checkpoint: obj({ label: str(), version: int('The timeline node it labels.'), createdVersion: int('The stream version of the CheckpointCreated record.') }),
   ToolCall: obj({
     toolCallId: str(),
@@ -217,6 +224,7 @@ export const RESPONSE_SCHEMAS: Record<string, JsonSchema> = {
       contextVars: JSON_OBJECT,
       tasks: array(ref('Task')),
       toolCalls: array(ref('ToolCall')),
+      thoughts: array(ref('Thought'), "The agent's recorded reasoning on the head's path (never in GET …/context unless asked for)."),
       checkpoints: array(ref('Checkpoint')),
       window: obj(
         {
@@ -311,9 +319,10 @@ export const RESPONSE_SCHEMAS: Record<string, JsonSchema> = {
     turnId: orNull(str()),
     version: int(),
   }),
+  ContextThought: obj({ kind: tag('thought'), content: str(), steps: array(str()), turnId: orNull(str()), version: int() }),
   ContextItem: {
-    description: 'A message or a finished tool call, by `kind`.',
-    ...taggedUnion('kind', { message: 'ContextMessage', tool_result: 'ContextToolResult' }),
+    description: 'A message, a finished tool call, or (with includeThoughts=true) a thought, by `kind`.',
+    ...taggedUnion('kind', { message: 'ContextMessage', tool_result: 'ContextToolResult', thought: 'ContextThought' }),
   },
   Context: obj(
     {

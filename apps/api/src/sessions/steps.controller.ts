@@ -14,6 +14,7 @@ import {
   PushTaskDto,
   RecordMessageDto,
   RecordStepsDto,
+  RecordThoughtDto,
   STEP_DTOS,
   StartToolCallDto,
   SucceedToolCallDto,
@@ -177,6 +178,18 @@ export class StepsController {
     @Res({ passthrough: true }) r: FastifyReply,
   ) {
     return this.run(c, id, toCommand.interruptTurn(turnId, b), o, r);
+  }
+
+  @Post('thoughts')
+  @ApiOperation({ operationId: 'recordThought', summary: "Record the agent's reasoning (a timeline step, kept out of the LLM context)" })
+  thought(
+    @CurrentCaller() c: Caller,
+    @Param('id', IdParamPipe) id: string,
+    @Body() b: RecordThoughtDto,
+    @WriteHeaders() o: WriteOptions,
+    @Res({ passthrough: true }) r: FastifyReply,
+  ) {
+    return this.run(c, id, toCommand.recordThought(b), o, r);
   }
 
   @Post('checkpoints')

@@ -217,7 +217,7 @@ export interface paths {
         };
         /**
          * Sanitized LLM context: head path only, interrupted turns as seen, unfinished tool calls stripped
-         * @description What an LLM should see: only the head path (rolled-back steps are gone), interrupted turns as the user saw them, unfinished tool calls left out, windowed to maxTurns and maxChars.
+         * @description What an LLM should see: only the head path (rolled-back steps are gone), interrupted turns as the user saw them, unfinished tool calls left out, windowed to maxTurns and maxChars. Thoughts only with includeThoughts=true.
          */
         get: operations["getContext"];
         put?: never;
@@ -426,6 +426,26 @@ export interface paths {
          * @description The user stopped an answer: records the text they saw, so the context keeps exactly that. A step of the session: one event on the timeline, which state?at=, undo and rollback can return to. The answer gives the new version (ETag) and the events written.
          */
         post: operations["interruptTurn"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{id}/thoughts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Record the agent's reasoning (a timeline step, kept out of the LLM context)
+         * @description Records the agent's reasoning (text and optional steps) as a timeline step. It changes nothing the agent knows and is never part of GET …/context unless includeThoughts=true. A step of the session: one event on the timeline, which state?at=, undo and rollback can return to. The answer gives the new version (ETag) and the events written.
+         */
+        post: operations["recordThought"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1238,6 +1258,28 @@ export interface components {
             /** @example turn-7 */
             turnId: string;
         };
+        ThoughtStepDto: {
+            /**
+             * @description The agent's reasoning, as text. Never part of GET …/context unless includeThoughts=true.
+             * @example The user wants May; Lisbon hotels fill early, so search first.
+             */
+            content: string;
+            /**
+             * @description The same reasoning as separate steps, when the agent gives them.
+             * @example [
+             *       "dates: May",
+             *       "search hotels first"
+             *     ]
+             */
+            steps?: string[];
+            /** @description The turn the thought belongs to; by default the latest. */
+            turnId?: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "thought";
+        };
         CheckpointStepDto: {
             /** @example before-booking */
             label: string;
@@ -1341,6 +1383,23 @@ export interface components {
              * @example Here are three hotels: 1.
              */
             partialContent: string;
+        };
+        RecordThoughtDto: {
+            /**
+             * @description The agent's reasoning, as text. Never part of GET …/context unless includeThoughts=true.
+             * @example The user wants May; Lisbon hotels fill early, so search first.
+             */
+            content: string;
+            /**
+             * @description The same reasoning as separate steps, when the agent gives them.
+             * @example [
+             *       "dates: May",
+             *       "search hotels first"
+             *     ]
+             */
+            steps?: string[];
+            /** @description The turn the thought belongs to; by default the latest. */
+            turnId?: string;
         };
         CreateCheckpointDto: {
             /** @example before-booking */
@@ -1589,7 +1648,7 @@ export interface components {
             encrypted: boolean;
         };
         /** @description One step of a batch, by `kind`: the body of the matching single-step route. */
-        Step: components["schemas"]["MessageStepDto"] | components["schemas"]["ToolCallStepDto"] | components["schemas"]["ToolResultStepDto"] | components["schemas"]["ToolFailureStepDto"] | components["schemas"]["MemoryStepDto"] | components["schemas"]["MemoryEraseStepDto"] | components["schemas"]["ContextVarStepDto"] | components["schemas"]["TaskPushStepDto"] | components["schemas"]["TaskPopStepDto"] | components["schemas"]["InterruptStepDto"] | components["schemas"]["CheckpointStepDto"];
+        Step: components["schemas"]["MessageStepDto"] | components["schemas"]["ToolCallStepDto"] | components["schemas"]["ToolResultStepDto"] | components["schemas"]["ToolFailureStepDto"] | components["schemas"]["MemoryStepDto"] | components["schemas"]["MemoryEraseStepDto"] | components["schemas"]["ContextVarStepDto"] | components["schemas"]["TaskPushStepDto"] | components["schemas"]["TaskPopStepDto"] | components["schemas"]["InterruptStepDto"] | components["schemas"]["ThoughtStepDto"] | components["schemas"]["CheckpointStepDto"];
         /**
          * @description Any JSON value: object, array, string, number, boolean or null.
          * @example Lisbon
@@ -1844,6 +1903,14 @@ export interface components {
             data: components["schemas"]["JsonValue"];
             version: number;
         };
+        Thought: {
+            thoughtId: string;
+            turnId: string | null;
+            content: string;
+            /** @description The reasoning as separate steps (empty when only content was given). */
+            steps: string[];
+            version: number;
+        };
         Checkpoint: {
             label: string;
             /** @description The timeline node it labels. */
@@ -1900,6 +1967,8 @@ export interface components {
             };
             tasks: components["schemas"]["Task"][];
             toolCalls: components["schemas"]["ToolCall"][];
+            /** @description The agent's recorded reasoning on the head's path (never in GET …/context unless asked for). */
+            thoughts: components["schemas"]["Thought"][];
             checkpoints: components["schemas"]["Checkpoint"][];
             /** @description Present when turns=last:N was asked for: what the answer holds of the whole. */
             window?: {
@@ -2029,8 +2098,19 @@ export interface components {
             turnId: string | null;
             version: number;
         };
-        /** @description A message or a finished tool call, by `kind`. */
-        ContextItem: components["schemas"]["ContextMessage"] | components["schemas"]["ContextToolResult"];
+        ContextThought: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "thought";
+            content: string;
+            steps: string[];
+            turnId: string | null;
+            version: number;
+        };
+        /** @description A message, a finished tool call, or (with includeThoughts=true) a thought, by `kind`. */
+        ContextItem: components["schemas"]["ContextMessage"] | components["schemas"]["ContextToolResult"] | components["schemas"]["ContextThought"];
         Context: {
             sessionId: string;
             head: number;
@@ -2688,6 +2768,8 @@ export interface operations {
                 maxChars?: number;
                 /** @description Build the context as it was at this version. */
                 at?: number;
+                /** @description Add the agent's recorded thoughts (items of kind "thought"). Off by default: reasoning is kept for people, not fed back to the model. */
+                includeThoughts?: "true" | "false";
                 /** @description A question: adds `recalled`, what long-term memory finds for it (409 memory_disabled when memory is off). */
                 recall?: string;
             };
@@ -3171,6 +3253,49 @@ export interface operations {
         responses: {
             /** @description The interrupt was recorded. */
             200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WriteResult"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    recordThought: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description One key per logical write, reused on its retries: a retry answers the first result (duplicate: true) and writes nothing again. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description Write only if the stream is at this version (an ETag, quoted or not); else 409 version_conflict naming the current one. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /** @description Recorded as every event's correlationId (at most 128 characters); defaults to the command id. */
+                "X-Correlation-Id"?: components["parameters"]["CorrelationId"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RecordThoughtDto"];
+            };
+        };
+        responses: {
+            /** @description The thought was recorded. */
+            201: {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     [name: string]: unknown;

@@ -1,6 +1,22 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsBoolean, IsDefined, IsIn, IsInt, IsObject, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength, ValidateNested } from 'class-validator';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsBoolean,
+  IsDefined,
+  IsIn,
+  IsInt,
+  IsObject,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  MinLength,
+  ValidateNested,
+} from 'class-validator';
 import { COMPENSATION_CHANNELS, EFFECT_KINDS, type CompensationChannel, type EffectKind, type JsonObject, type JsonValue } from '@rewind/domain';
 import { ID_PATTERN } from '@rewind/engine';
 import { BOOLEAN, OBJECT, TEXT, WHOLE_NUMBER } from './messages';
@@ -212,6 +228,34 @@ export class InterruptTurnDto {
   @MaxLength(MAX_TEXT)
   @IsString(TEXT)
   partialContent!: string;
+}
+
+export class RecordThoughtDto {
+  @ApiProperty({
+    description: "The agent's reasoning, as text. Never part of GET …/context unless includeThoughts=true.",
+    example: 'The user wants May; Lisbon hotels fill early, so search first.',
+  })
+  @MaxLength(MAX_TEXT)
+  @IsString(TEXT)
+  content!: string;
+
+  @ApiPropertyOptional({
+    type: [String],
+    maxItems: 200,
+    description: 'The same reasoning as separate steps, when the agent gives them.',
+    example: ['dates: May', 'search hotels first'],
+  })
+  @IsOptional()
+  @IsArray({ message: 'steps must be an array of strings' })
+  @ArrayMaxSize(200)
+  @MaxLength(MAX_TEXT, { each: true })
+  @IsString({ each: true, message: 'each step must be a string' })
+  steps?: string[];
+
+  @ApiPropertyOptional({ description: 'The turn the thought belongs to; by default the latest.' })
+  @IsOptional()
+  @Matches(ID_PATTERN, { message: 'turnId must be 1-128 letters, digits, "_", "-" or "." (not "." or ".." alone)' })
+  turnId?: string;
 }
 
 export class CreateCheckpointDto {

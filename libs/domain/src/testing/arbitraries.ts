@@ -16,6 +16,7 @@ export type Intent =
   | { kind: 'push'; title: string }
   | { kind: 'pop' }
   | { kind: 'interrupt'; text: string }
+  | { kind: 'thought'; text: string; steps: string[] }
   | { kind: 'checkpoint'; label: string }
   | { kind: 'rollback'; pick: number; acknowledge: boolean }
   | { kind: 'toCheckpoint'; label: string }
@@ -40,6 +41,14 @@ export const intentArb: fc.Arbitrary<Intent> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('push' as const), title: fc.string({ maxLength: 4 }) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('pop' as const) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('interrupt' as const), text: fc.string({ maxLength: 6 }) }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('thought' as const),
+      text: fc.string({ maxLength: 8 }),
+      steps: fc.array(fc.string({ maxLength: 4 }), { maxLength: 3 }),
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('checkpoint' as const), label: fc.constantFrom('x', 'y', 'z') }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('rollback' as const), pick: fc.nat(), acknowledge: fc.boolean() }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('toCheckpoint' as const), label: fc.constantFrom('x', 'y', 'z') }) },
@@ -84,6 +93,8 @@ export function commandsFor(intent: Intent, state: SessionState): SessionCommand
       return [{ type: 'PopTask' }];
     case 'interrupt':
       return [{ type: 'InterruptTurn', turnId: lastTurn?.turnId ?? 'none', partialContent: intent.text }];
+    case 'thought':
+      return [{ type: 'RecordThought', content: intent.text, steps: intent.steps }];
     case 'checkpoint':
       return [{ type: 'CreateCheckpoint', label: intent.label }];
     case 'rollback':
