@@ -285,6 +285,25 @@ class RewindClient:
         body = _head_move({}, acknowledge_irreversible, dry_run, wait_ms)
         return self._write("POST", f"/v1/sessions/{_segment(session_id)}/redo", body, **options)
 
+    def fork(
+        self,
+        session_id: str,
+        at_version: int,
+        steps: List[Dict[str, Any]],
+        branch_name: Optional[str] = None,
+        acknowledge_irreversible: Optional[bool] = None,
+        dry_run: Optional[bool] = None,
+        wait_ms: Optional[int] = None,
+        **options: Any,
+    ) -> WriteResult:
+        """Fork from the past: make step at_version current and start a new branch there with steps (as record_steps takes them)."""
+        body = _head_move({"atVersion": at_version, "steps": list(steps), "branchName": branch_name}, acknowledge_irreversible, dry_run, wait_ms)
+        return self._write("POST", f"/v1/sessions/{_segment(session_id)}/fork", body, **options)
+
+    def name_branch(self, session_id: str, version: int, name: str, **options: Any) -> WriteResult:
+        """Names a branch by one of its steps (timeline() gives each branch the nearest name on its path)."""
+        return self._write("POST", f"/v1/sessions/{_segment(session_id)}/branch-names", {"version": version, "name": name}, **options)
+
     def get_rollback(self, rollback_id: str) -> Dict[str, Any]:
         return self._object("GET", f"/v1/rollbacks/{_segment(rollback_id)}")
 

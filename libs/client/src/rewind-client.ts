@@ -182,6 +182,20 @@ export class RewindClient {
     return this.headMove(this.api.POST('/v1/sessions/{id}/redo', { params: { path: { id }, header: headers(write) }, body: { ...body, dryRun: false } }));
   }
 
+  /**
+   * Fork from the past: makes step `atVersion` current and starts a new branch there with `steps`
+   * (messages, memory, context variables, tasks, thoughts), recorded as soon as the head lands.
+   * When effects must be compensated first the answer may come before they are (see waitForRollback).
+   */
+  fork(id: string, body: Omit<Schemas['ForkDto'], 'dryRun'>, write?: WriteOptions): Promise<HeadMoveResult> {
+    return this.headMove(this.api.POST('/v1/sessions/{id}/fork', { params: { path: { id }, header: headers(write) }, body: { ...body, dryRun: false } }));
+  }
+
+  /** Names a branch by one of its steps (getTimeline gives each branch the nearest name on its path). */
+  nameBranch(id: string, version: number, name: string, write?: WriteOptions): Promise<WriteResult> {
+    return data(this.api.POST('/v1/sessions/{id}/branch-names', { params: { path: { id }, header: headers(write) }, body: { version, name } }));
+  }
+
   /** What a rollback would compensate or skip, without doing anything. */
   async planRollback(id: string, body: Omit<Schemas['RollbackDto'], 'dryRun' | 'waitMs'>): Promise<DryRun['plan']> {
     const answer = await data(this.api.POST('/v1/sessions/{id}/rollback', { params: { path: { id } }, body: { ...body, dryRun: true } }));

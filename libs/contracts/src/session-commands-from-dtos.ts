@@ -1,4 +1,5 @@
-import { invalid, type EffectDescriptor, type MoveHead, type SessionCommand } from '@rewind/domain';
+import { invalid, type EffectDescriptor, type MoveHead, type SessionCommand, type StepCommand } from '@rewind/domain';
+import type { ForkDto } from './dto/fork.dto';
 import type { RedoDto, RollbackDto, UndoDto } from './dto/head-move.dto';
 import type { EffectDto, RegisterToolDto } from './dto/step.dto';
 import type { AnyStepDto, RecordStepsDto } from './dto/steps.dto';
@@ -104,6 +105,15 @@ export const toCommand = {
     }
   },
   steps: (b: RecordStepsDto): SessionCommand[] => b.steps.map((s) => toCommand.step(s)),
+  /** A rollback that records the fork's steps once the head lands (the domain refuses steps a fork cannot start with). */
+  fork: (b: ForkDto): MoveHead => ({
+    type: 'MoveHead',
+    kind: 'rollback',
+    toVersion: b.atVersion,
+    then: toCommand.steps(b) as StepCommand[],
+    ...(b.branchName !== undefined ? { branchName: b.branchName } : {}),
+    acknowledgeIrreversible: b.acknowledgeIrreversible ?? false,
+  }),
 };
 
 function rollbackCommand(b: RollbackDto): MoveHead {

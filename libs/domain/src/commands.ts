@@ -96,6 +96,14 @@ export interface MoveHead {
   toCheckpoint?: string;
   steps?: number;
   acknowledgeIrreversible?: boolean;
+  /**
+   * Fork from the past (seed 002 §4.2), rollback only: steps recorded as soon as the head lands
+   * on the target (in the same write, or in the write that completes the rollback), starting a
+   * new branch there. Only steps decided on the path alone (see FORK_STEP_TYPES).
+   */
+  then?: StepCommand[];
+  /** A name for the branch the fork starts (kept on its first step). */
+  branchName?: string;
 }
 
 /** The saga's record of one compensation attempt. */
@@ -143,6 +151,7 @@ export type SessionCommand =
   | CreateCheckpoint
   | MoveHead
   | RecordShredding
+  | NameBranch
   | RollbackCommand;
 
 export type SessionCommandType = SessionCommand['type'];
@@ -180,6 +189,24 @@ export const STEP_COMMAND_TYPES: readonly StepCommand['type'][] = [
   'RecordThought',
   'CreateCheckpoint',
 ];
+
+/** The steps a fork may start with: decided on the target's path alone, so deciding them later decides the same. */
+export const FORK_STEP_TYPES: readonly StepCommand['type'][] = [
+  'RecordMessage',
+  'WriteMemory',
+  'EraseMemory',
+  'SetContextVariable',
+  'PushTask',
+  'PopTask',
+  'RecordThought',
+];
+
+/** Names a branch by one of its steps (the first of a fork, usually). */
+export interface NameBranch {
+  type: 'NameBranch';
+  version: number;
+  name: string;
+}
 
 export function isStepCommand(command: SessionCommand): command is StepCommand {
   return (STEP_COMMAND_TYPES as readonly string[]).includes(command.type);

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { isDeepStrictEqual } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import type { SessionCommand, SessionCommandType } from './commands';
+import type { SessionCommand, SessionCommandType, StepCommand } from './commands';
 import { decide, type DecideContext, type Decision } from './decide';
 import { EFFECT_KINDS, type EffectDescriptor, type EffectKind } from './effects';
 import { DomainError } from './errors';
@@ -42,6 +42,7 @@ const COMMAND_TYPES: SessionCommandType[] = [
   'InterruptTurn',
   'RecordThought',
   'CreateCheckpoint',
+  'NameBranch',
   'MoveHead',
   'RecordCompensationOutcome',
   'CompleteRollback',
@@ -116,10 +117,19 @@ function probeCommand(p: Probe, state: SessionState): SessionCommand {
       return { type: 'RecordThought', content: p.flag ? 'weigh the options' : '', ...(p.j % 3 === 0 ? { turnId: pick(turns, p.i) } : {}) };
     case 'CreateCheckpoint':
       return { type: 'CreateCheckpoint', label: pick(Object.keys(state.checkpoints), p.i) };
+    case 'NameBranch':
+      return { type: 'NameBranch', version: p.i % (state.version + 2), name: p.flag ? 'plan B' : '' };
     case 'MoveHead': {
       const kind = (['rollback', 'rollback', 'undo', 'redo'] as const)[p.j % 4]!;
       const target = p.i % 4 ? { toVersion: p.i % (state.version + 2) } : p.i % 8 ? { toCheckpoint: pick(Object.keys(state.checkpoints), p.j) } : {};
-      return { type: 'MoveHead', kind, ...target, steps: 1 + (p.j % 3), acknowledgeIrreversible: p.flag };
+      // A fork now and then: a rollback with steps (some refused on the target: a key it lacks, a tool call, an undo with steps).
+      const forks: SessionCommand[][] = [
+        [{ type: 'RecordMessage', role: 'user', content: 'what if' }],
+        [{ type: 'EraseMemory', key: pick(Object.keys(path.memory), p.j) }],
+        [{ type: 'StartToolCall', toolCallId: 'fc', tool: 'search', input: {} }],
+      ];
+      const fork = p.j % 5 === 0 ? { then: forks[p.i % 3] as StepCommand[], ...(p.flag ? { branchName: 'plan B' } : {}) } : {};
+      return { type: 'MoveHead', kind, ...target, steps: 1 + (p.j % 3), acknowledgeIrreversible: p.flag, ...fork };
     }
     case 'RecordCompensationOutcome': {
       const startedVersion = planned.length > 0 && p.j % 4 ? planned[p.j % planned.length]!.startedVersion : p.j % (state.version + 1);

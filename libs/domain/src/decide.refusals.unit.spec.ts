@@ -58,6 +58,7 @@ const ONE_OF_EACH: { [T in Exclude<SessionCommandType, 'StartSession'>]: Extract
   InterruptTurn: { type: 'InterruptTurn', turnId: 't1', partialContent: '' },
   RecordThought: { type: 'RecordThought', content: 'weigh the options' },
   CreateCheckpoint: { type: 'CreateCheckpoint', label: 'cp' },
+  NameBranch: { type: 'NameBranch', version: 1, name: 'main' },
   MoveHead: { type: 'MoveHead', kind: 'undo' },
   RecordCompensationOutcome: {
     type: 'RecordCompensationOutcome',

@@ -100,7 +100,15 @@ export interface RollbackRequested {
     toVersion: number;
     plan: PlannedEffect[];
     acknowledgeIrreversible: boolean;
+    /** A fork: the step commands to record once the head lands (JSON of StepCommand), and its branch's name. */
+    then?: JsonObject[];
+    branchName?: string | null;
   };
+}
+/** A branch got a name, kept on one of its steps (a record about the timeline, not a step). */
+export interface BranchNamed {
+  type: 'BranchNamed';
+  data: { version: number; name: string };
 }
 export interface CompensationApplied {
   type: 'CompensationApplied';
@@ -150,6 +158,7 @@ export type SessionEvent =
   | AgentThoughtRecorded
   | CheckpointCreated
   | DataShredded
+  | BranchNamed
   | RollbackRequested
   | CompensationApplied
   | CompensationFailed

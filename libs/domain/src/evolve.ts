@@ -117,6 +117,9 @@ function applyStep(state: SessionState, event: Recorded, version: number): void 
 
 function applyControl(state: SessionState, event: Recorded, version: number, resolvePath: PathResolver): void {
   switch (event.type) {
+    case 'BranchNamed':
+      state.branchNames[event.data.version] = event.data.name;
+      return;
     case 'CheckpointCreated':
       state.checkpoints[event.data.label] = { label: event.data.label, version: event.data.version, createdVersion: version };
       return;
@@ -145,6 +148,7 @@ function applyControl(state: SessionState, event: Recorded, version: number, res
           detail: null,
         };
       }
+      if (d.then && d.then.length > 0) state.pendingForks[d.rollbackId] = { then: d.then, branchName: d.branchName ?? null };
       state.activeRollbackId = d.rollbackId;
       state.status = 'rolling_back';
       return;
@@ -211,6 +215,7 @@ function applyControl(state: SessionState, event: Recorded, version: number, res
         if (rollback.kind === 'redo') state.redoStack.pop();
         else state.redoStack.push(rollback.fromVersion);
       }
+      delete state.pendingForks[event.data.rollbackId];
       state.path = resolvePath(event.data.toVersion);
       state.head = event.data.toVersion;
       state.activeRollbackId = null;

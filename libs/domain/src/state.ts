@@ -126,6 +126,16 @@ export interface SessionState {
   activeRollbackId: string | null;
   /** Compensation outcomes keyed by the tool call's start version (unique across branches). */
   effectOutcomes: Record<string, EffectOutcome>;
+  /** Branch names, keyed by the version of the step that carries them. */
+  branchNames: Record<string, string>;
+  /** Forks whose rollback is still running: the steps to record when it completes, by rollback id. */
+  pendingForks: Record<string, PendingFork>;
+}
+
+export interface PendingFork {
+  /** The step commands (JSON of StepCommand: state.ts cannot name the commands' type). */
+  then: JsonObject[];
+  branchName: string | null;
 }
 
 /** The turn with this id on the path; searched from the newest, where steps almost always land. */
@@ -154,6 +164,8 @@ export function initialSessionState(): SessionState {
     rollbacks: {},
     activeRollbackId: null,
     effectOutcomes: {},
+    branchNames: {},
+    pendingForks: {},
   };
 }
 

@@ -182,6 +182,10 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     'The thought was recorded.',
     "Records the agent's reasoning (text and optional steps) as a timeline step. It changes nothing the agent knows and is never part of GET …/context unless includeThoughts=true.",
   ),
+  nameBranch: step(
+    'The name was recorded (version is the record; head is unchanged).',
+    'Names a branch by one of its steps: GET …/timeline gives each branch the nearest name on its path. A record about the timeline, not a step.',
+  ),
   createCheckpoint: step(
     'The head was labelled (version is the record; head is the labelled node).',
     'Labels the head so that a rollback can name it (toCheckpoint); a record about the timeline, not a step itself.',
@@ -189,6 +193,9 @@ export const OPERATIONS: Record<string, OperationDoc> = {
 
   rollback: headMove('Makes any earlier step current, on any branch; effects on the abandoned path are compensated newest first (the saga).'),
   undo: headMove('Moves the head back to the previous step boundary, or `steps` of them; effects undone are compensated like a rollback.'),
+  fork: headMove(
+    'Fork from the past (seed 002 §4.2): a rollback to atVersion whose steps (messages, memory, context variables, tasks, thoughts) start a new branch there as soon as the head lands, in the same write, or in the write that completes the compensations. Nothing can come in between; the steps are checked on the target before anything moves.',
+  ),
   redo: headMove('Moves the head forward again to where the last undo or rollback came from; 409 when a compensated effect lies on the way.'),
 
   getRollback: {

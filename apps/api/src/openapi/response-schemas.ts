@@ -256,7 +256,15 @@ export const RESPONSE_SCHEMAS: Record<string, JsonSchema> = {
       parents: array(int(), 'With paging: the whole DAG, parents[v-1] = parent of v (0: root, -1: not a node).'),
       page: obj({ from: int(), to: int() }),
       nodes: array(ref('TimelineNode')),
-      branches: array(obj({ tip: int(), forkedFrom: orNull(int()), length: int(), containsHead: bool() })),
+      branches: array(
+        obj({
+          tip: int(),
+          forkedFrom: orNull(int()),
+          length: int(),
+          containsHead: bool(),
+          name: orNull(str({ description: 'The nearest branch name on its path (POST …/fork, …/branch-names).' })),
+        }),
+      ),
       checkpoints: array(ref('Checkpoint')),
       rollbacks: array(
         obj({

@@ -4,13 +4,14 @@ import { ApiBearerAuth, ApiExtraModels, ApiOperation, ApiTags } from '@nestjs/sw
 import type { FastifyReply } from 'fastify';
 import type { SessionCommand } from '@rewind/domain';
 import type { Caller, WriteOptions, WriteResult } from '@rewind/engine';
-import { CreateCheckpointCommand, RecordStepCommand, RecordStepsCommand } from '@rewind/application';
+import { CreateCheckpointCommand, NameBranchCommand, RecordStepCommand, RecordStepsCommand } from '@rewind/application';
 import { CurrentCaller } from '../auth/caller.decorator';
 import { WriteHeaders } from '../common/write-headers';
 import {
   CreateCheckpointDto,
   FailToolCallDto,
   InterruptTurnDto,
+  NameBranchDto,
   PushTaskDto,
   RecordMessageDto,
   RecordStepsDto,
@@ -35,7 +36,10 @@ export class StepsController {
     return this.answer(new RecordStepCommand(caller, id, step, options), reply);
   }
 
-  private async answer(command: RecordStepCommand | RecordStepsCommand | CreateCheckpointCommand, reply: FastifyReply): Promise<WriteResult> {
+  private async answer(
+    command: RecordStepCommand | RecordStepsCommand | CreateCheckpointCommand | NameBranchCommand,
+    reply: FastifyReply,
+  ): Promise<WriteResult> {
     const result = await this.commands.execute(command);
     reply.header('ETag', `"${result.version}"`);
     return result;
@@ -202,5 +206,17 @@ export class StepsController {
     @Res({ passthrough: true }) r: FastifyReply,
   ) {
     return this.answer(new CreateCheckpointCommand(c, id, b.label, o), r);
+  }
+
+  @Post('branch-names')
+  @ApiOperation({ operationId: 'nameBranch', summary: 'Name a branch by one of its steps' })
+  nameBranch(
+    @CurrentCaller() c: Caller,
+    @Param('id', IdParamPipe) id: string,
+    @Body() b: NameBranchDto,
+    @WriteHeaders() o: WriteOptions,
+    @Res({ passthrough: true }) r: FastifyReply,
+  ) {
+    return this.answer(new NameBranchCommand(c, id, b.version, b.name, o), r);
   }
 }

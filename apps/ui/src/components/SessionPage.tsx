@@ -7,6 +7,7 @@ import { buildTimelineModel, describeStep, windowVersions } from '../timeline-mo
 import { ErrorMessage, LiveBadge, ServerBanner, StatusBadge } from './common';
 import { DiffPanel } from './DiffPanel';
 import { outcomeKey } from './outcome-key';
+import { ForkComposer } from './ForkComposer';
 import { HeadMoveDialog, type HeadMove } from './HeadMoveDialog';
 import { SagaPanel } from './SagaPanel';
 import { StatePanel } from './StatePanel';
@@ -39,6 +40,7 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
   const [pickedTip, setPickedTip] = useState<number | null>(null);
   const [tab, setTab] = useState<'state' | 'diff'>('state');
   const [move, setMove] = useState<HeadMove | null>(null);
+  const [forkAt, setForkAt] = useState<number | null>(null);
   const [watching, setWatching] = useState<string | null>(null);
   const [checkpoint, setCheckpoint] = useState('');
   const asking = useRef<string | null>(null);
@@ -143,6 +145,14 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
           >
             Go to step {selected}
           </button>
+          <button
+            type="button"
+            disabled={locked !== null || selected === t.head}
+            title={locked ?? (selected === t.head ? 'This step is the head: record new steps as usual.' : undefined)}
+            onClick={() => setForkAt(selected)}
+          >
+            Fork from step {selected}…
+          </button>
           {checkpoints.length > 0 && (
             <span className="checkpoint-move">
               <label>
@@ -196,7 +206,7 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
             >
               {t.branches.map((b) => (
                 <option key={b.tip} value={b.tip}>
-                  ends at step {b.tip}
+                  {b.name ? `${b.name} · ` : ''}ends at step {b.tip}
                   {b.forkedFrom ? `, forked at ${b.forkedFrom}` : ''} · {b.length} steps{b.containsHead ? ' · head' : ''}
                 </option>
               ))}
@@ -264,6 +274,17 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
         </div>
         <div>{shownRollback && <SagaPanel key={shownRollback} rollbackId={shownRollback} revision={refresh} onChanged={reload} />}</div>
       </div>
+      {forkAt !== null && (
+        <ForkComposer
+          atVersion={forkAt}
+          memoryKeys={Object.keys(current.data?.memory ?? {})}
+          onClose={() => setForkAt(null)}
+          onCompose={(fork) => {
+            setForkAt(null);
+            setMove(fork);
+          }}
+        />
+      )}
       {move && <HeadMoveDialog sessionId={sessionId} move={move} current={current.data} onClose={() => setMove(null)} onDone={done} />}
     </div>
   );

@@ -472,6 +472,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/sessions/{id}/branch-names": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Name a branch by one of its steps
+         * @description Names a branch by one of its steps: GET …/timeline gives each branch the nearest name on its path. A record about the timeline, not a step. A step of the session: one event on the timeline, which state?at=, undo and rollback can return to. The answer gives the new version (ETag) and the events written.
+         */
+        post: operations["nameBranch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sessions/{id}/rollback": {
         parameters: {
             query?: never;
@@ -526,6 +546,26 @@ export interface paths {
          * @description Moves the head forward again to where the last undo or rollback came from; 409 when a compensated effect lies on the way. With dryRun: true the answer is the plan and nothing changes; `outcome` (dry_run or applied) tells the two answers apart.
          */
         post: operations["redo"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{id}/fork": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Fork from the past: make a past step current and start a new branch there with these steps
+         * @description Fork from the past (seed 002 §4.2): a rollback to atVersion whose steps (messages, memory, context variables, tasks, thoughts) start a new branch there as soon as the head lands, in the same write, or in the write that completes the compensations. Nothing can come in between; the steps are checked on the target before anything moves. With dryRun: true the answer is the plan and nothing changes; `outcome` (dry_run or applied) tells the two answers apart.
+         */
+        post: operations["fork"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1405,6 +1445,12 @@ export interface components {
             /** @example before-booking */
             label: string;
         };
+        NameBranchDto: {
+            /** @description A step of the branch (its first, usually): the branch is called by the nearest name on its path. */
+            version: number;
+            /** @example Porto instead */
+            name: string;
+        };
         RollbackDto: {
             /** @description Roll back past irreversible effects; they are recorded as skipped with who acknowledged them. */
             acknowledgeIrreversible?: boolean;
@@ -1436,6 +1482,57 @@ export interface components {
             /** @description Only return the plan (what would be compensated or skipped); nothing changes. */
             dryRun?: boolean;
             /** @description Wait up to this long for compensations to finish before answering (else 202 at once, follow Location). */
+            waitMs?: number;
+        };
+        ForkDto: {
+            /**
+             * @description 1 to 1000 steps, recorded in order in one atomic write (all or none).
+             * @example [
+             *       {
+             *         "kind": "message",
+             *         "role": "user",
+             *         "content": "Find a hotel in Lisbon."
+             *       },
+             *       {
+             *         "kind": "tool-call",
+             *         "toolCallId": "call-1",
+             *         "tool": "search_hotels",
+             *         "input": {
+             *           "city": "Lisbon"
+             *         }
+             *       },
+             *       {
+             *         "kind": "tool-result",
+             *         "toolCallId": "call-1",
+             *         "output": {
+             *           "hotels": [
+             *             "Alfama Inn"
+             *           ]
+             *         }
+             *       },
+             *       {
+             *         "kind": "message",
+             *         "role": "agent",
+             *         "content": "Alfama Inn is free."
+             *       }
+             *     ]
+             */
+            steps: (components["schemas"]["MessageStepDto"] | components["schemas"]["ToolCallStepDto"] | components["schemas"]["ToolResultStepDto"] | components["schemas"]["ToolFailureStepDto"] | components["schemas"]["MemoryStepDto"] | components["schemas"]["MemoryEraseStepDto"] | components["schemas"]["ContextVarStepDto"] | components["schemas"]["TaskPushStepDto"] | components["schemas"]["TaskPopStepDto"] | components["schemas"]["InterruptStepDto"] | components["schemas"]["ThoughtStepDto"] | components["schemas"]["CheckpointStepDto"])[];
+            /**
+             * @description The past step to start from (any branch).
+             * @example 2
+             */
+            atVersion: number;
+            /**
+             * @description A name for the new branch (1-100 printable characters).
+             * @example Porto instead
+             */
+            branchName?: string;
+            /** @description Abandon irreversible effects after atVersion; they are recorded as skipped with who acknowledged them. */
+            acknowledgeIrreversible?: boolean;
+            /** @description Only return the plan of effects to compensate; nothing changes. */
+            dryRun?: boolean;
+            /** @description Wait up to this long for compensations (and so the new steps) before answering. */
             waitMs?: number;
         };
         ResolveEffectDto: {
@@ -2013,6 +2110,8 @@ export interface components {
                 forkedFrom: number | null;
                 length: number;
                 containsHead: boolean;
+                /** @description The nearest branch name on its path (POST …/fork, …/branch-names). */
+                name: string | null;
             }[];
             checkpoints: components["schemas"]["Checkpoint"][];
             rollbacks: {
@@ -3358,6 +3457,49 @@ export interface operations {
             503: components["responses"]["Error503"];
         };
     };
+    nameBranch: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description One key per logical write, reused on its retries: a retry answers the first result (duplicate: true) and writes nothing again. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description Write only if the stream is at this version (an ETag, quoted or not); else 409 version_conflict naming the current one. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /** @description Recorded as every event's correlationId (at most 128 characters); defaults to the command id. */
+                "X-Correlation-Id"?: components["parameters"]["CorrelationId"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NameBranchDto"];
+            };
+        };
+        responses: {
+            /** @description The name was recorded (version is the record; head is unchanged). */
+            201: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WriteResult"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+        };
+    };
     rollback: {
         parameters: {
             query?: never;
@@ -3487,6 +3629,61 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["RedoDto"];
+            };
+        };
+        responses: {
+            /** @description Done (the head moved; a rollback that needed compensations finished within waitMs), or the plan of a dry run. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HeadMoveAnswer"];
+                };
+            };
+            /** @description A rollback started and is not finished (running, or needing attention): follow Location. */
+            202: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HeadMoveResult"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            428: components["responses"]["Error428"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    fork: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description One key per logical write, reused on its retries: a retry answers the first result (duplicate: true) and writes nothing again. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description Write only if the stream is at this version (an ETag, quoted or not); else 409 version_conflict naming the current one. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /** @description Recorded as every event's correlationId (at most 128 characters); defaults to the command id. */
+                "X-Correlation-Id"?: components["parameters"]["CorrelationId"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ForkDto"];
             };
         };
         responses: {

@@ -19,6 +19,7 @@ export type Intent =
   | { kind: 'thought'; text: string; steps: string[] }
   | { kind: 'checkpoint'; label: string }
   | { kind: 'rollback'; pick: number; acknowledge: boolean }
+  | { kind: 'fork'; pick: number; text: string; key: string; name: string | null }
   | { kind: 'toCheckpoint'; label: string }
   | { kind: 'undo'; steps: number }
   | { kind: 'redo' };
@@ -51,6 +52,16 @@ export const intentArb: fc.Arbitrary<Intent> = fc.oneof(
   },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('checkpoint' as const), label: fc.constantFrom('x', 'y', 'z') }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('rollback' as const), pick: fc.nat(), acknowledge: fc.boolean() }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('fork' as const),
+      pick: fc.nat(),
+      text: fc.string({ maxLength: 6 }),
+      key,
+      name: fc.option(fc.constantFrom('plan B', 'vegan'), { nil: null }),
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('toCheckpoint' as const), label: fc.constantFrom('x', 'y', 'z') }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('undo' as const), steps: fc.integer({ min: 1, max: 3 }) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('redo' as const) }) },
@@ -99,6 +110,20 @@ export function commandsFor(intent: Intent, state: SessionState): SessionCommand
       return [{ type: 'CreateCheckpoint', label: intent.label }];
     case 'rollback':
       return [{ type: 'MoveHead', kind: 'rollback', toVersion: 1 + (intent.pick % Math.max(1, state.version)), acknowledgeIrreversible: intent.acknowledge }];
+    case 'fork':
+      return [
+        {
+          type: 'MoveHead',
+          kind: 'rollback',
+          toVersion: 1 + (intent.pick % Math.max(1, state.version)),
+          acknowledgeIrreversible: true,
+          then: [
+            { type: 'RecordMessage', role: 'user', content: intent.text },
+            { type: 'WriteMemory', key: intent.key, value: intent.text },
+          ],
+          ...(intent.name !== null ? { branchName: intent.name } : {}),
+        },
+      ];
     case 'toCheckpoint':
       return [{ type: 'MoveHead', kind: 'rollback', toCheckpoint: intent.label, acknowledgeIrreversible: true }];
     case 'undo':
