@@ -8,7 +8,7 @@ import type { Http } from '../../../test/support/http-client';
 import { startTestApp, type TestApp } from '../../../test/support/test-app';
 
 /**
- * The agent's thoughts and fork from the past in a real browser (Debian's Chromium, headless),
+ * The agent's thoughts, fork from the past and approvals in a real browser (Debian's Chromium, headless),
  * against the real API serving the built UI and a real travel service as the compensation server.
  */
 const CHROMIUM = process.env.REWIND_CHROMIUM ?? '/usr/bin/chromium';
@@ -18,8 +18,8 @@ const EVENTUALLY = { timeout: 15_000 };
 const inCi = process.env.CI === 'true' || process.env.CI === '1';
 const canRun = existsSync(CHROMIUM) || inCi;
 const suiteName = canRun
-  ? 'thoughts and forks in the UI, in Chromium'
-  : `thoughts and forks in the UI (skipped: no Chromium at ${CHROMIUM} — apt-get install -y chromium; CI fails instead of skipping)`;
+  ? 'thoughts, forks and approvals in the UI, in Chromium'
+  : `thoughts, forks and approvals in the UI (skipped: no Chromium at ${CHROMIUM} — apt-get install -y chromium; CI fails instead of skipping)`;
 
 (canRun ? describe : describe.skip)(suiteName, () => {
   let t: TestApp;
@@ -145,5 +145,47 @@ const suiteName = canRun
     // The old branch is kept, readable.
     expect(await page.locator(`.graph [data-version="${oldHead}"]`).count()).toBe(1);
     await shot('fork-done');
+  });
+
+  it('approves and rejects proposed tool calls from the "waiting for you" queue, recorded with who and when', async () => {
+    const id = `approve-${randomUUID().slice(0, 8)}`;
+    const s = `/v1/sessions/${id}`;
+    await step('PUT', '/v1/tools/charge_card', { kind: 'irreversible', approval: 'required' });
+    await step('POST', '/v1/sessions', { sessionId: id, title: 'Pay for the trip' });
+    await step('POST', `${s}/messages`, { role: 'user', content: 'Pay the deposit and the tour' });
+    await step('POST', `${s}/proposals`, { toolCallId: 'deposit', tool: 'charge_card', input: { amount: 50 } });
+    await step('POST', `${s}/proposals`, { toolCallId: 'tour', tool: 'charge_card', input: { amount: 900 } });
+    await open(id);
+
+    const queue = page.getByRole('region', { name: /Waiting for you/ });
+    await queue.getByRole('list', { name: 'Tool calls waiting for approval' }).waitFor();
+    expect(await queue.locator('.proposal').count()).toBe(2);
+    expect(await queue.locator('.proposal[data-call="tour"]').textContent()).toContain('900');
+    // Rejecting needs a reason, said before anyone clicks.
+    const reject = queue.getByRole('button', { name: 'Reject charge_card (tour)' });
+    expect(await reject.isDisabled()).toBe(true);
+    await shot('approvals-queue');
+
+    await queue.getByRole('button', { name: 'Approve charge_card (deposit)' }).click();
+    await queue.getByRole('textbox', { name: 'Reason to reject charge_card (tour)' }).fill('Too expensive: find a cheaper tour');
+    await reject.click();
+    await expect.poll(() => queue.locator('.proposal').count(), EVENTUALLY).toBe(0);
+    expect(await queue.textContent()).toContain('No tool call is waiting for approval.');
+
+    const proposals = (await step('GET', s)).proposals as { toolCallId: string; status: string; decidedBy: string; decidedAt: string; note: string | null }[];
+    expect(proposals.map((p) => [p.toolCallId, p.status, p.note])).toEqual([
+      ['deposit', 'approved', null],
+      ['tour', 'rejected', 'Too expensive: find a cheaper tour'],
+    ]);
+    for (const p of proposals) {
+      expect(p.decidedBy.length).toBeGreaterThan(0);
+      expect(Date.parse(p.decidedAt)).toBeGreaterThan(Date.now() - 120_000);
+    }
+    await queue.getByText('Decided (2)').click();
+    expect(await queue.locator('.decided').textContent()).toContain('rejected by');
+    // The agent may now start the approved call, and only that one.
+    await step('POST', `${s}/tool-calls`, { toolCallId: 'deposit', tool: 'charge_card', input: { amount: 50 } });
+    expect((await http('POST', `${s}/tool-calls`, { toolCallId: 'tour', tool: 'charge_card', input: { amount: 900 } })).status).toBe(409);
+    await shot('approvals-decided');
   });
 });

@@ -240,6 +240,31 @@ class RewindClient:
     def pop_task(self, session_id: str, **options: Any) -> WriteResult:
         return self._write("DELETE", f"/v1/sessions/{_segment(session_id)}/tasks/top", **options)
 
+    def propose_tool_call(
+        self,
+        session_id: str,
+        tool_call_id: str,
+        tool: str,
+        input: JSON = None,
+        effect: Optional[Dict[str, Any]] = None,
+        turn_id: Optional[str] = None,
+        **options: Any,
+    ) -> WriteResult:
+        """Puts a tool call to a person instead of starting it; start it (same id, tool and input) once approved."""
+        body: Dict[str, Any] = {"toolCallId": tool_call_id, "tool": tool, "input": input}
+        if effect is not None:
+            body["effect"] = effect
+        if turn_id is not None:
+            body["turnId"] = turn_id
+        return self._write("POST", f"/v1/sessions/{_segment(session_id)}/proposals", body, **options)
+
+    def approve_tool_call(self, session_id: str, tool_call_id: str, note: Optional[str] = None, **options: Any) -> WriteResult:
+        body = {} if note is None else {"note": note}
+        return self._write("POST", f"/v1/sessions/{_segment(session_id)}/proposals/{_segment(tool_call_id)}/approve", body, **options)
+
+    def reject_tool_call(self, session_id: str, tool_call_id: str, reason: str, **options: Any) -> WriteResult:
+        return self._write("POST", f"/v1/sessions/{_segment(session_id)}/proposals/{_segment(tool_call_id)}/reject", {"reason": reason}, **options)
+
     def interrupt_turn(self, session_id: str, turn_id: str, partial_content: str, **options: Any) -> WriteResult:
         body = {"partialContent": partial_content}
         return self._write("POST", f"/v1/sessions/{_segment(session_id)}/turns/{_segment(turn_id)}/interrupt", body, **options)

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, List
 
 from rewind_client import (
     NotFound,
+    RewindError,
     RetryPolicy,
     RewindClient,
     RollbackNeedsAttention,
@@ -83,6 +84,21 @@ class ClientOnStore(_TestCase):
         self.assertEqual([(t["content"], t["steps"], t["turnId"]) for t in thoughts], [("May is busy: search hotels first.", ["dates: May", "hotels first"], "t1")])
         self.assertEqual([i["kind"] for i in c.context(s)["items"]], ["message"])
         self.assertEqual([i["kind"] for i in c.context(s, include_thoughts=True)["items"]], ["message", "thought"])
+
+    def test_proposes_a_tool_call_and_starts_it_only_once_approved(self) -> None:
+        c, s = self.client, self.session
+        c.propose_tool_call(s, "pay1", "charge_card", {"amount": 50}, effect={"kind": "irreversible"})
+        with self.assertRaises(RewindError) as refused:
+            c.start_tool_call(s, "pay1", "charge_card", {"amount": 50}, effect={"kind": "irreversible"}, confirmed=True)
+        self.assertEqual(refused.exception.code, "approval_required")
+        c.approve_tool_call(s, "pay1", note="within budget")
+        proposal = c.get_state(s)["proposals"][0]
+        self.assertEqual((proposal["status"], proposal["note"]), ("approved", "within budget"))
+        self.assertTrue(proposal["decidedBy"])
+        c.start_tool_call(s, "pay1", "charge_card", {"amount": 50}, effect={"kind": "irreversible"})
+        c.propose_tool_call(s, "pay2", "charge_card", {"amount": 5000})
+        c.reject_tool_call(s, "pay2", "too expensive")
+        self.assertEqual([p["status"] for p in c.get_state(s)["proposals"]], ["approved", "rejected"])
 
     def test_raises_typed_errors_by_code(self) -> None:
         with self.assertRaises(NotFound) as missing:

@@ -123,6 +123,26 @@ export class RewindClient {
     return data(this.api.POST('/v1/sessions/{id}/tool-calls', { params: { path: { id }, header: headers(write) }, body }));
   }
 
+  /** Puts a tool call to a person instead of starting it; start it (startToolCall, same id, tool and input) once approved. */
+  proposeToolCall(id: string, body: Schemas['ProposeToolCallDto'], write?: WriteOptions): Promise<WriteResult> {
+    return data(this.api.POST('/v1/sessions/{id}/proposals', { params: { path: { id }, header: headers(write) }, body }));
+  }
+
+  /** Approves a proposed call (recorded with this key as who, and when). */
+  approveToolCall(id: string, callId: string, note?: string, write?: WriteOptions): Promise<WriteResult> {
+    return data(
+      this.api.POST('/v1/sessions/{id}/proposals/{callId}/approve', {
+        params: { path: { id, callId }, header: headers(write) },
+        body: note === undefined ? {} : { note },
+      }),
+    );
+  }
+
+  /** Rejects a proposed call: starting it is refused from then on. */
+  rejectToolCall(id: string, callId: string, reason: string, write?: WriteOptions): Promise<WriteResult> {
+    return data(this.api.POST('/v1/sessions/{id}/proposals/{callId}/reject', { params: { path: { id, callId }, header: headers(write) }, body: { reason } }));
+  }
+
   succeedToolCall(id: string, callId: string, output: JsonValue, write?: WriteOptions): Promise<WriteResult> {
     return data(this.api.POST('/v1/sessions/{id}/tool-calls/{callId}/succeed', { params: { path: { id, callId }, header: headers(write) }, body: { output } }));
   }

@@ -4,7 +4,10 @@ import type { RedoDto, RollbackDto, UndoDto } from './dto/head-move.dto';
 import type { EffectDto, RegisterToolDto } from './dto/step.dto';
 import type { AnyStepDto, RecordStepsDto } from './dto/steps.dto';
 import type {
+  ApproveToolCallDto,
   CreateCheckpointDto,
+  ProposeToolCallDto,
+  RejectToolCallDto,
   FailToolCallDto,
   InterruptTurnDto,
   PushTaskDto,
@@ -35,6 +38,20 @@ export const toCommand = {
     ...(b.confirmed !== undefined ? { confirmed: b.confirmed } : {}),
     ...(b.turnId ? { turnId: b.turnId } : {}),
   }),
+  proposeToolCall: (b: ProposeToolCallDto): SessionCommand => ({
+    type: 'ProposeToolCall',
+    toolCallId: b.toolCallId,
+    tool: b.tool,
+    input: b.input ?? null,
+    ...(b.effect ? { effect: effectOf(b.effect) } : {}),
+    ...(b.turnId ? { turnId: b.turnId } : {}),
+  }),
+  approveToolCall: (toolCallId: string, b: ApproveToolCallDto | undefined): SessionCommand => ({
+    type: 'ApproveToolCall',
+    toolCallId,
+    ...(b?.note !== undefined ? { note: b.note } : {}),
+  }),
+  rejectToolCall: (toolCallId: string, b: RejectToolCallDto): SessionCommand => ({ type: 'RejectToolCall', toolCallId, reason: b.reason }),
   succeedToolCall: (toolCallId: string, b: SucceedToolCallDto): SessionCommand => ({ type: 'CompleteToolCall', toolCallId, output: b.output }),
   failToolCall: (toolCallId: string, b: FailToolCallDto): SessionCommand => ({
     type: 'FailToolCall',
@@ -132,5 +149,6 @@ export function effectOf(b: EffectDto | RegisterToolDto): Partial<EffectDescript
     ...(b.kind !== undefined ? { kind: b.kind } : {}),
     ...(b.compensation ? { compensation: { ...b.compensation } } : {}),
     ...(b.retry ? { retry: { ...b.retry } } : {}),
+    ...(b.approval ? { approval: b.approval } : {}),
   };
 }

@@ -25,6 +25,25 @@ export interface StartToolCall {
   confirmed?: boolean;
   turnId?: string;
 }
+/** A tool call put to a person instead of started: it waits for ApproveToolCall or RejectToolCall. */
+export interface ProposeToolCall {
+  type: 'ProposeToolCall';
+  toolCallId: string;
+  tool: string;
+  input: JsonValue;
+  effect?: Partial<EffectDescriptor>;
+  turnId?: string;
+}
+export interface ApproveToolCall {
+  type: 'ApproveToolCall';
+  toolCallId: string;
+  note?: string;
+}
+export interface RejectToolCall {
+  type: 'RejectToolCall';
+  toolCallId: string;
+  reason: string;
+}
 export interface CompleteToolCall {
   type: 'CompleteToolCall';
   toolCallId: string;
@@ -139,6 +158,9 @@ export type SessionCommand =
   | StartSession
   | RecordMessage
   | StartToolCall
+  | ProposeToolCall
+  | ApproveToolCall
+  | RejectToolCall
   | CompleteToolCall
   | FailToolCall
   | WriteMemory
@@ -164,6 +186,9 @@ export type SessionCommandType = SessionCommand['type'];
 export type StepCommand =
   | RecordMessage
   | StartToolCall
+  | ProposeToolCall
+  | ApproveToolCall
+  | RejectToolCall
   | CompleteToolCall
   | FailToolCall
   | WriteMemory
@@ -178,6 +203,9 @@ export type StepCommand =
 export const STEP_COMMAND_TYPES: readonly StepCommand['type'][] = [
   'RecordMessage',
   'StartToolCall',
+  'ProposeToolCall',
+  'ApproveToolCall',
+  'RejectToolCall',
   'CompleteToolCall',
   'FailToolCall',
   'WriteMemory',

@@ -32,6 +32,9 @@ const COMMAND_TYPES: SessionCommandType[] = [
   'StartSession',
   'RecordMessage',
   'StartToolCall',
+  'ProposeToolCall',
+  'ApproveToolCall',
+  'RejectToolCall',
   'CompleteToolCall',
   'FailToolCall',
   'WriteMemory',
@@ -87,16 +90,32 @@ function probeCommand(p: Probe, state: SessionState): SessionCommand {
       return { type: 'StartSession', sessionId: 's' };
     case 'RecordMessage':
       return { type: 'RecordMessage', role: p.flag ? 'user' : 'agent', content: 'm', ...(p.j % 3 ? { turnId: pick(turns, p.i) } : {}) };
-    case 'StartToolCall':
+    case 'StartToolCall': {
+      const toolCallId = pick([...calls, ...Object.keys(path.proposals)], p.i);
+      // A proposed call, started as proposed (or not: other input), once approved or before.
+      if (Object.hasOwn(path.proposals, toolCallId) && p.j % 2) return { type: 'StartToolCall', toolCallId, tool: 'charge_card', input: { n: p.j % 3 } };
       return {
         type: 'StartToolCall',
-        toolCallId: pick(calls, p.i),
+        toolCallId,
         tool: 'book_hotel',
         input: p.j % 4 ? { city: 'Lisbon' } : {},
         effect: effectOf(p.effect, p.j),
         confirmed: p.flag,
         ...(p.j % 5 === 0 ? { turnId: pick(turns, p.i) } : {}),
       };
+    }
+    case 'ProposeToolCall':
+      return {
+        type: 'ProposeToolCall',
+        toolCallId: pick([...calls, ...Object.keys(path.proposals)], p.i),
+        tool: 'charge_card',
+        input: { n: p.j % 3 },
+        effect: { kind: p.effect === 'none' ? 'irreversible' : p.effect, ...(p.flag ? { approval: 'required' } : {}) },
+      };
+    case 'ApproveToolCall':
+      return { type: 'ApproveToolCall', toolCallId: pick(Object.keys(path.proposals), p.i) };
+    case 'RejectToolCall':
+      return { type: 'RejectToolCall', toolCallId: pick(Object.keys(path.proposals), p.i), reason: 'no' };
     case 'CompleteToolCall':
       return { type: 'CompleteToolCall', toolCallId: pick(calls, p.i), output: p.flag ? { bookingId: `B${p.j}` } : {} };
     case 'FailToolCall':

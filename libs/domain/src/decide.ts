@@ -1,5 +1,5 @@
 import { FORK_STEP_TYPES, type MoveHead, type RollbackCommand, type SessionCommand, type StepCommand } from './commands';
-import { mergeEffect, type EffectDescriptor } from './effects';
+import { mergeEffect, needsApproval, type EffectDescriptor } from './effects';
 import { atStepIndex, conflict, DomainError, invalid, notFound } from './errors';
 import { isStepEvent, type RecordedSessionEvent, type SessionEvent } from './events';
 import { evolveInPlace } from './evolve';
@@ -102,7 +102,8 @@ export function decide(state: SessionState, command: SessionCommand, ctx: Decide
         );
       }
       const effect = mergeEffect(ctx.toolEffect?.(command.tool), command.effect);
-      if (effect.kind === 'irreversible' && command.confirmed !== true) {
+      const approved = assertApproved(path, command, effect);
+      if (effect.kind === 'irreversible' && command.confirmed !== true && !approved) {
         throw new DomainError(
           'confirmation_required',
           'confirmation_required',
@@ -123,12 +124,59 @@ export function decide(state: SessionState, command: SessionCommand, ctx: Decide
               tool: command.tool,
               input: command.input,
               effect,
-              confirmed: command.confirmed === true,
+              confirmed: command.confirmed === true || approved,
               turnId: command.turnId ?? path.turns[path.turns.length - 1]?.turnId ?? null,
             },
           }),
         ],
       };
+    }
+    case 'ProposeToolCall': {
+      assertStorableName('toolCallId', command.toolCallId);
+      const call = entry(path.toolCalls, command.toolCallId);
+      const proposal = entry(path.proposals, command.toolCallId);
+      if ((call && call.status !== 'failed') || proposal?.status === 'pending' || proposal?.status === 'approved') {
+        throw conflict(
+          'tool_call_exists',
+          `Tool call "${command.toolCallId}" is already ${call ? call.status : `proposed (${proposal!.status})`}: propose the next call under a new id.`,
+        );
+      }
+      if (command.turnId !== undefined && !findTurn(path, command.turnId)) {
+        throw notFound('turn_not_found', `Turn "${command.turnId}" is not on the current timeline path.`, [{ field: 'turnId', message: 'unknown turn' }]);
+      }
+      const effect = mergeEffect(ctx.toolEffect?.(command.tool), command.effect);
+      assertCompensable(command.tool, effect, command.input);
+      return {
+        events: [
+          step(state, {
+            type: 'ToolCallProposed',
+            data: {
+              toolCallId: command.toolCallId,
+              tool: command.tool,
+              input: command.input,
+              effect,
+              turnId: command.turnId ?? path.turns[path.turns.length - 1]?.turnId ?? null,
+            },
+          }),
+        ],
+      };
+    }
+    case 'ApproveToolCall':
+    case 'RejectToolCall': {
+      const proposal = entry(path.proposals, command.toolCallId);
+      if (!proposal) throw notFound('proposal_not_found', `No tool call "${command.toolCallId}" was proposed on the current timeline path.`);
+      if (proposal.status !== 'pending') {
+        throw conflict(
+          'proposal_not_pending',
+          `Tool call "${command.toolCallId}" was already ${proposal.status} by ${proposal.decidedBy ?? 'someone'}; a decision is not changed afterwards.`,
+        );
+      }
+      if (command.type === 'ApproveToolCall') {
+        return {
+          events: [step(state, { type: 'ToolCallApproved', data: { toolCallId: command.toolCallId, approvedBy: ctx.actor, note: command.note ?? null } })],
+        };
+      }
+      return { events: [step(state, { type: 'ToolCallRejected', data: { toolCallId: command.toolCallId, rejectedBy: ctx.actor, reason: command.reason } })] };
     }
     case 'CompleteToolCall':
     case 'FailToolCall': {
@@ -225,6 +273,50 @@ export function decide(state: SessionState, command: SessionCommand, ctx: Decide
     case 'ResolveCompensation':
       return decideRollbackCommand(state, command, ctx);
   }
+}
+
+/**
+ * A call that was proposed starts only once approved, as approved (same tool, same input); a call
+ * whose tool requires approval (compensable or irreversible effect) must have been proposed and
+ * approved. Returns whether an approval covers the call (it stands for the confirmation too).
+ */
+function assertApproved(path: PathState, command: Extract<SessionCommand, { type: 'StartToolCall' }>, effect: EffectDescriptor): boolean {
+  const proposal = entry(path.proposals, command.toolCallId);
+  if (!proposal) {
+    if (!needsApproval(effect)) return false;
+    throw conflict(
+      'approval_required',
+      `Tool "${command.tool}" requires approval for its ${effect.kind} calls: propose it (POST /v1/sessions/:id/proposals), and start it once a person approved it.`,
+      [{ field: 'toolCallId', message: 'no approved proposal of this call' }],
+    );
+  }
+  if (proposal.status !== 'approved') {
+    throw conflict(
+      'approval_required',
+      proposal.status === 'pending'
+        ? `Tool call "${command.toolCallId}" is waiting for approval: it starts once a person approves it.`
+        : `Tool call "${command.toolCallId}" was rejected by ${proposal.decidedBy ?? 'someone'} (${proposal.note ?? 'no reason given'}): it must not run.`,
+      [{ field: 'toolCallId', message: `proposal ${proposal.status}` }],
+    );
+  }
+  if (proposal.tool !== command.tool || !sameJson(proposal.input, command.input)) {
+    throw conflict(
+      'proposal_mismatch',
+      `Tool call "${command.toolCallId}" was approved as ${proposal.tool} with other input: start it exactly as approved, or propose the new call.`,
+      [{ field: proposal.tool !== command.tool ? 'tool' : 'input', message: 'differs from the approved proposal' }],
+    );
+  }
+  return true;
+}
+
+/** JSON values equal whatever the order of their keys. */
+function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null || Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a)) return a.length === (b as unknown[]).length && a.every((x, i) => sameJson(x, (b as unknown[])[i]));
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  return ka.length === kb.length && ka.every((k) => Object.hasOwn(b, k) && sameJson((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
 }
 
 /** A call's effect is checked like a registration, plus: its input must fill the template. */

@@ -29,6 +29,19 @@ export interface ToolCallStarted {
     turnId: string | null;
   };
 }
+/** A tool call waits for a person's decision (it has not run, and nothing will compensate it). */
+export interface ToolCallProposed {
+  type: 'ToolCallProposed';
+  data: { toolCallId: string; tool: string; input: JsonValue; effect: EffectDescriptor; turnId: string | null };
+}
+export interface ToolCallApproved {
+  type: 'ToolCallApproved';
+  data: { toolCallId: string; approvedBy: string; note: string | null };
+}
+export interface ToolCallRejected {
+  type: 'ToolCallRejected';
+  data: { toolCallId: string; rejectedBy: string; reason: string };
+}
 export interface ToolCallSucceeded {
   type: 'ToolCallSucceeded';
   data: { toolCallId: string; output: JsonValue };
@@ -147,6 +160,9 @@ export type SessionEvent =
   | UserMessageReceived
   | AgentMessageProduced
   | ToolCallStarted
+  | ToolCallProposed
+  | ToolCallApproved
+  | ToolCallRejected
   | ToolCallSucceeded
   | ToolCallFailed
   | MemoryWritten
@@ -180,6 +196,9 @@ const STEP_EVENT_TYPES: ReadonlySet<SessionEventType> = new Set<SessionEventType
   'UserMessageReceived',
   'AgentMessageProduced',
   'ToolCallStarted',
+  'ToolCallProposed',
+  'ToolCallApproved',
+  'ToolCallRejected',
   'ToolCallSucceeded',
   'ToolCallFailed',
   'MemoryWritten',

@@ -80,6 +80,34 @@ function applyStep(state: SessionState, event: Recorded, version: number): void 
       };
       return;
     }
+    case 'ToolCallProposed':
+      path.proposals[event.data.toolCallId] = {
+        ...event.data,
+        status: 'pending',
+        proposedBy: event.metadata.actor,
+        proposedAt: event.metadata.occurredAt,
+        proposedVersion: version,
+        decidedBy: null,
+        decidedAt: null,
+        decidedVersion: null,
+        note: null,
+      };
+      return;
+    case 'ToolCallApproved':
+    case 'ToolCallRejected': {
+      const proposal = path.proposals[event.data.toolCallId];
+      if (!proposal) return;
+      const approved = event.type === 'ToolCallApproved';
+      path.proposals[event.data.toolCallId] = {
+        ...proposal,
+        status: approved ? 'approved' : 'rejected',
+        decidedBy: approved ? event.data.approvedBy : event.data.rejectedBy,
+        decidedAt: event.metadata.occurredAt,
+        decidedVersion: version,
+        note: approved ? event.data.note : event.data.reason,
+      };
+      return;
+    }
     case 'ToolCallSucceeded': {
       const call = path.toolCalls[event.data.toolCallId];
       if (call) Object.assign(call, { status: 'succeeded', output: event.data.output, finishedVersion: version });

@@ -55,6 +55,26 @@ export interface Thought {
   version: number;
 }
 
+export type ProposalStatus = 'pending' | 'approved' | 'rejected';
+
+/** A tool call put to a person: who proposed and who decided, when (stream versions and times). */
+export interface Proposal {
+  toolCallId: string;
+  tool: string;
+  input: JsonValue;
+  effect: EffectDescriptor;
+  turnId: string | null;
+  status: ProposalStatus;
+  proposedBy: string;
+  proposedAt: string;
+  proposedVersion: number;
+  decidedBy: string | null;
+  decidedAt: string | null;
+  decidedVersion: number | null;
+  /** The approver's note or the rejection's reason. */
+  note: string | null;
+}
+
 /** What the agent knows: the fold of the head's ancestry path. */
 export interface PathState {
   turns: Turn[];
@@ -63,6 +83,8 @@ export interface PathState {
   tasks: Task[];
   toolCalls: Record<string, ToolCall>;
   thoughts: Thought[];
+  /** Tool calls proposed for approval, by toolCallId. */
+  proposals: Record<string, Proposal>;
 }
 
 export type CompensationStatus = 'pending' | 'compensated' | 'skipped' | 'failed' | 'resolved';
@@ -145,7 +167,7 @@ export function findTurn(path: PathState, turnId: string): Turn | undefined {
 }
 
 export function emptyPathState(): PathState {
-  return { turns: [], memory: {}, contextVars: {}, tasks: [], toolCalls: {}, thoughts: [] };
+  return { turns: [], memory: {}, contextVars: {}, tasks: [], toolCalls: {}, thoughts: [], proposals: {} };
 }
 
 export function initialSessionState(): SessionState {
@@ -185,6 +207,8 @@ export function forkForSteps(state: SessionState): SessionState {
   const path = state.path;
   const toolCalls: Record<string, ToolCall> = {};
   for (const id in path.toolCalls) toolCalls[id] = { ...path.toolCalls[id]! };
+  const proposals: Record<string, Proposal> = {};
+  for (const id in path.proposals) proposals[id] = { ...path.proposals[id]! };
   return {
     ...state,
     path: {
@@ -194,6 +218,7 @@ export function forkForSteps(state: SessionState): SessionState {
       tasks: [...path.tasks],
       toolCalls,
       thoughts: [...path.thoughts],
+      proposals,
     },
     timeline: [...state.timeline],
     checkpoints: { ...state.checkpoints },

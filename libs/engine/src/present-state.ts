@@ -27,6 +27,7 @@ export function presentState(state: SessionState) {
       compensation: state.effectOutcomes[call.startedVersion]?.status ?? null,
     })),
     thoughts: state.path.thoughts,
+    proposals: Object.values(state.path.proposals),
     checkpoints: Object.values(state.checkpoints),
   };
 }

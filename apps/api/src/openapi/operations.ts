@@ -167,8 +167,20 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   recordMessage: step('The message was recorded.', 'Records a user or agent message, in a turn of its own or the one named by turnId.'),
   startToolCall: step(
     'The call was recorded as started.',
-    'Records that a tool call starts, with its effect declared before it runs (or taken from the registered tool); an irreversible one needs confirmed: true (428).',
+    'Records that a tool call starts, with its effect declared before it runs (or taken from the registered tool); an irreversible one needs confirmed: true (428). A proposed call starts only once approved, as approved (409 approval_required, proposal_mismatch); a tool registered with approval: "required" refuses its compensable and irreversible calls that were not (409 approval_required).',
     [...SESSION_WRITE, 428],
+  ),
+  proposeToolCall: step(
+    'The proposal was recorded: it waits for a decision.',
+    "Records a tool call put to a person instead of started (a step; nothing runs, and a rollback has nothing to compensate for it). It shows in the state's proposals and the UI's queue until approved or rejected.",
+  ),
+  approveToolCall: step(
+    'The approval was recorded, with who (the key) and when.',
+    'Approves a pending proposal: the agent may start the call (POST …/tool-calls with the same toolCallId, tool and input; the approval stands for confirmed). 404 proposal_not_found, 409 proposal_not_pending.',
+  ),
+  rejectToolCall: step(
+    'The rejection was recorded, with who, when and why.',
+    'Rejects a pending proposal: starting the call is refused from then on (409 approval_required). 404 proposal_not_found, 409 proposal_not_pending.',
   ),
   succeedToolCall: step('The result was recorded.', "Records a started tool call's output."),
   failToolCall: step('The failure was recorded.', "Records a started tool call's failure and whether a retry may help."),

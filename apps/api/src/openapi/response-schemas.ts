@@ -112,7 +112,11 @@ export const RESPONSE_SCHEMAS: Record<string, JsonSchema> = {
     },
     ['payload', 'replyTopic'],
   ),
-  Effect: obj({ kind: oneOf(EFFECT_KINDS), compensation: ref('Compensation'), retry: ref('RetryPolicy') }, ['compensation', 'retry']),
+  Effect: obj({ kind: oneOf(EFFECT_KINDS), compensation: ref('Compensation'), retry: ref('RetryPolicy'), approval: oneOf(['required']) }, [
+    'compensation',
+    'retry',
+    'approval',
+  ]),
   PlannedEffect: obj({
     toolCallId: str(),
     tool: str(),
@@ -208,6 +212,21 @@ export const RESPONSE_SCHEMAS: Record<string, JsonSchema> = {
     finishedVersion: orNull(int()),
     compensation: orNull(oneOf(COMPENSATION_STATUS)),
   }),
+  Proposal: obj({
+    toolCallId: str(),
+    tool: str(),
+    input: ANY_JSON,
+    effect: ref('Effect'),
+    turnId: orNull(str()),
+    status: oneOf(['pending', 'approved', 'rejected']),
+    proposedBy: str(),
+    proposedAt: str({ format: 'date-time' }),
+    proposedVersion: int(),
+    decidedBy: orNull(str()),
+    decidedAt: orNull(str({ format: 'date-time' })),
+    decidedVersion: orNull(int()),
+    note: orNull(str({ description: "The approver's note or the rejection's reason." })),
+  }),
   SessionState: obj(
     {
       sessionId: str({ example: 'trip-42' }),
@@ -225,6 +244,7 @@ export const RESPONSE_SCHEMAS: Record<string, JsonSchema> = {
       tasks: array(ref('Task')),
       toolCalls: array(ref('ToolCall')),
       thoughts: array(ref('Thought'), "The agent's recorded reasoning on the head's path (never in GET …/context unless asked for)."),
+      proposals: array(ref('Proposal'), 'Tool calls proposed for approval on the head path: pending ones wait for a person.'),
       checkpoints: array(ref('Checkpoint')),
       window: obj(
         {

@@ -8,7 +8,10 @@ import { CreateCheckpointCommand, NameBranchCommand, RecordStepCommand, RecordSt
 import { CurrentCaller } from '../auth/caller.decorator';
 import { WriteHeaders } from '../common/write-headers';
 import {
+  ApproveToolCallDto,
   CreateCheckpointDto,
+  ProposeToolCallDto,
+  RejectToolCallDto,
   FailToolCallDto,
   InterruptTurnDto,
   NameBranchDto,
@@ -84,6 +87,46 @@ export class StepsController {
     @Res({ passthrough: true }) r: FastifyReply,
   ) {
     return this.run(c, id, toCommand.startToolCall(b), o, r);
+  }
+
+  @Post('proposals')
+  @ApiOperation({ operationId: 'proposeToolCall', summary: 'Propose a tool call instead of starting it: it waits for a person to approve or reject it' })
+  propose(
+    @CurrentCaller() c: Caller,
+    @Param('id', IdParamPipe) id: string,
+    @Body() b: ProposeToolCallDto,
+    @WriteHeaders() o: WriteOptions,
+    @Res({ passthrough: true }) r: FastifyReply,
+  ) {
+    return this.run(c, id, toCommand.proposeToolCall(b), o, r);
+  }
+
+  @Post('proposals/:callId/approve')
+  @HttpCode(200)
+  @ApiOperation({ operationId: 'approveToolCall', summary: 'Approve a proposed tool call (recorded with who and when): the agent may start it, as proposed' })
+  approve(
+    @CurrentCaller() c: Caller,
+    @Param('id', IdParamPipe) id: string,
+    @Param('callId', IdParamPipe) callId: string,
+    @Body() b: ApproveToolCallDto,
+    @WriteHeaders() o: WriteOptions,
+    @Res({ passthrough: true }) r: FastifyReply,
+  ) {
+    return this.run(c, id, toCommand.approveToolCall(callId, b), o, r);
+  }
+
+  @Post('proposals/:callId/reject')
+  @HttpCode(200)
+  @ApiOperation({ operationId: 'rejectToolCall', summary: 'Reject a proposed tool call (recorded with who, when and why): it must not run' })
+  reject(
+    @CurrentCaller() c: Caller,
+    @Param('id', IdParamPipe) id: string,
+    @Param('callId', IdParamPipe) callId: string,
+    @Body() b: RejectToolCallDto,
+    @WriteHeaders() o: WriteOptions,
+    @Res({ passthrough: true }) r: FastifyReply,
+  ) {
+    return this.run(c, id, toCommand.rejectToolCall(callId, b), o, r);
   }
 
   @Post('tool-calls/:callId/succeed')

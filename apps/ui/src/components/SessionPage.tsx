@@ -7,6 +7,7 @@ import { buildTimelineModel, describeStep, windowVersions } from '../timeline-mo
 import { ErrorMessage, LiveBadge, ServerBanner, StatusBadge } from './common';
 import { DiffPanel } from './DiffPanel';
 import { outcomeKey } from './outcome-key';
+import { ApprovalsQueue } from './ApprovalsQueue';
 import { ForkComposer } from './ForkComposer';
 import { HeadMoveDialog, type HeadMove } from './HeadMoveDialog';
 import { SagaPanel } from './SagaPanel';
@@ -189,6 +190,7 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
         </p>
       )}
       <ErrorMessage error={timeline.error ?? current.error} />
+      {current.data && <ApprovalsQueue sessionId={sessionId} proposals={current.data.proposals ?? []} onDecided={reload} />}
 
       <section className="panel timeline" aria-labelledby="timeline-title">
         <div className="panel-head">

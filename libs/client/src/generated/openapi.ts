@@ -279,9 +279,69 @@ export interface paths {
         put?: never;
         /**
          * Start a tool call, declaring its effect before it runs
-         * @description Records that a tool call starts, with its effect declared before it runs (or taken from the registered tool); an irreversible one needs confirmed: true (428). A step of the session: one event on the timeline, which state?at=, undo and rollback can return to. The answer gives the new version (ETag) and the events written.
+         * @description Records that a tool call starts, with its effect declared before it runs (or taken from the registered tool); an irreversible one needs confirmed: true (428). A proposed call starts only once approved, as approved (409 approval_required, proposal_mismatch); a tool registered with approval: "required" refuses its compensable and irreversible calls that were not (409 approval_required). A step of the session: one event on the timeline, which state?at=, undo and rollback can return to. The answer gives the new version (ETag) and the events written.
          */
         post: operations["startToolCall"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{id}/proposals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Propose a tool call instead of starting it: it waits for a person to approve or reject it
+         * @description Records a tool call put to a person instead of started (a step; nothing runs, and a rollback has nothing to compensate for it). It shows in the state's proposals and the UI's queue until approved or rejected. A step of the session: one event on the timeline, which state?at=, undo and rollback can return to. The answer gives the new version (ETag) and the events written.
+         */
+        post: operations["proposeToolCall"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{id}/proposals/{callId}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve a proposed tool call (recorded with who and when): the agent may start it, as proposed
+         * @description Approves a pending proposal: the agent may start the call (POST …/tool-calls with the same toolCallId, tool and input; the approval stands for confirmed). 404 proposal_not_found, 409 proposal_not_pending. A step of the session: one event on the timeline, which state?at=, undo and rollback can return to. The answer gives the new version (ETag) and the events written.
+         */
+        post: operations["approveToolCall"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{id}/proposals/{callId}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reject a proposed tool call (recorded with who, when and why): it must not run
+         * @description Rejects a pending proposal: starting the call is refused from then on (409 approval_required). 404 proposal_not_found, 409 proposal_not_pending. A step of the session: one event on the timeline, which state?at=, undo and rollback can return to. The answer gives the new version (ETag) and the events written.
+         */
+        post: operations["rejectToolCall"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1174,6 +1234,11 @@ export interface components {
         };
         EffectDto: {
             /**
+             * @description Ask for approval of this call (a registered policy cannot be waived by a call).
+             * @enum {string}
+             */
+            approval?: "required";
+            /**
              * @description Defaults to the registered kind, else "none".
              * @enum {string}
              */
@@ -1388,6 +1453,31 @@ export interface components {
             confirmed?: boolean;
             turnId?: string;
         };
+        ProposeToolCallDto: {
+            /** @example charge-1 */
+            toolCallId: string;
+            /** @example charge_card */
+            tool: string;
+            /** @description Any JSON: the call arguments, started exactly as approved. */
+            input?: components["schemas"]["JsonValue"];
+            /** @description Defaults to the registered tool effect, else "none". */
+            effect?: components["schemas"]["EffectDto"];
+            turnId?: string;
+        };
+        ApproveToolCallDto: {
+            /**
+             * @description Why it may go ahead, for the audit trail.
+             * @example Within the trip budget.
+             */
+            note?: string;
+        };
+        RejectToolCallDto: {
+            /**
+             * @description Why it must not run (the agent reads it).
+             * @example Too expensive: find a cheaper hotel.
+             */
+            reason: string;
+        };
         SucceedToolCallDto: {
             /**
              * @description Any JSON: what the tool returned.
@@ -1543,6 +1633,11 @@ export interface components {
             note: string;
         };
         RegisterToolDto: {
+            /**
+             * @description required: compensable and irreversible calls of this tool must be proposed (POST …/proposals) and approved by a person before they start.
+             * @enum {string}
+             */
+            approval?: "required";
             /**
              * @description none: read-only; reversible: an exact undo exists; compensable: a counter-action exists; irreversible: cannot be undone.
              * @enum {string}
@@ -1790,7 +1885,7 @@ export interface components {
                  * @description Stable, machine-readable: switch on it. New codes may be added in later versions.
                  * @enum {string}
                  */
-                code: "validation_failed" | "invalid_json" | "invalid_cursor" | "bad_request" | "bad_header" | "bad_url" | "headers_too_large" | "payload_too_large" | "unsupported_media_type" | "method_not_allowed" | "not_acceptable" | "request_timeout" | "route_not_found" | "not_a_step" | "compensation_template_invalid" | "compensation_template_unresolvable" | "compensation_missing" | "unauthorized" | "forbidden" | "insufficient_scope" | "rate_limited" | "too_many_requests" | "not_found" | "session_not_found" | "version_not_found" | "checkpoint_not_found" | "turn_not_found" | "tool_call_not_found" | "tool_not_found" | "memory_key_not_found" | "component_not_found" | "rollback_not_found" | "effect_not_in_rollback" | "api_key_not_found" | "signing_key_not_found" | "ui_not_built" | "conflict" | "version_conflict" | "idempotency_key_reused" | "session_exists" | "session_shredded" | "checkpoint_exists" | "already_at_version" | "nothing_to_undo" | "nothing_to_redo" | "rollback_in_progress" | "rollback_not_in_progress" | "compensation_not_pending" | "compensation_not_failed" | "compensations_outstanding" | "compensation_required" | "irreversible_not_acknowledged" | "tool_call_exists" | "compensated_effects_on_path" | "task_stack_empty" | "turn_not_open" | "tool_call_not_in_progress" | "memory_disabled" | "api_key_revoked" | "signing_key_revoked" | "confirmation_required" | "store_unavailable" | "memory_unavailable" | "not_ready" | "internal_error" | "error";
+                code: "validation_failed" | "invalid_json" | "invalid_cursor" | "bad_request" | "bad_header" | "bad_url" | "headers_too_large" | "payload_too_large" | "unsupported_media_type" | "method_not_allowed" | "not_acceptable" | "request_timeout" | "route_not_found" | "not_a_step" | "compensation_template_invalid" | "compensation_template_unresolvable" | "compensation_missing" | "unauthorized" | "forbidden" | "insufficient_scope" | "rate_limited" | "too_many_requests" | "not_found" | "session_not_found" | "version_not_found" | "checkpoint_not_found" | "turn_not_found" | "tool_call_not_found" | "tool_not_found" | "memory_key_not_found" | "component_not_found" | "rollback_not_found" | "effect_not_in_rollback" | "proposal_not_found" | "api_key_not_found" | "signing_key_not_found" | "ui_not_built" | "conflict" | "version_conflict" | "idempotency_key_reused" | "session_exists" | "session_shredded" | "checkpoint_exists" | "already_at_version" | "nothing_to_undo" | "nothing_to_redo" | "rollback_in_progress" | "rollback_not_in_progress" | "compensation_not_pending" | "compensation_not_failed" | "compensations_outstanding" | "compensation_required" | "irreversible_not_acknowledged" | "tool_call_exists" | "approval_required" | "proposal_mismatch" | "proposal_not_pending" | "compensated_effects_on_path" | "task_stack_empty" | "turn_not_open" | "tool_call_not_in_progress" | "memory_disabled" | "api_key_revoked" | "signing_key_revoked" | "confirmation_required" | "store_unavailable" | "memory_unavailable" | "not_ready" | "internal_error" | "error";
                 /**
                  * @description For people: what happened and what to do.
                  * @example No such session for this tenant.
@@ -1871,6 +1966,8 @@ export interface components {
             kind: "none" | "reversible" | "compensable" | "irreversible";
             compensation?: components["schemas"]["Compensation"];
             retry?: components["schemas"]["RetryPolicy"];
+            /** @enum {string} */
+            approval?: "required";
         };
         PlannedEffect: {
             toolCallId: string;
@@ -2033,6 +2130,25 @@ export interface components {
             /** @enum {string|null} */
             compensation: "pending" | "compensated" | "skipped" | "failed" | "resolved" | null;
         };
+        Proposal: {
+            toolCallId: string;
+            tool: string;
+            input: components["schemas"]["JsonValue"];
+            effect: components["schemas"]["Effect"];
+            turnId: string | null;
+            /** @enum {string} */
+            status: "pending" | "approved" | "rejected";
+            proposedBy: string;
+            /** Format: date-time */
+            proposedAt: string;
+            proposedVersion: number;
+            decidedBy: string | null;
+            /** Format: date-time */
+            decidedAt: string | null;
+            decidedVersion: number | null;
+            /** @description The approver's note or the rejection's reason. */
+            note: string | null;
+        };
         SessionState: {
             /** @example trip-42 */
             sessionId: string;
@@ -2066,6 +2182,8 @@ export interface components {
             toolCalls: components["schemas"]["ToolCall"][];
             /** @description The agent's recorded reasoning on the head's path (never in GET …/context unless asked for). */
             thoughts: components["schemas"]["Thought"][];
+            /** @description Tool calls proposed for approval on the head path: pending ones wait for a person. */
+            proposals: components["schemas"]["Proposal"][];
             checkpoints: components["schemas"]["Checkpoint"][];
             /** @description Present when turns=last:N was asked for: what the answer holds of the whole. */
             window?: {
@@ -3025,6 +3143,137 @@ export interface operations {
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             428: components["responses"]["Error428"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    proposeToolCall: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description One key per logical write, reused on its retries: a retry answers the first result (duplicate: true) and writes nothing again. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description Write only if the stream is at this version (an ETag, quoted or not); else 409 version_conflict naming the current one. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /** @description Recorded as every event's correlationId (at most 128 characters); defaults to the command id. */
+                "X-Correlation-Id"?: components["parameters"]["CorrelationId"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProposeToolCallDto"];
+            };
+        };
+        responses: {
+            /** @description The proposal was recorded: it waits for a decision. */
+            201: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WriteResult"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    approveToolCall: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description One key per logical write, reused on its retries: a retry answers the first result (duplicate: true) and writes nothing again. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description Write only if the stream is at this version (an ETag, quoted or not); else 409 version_conflict naming the current one. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /** @description Recorded as every event's correlationId (at most 128 characters); defaults to the command id. */
+                "X-Correlation-Id"?: components["parameters"]["CorrelationId"];
+            };
+            path: {
+                id: string;
+                callId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ApproveToolCallDto"];
+            };
+        };
+        responses: {
+            /** @description The approval was recorded, with who (the key) and when. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WriteResult"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    rejectToolCall: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description One key per logical write, reused on its retries: a retry answers the first result (duplicate: true) and writes nothing again. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description Write only if the stream is at this version (an ETag, quoted or not); else 409 version_conflict naming the current one. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /** @description Recorded as every event's correlationId (at most 128 characters); defaults to the command id. */
+                "X-Correlation-Id"?: components["parameters"]["CorrelationId"];
+            };
+            path: {
+                id: string;
+                callId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RejectToolCallDto"];
+            };
+        };
+        responses: {
+            /** @description The rejection was recorded, with who, when and why. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WriteResult"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
             503: components["responses"]["Error503"];
         };

@@ -94,7 +94,17 @@ export class RetryPolicyDto {
   timeoutMs!: number;
 }
 
+const APPROVAL_POLICY = {
+  enum: ['required'],
+  description: 'required: compensable and irreversible calls of this tool must be proposed (POST …/proposals) and approved by a person before they start.',
+};
+
 export class RegisterToolDto {
+  @ApiPropertyOptional(APPROVAL_POLICY)
+  @IsOptional()
+  @IsIn(['required'], { message: 'approval must be "required" (or left out)' })
+  approval?: 'required';
+
   @ApiProperty({
     enum: EFFECT_KINDS,
     description: 'none: read-only; reversible: an exact undo exists; compensable: a counter-action exists; irreversible: cannot be undone.',
@@ -120,6 +130,11 @@ export class RegisterToolDto {
 
 /** On a call, every part is optional: it completes or overrides the registered tool. */
 export class EffectDto {
+  @ApiPropertyOptional({ ...APPROVAL_POLICY, description: 'Ask for approval of this call (a registered policy cannot be waived by a call).' })
+  @IsOptional()
+  @IsIn(['required'], { message: 'approval must be "required" (or left out)' })
+  approval?: 'required';
+
   @ApiPropertyOptional({ enum: EFFECT_KINDS, description: 'Defaults to the registered kind, else "none".' })
   @IsOptional()
   @IsIn(EFFECT_KINDS as unknown as string[])
@@ -179,6 +194,51 @@ export class StartToolCallDto {
   @IsOptional()
   @Matches(ID_PATTERN, { message: 'turnId must be 1-128 letters, digits, "_", "-" or "." (not "." or ".." alone)' })
   turnId?: string;
+}
+
+/** A tool call put to a person instead of started: the body of POST …/tool-calls without `confirmed`. */
+export class ProposeToolCallDto {
+  @ApiProperty({ example: 'charge-1' })
+  @Matches(ID_PATTERN, { message: 'toolCallId must be 1-128 letters, digits, "_", "-" or "." (not "." or ".." alone)' })
+  toolCallId!: string;
+
+  @ApiProperty({ example: 'charge_card' })
+  @MinLength(1)
+  @MaxLength(200)
+  @IsString(TEXT)
+  tool!: string;
+
+  @ApiPropertyOptional({ description: 'Any JSON: the call arguments, started exactly as approved.' })
+  @IsOptional()
+  input?: JsonValue;
+
+  @ApiPropertyOptional({ type: EffectDto, description: 'Defaults to the registered tool effect, else "none".' })
+  @IsOptional()
+  @IsObject(OBJECT)
+  @ValidateNested()
+  @Type(() => EffectDto)
+  effect?: EffectDto;
+
+  @ApiPropertyOptional()
+  @IsOptional()
+  @Matches(ID_PATTERN, { message: 'turnId must be 1-128 letters, digits, "_", "-" or "." (not "." or ".." alone)' })
+  turnId?: string;
+}
+
+export class ApproveToolCallDto {
+  @ApiPropertyOptional({ description: 'Why it may go ahead, for the audit trail.', example: 'Within the trip budget.' })
+  @IsOptional()
+  @MaxLength(2000)
+  @IsString(TEXT)
+  note?: string;
+}
+
+export class RejectToolCallDto {
+  @ApiProperty({ description: 'Why it must not run (the agent reads it).', example: 'Too expensive: find a cheaper hotel.' })
+  @MinLength(1)
+  @MaxLength(2000)
+  @IsString(TEXT)
+  reason!: string;
 }
 
 export class SucceedToolCallDto {
