@@ -85,6 +85,19 @@ class ClientOnStore(_TestCase):
         self.assertEqual([i["kind"] for i in c.context(s)["items"]], ["message"])
         self.assertEqual([i["kind"] for i in c.context(s, include_thoughts=True)["items"]], ["message", "thought"])
 
+    def test_forks_from_a_past_step_into_a_named_branch(self) -> None:
+        c, s = self.client, self.session
+        asked = c.record_message(s, "user", "Lisbon in May")["version"]
+        c.write_memory(s, "city", "Lisbon")
+        plan = c.fork(s, asked, [{"kind": "memory", "key": "city", "value": "Porto"}], branch_name="Porto", dry_run=True)
+        self.assertEqual(dict(plan).get("outcome"), "dry_run")
+        c.fork(s, asked, [{"kind": "memory", "key": "city", "value": "Porto"}], branch_name="Porto")
+        self.assertEqual(c.get_state(s)["memory"], {"city": "Porto"})
+        head_branch = [b for b in c.timeline(s)["branches"] if b["containsHead"]][0]
+        self.assertEqual((head_branch["name"], head_branch["forkedFrom"]), ("Porto", asked))
+        c.name_branch(s, head_branch["tip"], "Porto, May")
+        self.assertIn("Porto, May", [b["name"] for b in c.timeline(s)["branches"]])
+
     def test_proposes_a_tool_call_and_starts_it_only_once_approved(self) -> None:
         c, s = self.client, self.session
         c.propose_tool_call(s, "pay1", "charge_card", {"amount": 50}, effect={"kind": "irreversible"})
