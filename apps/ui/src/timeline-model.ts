@@ -82,6 +82,9 @@ export function shortType(type: string): string {
     TaskPopped: 'task−',
     TurnInterrupted: 'stop',
     AgentThoughtRecorded: 'thought',
+    ToolCallProposed: 'propose',
+    ToolCallApproved: 'approve',
+    ToolCallRejected: 'reject',
   };
   return names[type] ?? type;
 }
