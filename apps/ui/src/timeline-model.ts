@@ -81,6 +81,10 @@ export function shortType(type: string): string {
     TaskPushed: 'task+',
     TaskPopped: 'task−',
     TurnInterrupted: 'stop',
+    AgentThoughtRecorded: 'thought',
+    ToolCallProposed: 'propose',
+    ToolCallApproved: 'approve',
+    ToolCallRejected: 'reject',
   };
   return names[type] ?? type;
 }

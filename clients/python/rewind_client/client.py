@@ -266,9 +266,45 @@ class RewindClient:
     def pop_task(self, session_id: str, **options: Any) -> WriteResult:
         return self._write("DELETE", f"/v1/sessions/{_segment(session_id)}/tasks/top", **options)
 
+    def propose_tool_call(
+        self,
+        session_id: str,
+        tool_call_id: str,
+        tool: str,
+        input: JSON = None,
+        effect: Optional[Dict[str, Any]] = None,
+        turn_id: Optional[str] = None,
+        **options: Any,
+    ) -> WriteResult:
+        """Puts a tool call to a person instead of starting it; start it (same id, tool and input) once approved."""
+        body: Dict[str, Any] = {"toolCallId": tool_call_id, "tool": tool, "input": input}
+        if effect is not None:
+            body["effect"] = effect
+        if turn_id is not None:
+            body["turnId"] = turn_id
+        return self._write("POST", f"/v1/sessions/{_segment(session_id)}/proposals", body, **options)
+
+    def approve_tool_call(self, session_id: str, tool_call_id: str, note: Optional[str] = None, **options: Any) -> WriteResult:
+        body = {} if note is None else {"note": note}
+        return self._write("POST", f"/v1/sessions/{_segment(session_id)}/proposals/{_segment(tool_call_id)}/approve", body, **options)
+
+    def reject_tool_call(self, session_id: str, tool_call_id: str, reason: str, **options: Any) -> WriteResult:
+        return self._write("POST", f"/v1/sessions/{_segment(session_id)}/proposals/{_segment(tool_call_id)}/reject", {"reason": reason}, **options)
+
     def interrupt_turn(self, session_id: str, turn_id: str, partial_content: str, **options: Any) -> WriteResult:
         body = {"partialContent": partial_content}
         return self._write("POST", f"/v1/sessions/{_segment(session_id)}/turns/{_segment(turn_id)}/interrupt", body, **options)
+
+    def record_thought(
+        self, session_id: str, content: str, steps: Optional[List[str]] = None, turn_id: Optional[str] = None, **options: Any
+    ) -> WriteResult:
+        """The agent's reasoning: a timeline step, never part of context() unless include_thoughts=True."""
+        body: Dict[str, Any] = {"content": content}
+        if steps is not None:
+            body["steps"] = list(steps)
+        if turn_id is not None:
+            body["turnId"] = turn_id
+        return self._write("POST", f"/v1/sessions/{_segment(session_id)}/thoughts", body, **options)
 
     def create_checkpoint(self, session_id: str, label: str, **options: Any) -> WriteResult:
         return self._write("POST", f"/v1/sessions/{_segment(session_id)}/checkpoints", {"label": label}, **options)
@@ -299,6 +335,25 @@ class RewindClient:
     def redo(self, session_id: str, acknowledge_irreversible: Optional[bool] = None, dry_run: Optional[bool] = None, wait_ms: Optional[int] = None, **options: Any) -> WriteResult:
         body = _head_move({}, acknowledge_irreversible, dry_run, wait_ms)
         return self._write("POST", f"/v1/sessions/{_segment(session_id)}/redo", body, **options)
+
+    def fork(
+        self,
+        session_id: str,
+        at_version: int,
+        steps: List[Dict[str, Any]],
+        branch_name: Optional[str] = None,
+        acknowledge_irreversible: Optional[bool] = None,
+        dry_run: Optional[bool] = None,
+        wait_ms: Optional[int] = None,
+        **options: Any,
+    ) -> WriteResult:
+        """Fork from the past: make step at_version current and start a new branch there with steps (as record_steps takes them)."""
+        body = _head_move({"atVersion": at_version, "steps": list(steps), "branchName": branch_name}, acknowledge_irreversible, dry_run, wait_ms)
+        return self._write("POST", f"/v1/sessions/{_segment(session_id)}/fork", body, **options)
+
+    def name_branch(self, session_id: str, version: int, name: str, **options: Any) -> WriteResult:
+        """Names a branch by one of its steps (timeline() gives each branch the nearest name on its path)."""
+        return self._write("POST", f"/v1/sessions/{_segment(session_id)}/branch-names", {"version": version, "name": name}, **options)
 
     def get_rollback(self, rollback_id: str) -> Dict[str, Any]:
         return self._object("GET", f"/v1/rollbacks/{_segment(rollback_id)}")
@@ -357,8 +412,16 @@ class RewindClient:
     def diff(self, session_id: str, from_version: int, to_version: int) -> Dict[str, Any]:
         return self._object("GET", f"/v1/sessions/{_segment(session_id)}/diff", query={"from": from_version, "to": to_version})
 
-    def context(self, session_id: str, max_turns: Optional[int] = None, max_chars: Optional[int] = None, at: Optional[int] = None) -> Dict[str, Any]:
-        query = {"maxTurns": max_turns, "maxChars": max_chars, "at": at}
+    def context(
+        self,
+        session_id: str,
+        max_turns: Optional[int] = None,
+        max_chars: Optional[int] = None,
+        at: Optional[int] = None,
+        include_thoughts: Optional[bool] = None,
+    ) -> Dict[str, Any]:
+        thoughts = None if include_thoughts is None else ("true" if include_thoughts else "false")
+        query = {"maxTurns": max_turns, "maxChars": max_chars, "at": at, "includeThoughts": thoughts}
         return self._object("GET", f"/v1/sessions/{_segment(session_id)}/context", query=query)
 
     # ---- If-Match helpers ----------------------------------------------------------------

@@ -14,6 +14,7 @@ from rewind_client import (
     LiveChange,
     LiveEvent,
     NotFound,
+    RewindError,
     RetryPolicy,
     RewindClient,
     RollbackNeedsAttention,
@@ -77,6 +78,43 @@ class ClientOnStore(_TestCase):
         self.assertEqual(c.get_state(s)["head"], undo["head"])
         self.assertEqual(c.diff(s, 7, c.current_version(s))["sessionId"], s)
         self.assertIn("items", c.context(s))
+
+    def test_records_a_thought_kept_out_of_the_context_unless_asked_for(self) -> None:
+        c, s = self.client, self.session
+        c.record_message(s, "user", "Plan a trip to Lisbon", turn_id="t1")
+        c.record_thought(s, "May is busy: search hotels first.", steps=["dates: May", "hotels first"])
+        thoughts = c.get_state(s)["thoughts"]
+        self.assertEqual([(t["content"], t["steps"], t["turnId"]) for t in thoughts], [("May is busy: search hotels first.", ["dates: May", "hotels first"], "t1")])
+        self.assertEqual([i["kind"] for i in c.context(s)["items"]], ["message"])
+        self.assertEqual([i["kind"] for i in c.context(s, include_thoughts=True)["items"]], ["message", "thought"])
+
+    def test_forks_from_a_past_step_into_a_named_branch(self) -> None:
+        c, s = self.client, self.session
+        asked = c.record_message(s, "user", "Lisbon in May")["version"]
+        c.write_memory(s, "city", "Lisbon")
+        plan = c.fork(s, asked, [{"kind": "memory", "key": "city", "value": "Porto"}], branch_name="Porto", dry_run=True)
+        self.assertEqual(dict(plan).get("outcome"), "dry_run")
+        c.fork(s, asked, [{"kind": "memory", "key": "city", "value": "Porto"}], branch_name="Porto")
+        self.assertEqual(c.get_state(s)["memory"], {"city": "Porto"})
+        head_branch = [b for b in c.timeline(s)["branches"] if b["containsHead"]][0]
+        self.assertEqual((head_branch["name"], head_branch["forkedFrom"]), ("Porto", asked))
+        c.name_branch(s, head_branch["tip"], "Porto, May")
+        self.assertIn("Porto, May", [b["name"] for b in c.timeline(s)["branches"]])
+
+    def test_proposes_a_tool_call_and_starts_it_only_once_approved(self) -> None:
+        c, s = self.client, self.session
+        c.propose_tool_call(s, "pay1", "charge_card", {"amount": 50}, effect={"kind": "irreversible"})
+        with self.assertRaises(RewindError) as refused:
+            c.start_tool_call(s, "pay1", "charge_card", {"amount": 50}, effect={"kind": "irreversible"}, confirmed=True)
+        self.assertEqual(refused.exception.code, "approval_required")
+        c.approve_tool_call(s, "pay1", note="within budget")
+        proposal = c.get_state(s)["proposals"][0]
+        self.assertEqual((proposal["status"], proposal["note"]), ("approved", "within budget"))
+        self.assertTrue(proposal["decidedBy"])
+        c.start_tool_call(s, "pay1", "charge_card", {"amount": 50}, effect={"kind": "irreversible"})
+        c.propose_tool_call(s, "pay2", "charge_card", {"amount": 5000})
+        c.reject_tool_call(s, "pay2", "too expensive")
+        self.assertEqual([p["status"] for p in c.get_state(s)["proposals"]], ["approved", "rejected"])
 
     def test_raises_typed_errors_by_code(self) -> None:
         with self.assertRaises(NotFound) as missing:

@@ -3,6 +3,7 @@ export {
   CompleteRollbackCommand,
   CreateCheckpointCommand,
   MoveHeadCommand,
+  NameBranchCommand,
   RecordCompensationOutcomeCommand,
   RecordShreddingCommand,
   RecordStepCommand,

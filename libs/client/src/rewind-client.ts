@@ -101,8 +101,11 @@ export class RewindClient {
     return data(this.api.GET('/v1/sessions/{id}/diff', { params: { path: { id }, query: { from, to } } }));
   }
 
-  getContext(id: string, query?: { maxTurns?: number; maxChars?: number; at?: number }): Promise<Context> {
-    return data(this.api.GET('/v1/sessions/{id}/context', { params: { path: { id }, query: query ?? {} } }));
+  /** What the LLM should see. The agent's thoughts are left out unless `includeThoughts` is true. */
+  getContext(id: string, query?: { maxTurns?: number; maxChars?: number; at?: number; includeThoughts?: boolean }): Promise<Context> {
+    const { includeThoughts, ...rest } = query ?? {};
+    const params = includeThoughts === undefined ? rest : { ...rest, includeThoughts: includeThoughts ? ('true' as const) : ('false' as const) };
+    return data(this.api.GET('/v1/sessions/{id}/context', { params: { path: { id }, query: params } }));
   }
 
   // ---- steps --------------------------------------------------------------------------
@@ -118,6 +121,26 @@ export class RewindClient {
 
   startToolCall(id: string, body: Schemas['StartToolCallDto'], write?: WriteOptions): Promise<WriteResult> {
     return data(this.api.POST('/v1/sessions/{id}/tool-calls', { params: { path: { id }, header: headers(write) }, body }));
+  }
+
+  /** Puts a tool call to a person instead of starting it; start it (startToolCall, same id, tool and input) once approved. */
+  proposeToolCall(id: string, body: Schemas['ProposeToolCallDto'], write?: WriteOptions): Promise<WriteResult> {
+    return data(this.api.POST('/v1/sessions/{id}/proposals', { params: { path: { id }, header: headers(write) }, body }));
+  }
+
+  /** Approves a proposed call (recorded with this key as who, and when). */
+  approveToolCall(id: string, callId: string, note?: string, write?: WriteOptions): Promise<WriteResult> {
+    return data(
+      this.api.POST('/v1/sessions/{id}/proposals/{callId}/approve', {
+        params: { path: { id, callId }, header: headers(write) },
+        body: note === undefined ? {} : { note },
+      }),
+    );
+  }
+
+  /** Rejects a proposed call: starting it is refused from then on. */
+  rejectToolCall(id: string, callId: string, reason: string, write?: WriteOptions): Promise<WriteResult> {
+    return data(this.api.POST('/v1/sessions/{id}/proposals/{callId}/reject', { params: { path: { id, callId }, header: headers(write) }, body: { reason } }));
   }
 
   succeedToolCall(id: string, callId: string, output: JsonValue, write?: WriteOptions): Promise<WriteResult> {
@@ -154,6 +177,11 @@ export class RewindClient {
     );
   }
 
+  /** The agent's reasoning: a timeline step, never part of getContext unless asked for. */
+  recordThought(id: string, body: Schemas['RecordThoughtDto'], write?: WriteOptions): Promise<WriteResult> {
+    return data(this.api.POST('/v1/sessions/{id}/thoughts', { params: { path: { id }, header: headers(write) }, body }));
+  }
+
   /** Labels the current head; the result's `head` is the labelled node (its `version` is the record). */
   createCheckpoint(id: string, label: string, write?: WriteOptions): Promise<WriteResult> {
     return data(this.api.POST('/v1/sessions/{id}/checkpoints', { params: { path: { id }, header: headers(write) }, body: { label } }));
@@ -172,6 +200,20 @@ export class RewindClient {
 
   redo(id: string, body: HeadMoveBody = {}, write?: WriteOptions): Promise<HeadMoveResult> {
     return this.headMove(this.api.POST('/v1/sessions/{id}/redo', { params: { path: { id }, header: headers(write) }, body: { ...body, dryRun: false } }));
+  }
+
+  /**
+   * Fork from the past: makes step `atVersion` current and starts a new branch there with `steps`
+   * (messages, memory, context variables, tasks, thoughts), recorded as soon as the head lands.
+   * When effects must be compensated first the answer may come before they are (see waitForRollback).
+   */
+  fork(id: string, body: Omit<Schemas['ForkDto'], 'dryRun'>, write?: WriteOptions): Promise<HeadMoveResult> {
+    return this.headMove(this.api.POST('/v1/sessions/{id}/fork', { params: { path: { id }, header: headers(write) }, body: { ...body, dryRun: false } }));
+  }
+
+  /** Names a branch by one of its steps (getTimeline gives each branch the nearest name on its path). */
+  nameBranch(id: string, version: number, name: string, write?: WriteOptions): Promise<WriteResult> {
+    return data(this.api.POST('/v1/sessions/{id}/branch-names', { params: { path: { id }, header: headers(write) }, body: { version, name } }));
   }
 
   /** What a rollback would compensate or skip, without doing anything. */

@@ -8,3 +8,4 @@ export * from './refusals';
 export * from './json-input';
 export * from './error-codes';
 export * from './json-cost';
+export * from './dto/fork.dto';

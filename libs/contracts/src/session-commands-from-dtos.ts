@@ -1,13 +1,18 @@
-import { invalid, type EffectDescriptor, type MoveHead, type SessionCommand } from '@rewind/domain';
+import { invalid, type EffectDescriptor, type MoveHead, type SessionCommand, type StepCommand } from '@rewind/domain';
+import type { ForkDto } from './dto/fork.dto';
 import type { RedoDto, RollbackDto, UndoDto } from './dto/head-move.dto';
 import type { EffectDto, RegisterToolDto } from './dto/step.dto';
 import type { AnyStepDto, RecordStepsDto } from './dto/steps.dto';
 import type {
+  ApproveToolCallDto,
   CreateCheckpointDto,
+  ProposeToolCallDto,
+  RejectToolCallDto,
   FailToolCallDto,
   InterruptTurnDto,
   PushTaskDto,
   RecordMessageDto,
+  RecordThoughtDto,
   StartToolCallDto,
   SucceedToolCallDto,
   ValueDto,
@@ -33,6 +38,20 @@ export const toCommand = {
     ...(b.confirmed !== undefined ? { confirmed: b.confirmed } : {}),
     ...(b.turnId ? { turnId: b.turnId } : {}),
   }),
+  proposeToolCall: (b: ProposeToolCallDto): SessionCommand => ({
+    type: 'ProposeToolCall',
+    toolCallId: b.toolCallId,
+    tool: b.tool,
+    input: b.input ?? null,
+    ...(b.effect ? { effect: effectOf(b.effect) } : {}),
+    ...(b.turnId ? { turnId: b.turnId } : {}),
+  }),
+  approveToolCall: (toolCallId: string, b: ApproveToolCallDto | undefined): SessionCommand => ({
+    type: 'ApproveToolCall',
+    toolCallId,
+    ...(b?.note !== undefined ? { note: b.note } : {}),
+  }),
+  rejectToolCall: (toolCallId: string, b: RejectToolCallDto): SessionCommand => ({ type: 'RejectToolCall', toolCallId, reason: b.reason }),
   succeedToolCall: (toolCallId: string, b: SucceedToolCallDto): SessionCommand => ({ type: 'CompleteToolCall', toolCallId, output: b.output }),
   failToolCall: (toolCallId: string, b: FailToolCallDto): SessionCommand => ({
     type: 'FailToolCall',
@@ -51,6 +70,12 @@ export const toCommand = {
   }),
   popTask: (): SessionCommand => ({ type: 'PopTask' }),
   interruptTurn: (turnId: string, b: InterruptTurnDto): SessionCommand => ({ type: 'InterruptTurn', turnId, partialContent: b.partialContent }),
+  recordThought: (b: RecordThoughtDto): SessionCommand => ({
+    type: 'RecordThought',
+    content: b.content,
+    ...(b.steps !== undefined ? { steps: [...b.steps] } : {}),
+    ...(b.turnId ? { turnId: b.turnId } : {}),
+  }),
   createCheckpoint: (b: CreateCheckpointDto): SessionCommand => ({ type: 'CreateCheckpoint', label: b.label }),
   rollback: (b: RollbackDto): MoveHead => {
     if ((b.toVersion === undefined) === (b.toCheckpoint === undefined)) {
@@ -90,11 +115,22 @@ export const toCommand = {
         return toCommand.popTask();
       case 'interrupt':
         return toCommand.interruptTurn(s.turnId, s);
+      case 'thought':
+        return toCommand.recordThought(s);
       case 'checkpoint':
         return toCommand.createCheckpoint(s);
     }
   },
   steps: (b: RecordStepsDto): SessionCommand[] => b.steps.map((s) => toCommand.step(s)),
+  /** A rollback that records the fork's steps once the head lands (the domain refuses steps a fork cannot start with). */
+  fork: (b: ForkDto): MoveHead => ({
+    type: 'MoveHead',
+    kind: 'rollback',
+    toVersion: b.atVersion,
+    then: toCommand.steps(b) as StepCommand[],
+    ...(b.branchName !== undefined ? { branchName: b.branchName } : {}),
+    acknowledgeIrreversible: b.acknowledgeIrreversible ?? false,
+  }),
 };
 
 function rollbackCommand(b: RollbackDto): MoveHead {
@@ -113,5 +149,6 @@ export function effectOf(b: EffectDto | RegisterToolDto): Partial<EffectDescript
     ...(b.kind !== undefined ? { kind: b.kind } : {}),
     ...(b.compensation ? { compensation: { ...b.compensation } } : {}),
     ...(b.retry ? { retry: { ...b.retry } } : {}),
+    ...(b.approval ? { approval: b.approval } : {}),
   };
 }

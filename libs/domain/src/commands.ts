@@ -25,6 +25,25 @@ export interface StartToolCall {
   confirmed?: boolean;
   turnId?: string;
 }
+/** A tool call put to a person instead of started: it waits for ApproveToolCall or RejectToolCall. */
+export interface ProposeToolCall {
+  type: 'ProposeToolCall';
+  toolCallId: string;
+  tool: string;
+  input: JsonValue;
+  effect?: Partial<EffectDescriptor>;
+  turnId?: string;
+}
+export interface ApproveToolCall {
+  type: 'ApproveToolCall';
+  toolCallId: string;
+  note?: string;
+}
+export interface RejectToolCall {
+  type: 'RejectToolCall';
+  toolCallId: string;
+  reason: string;
+}
 export interface CompleteToolCall {
   type: 'CompleteToolCall';
   toolCallId: string;
@@ -64,6 +83,17 @@ export interface InterruptTurn {
   turnId: string;
   partialContent: string;
 }
+/**
+ * The agent's reasoning (seed 002 §4.3, AgentThoughtProcess): kept for people debugging the
+ * agent, never sent back to the LLM unless a caller asks for it (see buildContextWindow).
+ */
+export interface RecordThought {
+  type: 'RecordThought';
+  content: string;
+  /** The reasoning as separate steps, when the agent gives them. */
+  steps?: string[];
+  turnId?: string;
+}
 export interface CreateCheckpoint {
   type: 'CreateCheckpoint';
   label: string;
@@ -85,6 +115,14 @@ export interface MoveHead {
   toCheckpoint?: string;
   steps?: number;
   acknowledgeIrreversible?: boolean;
+  /**
+   * Fork from the past (seed 002 §4.2), rollback only: steps recorded as soon as the head lands
+   * on the target (in the same write, or in the write that completes the rollback), starting a
+   * new branch there. Only steps decided on the path alone (see FORK_STEP_TYPES).
+   */
+  then?: StepCommand[];
+  /** A name for the branch the fork starts (kept on its first step). */
+  branchName?: string;
 }
 
 /** The saga's record of one compensation attempt. */
@@ -120,6 +158,9 @@ export type SessionCommand =
   | StartSession
   | RecordMessage
   | StartToolCall
+  | ProposeToolCall
+  | ApproveToolCall
+  | RejectToolCall
   | CompleteToolCall
   | FailToolCall
   | WriteMemory
@@ -128,9 +169,11 @@ export type SessionCommand =
   | PushTask
   | PopTask
   | InterruptTurn
+  | RecordThought
   | CreateCheckpoint
   | MoveHead
   | RecordShredding
+  | NameBranch
   | RollbackCommand;
 
 export type SessionCommandType = SessionCommand['type'];
@@ -143,6 +186,9 @@ export type SessionCommandType = SessionCommand['type'];
 export type StepCommand =
   | RecordMessage
   | StartToolCall
+  | ProposeToolCall
+  | ApproveToolCall
+  | RejectToolCall
   | CompleteToolCall
   | FailToolCall
   | WriteMemory
@@ -151,11 +197,15 @@ export type StepCommand =
   | PushTask
   | PopTask
   | InterruptTurn
+  | RecordThought
   | CreateCheckpoint;
 
 export const STEP_COMMAND_TYPES: readonly StepCommand['type'][] = [
   'RecordMessage',
   'StartToolCall',
+  'ProposeToolCall',
+  'ApproveToolCall',
+  'RejectToolCall',
   'CompleteToolCall',
   'FailToolCall',
   'WriteMemory',
@@ -164,8 +214,27 @@ export const STEP_COMMAND_TYPES: readonly StepCommand['type'][] = [
   'PushTask',
   'PopTask',
   'InterruptTurn',
+  'RecordThought',
   'CreateCheckpoint',
 ];
+
+/** The steps a fork may start with: decided on the target's path alone, so deciding them later decides the same. */
+export const FORK_STEP_TYPES: readonly StepCommand['type'][] = [
+  'RecordMessage',
+  'WriteMemory',
+  'EraseMemory',
+  'SetContextVariable',
+  'PushTask',
+  'PopTask',
+  'RecordThought',
+];
+
+/** Names a branch by one of its steps (the first of a fork, usually). */
+export interface NameBranch {
+  type: 'NameBranch';
+  version: number;
+  name: string;
+}
 
 export function isStepCommand(command: SessionCommand): command is StepCommand {
   return (STEP_COMMAND_TYPES as readonly string[]).includes(command.type);

@@ -12,13 +12,19 @@ export type ContextItem =
       error: string | null;
       turnId: string | null;
       version: number;
-    };
+    }
+  | { kind: 'thought'; content: string; steps: string[]; turnId: string | null; version: number };
 
 export interface ContextWindowOptions {
   /** Keep only the newest N turns (items outside any turn are always kept). */
   maxTurns?: number;
   /** Drop the oldest items until the text fits in this many characters. */
   maxChars?: number;
+  /**
+   * Add the agent's recorded thoughts. Off by default: reasoning is for people debugging the
+   * agent, and fed back to the model it would steer the next answer by stale guesses.
+   */
+  includeThoughts?: boolean;
 }
 
 export interface ContextWindow {
@@ -30,13 +36,16 @@ export interface ContextWindow {
 }
 
 function size(item: ContextItem): number {
-  return item.kind === 'message' ? item.content.length : JSON.stringify([item.input, item.output, item.error]).length;
+  if (item.kind === 'message') return item.content.length;
+  if (item.kind === 'thought') return item.content.length + item.steps.reduce((sum, s) => sum + s.length, 0);
+  return JSON.stringify([item.input, item.output, item.error]).length;
 }
 
 /**
  * What an LLM should see (seed 003): only the head's path (rolled-back steps are not in
  * it), interrupted turns reduced to what was visible, unfinished tool calls stripped,
- * completed results kept, oldest dropped first to fit the budget.
+ * completed results kept, oldest dropped first to fit the budget. The agent's thoughts only
+ * when asked for (`includeThoughts`).
  */
 export function buildContextWindow(path: PathState, options: ContextWindowOptions = {}): ContextWindow {
   const keptTurns = options.maxTurns === undefined ? path.turns : path.turns.slice(Math.max(0, path.turns.length - options.maxTurns));
@@ -75,6 +84,12 @@ export function buildContextWindow(path: PathState, options: ContextWindowOption
       turnId: call.turnId,
       version: call.finishedVersion ?? call.startedVersion,
     });
+  }
+  if (options.includeThoughts === true) {
+    for (const thought of path.thoughts) {
+      if (!inWindow(thought.turnId)) continue;
+      items.push({ kind: 'thought', content: thought.content, steps: thought.steps, turnId: thought.turnId, version: thought.version });
+    }
   }
   items.sort((a, b) => a.version - b.version);
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { isDeepStrictEqual } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import type { SessionCommand, SessionCommandType } from './commands';
+import type { SessionCommand, SessionCommandType, StepCommand } from './commands';
 import { decide, type DecideContext, type Decision } from './decide';
 import { EFFECT_KINDS, type EffectDescriptor, type EffectKind } from './effects';
 import { DomainError } from './errors';
@@ -32,6 +32,9 @@ const COMMAND_TYPES: SessionCommandType[] = [
   'StartSession',
   'RecordMessage',
   'StartToolCall',
+  'ProposeToolCall',
+  'ApproveToolCall',
+  'RejectToolCall',
   'CompleteToolCall',
   'FailToolCall',
   'WriteMemory',
@@ -40,7 +43,9 @@ const COMMAND_TYPES: SessionCommandType[] = [
   'PushTask',
   'PopTask',
   'InterruptTurn',
+  'RecordThought',
   'CreateCheckpoint',
+  'NameBranch',
   'MoveHead',
   'RecordCompensationOutcome',
   'CompleteRollback',
@@ -85,16 +90,32 @@ function probeCommand(p: Probe, state: SessionState): SessionCommand {
       return { type: 'StartSession', sessionId: 's' };
     case 'RecordMessage':
       return { type: 'RecordMessage', role: p.flag ? 'user' : 'agent', content: 'm', ...(p.j % 3 ? { turnId: pick(turns, p.i) } : {}) };
-    case 'StartToolCall':
+    case 'StartToolCall': {
+      const toolCallId = pick([...calls, ...Object.keys(path.proposals)], p.i);
+      // A proposed call, started as proposed (or not: other input), once approved or before.
+      if (Object.hasOwn(path.proposals, toolCallId) && p.j % 2) return { type: 'StartToolCall', toolCallId, tool: 'charge_card', input: { n: p.j % 3 } };
       return {
         type: 'StartToolCall',
-        toolCallId: pick(calls, p.i),
+        toolCallId,
         tool: 'book_hotel',
         input: p.j % 4 ? { city: 'Lisbon' } : {},
         effect: effectOf(p.effect, p.j),
         confirmed: p.flag,
         ...(p.j % 5 === 0 ? { turnId: pick(turns, p.i) } : {}),
       };
+    }
+    case 'ProposeToolCall':
+      return {
+        type: 'ProposeToolCall',
+        toolCallId: pick([...calls, ...Object.keys(path.proposals)], p.i),
+        tool: 'charge_card',
+        input: { n: p.j % 3 },
+        effect: { kind: p.effect === 'none' ? 'irreversible' : p.effect, ...(p.flag ? { approval: 'required' } : {}) },
+      };
+    case 'ApproveToolCall':
+      return { type: 'ApproveToolCall', toolCallId: pick(Object.keys(path.proposals), p.i) };
+    case 'RejectToolCall':
+      return { type: 'RejectToolCall', toolCallId: pick(Object.keys(path.proposals), p.i), reason: 'no' };
     case 'CompleteToolCall':
       return { type: 'CompleteToolCall', toolCallId: pick(calls, p.i), output: p.flag ? { bookingId: `B${p.j}` } : {} };
     case 'FailToolCall':
@@ -111,12 +132,23 @@ function probeCommand(p: Probe, state: SessionState): SessionCommand {
       return { type: 'PopTask' };
     case 'InterruptTurn':
       return { type: 'InterruptTurn', turnId: pick(turns, p.i), partialContent: 'par' };
+    case 'RecordThought':
+      return { type: 'RecordThought', content: p.flag ? 'weigh the options' : '', ...(p.j % 3 === 0 ? { turnId: pick(turns, p.i) } : {}) };
     case 'CreateCheckpoint':
       return { type: 'CreateCheckpoint', label: pick(Object.keys(state.checkpoints), p.i) };
+    case 'NameBranch':
+      return { type: 'NameBranch', version: p.i % (state.version + 2), name: p.flag ? 'plan B' : '' };
     case 'MoveHead': {
       const kind = (['rollback', 'rollback', 'undo', 'redo'] as const)[p.j % 4]!;
       const target = p.i % 4 ? { toVersion: p.i % (state.version + 2) } : p.i % 8 ? { toCheckpoint: pick(Object.keys(state.checkpoints), p.j) } : {};
-      return { type: 'MoveHead', kind, ...target, steps: 1 + (p.j % 3), acknowledgeIrreversible: p.flag };
+      // A fork now and then: a rollback with steps (some refused on the target: a key it lacks, a tool call, an undo with steps).
+      const forks: SessionCommand[][] = [
+        [{ type: 'RecordMessage', role: 'user', content: 'what if' }],
+        [{ type: 'EraseMemory', key: pick(Object.keys(path.memory), p.j) }],
+        [{ type: 'StartToolCall', toolCallId: 'fc', tool: 'search', input: {} }],
+      ];
+      const fork = p.j % 5 === 0 ? { then: forks[p.i % 3] as StepCommand[], ...(p.flag ? { branchName: 'plan B' } : {}) } : {};
+      return { type: 'MoveHead', kind, ...target, steps: 1 + (p.j % 3), acknowledgeIrreversible: p.flag, ...fork };
     }
     case 'RecordCompensationOutcome': {
       const startedVersion = planned.length > 0 && p.j % 4 ? planned[p.j % planned.length]!.startedVersion : p.j % (state.version + 1);

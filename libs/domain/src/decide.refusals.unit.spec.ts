@@ -48,6 +48,9 @@ const spec = DeciderSpecification.for({
 const ONE_OF_EACH: { [T in Exclude<SessionCommandType, 'StartSession'>]: Extract<SessionCommand, { type: T }> } = {
   RecordMessage: { type: 'RecordMessage', role: 'user', content: 'hi' },
   StartToolCall: { type: 'StartToolCall', toolCallId: 'c9', tool: 'search', input: {} },
+  ProposeToolCall: { type: 'ProposeToolCall', toolCallId: 'p9', tool: 'charge_card', input: { amount: 5 } },
+  ApproveToolCall: { type: 'ApproveToolCall', toolCallId: 'p1' },
+  RejectToolCall: { type: 'RejectToolCall', toolCallId: 'p1', reason: 'too expensive' },
   CompleteToolCall: { type: 'CompleteToolCall', toolCallId: 'book-1', output: { bookingId: 'B1' } },
   FailToolCall: { type: 'FailToolCall', toolCallId: 'book-1', error: 'x' },
   WriteMemory: { type: 'WriteMemory', key: 'k', value: 1 },
@@ -56,7 +59,9 @@ const ONE_OF_EACH: { [T in Exclude<SessionCommandType, 'StartSession'>]: Extract
   PushTask: { type: 'PushTask', title: 't' },
   PopTask: { type: 'PopTask' },
   InterruptTurn: { type: 'InterruptTurn', turnId: 't1', partialContent: '' },
+  RecordThought: { type: 'RecordThought', content: 'weigh the options' },
   CreateCheckpoint: { type: 'CreateCheckpoint', label: 'cp' },
+  NameBranch: { type: 'NameBranch', version: 1, name: 'main' },
   MoveHead: { type: 'MoveHead', kind: 'undo' },
   RecordCompensationOutcome: {
     type: 'RecordCompensationOutcome',
@@ -532,6 +537,74 @@ function wholeFileRuns(file: RunnerTestFile): boolean {
   const all = (tasks: RunnerTask[]): RunnerTask[] => tasks.flatMap((t) => (t.type === 'suite' ? all(t.tasks) : [t]));
   return all(file.tasks).every((t) => t.mode === 'run');
 }
+
+describe('refusals of approvals', () => {
+  const needsApproval: EffectDescriptor = { ...chargeCard, approval: 'required' };
+  const proposed: GivenEvent = {
+    type: 'ToolCallProposed',
+    data: { toolCallId: 'p1', tool: 'charge_card', input: { amount: 5 }, effect: needsApproval, turnId: null },
+  };
+  const approved: GivenEvent = { type: 'ToolCallApproved', data: { toolCallId: 'p1', approvedBy: 'key:ana', note: null } };
+  const rejected: GivenEvent = { type: 'ToolCallRejected', data: { toolCallId: 'p1', rejectedBy: 'key:ana', reason: 'no' } };
+  const start = (extra: Partial<Extract<SessionCommand, { type: 'StartToolCall' }>> = {}): SessionCommand => ({
+    type: 'StartToolCall',
+    toolCallId: 'p1',
+    tool: 'charge_card',
+    input: { amount: 5 },
+    ...extra,
+  });
+  const registered = { toolEffect: () => needsApproval };
+
+  it('approval_required: a call whose tool requires approval, started without a proposal (even confirmed)', () => {
+    spec
+      .given([started])
+      .when(start({ confirmed: true }), registered)
+      .thenThrows('approval_required');
+  });
+  it('approval_required: a proposed call started while pending, or after it was rejected', () => {
+    spec
+      .given([started, proposed])
+      .when(start())
+      .thenThrows('approval_required', (e) => expect(e.message).toContain('waiting for approval'));
+    spec
+      .given([started, proposed, rejected])
+      .when(start())
+      .thenThrows('approval_required', (e) => expect(e.message).toContain('rejected by key:ana'));
+  });
+  it('proposal_mismatch: an approved call started with other input or another tool', () => {
+    spec
+      .given([started, proposed, approved])
+      .when(start({ input: { amount: 500 } }))
+      .thenThrows('proposal_mismatch');
+    spec
+      .given([started, proposed, approved])
+      .when(start({ tool: 'refund' }))
+      .thenThrows('proposal_mismatch');
+  });
+  it('an approved call starts as approved: its approval stands for the confirmation', () => {
+    spec
+      .given([started, proposed, approved])
+      .when(start({ input: { amount: 5 } }), registered)
+      .then([
+        {
+          type: 'ToolCallStarted',
+          data: { toolCallId: 'p1', tool: 'charge_card', input: { amount: 5 }, effect: needsApproval, confirmed: true, turnId: null },
+        },
+      ]);
+  });
+  it('proposal_not_found and proposal_not_pending: deciding what was not proposed, or twice', () => {
+    spec.given([started]).when(ONE_OF_EACH.ApproveToolCall).thenThrows('proposal_not_found');
+    spec.given(undone(proposed)).when(ONE_OF_EACH.RejectToolCall).thenThrows('proposal_not_found');
+    spec.given([started, proposed, approved]).when(ONE_OF_EACH.RejectToolCall).thenThrows('proposal_not_pending');
+    spec.given([started, proposed, rejected]).when(ONE_OF_EACH.ApproveToolCall).thenThrows('proposal_not_pending');
+  });
+  it('tool_call_exists: proposing again a call that is pending or approved', () => {
+    spec
+      .given([started, proposed])
+      .when(ONE_OF_EACH.ProposeToolCall && { ...ONE_OF_EACH.ProposeToolCall, toolCallId: 'p1' })
+      .thenThrows('tool_call_exists');
+  });
+});
 
 describe('the refusal catalogue', () => {
   it('every code in it has a case above', ({ task, skip }) => {

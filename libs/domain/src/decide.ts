@@ -1,9 +1,12 @@
-import type { RollbackCommand, SessionCommand } from './commands';
-import { mergeEffect, type EffectDescriptor } from './effects';
-import { conflict, DomainError, invalid, notFound } from './errors';
-import { isStepEvent, type SessionEvent } from './events';
+import { FORK_STEP_TYPES, type MoveHead, type RollbackCommand, type SessionCommand, type StepCommand } from './commands';
+import { mergeEffect, needsApproval, type EffectDescriptor } from './effects';
+import { atStepIndex, conflict, DomainError, invalid, notFound } from './errors';
+import { isStepEvent, type RecordedSessionEvent, type SessionEvent } from './events';
+import { evolveInPlace } from './evolve';
+import type { JsonObject } from './json';
 import { planHeadMove, resolveHeadMoveTarget, type HeadMovePlan, type HeadMoveTarget } from './head-move';
-import { findTurn, type PathState, type RollbackRecord, type SessionState } from './state';
+import { cloneState, findTurn, type PathState, type PendingFork, type RollbackRecord, type SessionState } from './state';
+import { isNode } from './timeline';
 import { missingRefs } from './templates';
 import { validateEffectDeclaration } from './tool-registration';
 
@@ -99,7 +102,8 @@ export function decide(state: SessionState, command: SessionCommand, ctx: Decide
         );
       }
       const effect = mergeEffect(ctx.toolEffect?.(command.tool), command.effect);
-      if (effect.kind === 'irreversible' && command.confirmed !== true) {
+      const approved = assertApproved(path, command, effect);
+      if (effect.kind === 'irreversible' && command.confirmed !== true && !approved) {
         throw new DomainError(
           'confirmation_required',
           'confirmation_required',
@@ -120,12 +124,59 @@ export function decide(state: SessionState, command: SessionCommand, ctx: Decide
               tool: command.tool,
               input: command.input,
               effect,
-              confirmed: command.confirmed === true,
+              confirmed: command.confirmed === true || approved,
               turnId: command.turnId ?? path.turns[path.turns.length - 1]?.turnId ?? null,
             },
           }),
         ],
       };
+    }
+    case 'ProposeToolCall': {
+      assertStorableName('toolCallId', command.toolCallId);
+      const call = entry(path.toolCalls, command.toolCallId);
+      const proposal = entry(path.proposals, command.toolCallId);
+      if ((call && call.status !== 'failed') || proposal?.status === 'pending' || proposal?.status === 'approved') {
+        throw conflict(
+          'tool_call_exists',
+          `Tool call "${command.toolCallId}" is already ${call ? call.status : `proposed (${proposal!.status})`}: propose the next call under a new id.`,
+        );
+      }
+      if (command.turnId !== undefined && !findTurn(path, command.turnId)) {
+        throw notFound('turn_not_found', `Turn "${command.turnId}" is not on the current timeline path.`, [{ field: 'turnId', message: 'unknown turn' }]);
+      }
+      const effect = mergeEffect(ctx.toolEffect?.(command.tool), command.effect);
+      assertCompensable(command.tool, effect, command.input);
+      return {
+        events: [
+          step(state, {
+            type: 'ToolCallProposed',
+            data: {
+              toolCallId: command.toolCallId,
+              tool: command.tool,
+              input: command.input,
+              effect,
+              turnId: command.turnId ?? path.turns[path.turns.length - 1]?.turnId ?? null,
+            },
+          }),
+        ],
+      };
+    }
+    case 'ApproveToolCall':
+    case 'RejectToolCall': {
+      const proposal = entry(path.proposals, command.toolCallId);
+      if (!proposal) throw notFound('proposal_not_found', `No tool call "${command.toolCallId}" was proposed on the current timeline path.`);
+      if (proposal.status !== 'pending') {
+        throw conflict(
+          'proposal_not_pending',
+          `Tool call "${command.toolCallId}" was already ${proposal.status} by ${proposal.decidedBy ?? 'someone'}; a decision is not changed afterwards.`,
+        );
+      }
+      if (command.type === 'ApproveToolCall') {
+        return {
+          events: [step(state, { type: 'ToolCallApproved', data: { toolCallId: command.toolCallId, approvedBy: ctx.actor, note: command.note ?? null } })],
+        };
+      }
+      return { events: [step(state, { type: 'ToolCallRejected', data: { toolCallId: command.toolCallId, rejectedBy: ctx.actor, reason: command.reason } })] };
     }
     case 'CompleteToolCall':
     case 'FailToolCall': {
@@ -176,11 +227,41 @@ export function decide(state: SessionState, command: SessionCommand, ctx: Decide
       if (turn.status !== 'open') throw conflict('turn_not_open', `Turn "${command.turnId}" is already ${turn.status}; only an open turn can be interrupted.`);
       return { events: [step(state, { type: 'TurnInterrupted', data: { turnId: command.turnId, partialContent: command.partialContent } })] };
     }
+    case 'RecordThought': {
+      if (command.turnId !== undefined && !findTurn(path, command.turnId)) {
+        throw notFound('turn_not_found', `Turn "${command.turnId}" is not on the current timeline path.`, [{ field: 'turnId', message: 'unknown turn' }]);
+      }
+      if (command.content.length === 0 && (command.steps ?? []).every((s) => s.length === 0)) {
+        throw invalid('validation_failed', 'A thought needs some text: give content or at least one non-empty step.', [
+          { field: 'content', message: 'empty thought' },
+        ]);
+      }
+      const turnId = command.turnId ?? path.turns[path.turns.length - 1]?.turnId ?? null;
+      return {
+        events: [
+          step(state, { type: 'AgentThoughtRecorded', data: { thoughtId: ctx.newId(), turnId, content: command.content, steps: [...(command.steps ?? [])] } }),
+        ],
+      };
+    }
     case 'CreateCheckpoint': {
       assertStorableName('label', command.label);
       const existing = entry(state.checkpoints, command.label);
       if (existing) throw conflict('checkpoint_exists', `Checkpoint "${command.label}" already exists (version ${existing.version}).`);
       return { events: [step(state, { type: 'CheckpointCreated', data: { label: command.label, version: state.head } })] };
+    }
+    case 'NameBranch': {
+      assertBranchName(command.name, 'name');
+      if (command.version > state.version) {
+        throw notFound('version_not_found', `Version ${command.version} does not exist: the session is at version ${state.version}.`, [
+          { field: 'version', message: 'no such version' },
+        ]);
+      }
+      if (!isNode(state.timeline, command.version)) {
+        throw invalid('not_a_step', `Version ${command.version} records a rollback or checkpoint, not a step: name a branch by one of its steps.`, [
+          { field: 'version', message: 'not a timeline node' },
+        ]);
+      }
+      return { events: [step(state, { type: 'BranchNamed', data: { version: command.version, name: command.name } })] };
     }
     case 'RecordShredding':
       return { events: [step(state, { type: 'DataShredded', data: { keyIds: [...command.keyIds], reason: command.reason } })] };
@@ -192,6 +273,50 @@ export function decide(state: SessionState, command: SessionCommand, ctx: Decide
     case 'ResolveCompensation':
       return decideRollbackCommand(state, command, ctx);
   }
+}
+
+/**
+ * A call that was proposed starts only once approved, as approved (same tool, same input); a call
+ * whose tool requires approval (compensable or irreversible effect) must have been proposed and
+ * approved. Returns whether an approval covers the call (it stands for the confirmation too).
+ */
+function assertApproved(path: PathState, command: Extract<SessionCommand, { type: 'StartToolCall' }>, effect: EffectDescriptor): boolean {
+  const proposal = entry(path.proposals, command.toolCallId);
+  if (!proposal) {
+    if (!needsApproval(effect)) return false;
+    throw conflict(
+      'approval_required',
+      `Tool "${command.tool}" requires approval for its ${effect.kind} calls: propose it (POST /v1/sessions/:id/proposals), and start it once a person approved it.`,
+      [{ field: 'toolCallId', message: 'no approved proposal of this call' }],
+    );
+  }
+  if (proposal.status !== 'approved') {
+    throw conflict(
+      'approval_required',
+      proposal.status === 'pending'
+        ? `Tool call "${command.toolCallId}" is waiting for approval: it starts once a person approves it.`
+        : `Tool call "${command.toolCallId}" was rejected by ${proposal.decidedBy ?? 'someone'} (${proposal.note ?? 'no reason given'}): it must not run.`,
+      [{ field: 'toolCallId', message: `proposal ${proposal.status}` }],
+    );
+  }
+  if (proposal.tool !== command.tool || !sameJson(proposal.input, command.input)) {
+    throw conflict(
+      'proposal_mismatch',
+      `Tool call "${command.toolCallId}" was approved as ${proposal.tool} with other input: start it exactly as approved, or propose the new call.`,
+      [{ field: proposal.tool !== command.tool ? 'tool' : 'input', message: 'differs from the approved proposal' }],
+    );
+  }
+  return true;
+}
+
+/** JSON values equal whatever the order of their keys. */
+function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null || Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a)) return a.length === (b as unknown[]).length && a.every((x, i) => sameJson(x, (b as unknown[])[i]));
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  return ka.length === kb.length && ka.every((k) => Object.hasOwn(b, k) && sameJson((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
 }
 
 /** A call's effect is checked like a registration, plus: its input must fill the template. */
@@ -228,7 +353,13 @@ function decideRollbackCommand(state: SessionState, command: RollbackCommand, ct
         open.map((i) => ({ message: i.toolCallId, toolCallId: i.toolCallId })),
       );
     }
-    return { events: [step(state, { type: 'RollbackCompleted', data: { rollbackId: rollback.rollbackId, toVersion: rollback.toVersion } })] };
+    const events = [step(state, { type: 'RollbackCompleted', data: { rollbackId: rollback.rollbackId, toVersion: rollback.toVersion } })];
+    const fork = entry(state.pendingForks, rollback.rollbackId);
+    if (fork) {
+      if (!ctx.pathAt) throw new Error('decide(CompleteRollback) of a fork needs ctx.pathAt to record its steps on the target path');
+      events.push(...decideForkSteps(state, rollback.toVersion, ctx.pathAt(rollback.toVersion), events.length, fork, ctx));
+    }
+    return { events };
   }
   const item =
     command.type === 'RecordCompensationOutcome'
@@ -261,6 +392,7 @@ function decideRollbackCommand(state: SessionState, command: RollbackCommand, ct
 }
 
 function decideHeadMove(state: SessionState, command: Extract<SessionCommand, { type: 'MoveHead' }>, ctx: DecideContext): Decision {
+  const fork = forkOf(command);
   const target = ctx.headMoveTarget ?? resolveHeadMoveTarget(state, command);
   if (!ctx.pathAt) throw new Error('decide(MoveHead) needs ctx.pathAt to read the target path state');
   const plan = planHeadMove(state, target, ctx.pathAt(target.toVersion));
@@ -304,9 +436,12 @@ function decideHeadMove(state: SessionState, command: Extract<SessionCommand, { 
         toVersion: plan.toVersion,
         plan: plan.effects,
         acknowledgeIrreversible: command.acknowledgeIrreversible === true,
+        ...(fork ? { then: fork.then, branchName: fork.branchName } : {}),
       },
     }),
   ];
+  // A fork whose steps would be refused on the target is refused now, not when the saga completes it.
+  if (fork && plan.toCompensate.length > 0) decideForkSteps(state, plan.toVersion, ctx.pathAt(plan.toVersion), 0, fork, ctx);
   for (const item of plan.effects) {
     if (item.action !== 'skip') continue;
     const acknowledgedBy = item.effect.kind === 'irreversible' && item.callStatus !== 'failed' ? ctx.actor : null;
@@ -319,6 +454,73 @@ function decideHeadMove(state: SessionState, command: Extract<SessionCommand, { 
   }
   if (plan.toCompensate.length === 0) {
     events.push(step(state, { type: 'RollbackCompleted', data: { rollbackId, toVersion: plan.toVersion } }));
+    if (fork) events.push(...decideForkSteps(state, plan.toVersion, ctx.pathAt(plan.toVersion), events.length, fork, ctx));
   }
   return { events, plan };
+}
+
+const MAX_FORK_STEPS = 100;
+
+function assertBranchName(name: string, field: string): void {
+  if (!/^[^\u0000-\u001f]{1,100}$/.test(name)) {
+    throw invalid('validation_failed', 'A branch name is 1 to 100 printable characters.', [{ field, message: 'must be 1-100 printable characters' }]);
+  }
+}
+
+/** A fork's steps and name, checked before the move is accepted (so that the saga never meets a refusal when it completes). */
+function forkOf(command: MoveHead): PendingFork | null {
+  if (command.then === undefined) {
+    if (command.branchName !== undefined) {
+      throw invalid('validation_failed', "branchName names the branch a fork starts: send it with the fork's steps.", [
+        { field: 'branchName', message: 'without steps' },
+      ]);
+    }
+    return null;
+  }
+  if (command.kind !== 'rollback')
+    throw invalid('validation_failed', 'Only a rollback to a step can fork: undo and redo take no steps.', [{ field: 'steps', message: 'not allowed here' }]);
+  if (command.then.length === 0 || command.then.length > MAX_FORK_STEPS) {
+    throw invalid('validation_failed', `A fork starts with 1 to ${MAX_FORK_STEPS} steps (got ${command.then.length}).`, [
+      { field: 'steps', message: `must hold 1 to ${MAX_FORK_STEPS} steps` },
+    ]);
+  }
+  command.then.forEach((stepCommand, index) => {
+    if (!FORK_STEP_TYPES.includes(stepCommand.type)) {
+      throw invalid(
+        'validation_failed',
+        `steps[${index}]: a fork starts with messages, memory, context variables, tasks or thoughts (not ${stepCommand.type}); record it after the fork.`,
+        [{ field: `steps.${index}`, message: 'not a step a fork can start with' }],
+      );
+    }
+  });
+  if (command.branchName !== undefined) assertBranchName(command.branchName, 'branchName');
+  return { then: command.then as unknown as JsonObject[], branchName: command.branchName ?? null };
+}
+
+/**
+ * A fork's steps, decided one after the other on the target's path as it will be once the head
+ * lands (`before` events of this write come first), then the branch's name on its first step.
+ */
+function decideForkSteps(state: SessionState, toVersion: number, targetPath: PathState, before: number, fork: PendingFork, ctx: DecideContext): PendingEvent[] {
+  const scratch = cloneState({ ...state, path: targetPath });
+  Object.assign(scratch, { head: toVersion, activeRollbackId: null, status: 'active', version: state.version + before });
+  const events: PendingEvent[] = [];
+  const firstVersion = scratch.version + 1;
+  (fork.then as unknown as StepCommand[]).forEach((command, index) => {
+    let decided: PendingEvent[];
+    try {
+      decided = decide(scratch, command, ctx).events;
+    } catch (error) {
+      throw error instanceof DomainError ? atStepIndex(error, index) : error;
+    }
+    for (const pending of decided) {
+      const recorded = { ...pending, streamVersion: scratch.version + 1, metadata: { actor: ctx.actor, occurredAt: '' } } as unknown as RecordedSessionEvent;
+      evolveInPlace(scratch, recorded, () => {
+        throw new Error('the steps of a fork never switch paths');
+      });
+      events.push(pending);
+    }
+  });
+  if (fork.branchName !== null) events.push({ type: 'BranchNamed', data: { version: firstVersion, name: fork.branchName }, parentVersion: null });
+  return events;
 }

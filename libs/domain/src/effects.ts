@@ -36,6 +36,16 @@ export interface EffectDescriptor {
   kind: EffectKind;
   compensation?: CompensationSpec;
   retry?: RetryPolicy;
+  /**
+   * A tool's policy: "required" makes its compensable and irreversible calls wait for a
+   * person's approval (propose, then approve; a call started without one is refused).
+   */
+  approval?: 'required';
+}
+
+/** True when a call with this effect may only start once a proposal of it was approved. */
+export function needsApproval(effect: EffectDescriptor): boolean {
+  return effect.approval === 'required' && (effect.kind === 'compensable' || effect.kind === 'irreversible');
 }
 
 export const NO_EFFECT: EffectDescriptor = { kind: 'none' };
@@ -49,5 +59,7 @@ export function mergeEffect(registered: EffectDescriptor | undefined, declared: 
   const kind = declared?.kind ?? registered?.kind ?? 'none';
   const compensation = declared?.compensation ?? registered?.compensation;
   const retry = declared?.retry ?? registered?.retry ?? (kind === 'reversible' || kind === 'compensable' ? DEFAULT_RETRY_POLICY : undefined);
-  return { kind, ...(compensation ? { compensation } : {}), ...(retry ? { retry } : {}) };
+  // The registered policy holds whatever the call declares: a call can ask for approval, never waive it.
+  const approval = registered?.approval ?? declared?.approval;
+  return { kind, ...(compensation ? { compensation } : {}), ...(retry ? { retry } : {}), ...(approval ? { approval } : {}) };
 }

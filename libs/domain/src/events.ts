@@ -2,7 +2,7 @@ import type { EffectDescriptor } from './effects';
 import type { JsonObject, JsonValue } from './json';
 
 /** Bumped whenever `evolve` changes meaning: snapshots written by another version are ignored. */
-export const REDUCER_VERSION = 1;
+export const REDUCER_VERSION = 2;
 /** Schema version written into each new event's metadata. */
 export const EVENT_SCHEMA_VERSION = 1;
 
@@ -28,6 +28,19 @@ export interface ToolCallStarted {
     confirmed: boolean;
     turnId: string | null;
   };
+}
+/** A tool call waits for a person's decision (it has not run, and nothing will compensate it). */
+export interface ToolCallProposed {
+  type: 'ToolCallProposed';
+  data: { toolCallId: string; tool: string; input: JsonValue; effect: EffectDescriptor; turnId: string | null };
+}
+export interface ToolCallApproved {
+  type: 'ToolCallApproved';
+  data: { toolCallId: string; approvedBy: string; note: string | null };
+}
+export interface ToolCallRejected {
+  type: 'ToolCallRejected';
+  data: { toolCallId: string; rejectedBy: string; reason: string };
 }
 export interface ToolCallSucceeded {
   type: 'ToolCallSucceeded';
@@ -60,6 +73,11 @@ export interface TaskPopped {
 export interface TurnInterrupted {
   type: 'TurnInterrupted';
   data: { turnId: string; partialContent: string };
+}
+/** The agent's reasoning at this point: a step of the timeline, never part of the LLM context by default. */
+export interface AgentThoughtRecorded {
+  type: 'AgentThoughtRecorded';
+  data: { thoughtId: string; turnId: string | null; content: string; steps: string[] };
 }
 export interface CheckpointCreated {
   type: 'CheckpointCreated';
@@ -95,7 +113,15 @@ export interface RollbackRequested {
     toVersion: number;
     plan: PlannedEffect[];
     acknowledgeIrreversible: boolean;
+    /** A fork: the step commands to record once the head lands (JSON of StepCommand), and its branch's name. */
+    then?: JsonObject[];
+    branchName?: string | null;
   };
+}
+/** A branch got a name, kept on one of its steps (a record about the timeline, not a step). */
+export interface BranchNamed {
+  type: 'BranchNamed';
+  data: { version: number; name: string };
 }
 export interface CompensationApplied {
   type: 'CompensationApplied';
@@ -134,6 +160,9 @@ export type SessionEvent =
   | UserMessageReceived
   | AgentMessageProduced
   | ToolCallStarted
+  | ToolCallProposed
+  | ToolCallApproved
+  | ToolCallRejected
   | ToolCallSucceeded
   | ToolCallFailed
   | MemoryWritten
@@ -142,8 +171,10 @@ export type SessionEvent =
   | TaskPushed
   | TaskPopped
   | TurnInterrupted
+  | AgentThoughtRecorded
   | CheckpointCreated
   | DataShredded
+  | BranchNamed
   | RollbackRequested
   | CompensationApplied
   | CompensationFailed
@@ -165,6 +196,9 @@ const STEP_EVENT_TYPES: ReadonlySet<SessionEventType> = new Set<SessionEventType
   'UserMessageReceived',
   'AgentMessageProduced',
   'ToolCallStarted',
+  'ToolCallProposed',
+  'ToolCallApproved',
+  'ToolCallRejected',
   'ToolCallSucceeded',
   'ToolCallFailed',
   'MemoryWritten',
@@ -173,6 +207,7 @@ const STEP_EVENT_TYPES: ReadonlySet<SessionEventType> = new Set<SessionEventType
   'TaskPushed',
   'TaskPopped',
   'TurnInterrupted',
+  'AgentThoughtRecorded',
 ]);
 
 export function isStepEvent(type: string): boolean {

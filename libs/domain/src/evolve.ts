@@ -80,6 +80,34 @@ function applyStep(state: SessionState, event: Recorded, version: number): void 
       };
       return;
     }
+    case 'ToolCallProposed':
+      path.proposals[event.data.toolCallId] = {
+        ...event.data,
+        status: 'pending',
+        proposedBy: event.metadata.actor,
+        proposedAt: event.metadata.occurredAt,
+        proposedVersion: version,
+        decidedBy: null,
+        decidedAt: null,
+        decidedVersion: null,
+        note: null,
+      };
+      return;
+    case 'ToolCallApproved':
+    case 'ToolCallRejected': {
+      const proposal = path.proposals[event.data.toolCallId];
+      if (!proposal) return;
+      const approved = event.type === 'ToolCallApproved';
+      path.proposals[event.data.toolCallId] = {
+        ...proposal,
+        status: approved ? 'approved' : 'rejected',
+        decidedBy: approved ? event.data.approvedBy : event.data.rejectedBy,
+        decidedAt: event.metadata.occurredAt,
+        decidedVersion: version,
+        note: approved ? event.data.note : event.data.reason,
+      };
+      return;
+    }
     case 'ToolCallSucceeded': {
       const call = path.toolCalls[event.data.toolCallId];
       if (call) Object.assign(call, { status: 'succeeded', output: event.data.output, finishedVersion: version });
@@ -107,6 +135,9 @@ function applyStep(state: SessionState, event: Recorded, version: number): void 
     case 'TaskPopped':
       path.tasks.pop();
       return;
+    case 'AgentThoughtRecorded':
+      path.thoughts.push({ ...event.data, version });
+      return;
     default:
       return;
   }
@@ -114,6 +145,9 @@ function applyStep(state: SessionState, event: Recorded, version: number): void 
 
 function applyControl(state: SessionState, event: Recorded, version: number, resolvePath: PathResolver): void {
   switch (event.type) {
+    case 'BranchNamed':
+      state.branchNames[event.data.version] = event.data.name;
+      return;
     case 'CheckpointCreated':
       state.checkpoints[event.data.label] = { label: event.data.label, version: event.data.version, createdVersion: version };
       return;
@@ -142,6 +176,7 @@ function applyControl(state: SessionState, event: Recorded, version: number, res
           detail: null,
         };
       }
+      if (d.then && d.then.length > 0) state.pendingForks[d.rollbackId] = { then: d.then, branchName: d.branchName ?? null };
       state.activeRollbackId = d.rollbackId;
       state.status = 'rolling_back';
       return;
@@ -208,6 +243,7 @@ function applyControl(state: SessionState, event: Recorded, version: number, res
         if (rollback.kind === 'redo') state.redoStack.pop();
         else state.redoStack.push(rollback.fromVersion);
       }
+      delete state.pendingForks[event.data.rollbackId];
       state.path = resolvePath(event.data.toVersion);
       state.head = event.data.toVersion;
       state.activeRollbackId = null;

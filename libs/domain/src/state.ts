@@ -46,6 +46,35 @@ export interface Task {
   version: number;
 }
 
+/** The agent's reasoning at one step (not something it knows: kept out of the LLM context). */
+export interface Thought {
+  thoughtId: string;
+  turnId: string | null;
+  content: string;
+  steps: string[];
+  version: number;
+}
+
+export type ProposalStatus = 'pending' | 'approved' | 'rejected';
+
+/** A tool call put to a person: who proposed and who decided, when (stream versions and times). */
+export interface Proposal {
+  toolCallId: string;
+  tool: string;
+  input: JsonValue;
+  effect: EffectDescriptor;
+  turnId: string | null;
+  status: ProposalStatus;
+  proposedBy: string;
+  proposedAt: string;
+  proposedVersion: number;
+  decidedBy: string | null;
+  decidedAt: string | null;
+  decidedVersion: number | null;
+  /** The approver's note or the rejection's reason. */
+  note: string | null;
+}
+
 /** What the agent knows: the fold of the head's ancestry path. */
 export interface PathState {
   turns: Turn[];
@@ -53,6 +82,9 @@ export interface PathState {
   contextVars: Record<string, JsonValue>;
   tasks: Task[];
   toolCalls: Record<string, ToolCall>;
+  thoughts: Thought[];
+  /** Tool calls proposed for approval, by toolCallId. */
+  proposals: Record<string, Proposal>;
 }
 
 export type CompensationStatus = 'pending' | 'compensated' | 'skipped' | 'failed' | 'resolved';
@@ -116,6 +148,16 @@ export interface SessionState {
   activeRollbackId: string | null;
   /** Compensation outcomes keyed by the tool call's start version (unique across branches). */
   effectOutcomes: Record<string, EffectOutcome>;
+  /** Branch names, keyed by the version of the step that carries them. */
+  branchNames: Record<string, string>;
+  /** Forks whose rollback is still running: the steps to record when it completes, by rollback id. */
+  pendingForks: Record<string, PendingFork>;
+}
+
+export interface PendingFork {
+  /** The step commands (JSON of StepCommand: state.ts cannot name the commands' type). */
+  then: JsonObject[];
+  branchName: string | null;
 }
 
 /** The turn with this id on the path; searched from the newest, where steps almost always land. */
@@ -125,7 +167,7 @@ export function findTurn(path: PathState, turnId: string): Turn | undefined {
 }
 
 export function emptyPathState(): PathState {
-  return { turns: [], memory: {}, contextVars: {}, tasks: [], toolCalls: {} };
+  return { turns: [], memory: {}, contextVars: {}, tasks: [], toolCalls: {}, thoughts: [], proposals: {} };
 }
 
 export function initialSessionState(): SessionState {
@@ -144,6 +186,8 @@ export function initialSessionState(): SessionState {
     rollbacks: {},
     activeRollbackId: null,
     effectOutcomes: {},
+    branchNames: {},
+    pendingForks: {},
   };
 }
 
@@ -163,6 +207,8 @@ export function forkForSteps(state: SessionState): SessionState {
   const path = state.path;
   const toolCalls: Record<string, ToolCall> = {};
   for (const id in path.toolCalls) toolCalls[id] = { ...path.toolCalls[id]! };
+  const proposals: Record<string, Proposal> = {};
+  for (const id in path.proposals) proposals[id] = { ...path.proposals[id]! };
   return {
     ...state,
     path: {
@@ -171,6 +217,8 @@ export function forkForSteps(state: SessionState): SessionState {
       contextVars: { ...path.contextVars },
       tasks: [...path.tasks],
       toolCalls,
+      thoughts: [...path.thoughts],
+      proposals,
     },
     timeline: [...state.timeline],
     checkpoints: { ...state.checkpoints },

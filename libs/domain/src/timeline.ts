@@ -45,10 +45,14 @@ export interface TimelineView {
   head: number;
   nodes: TimelineNode[];
   /** One entry per leaf: the path from the root, and whether the head lies on it. */
-  branches: { tip: number; forkedFrom: number | null; length: number; containsHead: boolean }[];
+  branches: { tip: number; forkedFrom: number | null; length: number; containsHead: boolean; name: string | null }[];
 }
 
-export function timelineView(timeline: readonly number[], head: number): TimelineView {
+/**
+ * `names`: branch names by the version of the step that carries them; a branch is called by
+ * the nearest name on its path (a fork of a named branch keeps its name until it gets one).
+ */
+export function timelineView(timeline: readonly number[], head: number, names: Readonly<Record<string, string>> = {}): TimelineView {
   const nodes = new Map<number, TimelineNode>();
   timeline.forEach((parent, index) => {
     if (parent < 0) return;
@@ -67,7 +71,9 @@ export function timelineView(timeline: readonly number[], head: number): Timelin
           break;
         }
       }
-      return { tip: leaf.version, forkedFrom, length: path.length, containsHead: path.includes(head) };
+      let name: string | null = null;
+      for (let i = path.length - 1; i >= 0 && name === null; i--) name = Object.hasOwn(names, path[i]!) ? names[path[i]!]! : null;
+      return { tip: leaf.version, forkedFrom, length: path.length, containsHead: path.includes(head), name };
     });
   return { head, nodes: [...nodes.values()], branches };
 }

@@ -1,8 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import {
   assertComponentName,
+  buildContextWindow,
   componentStates,
   saveComponentState,
+  type ContextWindow,
+  type ContextWindowOptions,
   type EffectKind,
   type JsonValue,
   type MoveHead,
@@ -301,6 +304,18 @@ export class RewindSession {
 
   async say(role: 'user' | 'agent', content: string): Promise<number> {
     return (await this.rewind.sessions.execute(this.caller, this.id, { type: 'RecordMessage', role, content })).version;
+  }
+
+  /** Records the agent's reasoning (a timeline step that `context()` leaves out unless asked); returns its version. */
+  async think(content: string, steps?: string[]): Promise<number> {
+    return (await this.rewind.sessions.execute(this.caller, this.id, { type: 'RecordThought', content, ...(steps ? { steps } : {}) })).version;
+  }
+
+  /** What the LLM should see, as `GET /v1/sessions/:id/context` answers it (thoughts only with `includeThoughts`). */
+  async context(options: ContextWindowOptions & { at?: number } = {}): Promise<ContextWindow & { sessionId: string; head: number }> {
+    const { at, ...window } = options;
+    const state = await this.rewind.sessions.getState(this.caller, this.id, at);
+    return { sessionId: this.id, head: state.head, ...buildContextWindow(state.path, window) };
   }
 
   async remember(key: string, value: JsonValue): Promise<number> {

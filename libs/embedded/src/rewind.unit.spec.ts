@@ -33,6 +33,20 @@ describe('library mode: run a step, declare its undo, roll back', () => {
     await rewind.close();
   });
 
+  it("records the agent's thoughts on the timeline and keeps them out of the context unless asked for", async () => {
+    const rewind = Rewind.inMemory();
+    const session = await rewind.startSession('thinking');
+    await session.say('user', 'Find me a hotel in Lisbon');
+    const version = await session.think('May is busy: search first, then ask about budget.', ['search', 'ask budget']);
+    await session.say('agent', 'Searching now.');
+    expect((await session.state()).thoughts).toEqual([
+      expect.objectContaining({ content: 'May is busy: search first, then ask about budget.', steps: ['search', 'ask budget'], version }),
+    ]);
+    expect((await session.context()).items.map((i) => i.kind)).toEqual(['message', 'message']);
+    expect((await session.context({ includeThoughts: true })).items.map((i) => i.kind)).toEqual(['message', 'thought', 'message']);
+    await rewind.close();
+  });
+
   it('records a failing step as failed, rethrows, and leaves nothing to undo for it', async () => {
     const rewind = Rewind.inMemory();
     const session = await rewind.startSession();

@@ -26,6 +26,8 @@ export function presentState(state: SessionState) {
       ...call,
       compensation: state.effectOutcomes[call.startedVersion]?.status ?? null,
     })),
+    thoughts: state.path.thoughts,
+    proposals: Object.values(state.path.proposals),
     checkpoints: Object.values(state.checkpoints),
   };
 }
@@ -53,6 +55,7 @@ export function windowOfTurns(view: SessionView, lastTurns: number): SessionView
     ...view,
     conversation: { turns: lastTurns >= all.length ? all : all.slice(-lastTurns) },
     toolCalls: view.toolCalls.filter((call) => call.startedVersion >= fromVersion),
+    thoughts: view.thoughts.filter((thought) => thought.version >= fromVersion),
     window: { lastTurns, totalTurns: all.length, totalToolCalls: view.toolCalls.length, fromVersion },
   };
 }

@@ -9,7 +9,8 @@ const views = fc
     let version = 1;
     const turns = gaps.map((gap, i) => ({ turnId: `t${i}`, status: 'complete', startedVersion: (version += gap), messages: [] }));
     const toolCalls = [...new Set(callVersions)].sort((a, b) => a - b).map((v) => ({ toolCallId: `c${v}`, startedVersion: v }));
-    return { sessionId: 's', memory: { a: 1 }, conversation: { turns }, toolCalls } as unknown as SessionView;
+    const thoughts = [...new Set(callVersions)].map((v) => ({ thoughtId: `th${v}`, version: v + 1 }));
+    return { sessionId: 's', memory: { a: 1 }, conversation: { turns }, toolCalls, thoughts } as unknown as SessionView;
   });
 
 describe('windowOfTurns (property)', () => {

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DomainError, replay, type RecordedSessionEvent } from '@rewind/domain';
+import { DomainError, REDUCER_VERSION, replay, type RecordedSessionEvent } from '@rewind/domain';
 import { commandsFor, intentArb } from '@rewind/domain/testing';
 import { InMemoryEventStore } from '@rewind/event-store/in-memory';
 import { SessionRepository } from './session-repository';
@@ -35,7 +35,7 @@ describe('restoring from snapshots (property-based)', () => {
         const fresh = new SessionRepository(store, { snapshotEvery: stride });
         for (let v = 1; v <= events.length; v++) {
           expect(await fresh.restore(streamId, v)).toEqual(replay(events, v));
-          if (await store.loadSnapshot(streamId, 1, v)) snapshotsUsed++;
+          if (await store.loadSnapshot(streamId, REDUCER_VERSION, v)) snapshotsUsed++;
         }
         // The service's cached current state agrees too.
         expect(await service.getState(caller, 's')).toEqual(replay(events));
@@ -52,7 +52,7 @@ describe('restoring from snapshots (property-based)', () => {
     await service.execute(caller, 's', { type: 'WriteMemory', key: 'k', value: 1 });
     await service.repository.flushSnapshots();
     const streamId = sessionStreamId('t', 's');
-    const poisoned = { ...((await store.loadSnapshot(streamId, 1, 2))!.state as object), title: 'written by an old reducer' };
+    const poisoned = { ...((await store.loadSnapshot(streamId, REDUCER_VERSION, 2))!.state as object), title: 'written by an old reducer' };
     await store.saveSnapshot({ streamId, version: 2, reducerVersion: 0, state: poisoned });
     const restored = await new SessionRepository(store, { snapshotEvery: 1 }).restore(streamId, 2);
     expect(restored.title).toBeNull();
@@ -71,11 +71,11 @@ describe('snapshot cadence', () => {
       await service.startSession(caller, { sessionId: 't' });
       await service.execute(caller, 't', { type: 'WriteMemory', key: 'a', value: 1 });
       await service.repository.flushSnapshots();
-      expect(await store.loadSnapshot(sessionStreamId('t', 't'), 1, 100)).toBeNull();
+      expect(await store.loadSnapshot(sessionStreamId('t', 't'), REDUCER_VERSION, 100)).toBeNull();
       now += 61_000;
       await service.execute(caller, 't', { type: 'WriteMemory', key: 'b', value: 2 });
       await service.repository.flushSnapshots();
-      expect(await store.loadSnapshot(sessionStreamId('t', 't'), 1, 100)).toMatchObject({ version: 3 });
+      expect(await store.loadSnapshot(sessionStreamId('t', 't'), REDUCER_VERSION, 100)).toMatchObject({ version: 3 });
     } finally {
       Date.now = realNow;
     }

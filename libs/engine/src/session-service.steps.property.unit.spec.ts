@@ -9,7 +9,7 @@ import { sessionStreamId } from './stream-id';
 
 const RUNS = Number(process.env.REWIND_PROPERTY_RUNS ?? 1000);
 const caller = { tenantId: 't', actor: 'tester' };
-const stepIntent = intentArb.filter((i) => !['rollback', 'toCheckpoint', 'undo', 'redo'].includes(i.kind));
+const stepIntent = intentArb.filter((i) => !['rollback', 'fork', 'toCheckpoint', 'undo', 'redo'].includes(i.kind));
 
 /** Same ids in the same order on both sides: command ids are given, so only events, turns and messages draw ids. */
 function newService(store: InMemoryEventStore) {

@@ -31,6 +31,16 @@ import {
 } from './thread-index';
 import type { RewindThreads } from './rewind-threads';
 import { escapeThreadId, sessionIdOfThread, threadIdOfSession, unescapeThreadId } from './thread-id';
+import { DEFAULT_THOUGHTS_CHANNEL, reasoningOf } from './thoughts';
+
+export interface ThreadSaverOptions {
+  /**
+   * The list channel whose new AI messages' reasoning is recorded as Rewind thoughts (a step
+   * each, before the checkpoint that holds the message; never part of the LLM context).
+   * Default "messages"; null records none.
+   */
+  thoughtsChannel?: string | null;
+}
 
 type IndexedCheckpoint = CheckpointRecord & { streamVersion: number };
 
@@ -81,11 +91,15 @@ export abstract class ThreadCheckpointSaver extends BaseCheckpointSaver {
   /** List items already deserialized, by their stored form (shared by every version that kept them). */
   private readonly decoded = new WeakMap<EncodedValue, unknown>();
 
+  private readonly thoughtsChannel: string | null;
+
   constructor(
     protected readonly threads: RewindThreads,
     serde?: SerializerProtocol,
+    options: ThreadSaverOptions = {},
   ) {
     super(serde);
+    this.thoughtsChannel = options.thoughtsChannel === undefined ? DEFAULT_THOUGHTS_CHANNEL : options.thoughtsChannel;
   }
 
   /** Starts the thread's session unless it exists; returns the session id. */
@@ -171,6 +185,13 @@ export abstract class ThreadCheckpointSaver extends BaseCheckpointSaver {
       const encoded = await encodeChannel(this.serde, this.memo, value, previous && previousSource ? { version: previousSource, list: previous } : null);
       values[channel] = encoded.channel;
       if (encoded.list) lists.set(channel, encoded.list);
+      if (channel === this.thoughtsChannel && Array.isArray(value) && 'list' in encoded.channel) {
+        // Only what this checkpoint appended: the messages kept from the parent were seen by an earlier put.
+        for (const message of value.slice(encoded.channel.list.keep)) {
+          const reasoning = reasoningOf(message);
+          if (reasoning) await this.recordThought(sessionId, index, reasoning.content, reasoning.steps);
+        }
+      }
     }
     const record: CheckpointRecord = {
       ns,
@@ -240,6 +261,15 @@ export abstract class ThreadCheckpointSaver extends BaseCheckpointSaver {
     const index = await this.index(sessionId);
     if (index.streamVersion === 0) await this.startThread(sessionId, threadId);
     return index;
+  }
+
+  /** Records a thought as one step and takes it into the index, like `record`. */
+  private async recordThought(sessionId: string, index: ThreadIndex, content: string, steps: string[]): Promise<void> {
+    const version = await this.threads.recordThought(sessionId, content, steps);
+    if (version === index.streamVersion + 1) {
+      index.step(version, index.headVersion);
+      index.streamVersion = version;
+    } else await this.index(sessionId);
   }
 
   /** Records one step and takes it into the index (reading the stream instead when another writer came in between). */

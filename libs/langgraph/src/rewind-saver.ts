@@ -3,7 +3,7 @@ import type { SerializerProtocol } from '@langchain/langgraph-checkpoint';
 import type { JsonObject, JsonValue } from '@rewind/domain';
 import { sessionStreamPrefix } from '@rewind/engine';
 import type { Rewind, RewindSession, SessionView } from '@rewind/embedded';
-import { ThreadCheckpointSaver } from './checkpoint-saver';
+import { ThreadCheckpointSaver, type ThreadSaverOptions } from './checkpoint-saver';
 import type { RewindThreads, ThreadEvent } from './rewind-threads';
 
 /** The saver's transport in library mode: the engine in this process. */
@@ -23,6 +23,10 @@ export class EmbeddedThreads implements RewindThreads {
 
   setVariable(sessionId: string, name: string, value: JsonValue): Promise<number> {
     return this.rewind.session(sessionId).setVariable(name, value);
+  }
+
+  recordThought(sessionId: string, content: string, steps: string[]): Promise<number> {
+    return this.rewind.session(sessionId).think(content, steps);
   }
 
   async sessionIds(): Promise<string[]> {
@@ -46,8 +50,9 @@ export class RewindCheckpointSaver extends ThreadCheckpointSaver {
   constructor(
     readonly rewind: Rewind,
     serde?: SerializerProtocol,
+    options?: ThreadSaverOptions,
   ) {
-    super(new EmbeddedThreads(rewind), serde);
+    super(new EmbeddedThreads(rewind), serde, options);
   }
 
   /** The Rewind session of a thread (its id is `sessionIdOfThread(thread_id)`), started if it does not exist yet: call tools on it. */

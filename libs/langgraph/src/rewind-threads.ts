@@ -21,6 +21,8 @@ export interface RewindThreads {
   events(sessionId: string, fromVersion: number): Promise<ThreadEvent[]>;
   /** Records a context variable as one step; returns the stream version after the write. */
   setVariable(sessionId: string, name: string, value: JsonValue): Promise<number>;
+  /** Records the agent's reasoning as one step (kept out of the LLM context); returns the stream version after the write. */
+  recordThought(sessionId: string, content: string, steps: string[]): Promise<number>;
   /** Every session id of the tenant (those of threads among them). */
   sessionIds(): Promise<string[]>;
 }

@@ -80,8 +80,10 @@ export function renderMemoryWrite(key: string, value: JsonValue): string {
 /**
  * Turns events into memory items. Indexed: user and agent messages, the visible part of an
  * interrupted answer (the same text the context window keeps), completed tool results and
- * memory writes. Not indexed: low-information turns, failed or unfinished tool calls, and
- * everything that records what happened *to* the session (head moves, compensations).
+ * memory writes. Not indexed: low-information turns, failed or unfinished tool calls,
+ * everything that records what happened *to* the session (head moves, compensations), and the
+ * agent's thoughts: recall feeds the LLM context (`GET …/context?recall=`), which never holds
+ * reasoning unless asked for (`includeThoughts`).
  */
 export class MemoryItemExtractor {
   private readonly filter: LowInformationFilter;

@@ -113,6 +113,11 @@ describe('memory items from events', () => {
     expect(extractor.itemsOf(event('SessionStarted', { sessionId: 's1', title: 'Trip to Lisbon', metadata: {} }))).toEqual([]);
   });
 
+  it("the agent's thoughts are not: recall feeds the LLM context, which holds no reasoning unless asked for", () => {
+    const thought = { thoughtId: 'th1', turnId: 'u1', content: 'The user probably wants a hotel near the river in Lisbon', steps: ['search hotels'] };
+    expect(extractor.itemsOf(event('AgentThoughtRecorded', thought))).toEqual([]);
+  });
+
   it('a long message gives one item per chunk with distinct ids', () => {
     const items = extractor.itemsOf(
       event('AgentMessageProduced', { turnId: 'u1', messageId: 'm2', content: 'The itinerary has many stops along the coast. '.repeat(80) }),

@@ -112,7 +112,7 @@ public final class Flow {
       ErrorResponse redo = refusal(() -> timeTravel.redo(id, new RedoDto(), null, null, null), 409, mapper);
       check(redo.getError().getCode() == ErrorResponseError.CodeEnum.COMPENSATED_EFFECTS_ON_PATH, "a redo over a compensated effect is refused: " + redo);
 
-      Context context = sessions.getContext(id, null, null, null, null);
+      Context context = sessions.getContext(id, null, null, null, null, null);
       check(context.getItems().size() == 1 && context.getItems().get(0).getActualInstance() instanceof ContextMessage
           && context.getItems().get(0).getContextMessage().getContent().equals("Book a hotel in Lisbon."), "the context is the head path");
       Timeline timeline = sessions.getTimeline(id, null, null);

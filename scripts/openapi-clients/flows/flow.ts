@@ -127,6 +127,15 @@ async function main(): Promise<void> {
     check(missing.status === 404 && missing.body.error.code === 'session_not_found', `an unknown session is a typed 404: ${JSON.stringify(missing)}`);
     const conflict = await refusal(sessions.startSession({ startSessionDto: { sessionId: id } }));
     check(conflict.status === 409 && conflict.body.error.code === 'session_exists', `a second start is a typed 409: ${JSON.stringify(conflict)}`);
+    // A thought is a step the context leaves out unless asked for: the union picks ContextThought by its kind.
+    await steps.recordThought({ id, recordThoughtDto: { content: 'The user wants Lisbon.', steps: ['city: Lisbon'] } });
+    check(
+      (await sessions.getContext({ id })).items.every((item) => item.kind !== 'thought'),
+      'the context leaves thoughts out',
+    );
+    const withThoughts = await sessions.getContext({ id, includeThoughts: 'true' });
+    const thought = withThoughts.items.find((item) => item.kind === 'thought');
+    check(thought?.kind === 'thought' && thought.steps[0] === 'city: Lisbon', `asked for, the thought is in the context: ${JSON.stringify(withThoughts)}`);
     console.log('flow (typescript-fetch): passed');
   } finally {
     compensator.close();

@@ -2,6 +2,8 @@ import type { EncryptionPolicies } from '@rewind/tenancy';
 
 /** The session routes a policy applies to (Fastify patterns). */
 const TOOL_CALL = '/v1/sessions/:id/tool-calls';
+/** A proposed call holds the same input as the call: encrypted the same, never stored in the clear. */
+const PROPOSAL = '/v1/sessions/:id/proposals';
 const TOOL_RESULT = '/v1/sessions/:id/tool-calls/:callId/succeed';
 const MEMORY = '/v1/sessions/:id/memory/:key';
 const STEPS = '/v1/sessions/:id/steps';
@@ -32,6 +34,7 @@ export async function policyPaths(
   const outputOf = (tool: string | null, prefix: string) => (tool ? (policies.tools[tool]?.output ?? []).map((p) => `${prefix}output.${p}`) : []);
   switch (route) {
     case TOOL_CALL:
+    case PROPOSAL:
       return inputOf(b.tool, '');
     case TOOL_RESULT:
       return Object.keys(policies.tools).length === 0 ? [] : outputOf(await toolOfCall(params.callId ?? ''), '');

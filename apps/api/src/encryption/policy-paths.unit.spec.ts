@@ -9,6 +9,8 @@ describe('policyPaths', () => {
     const toolOf = async (callId: string) => (callId === 'c1' ? 'kyc' : null);
     expect(await policyPaths('/v1/sessions/:id/tool-calls', {}, { tool: 'kyc', input: {} }, policies, toolOf)).toEqual(['input.ssn']);
     expect(await policyPaths('/v1/sessions/:id/tool-calls', {}, { tool: 'search', input: {} }, policies, toolOf)).toEqual([]);
+    // A proposal carries the call's input: it is encrypted the same way.
+    expect(await policyPaths('/v1/sessions/:id/proposals', {}, { tool: 'kyc', input: {} }, policies, toolOf)).toEqual(['input.ssn']);
     expect(await policyPaths('/v1/sessions/:id/tool-calls/:callId/succeed', { callId: 'c1' }, { output: {} }, policies, toolOf)).toEqual([
       'output.card.number',
     ]);

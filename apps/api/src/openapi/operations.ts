@@ -156,7 +156,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   },
   getContext: {
     description:
-      'What an LLM should see: only the head path (rolled-back steps are gone), interrupted turns as the user saw them, unfinished tool calls left out, windowed to maxTurns and maxChars.',
+      'What an LLM should see: only the head path (rolled-back steps are gone), interrupted turns as the user saw them, unfinished tool calls left out, windowed to maxTurns and maxChars. Thoughts only with includeThoughts=true.',
     success: [{ description: 'What an LLM should see.', schema: ref('Context') }],
     errors: [...SESSION_READ, 409],
     parameters: [
@@ -174,8 +174,20 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   recordMessage: step('The message was recorded.', 'Records a user or agent message, in a turn of its own or the one named by turnId.'),
   startToolCall: step(
     'The call was recorded as started.',
-    'Records that a tool call starts, with its effect declared before it runs (or taken from the registered tool); an irreversible one needs confirmed: true (428).',
+    'Records that a tool call starts, with its effect declared before it runs (or taken from the registered tool); an irreversible one needs confirmed: true (428). A proposed call starts only once approved, as approved (409 approval_required, proposal_mismatch); a tool registered with approval: "required" refuses its compensable and irreversible calls that were not (409 approval_required).',
     [...SESSION_WRITE, 428],
+  ),
+  proposeToolCall: step(
+    'The proposal was recorded: it waits for a decision.',
+    "Records a tool call put to a person instead of started (a step; nothing runs, and a rollback has nothing to compensate for it). It shows in the state's proposals and the UI's queue until approved or rejected.",
+  ),
+  approveToolCall: step(
+    'The approval was recorded, with who (the key) and when.',
+    'Approves a pending proposal: the agent may start the call (POST …/tool-calls with the same toolCallId, tool and input; the approval stands for confirmed). 404 proposal_not_found, 409 proposal_not_pending.',
+  ),
+  rejectToolCall: step(
+    'The rejection was recorded, with who, when and why.',
+    'Rejects a pending proposal: starting the call is refused from then on (409 approval_required). 404 proposal_not_found, 409 proposal_not_pending.',
   ),
   succeedToolCall: step('The result was recorded.', "Records a started tool call's output."),
   failToolCall: step('The failure was recorded.', "Records a started tool call's failure and whether a retry may help."),
@@ -185,6 +197,14 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   pushTask: step('The task was pushed.', 'Pushes a task onto the session’s task stack.'),
   popTask: step('The top task was popped.', 'Pops the top task of the session’s task stack (409 task_stack_empty when there is none).'),
   interruptTurn: step('The interrupt was recorded.', 'The user stopped an answer: records the text they saw, so the context keeps exactly that.'),
+  recordThought: step(
+    'The thought was recorded.',
+    "Records the agent's reasoning (text and optional steps) as a timeline step. It changes nothing the agent knows and is never part of GET …/context unless includeThoughts=true.",
+  ),
+  nameBranch: step(
+    'The name was recorded (version is the record; head is unchanged).',
+    'Names a branch by one of its steps: GET …/timeline gives each branch the nearest name on its path. A record about the timeline, not a step.',
+  ),
   createCheckpoint: step(
     'The head was labelled (version is the record; head is the labelled node).',
     'Labels the head so that a rollback can name it (toCheckpoint); a record about the timeline, not a step itself.',
@@ -192,6 +212,9 @@ export const OPERATIONS: Record<string, OperationDoc> = {
 
   rollback: headMove('Makes any earlier step current, on any branch; effects on the abandoned path are compensated newest first (the saga).'),
   undo: headMove('Moves the head back to the previous step boundary, or `steps` of them; effects undone are compensated like a rollback.'),
+  fork: headMove(
+    'Fork from the past (seed 002 §4.2): a rollback to atVersion whose steps (messages, memory, context variables, tasks, thoughts) start a new branch there as soon as the head lands, in the same write, or in the write that completes the compensations. Nothing can come in between; the steps are checked on the target before anything moves.',
+  ),
   redo: headMove('Moves the head forward again to where the last undo or rollback came from; 409 when a compensated effect lies on the way.'),
 
   getRollback: {

@@ -112,7 +112,11 @@ export const RESPONSE_SCHEMAS: Record<string, JsonSchema> = {
     },
     ['payload', 'replyTopic'],
   ),
-  Effect: obj({ kind: oneOf(EFFECT_KINDS), compensation: ref('Compensation'), retry: ref('RetryPolicy') }, ['compensation', 'retry']),
+  Effect: obj({ kind: oneOf(EFFECT_KINDS), compensation: ref('Compensation'), retry: ref('RetryPolicy'), approval: oneOf(['required']) }, [
+    'compensation',
+    'retry',
+    'approval',
+  ]),
   PlannedEffect: obj({
     toolCallId: str(),
     tool: str(),
@@ -184,6 +188,13 @@ export const RESPONSE_SCHEMAS: Record<string, JsonSchema> = {
   Message: obj({ messageId: str(), role: oneOf(['user', 'agent']), content: str(), version: int(), partial: bool() }),
   Turn: obj({ turnId: str(), status: oneOf(['open', 'complete', 'interrupted']), startedVersion: int(), messages: array(ref('Message')) }),
   Task: obj({ taskId: str(), title: str(), data: ANY_JSON, version: int() }),
+  Thought: obj({
+    thoughtId: str(),
+    turnId: orNull(str()),
+    content: str(),
+    steps: array(str(), 'The reasoning as separate steps (empty when only content was given).'),
+    version: int(),
+  }),
   Checkpoint: obj({ label: str(), version: int('The timeline node it labels.'), createdVersion: int('The stream version of the CheckpointCreated record.') }),
   ToolCall: obj({
     toolCallId: str(),
@@ -201,6 +212,21 @@ export const RESPONSE_SCHEMAS: Record<string, JsonSchema> = {
     finishedVersion: orNull(int()),
     compensation: orNull(oneOf(COMPENSATION_STATUS)),
   }),
+  Proposal: obj({
+    toolCallId: str(),
+    tool: str(),
+    input: ANY_JSON,
+    effect: ref('Effect'),
+    turnId: orNull(str()),
+    status: oneOf(['pending', 'approved', 'rejected']),
+    proposedBy: str(),
+    proposedAt: str({ format: 'date-time' }),
+    proposedVersion: int(),
+    decidedBy: orNull(str()),
+    decidedAt: orNull(str({ format: 'date-time' })),
+    decidedVersion: orNull(int()),
+    note: orNull(str({ description: "The approver's note or the rejection's reason." })),
+  }),
   SessionState: obj(
     {
       sessionId: str({ example: 'trip-42' }),
@@ -217,6 +243,8 @@ export const RESPONSE_SCHEMAS: Record<string, JsonSchema> = {
       contextVars: JSON_OBJECT,
       tasks: array(ref('Task')),
       toolCalls: array(ref('ToolCall')),
+      thoughts: array(ref('Thought'), "The agent's recorded reasoning on the head's path (never in GET …/context unless asked for)."),
+      proposals: array(ref('Proposal'), 'Tool calls proposed for approval on the head path: pending ones wait for a person.'),
       checkpoints: array(ref('Checkpoint')),
       window: obj(
         {
@@ -248,7 +276,15 @@ export const RESPONSE_SCHEMAS: Record<string, JsonSchema> = {
       parents: array(int(), 'With paging: the whole DAG, parents[v-1] = parent of v (0: root, -1: not a node).'),
       page: obj({ from: int(), to: int() }),
       nodes: array(ref('TimelineNode')),
-      branches: array(obj({ tip: int(), forkedFrom: orNull(int()), length: int(), containsHead: bool() })),
+      branches: array(
+        obj({
+          tip: int(),
+          forkedFrom: orNull(int()),
+          length: int(),
+          containsHead: bool(),
+          name: orNull(str({ description: 'The nearest branch name on its path (POST …/fork, …/branch-names).' })),
+        }),
+      ),
       checkpoints: array(ref('Checkpoint')),
       rollbacks: array(
         obj({
@@ -319,9 +355,10 @@ export const RESPONSE_SCHEMAS: Record<string, JsonSchema> = {
     turnId: orNull(str()),
     version: int(),
   }),
+  ContextThought: obj({ kind: tag('thought'), content: str(), steps: array(str()), turnId: orNull(str()), version: int() }),
   ContextItem: {
-    description: 'A message or a finished tool call, by `kind`.',
-    ...taggedUnion('kind', { message: 'ContextMessage', tool_result: 'ContextToolResult' }),
+    description: 'A message, a finished tool call, or (with includeThoughts=true) a thought, by `kind`.',
+    ...taggedUnion('kind', { message: 'ContextMessage', tool_result: 'ContextToolResult', thought: 'ContextThought' }),
   },
   Context: obj(
     {

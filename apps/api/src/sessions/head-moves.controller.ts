@@ -7,7 +7,7 @@ import { MoveHeadCommand, PlanHeadMoveQuery } from '@rewind/application';
 import type { Caller, WriteOptions } from '@rewind/engine';
 import { CurrentCaller } from '../auth/caller.decorator';
 import { WriteHeaders } from '../common/write-headers';
-import { RedoDto, RollbackDto, toCommand, UndoDto } from '@rewind/contracts';
+import { ForkDto, RedoDto, RollbackDto, toCommand, UndoDto } from '@rewind/contracts';
 import { IdParamPipe } from './path-params';
 import { FollowRollbackQuery } from '../rollbacks/queries/follow-rollback.query';
 
@@ -95,5 +95,18 @@ export class HeadMovesController {
     @Res({ passthrough: true }) r: FastifyReply,
   ) {
     return this.move(c, id, toCommand.redo(b), b, o, r);
+  }
+
+  @Post('fork')
+  @HttpCode(200)
+  @ApiOperation({ operationId: 'fork', summary: 'Fork from the past: make a past step current and start a new branch there with these steps' })
+  fork(
+    @CurrentCaller() c: Caller,
+    @Param('id', IdParamPipe) id: string,
+    @Body() b: ForkDto,
+    @WriteHeaders() o: WriteOptions,
+    @Res({ passthrough: true }) r: FastifyReply,
+  ) {
+    return this.move(c, id, toCommand.fork(b), b, o, r);
   }
 }

@@ -81,12 +81,15 @@ export class SessionsController {
   @UseInterceptors(ContextRecallInterceptor)
   @ApiOperation({ operationId: 'getContext', summary: 'Sanitized LLM context: head path only, interrupted turns as seen, unfinished tool calls stripped' })
   context(@CurrentCaller() caller: Caller, @Param('id', IdParamPipe) id: string, @Query() query: ContextQueryDto) {
-    if (query.maxTurns === undefined && query.maxChars === undefined && query.at === undefined) return this.queries.execute(new GetContextQuery(caller, id));
+    const includeThoughts = query.includeThoughts === 'true';
+    if (query.maxTurns === undefined && query.maxChars === undefined && query.at === undefined && !includeThoughts)
+      return this.queries.execute(new GetContextQuery(caller, id));
     return this.queries.execute(
       new GetContextQuery(caller, id, {
         ...(query.maxTurns !== undefined ? { maxTurns: query.maxTurns } : {}),
         ...(query.maxChars !== undefined ? { maxChars: query.maxChars } : {}),
         ...(query.at !== undefined ? { at: query.at } : {}),
+        ...(includeThoughts ? { includeThoughts } : {}),
       }),
     );
   }

@@ -4,16 +4,21 @@ import { ApiBearerAuth, ApiExtraModels, ApiOperation, ApiTags } from '@nestjs/sw
 import type { FastifyReply } from 'fastify';
 import type { SessionCommand } from '@rewind/domain';
 import type { Caller, WriteOptions, WriteResult } from '@rewind/engine';
-import { CreateCheckpointCommand, RecordStepCommand, RecordStepsCommand } from '@rewind/application';
+import { CreateCheckpointCommand, NameBranchCommand, RecordStepCommand, RecordStepsCommand } from '@rewind/application';
 import { CurrentCaller } from '../auth/caller.decorator';
 import { WriteHeaders } from '../common/write-headers';
 import {
+  ApproveToolCallDto,
   CreateCheckpointDto,
+  ProposeToolCallDto,
+  RejectToolCallDto,
   FailToolCallDto,
   InterruptTurnDto,
+  NameBranchDto,
   PushTaskDto,
   RecordMessageDto,
   RecordStepsDto,
+  RecordThoughtDto,
   STEP_DTOS,
   StartToolCallDto,
   SucceedToolCallDto,
@@ -34,7 +39,10 @@ export class StepsController {
     return this.answer(new RecordStepCommand(caller, id, step, options), reply);
   }
 
-  private async answer(command: RecordStepCommand | RecordStepsCommand | CreateCheckpointCommand, reply: FastifyReply): Promise<WriteResult> {
+  private async answer(
+    command: RecordStepCommand | RecordStepsCommand | CreateCheckpointCommand | NameBranchCommand,
+    reply: FastifyReply,
+  ): Promise<WriteResult> {
     const result = await this.commands.execute(command);
     reply.header('ETag', `"${result.version}"`);
     return result;
@@ -79,6 +87,46 @@ export class StepsController {
     @Res({ passthrough: true }) r: FastifyReply,
   ) {
     return this.run(c, id, toCommand.startToolCall(b), o, r);
+  }
+
+  @Post('proposals')
+  @ApiOperation({ operationId: 'proposeToolCall', summary: 'Propose a tool call instead of starting it: it waits for a person to approve or reject it' })
+  propose(
+    @CurrentCaller() c: Caller,
+    @Param('id', IdParamPipe) id: string,
+    @Body() b: ProposeToolCallDto,
+    @WriteHeaders() o: WriteOptions,
+    @Res({ passthrough: true }) r: FastifyReply,
+  ) {
+    return this.run(c, id, toCommand.proposeToolCall(b), o, r);
+  }
+
+  @Post('proposals/:callId/approve')
+  @HttpCode(200)
+  @ApiOperation({ operationId: 'approveToolCall', summary: 'Approve a proposed tool call (recorded with who and when): the agent may start it, as proposed' })
+  approve(
+    @CurrentCaller() c: Caller,
+    @Param('id', IdParamPipe) id: string,
+    @Param('callId', IdParamPipe) callId: string,
+    @Body() b: ApproveToolCallDto,
+    @WriteHeaders() o: WriteOptions,
+    @Res({ passthrough: true }) r: FastifyReply,
+  ) {
+    return this.run(c, id, toCommand.approveToolCall(callId, b), o, r);
+  }
+
+  @Post('proposals/:callId/reject')
+  @HttpCode(200)
+  @ApiOperation({ operationId: 'rejectToolCall', summary: 'Reject a proposed tool call (recorded with who, when and why): it must not run' })
+  reject(
+    @CurrentCaller() c: Caller,
+    @Param('id', IdParamPipe) id: string,
+    @Param('callId', IdParamPipe) callId: string,
+    @Body() b: RejectToolCallDto,
+    @WriteHeaders() o: WriteOptions,
+    @Res({ passthrough: true }) r: FastifyReply,
+  ) {
+    return this.run(c, id, toCommand.rejectToolCall(callId, b), o, r);
   }
 
   @Post('tool-calls/:callId/succeed')
@@ -179,6 +227,18 @@ export class StepsController {
     return this.run(c, id, toCommand.interruptTurn(turnId, b), o, r);
   }
 
+  @Post('thoughts')
+  @ApiOperation({ operationId: 'recordThought', summary: "Record the agent's reasoning (a timeline step, kept out of the LLM context)" })
+  thought(
+    @CurrentCaller() c: Caller,
+    @Param('id', IdParamPipe) id: string,
+    @Body() b: RecordThoughtDto,
+    @WriteHeaders() o: WriteOptions,
+    @Res({ passthrough: true }) r: FastifyReply,
+  ) {
+    return this.run(c, id, toCommand.recordThought(b), o, r);
+  }
+
   @Post('checkpoints')
   @ApiOperation({ operationId: 'createCheckpoint', summary: 'Label the current head' })
   checkpoint(
@@ -189,5 +249,17 @@ export class StepsController {
     @Res({ passthrough: true }) r: FastifyReply,
   ) {
     return this.answer(new CreateCheckpointCommand(c, id, b.label, o), r);
+  }
+
+  @Post('branch-names')
+  @ApiOperation({ operationId: 'nameBranch', summary: 'Name a branch by one of its steps' })
+  nameBranch(
+    @CurrentCaller() c: Caller,
+    @Param('id', IdParamPipe) id: string,
+    @Body() b: NameBranchDto,
+    @WriteHeaders() o: WriteOptions,
+    @Res({ passthrough: true }) r: FastifyReply,
+  ) {
+    return this.answer(new NameBranchCommand(c, id, b.version, b.name, o), r);
   }
 }

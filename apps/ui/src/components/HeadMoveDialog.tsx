@@ -5,9 +5,9 @@ import type { DryRun, HeadMoveResult, PlannedEffect, SessionStateView } from '..
 import { ErrorMessage } from './common';
 
 export interface HeadMove {
-  /** The route: rollback covers jumps and rollbacks to a step or checkpoint. */
-  action: 'undo' | 'redo' | 'rollback';
-  body: { toVersion?: number; toCheckpoint?: string };
+  /** The route: rollback covers jumps and rollbacks to a step or checkpoint; fork is a rollback that starts a branch with steps. */
+  action: 'undo' | 'redo' | 'rollback' | 'fork';
+  body: { toVersion?: number; toCheckpoint?: string; atVersion?: number; steps?: unknown[]; branchName?: string };
   title: string;
 }
 

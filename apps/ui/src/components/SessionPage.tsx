@@ -7,6 +7,8 @@ import { buildTimelineModel, describeStep, duration, windowVersions } from '../t
 import { ErrorMessage, LiveBadge, ServerBanner, StatusBadge } from './common';
 import { DiffPanel } from './DiffPanel';
 import { outcomeKey } from './outcome-key';
+import { ApprovalsQueue } from './ApprovalsQueue';
+import { ForkComposer } from './ForkComposer';
 import { HeadMoveDialog, type HeadMove } from './HeadMoveDialog';
 import { SagaPanel } from './SagaPanel';
 import { StatePanel } from './StatePanel';
@@ -54,6 +56,7 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
   const setTab = (chosen: 'state' | 'diff') => setViewParams({ tab: chosen === 'state' ? null : chosen });
   const pickRollback = (rollbackId: string | null) => setViewParams({ rollback: rollbackId });
   const [move, setMove] = useState<HeadMove | null>(null);
+  const [forkAt, setForkAt] = useState<number | null>(null);
   const [watching, setWatching] = useState<string | null>(null);
   const [checkpoint, setCheckpoint] = useState('');
   const asking = useRef<string | null>(null);
@@ -179,6 +182,14 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
           >
             Go to step {selected}
           </button>
+          <button
+            type="button"
+            disabled={locked !== null || selected === t.head}
+            title={locked ?? (selected === t.head ? 'This step is the head: record new steps as usual.' : undefined)}
+            onClick={() => setForkAt(selected)}
+          >
+            Fork from step {selected}…
+          </button>
           {checkpoints.length > 0 && (
             <span className="checkpoint-move">
               <label>
@@ -215,6 +226,7 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
         </p>
       )}
       <ErrorMessage error={timeline.error ?? current.error} />
+      {current.data && <ApprovalsQueue sessionId={sessionId} proposals={current.data.proposals ?? []} onDecided={reload} />}
 
       <section className="panel timeline" aria-labelledby="timeline-title">
         <div className="panel-head">
@@ -232,7 +244,7 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
             >
               {t.branches.map((b) => (
                 <option key={b.tip} value={b.tip}>
-                  ends at step {b.tip}
+                  {b.name ? `${b.name} · ` : ''}ends at step {b.tip}
                   {b.forkedFrom ? `, forked at ${b.forkedFrom}` : ''} · {b.length} steps{b.containsHead ? ' · head' : ''}
                   {b.containsHead ? '' : ' · abandoned'}
                 </option>
@@ -319,6 +331,17 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
           {shownRollback && <SagaPanel key={shownRollback} rollbackId={shownRollback} revision={refresh} onChanged={reload} />}
         </div>
       </div>
+      {forkAt !== null && (
+        <ForkComposer
+          atVersion={forkAt}
+          memoryKeys={Object.keys(current.data?.memory ?? {})}
+          onClose={() => setForkAt(null)}
+          onCompose={(fork) => {
+            setForkAt(null);
+            setMove(fork);
+          }}
+        />
+      )}
       {move && <HeadMoveDialog sessionId={sessionId} move={move} current={current.data} onClose={() => setMove(null)} onDone={done} />}
     </div>
   );

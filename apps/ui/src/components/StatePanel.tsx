@@ -6,6 +6,7 @@ import { useDebounced, useLoad } from '../hooks';
 import { ChangeSentences } from './ChangeList';
 import { ErrorMessage, Json, StatusBadge } from './common';
 import { outcomeKey } from './outcome-key';
+import { ThoughtList } from './ThoughtView';
 
 function display(value: unknown): string {
   return typeof value === 'string' ? value : JSON.stringify(value);
@@ -159,6 +160,7 @@ export function StatePanel({
               </li>
             ))}
           </ol>
+          <ThoughtList thoughts={s.thoughts ?? []} step={wanted} />
           {lastTurns !== FIRST_WINDOW && totalTurns > FIRST_WINDOW && (
             <button type="button" className="link" disabled={state.loading} onClick={() => choose(FIRST_WINDOW)}>
               Show only the last {FIRST_WINDOW} turns

@@ -217,7 +217,7 @@ export interface paths {
         };
         /**
          * Sanitized LLM context: head path only, interrupted turns as seen, unfinished tool calls stripped
-         * @description What an LLM should see: only the head path (rolled-back steps are gone), interrupted turns as the user saw them, unfinished tool calls left out, windowed to maxTurns and maxChars.
+         * @description What an LLM should see: only the head path (rolled-back steps are gone), interrupted turns as the user saw them, unfinished tool calls left out, windowed to maxTurns and maxChars. Thoughts only with includeThoughts=true.
          */
         get: operations["getContext"];
         put?: never;
@@ -279,9 +279,69 @@ export interface paths {
         put?: never;
         /**
          * Start a tool call, declaring its effect before it runs
-         * @description Records that a tool call starts, with its effect declared before it runs (or taken from the registered tool); an irreversible one needs confirmed: true (428). A step of the session: one event on the timeline, which state?at=, undo and rollback can return to. The answer gives the new version (ETag) and the events written.
+         * @description Records that a tool call starts, with its effect declared before it runs (or taken from the registered tool); an irreversible one needs confirmed: true (428). A proposed call starts only once approved, as approved (409 approval_required, proposal_mismatch); a tool registered with approval: "required" refuses its compensable and irreversible calls that were not (409 approval_required). A step of the session: one event on the timeline, which state?at=, undo and rollback can return to. The answer gives the new version (ETag) and the events written.
          */
         post: operations["startToolCall"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{id}/proposals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Propose a tool call instead of starting it: it waits for a person to approve or reject it
+         * @description Records a tool call put to a person instead of started (a step; nothing runs, and a rollback has nothing to compensate for it). It shows in the state's proposals and the UI's queue until approved or rejected. A step of the session: one event on the timeline, which state?at=, undo and rollback can return to. The answer gives the new version (ETag) and the events written.
+         */
+        post: operations["proposeToolCall"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{id}/proposals/{callId}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve a proposed tool call (recorded with who and when): the agent may start it, as proposed
+         * @description Approves a pending proposal: the agent may start the call (POST …/tool-calls with the same toolCallId, tool and input; the approval stands for confirmed). 404 proposal_not_found, 409 proposal_not_pending. A step of the session: one event on the timeline, which state?at=, undo and rollback can return to. The answer gives the new version (ETag) and the events written.
+         */
+        post: operations["approveToolCall"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{id}/proposals/{callId}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reject a proposed tool call (recorded with who, when and why): it must not run
+         * @description Rejects a pending proposal: starting the call is refused from then on (409 approval_required). 404 proposal_not_found, 409 proposal_not_pending. A step of the session: one event on the timeline, which state?at=, undo and rollback can return to. The answer gives the new version (ETag) and the events written.
+         */
+        post: operations["rejectToolCall"];
         delete?: never;
         options?: never;
         head?: never;
@@ -432,6 +492,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/sessions/{id}/thoughts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Record the agent's reasoning (a timeline step, kept out of the LLM context)
+         * @description Records the agent's reasoning (text and optional steps) as a timeline step. It changes nothing the agent knows and is never part of GET …/context unless includeThoughts=true. A step of the session: one event on the timeline, which state?at=, undo and rollback can return to. The answer gives the new version (ETag) and the events written.
+         */
+        post: operations["recordThought"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sessions/{id}/checkpoints": {
         parameters: {
             query?: never;
@@ -446,6 +526,26 @@ export interface paths {
          * @description Labels the head so that a rollback can name it (toCheckpoint); a record about the timeline, not a step itself. A step of the session: one event on the timeline, which state?at=, undo and rollback can return to. The answer gives the new version (ETag) and the events written.
          */
         post: operations["createCheckpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{id}/branch-names": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Name a branch by one of its steps
+         * @description Names a branch by one of its steps: GET …/timeline gives each branch the nearest name on its path. A record about the timeline, not a step. A step of the session: one event on the timeline, which state?at=, undo and rollback can return to. The answer gives the new version (ETag) and the events written.
+         */
+        post: operations["nameBranch"];
         delete?: never;
         options?: never;
         head?: never;
@@ -506,6 +606,26 @@ export interface paths {
          * @description Moves the head forward again to where the last undo or rollback came from; 409 when a compensated effect lies on the way. With dryRun: true the answer is the plan and nothing changes; `outcome` (dry_run or applied) tells the two answers apart.
          */
         post: operations["redo"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{id}/fork": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Fork from the past: make a past step current and start a new branch there with these steps
+         * @description Fork from the past (seed 002 §4.2): a rollback to atVersion whose steps (messages, memory, context variables, tasks, thoughts) start a new branch there as soon as the head lands, in the same write, or in the write that completes the compensations. Nothing can come in between; the steps are checked on the target before anything moves. With dryRun: true the answer is the plan and nothing changes; `outcome` (dry_run or applied) tells the two answers apart.
+         */
+        post: operations["fork"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1114,6 +1234,11 @@ export interface components {
         };
         EffectDto: {
             /**
+             * @description Ask for approval of this call (a registered policy cannot be waived by a call).
+             * @enum {string}
+             */
+            approval?: "required";
+            /**
              * @description Defaults to the registered kind, else "none".
              * @enum {string}
              */
@@ -1238,6 +1363,28 @@ export interface components {
             /** @example turn-7 */
             turnId: string;
         };
+        ThoughtStepDto: {
+            /**
+             * @description The agent's reasoning, as text. Never part of GET …/context unless includeThoughts=true.
+             * @example The user wants May; Lisbon hotels fill early, so search first.
+             */
+            content: string;
+            /**
+             * @description The same reasoning as separate steps, when the agent gives them.
+             * @example [
+             *       "dates: May",
+             *       "search hotels first"
+             *     ]
+             */
+            steps?: string[];
+            /** @description The turn the thought belongs to; by default the latest. */
+            turnId?: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "thought";
+        };
         CheckpointStepDto: {
             /** @example before-booking */
             label: string;
@@ -1306,6 +1453,31 @@ export interface components {
             confirmed?: boolean;
             turnId?: string;
         };
+        ProposeToolCallDto: {
+            /** @example charge-1 */
+            toolCallId: string;
+            /** @example charge_card */
+            tool: string;
+            /** @description Any JSON: the call arguments, started exactly as approved. */
+            input?: components["schemas"]["JsonValue"];
+            /** @description Defaults to the registered tool effect, else "none". */
+            effect?: components["schemas"]["EffectDto"];
+            turnId?: string;
+        };
+        ApproveToolCallDto: {
+            /**
+             * @description Why it may go ahead, for the audit trail.
+             * @example Within the trip budget.
+             */
+            note?: string;
+        };
+        RejectToolCallDto: {
+            /**
+             * @description Why it must not run (the agent reads it).
+             * @example Too expensive: find a cheaper hotel.
+             */
+            reason: string;
+        };
         SucceedToolCallDto: {
             /**
              * @description Any JSON: what the tool returned.
@@ -1342,9 +1514,32 @@ export interface components {
              */
             partialContent: string;
         };
+        RecordThoughtDto: {
+            /**
+             * @description The agent's reasoning, as text. Never part of GET …/context unless includeThoughts=true.
+             * @example The user wants May; Lisbon hotels fill early, so search first.
+             */
+            content: string;
+            /**
+             * @description The same reasoning as separate steps, when the agent gives them.
+             * @example [
+             *       "dates: May",
+             *       "search hotels first"
+             *     ]
+             */
+            steps?: string[];
+            /** @description The turn the thought belongs to; by default the latest. */
+            turnId?: string;
+        };
         CreateCheckpointDto: {
             /** @example before-booking */
             label: string;
+        };
+        NameBranchDto: {
+            /** @description A step of the branch (its first, usually): the branch is called by the nearest name on its path. */
+            version: number;
+            /** @example Porto instead */
+            name: string;
         };
         RollbackDto: {
             /** @description Roll back past irreversible effects; they are recorded as skipped with who acknowledged them. */
@@ -1382,6 +1577,57 @@ export interface components {
             /** @description Wait up to this long for compensations to finish before answering (else 202 at once, follow Location). */
             waitMs?: number;
         };
+        ForkDto: {
+            /**
+             * @description 1 to 1000 steps, recorded in order in one atomic write (all or none).
+             * @example [
+             *       {
+             *         "kind": "message",
+             *         "role": "user",
+             *         "content": "Find a hotel in Lisbon."
+             *       },
+             *       {
+             *         "kind": "tool-call",
+             *         "toolCallId": "call-1",
+             *         "tool": "search_hotels",
+             *         "input": {
+             *           "city": "Lisbon"
+             *         }
+             *       },
+             *       {
+             *         "kind": "tool-result",
+             *         "toolCallId": "call-1",
+             *         "output": {
+             *           "hotels": [
+             *             "Alfama Inn"
+             *           ]
+             *         }
+             *       },
+             *       {
+             *         "kind": "message",
+             *         "role": "agent",
+             *         "content": "Alfama Inn is free."
+             *       }
+             *     ]
+             */
+            steps: (components["schemas"]["MessageStepDto"] | components["schemas"]["ToolCallStepDto"] | components["schemas"]["ToolResultStepDto"] | components["schemas"]["ToolFailureStepDto"] | components["schemas"]["MemoryStepDto"] | components["schemas"]["MemoryEraseStepDto"] | components["schemas"]["ContextVarStepDto"] | components["schemas"]["TaskPushStepDto"] | components["schemas"]["TaskPopStepDto"] | components["schemas"]["InterruptStepDto"] | components["schemas"]["ThoughtStepDto"] | components["schemas"]["CheckpointStepDto"])[];
+            /**
+             * @description The past step to start from (any branch).
+             * @example 2
+             */
+            atVersion: number;
+            /**
+             * @description A name for the new branch (1-100 printable characters).
+             * @example Porto instead
+             */
+            branchName?: string;
+            /** @description Abandon irreversible effects after atVersion; they are recorded as skipped with who acknowledged them. */
+            acknowledgeIrreversible?: boolean;
+            /** @description Only return the plan of effects to compensate; nothing changes. */
+            dryRun?: boolean;
+            /** @description Wait up to this long for compensations (and so the new steps) before answering. */
+            waitMs?: number;
+        };
         ResolveEffectDto: {
             /**
              * @description What was done by hand, for the audit trail.
@@ -1390,6 +1636,11 @@ export interface components {
             note: string;
         };
         RegisterToolDto: {
+            /**
+             * @description required: compensable and irreversible calls of this tool must be proposed (POST …/proposals) and approved by a person before they start.
+             * @enum {string}
+             */
+            approval?: "required";
             /**
              * @description none: read-only; reversible: an exact undo exists; compensable: a counter-action exists; irreversible: cannot be undone.
              * @enum {string}
@@ -1630,7 +1881,7 @@ export interface components {
             encrypted: boolean;
         };
         /** @description One step of a batch, by `kind`: the body of the matching single-step route. */
-        Step: components["schemas"]["MessageStepDto"] | components["schemas"]["ToolCallStepDto"] | components["schemas"]["ToolResultStepDto"] | components["schemas"]["ToolFailureStepDto"] | components["schemas"]["MemoryStepDto"] | components["schemas"]["MemoryEraseStepDto"] | components["schemas"]["ContextVarStepDto"] | components["schemas"]["TaskPushStepDto"] | components["schemas"]["TaskPopStepDto"] | components["schemas"]["InterruptStepDto"] | components["schemas"]["CheckpointStepDto"];
+        Step: components["schemas"]["MessageStepDto"] | components["schemas"]["ToolCallStepDto"] | components["schemas"]["ToolResultStepDto"] | components["schemas"]["ToolFailureStepDto"] | components["schemas"]["MemoryStepDto"] | components["schemas"]["MemoryEraseStepDto"] | components["schemas"]["ContextVarStepDto"] | components["schemas"]["TaskPushStepDto"] | components["schemas"]["TaskPopStepDto"] | components["schemas"]["InterruptStepDto"] | components["schemas"]["ThoughtStepDto"] | components["schemas"]["CheckpointStepDto"];
         /**
          * @description Any JSON value: object, array, string, number, boolean or null.
          * @example Lisbon
@@ -1675,7 +1926,7 @@ export interface components {
                  * @description Stable, machine-readable: switch on it. New codes may be added in later versions.
                  * @enum {string}
                  */
-                code: "validation_failed" | "invalid_json" | "invalid_cursor" | "bad_request" | "bad_header" | "bad_url" | "headers_too_large" | "payload_too_large" | "unsupported_media_type" | "method_not_allowed" | "not_acceptable" | "request_timeout" | "route_not_found" | "not_a_step" | "compensation_template_invalid" | "compensation_template_unresolvable" | "compensation_missing" | "unauthorized" | "forbidden" | "insufficient_scope" | "rate_limited" | "too_many_requests" | "not_found" | "session_not_found" | "version_not_found" | "checkpoint_not_found" | "turn_not_found" | "tool_call_not_found" | "tool_not_found" | "memory_key_not_found" | "component_not_found" | "rollback_not_found" | "effect_not_in_rollback" | "api_key_not_found" | "signing_key_not_found" | "ui_not_built" | "conflict" | "version_conflict" | "idempotency_key_reused" | "session_exists" | "session_shredded" | "checkpoint_exists" | "already_at_version" | "nothing_to_undo" | "nothing_to_redo" | "rollback_in_progress" | "rollback_not_in_progress" | "compensation_not_pending" | "compensation_not_failed" | "compensations_outstanding" | "compensation_required" | "irreversible_not_acknowledged" | "tool_call_exists" | "compensated_effects_on_path" | "task_stack_empty" | "turn_not_open" | "tool_call_not_in_progress" | "memory_disabled" | "api_key_revoked" | "signing_key_revoked" | "confirmation_required" | "store_unavailable" | "memory_unavailable" | "not_ready" | "internal_error" | "error";
+                code: "validation_failed" | "invalid_json" | "invalid_cursor" | "bad_request" | "bad_header" | "bad_url" | "headers_too_large" | "payload_too_large" | "unsupported_media_type" | "method_not_allowed" | "not_acceptable" | "request_timeout" | "route_not_found" | "not_a_step" | "compensation_template_invalid" | "compensation_template_unresolvable" | "compensation_missing" | "unauthorized" | "forbidden" | "insufficient_scope" | "rate_limited" | "too_many_requests" | "not_found" | "session_not_found" | "version_not_found" | "checkpoint_not_found" | "turn_not_found" | "tool_call_not_found" | "tool_not_found" | "memory_key_not_found" | "component_not_found" | "rollback_not_found" | "effect_not_in_rollback" | "proposal_not_found" | "api_key_not_found" | "signing_key_not_found" | "ui_not_built" | "conflict" | "version_conflict" | "idempotency_key_reused" | "session_exists" | "session_shredded" | "checkpoint_exists" | "already_at_version" | "nothing_to_undo" | "nothing_to_redo" | "rollback_in_progress" | "rollback_not_in_progress" | "compensation_not_pending" | "compensation_not_failed" | "compensations_outstanding" | "compensation_required" | "irreversible_not_acknowledged" | "tool_call_exists" | "approval_required" | "proposal_mismatch" | "proposal_not_pending" | "compensated_effects_on_path" | "task_stack_empty" | "turn_not_open" | "tool_call_not_in_progress" | "memory_disabled" | "api_key_revoked" | "signing_key_revoked" | "confirmation_required" | "store_unavailable" | "memory_unavailable" | "not_ready" | "internal_error" | "error";
                 /**
                  * @description For people: what happened and what to do.
                  * @example No such session for this tenant.
@@ -1773,6 +2024,8 @@ export interface components {
             kind: "none" | "reversible" | "compensable" | "irreversible";
             compensation?: components["schemas"]["Compensation"];
             retry?: components["schemas"]["RetryPolicy"];
+            /** @enum {string} */
+            approval?: "required";
         };
         PlannedEffect: {
             toolCallId: string;
@@ -1927,6 +2180,14 @@ export interface components {
             /** Format: int64 */
             version: number;
         };
+        Thought: {
+            thoughtId: string;
+            turnId: string | null;
+            content: string;
+            /** @description The reasoning as separate steps (empty when only content was given). */
+            steps: string[];
+            version: number;
+        };
         Checkpoint: {
             label: string;
             /**
@@ -1960,6 +2221,25 @@ export interface components {
             finishedVersion: number | null;
             /** @enum {string|null} */
             compensation: "pending" | "compensated" | "skipped" | "failed" | "resolved" | null;
+        };
+        Proposal: {
+            toolCallId: string;
+            tool: string;
+            input: components["schemas"]["JsonValue"];
+            effect: components["schemas"]["Effect"];
+            turnId: string | null;
+            /** @enum {string} */
+            status: "pending" | "approved" | "rejected";
+            proposedBy: string;
+            /** Format: date-time */
+            proposedAt: string;
+            proposedVersion: number;
+            decidedBy: string | null;
+            /** Format: date-time */
+            decidedAt: string | null;
+            decidedVersion: number | null;
+            /** @description The approver's note or the rejection's reason. */
+            note: string | null;
         };
         SessionState: {
             /** @example trip-42 */
@@ -1998,6 +2278,10 @@ export interface components {
             };
             tasks: components["schemas"]["Task"][];
             toolCalls: components["schemas"]["ToolCall"][];
+            /** @description The agent's recorded reasoning on the head's path (never in GET …/context unless asked for). */
+            thoughts: components["schemas"]["Thought"][];
+            /** @description Tool calls proposed for approval on the head path: pending ones wait for a person. */
+            proposals: components["schemas"]["Proposal"][];
             checkpoints: components["schemas"]["Checkpoint"][];
             /** @description Present when turns=last:N was asked for: what the answer holds of the whole. */
             window?: {
@@ -2063,6 +2347,8 @@ export interface components {
                 /** Format: int64 */
                 length: number;
                 containsHead: boolean;
+                /** @description The nearest branch name on its path (POST …/fork, …/branch-names). */
+                name: string | null;
             }[];
             checkpoints: components["schemas"]["Checkpoint"][];
             rollbacks: {
@@ -2172,8 +2458,19 @@ export interface components {
             /** Format: int64 */
             version: number;
         };
-        /** @description A message or a finished tool call, by `kind`. */
-        ContextItem: components["schemas"]["ContextMessage"] | components["schemas"]["ContextToolResult"];
+        ContextThought: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "thought";
+            content: string;
+            steps: string[];
+            turnId: string | null;
+            version: number;
+        };
+        /** @description A message, a finished tool call, or (with includeThoughts=true) a thought, by `kind`. */
+        ContextItem: components["schemas"]["ContextMessage"] | components["schemas"]["ContextToolResult"] | components["schemas"]["ContextThought"];
         Context: {
             sessionId: string;
             /** Format: int64 */
@@ -2903,6 +3200,8 @@ export interface operations {
                 maxChars?: number;
                 /** @description Build the context as it was at this version. */
                 at?: number;
+                /** @description Add the agent's recorded thoughts (items of kind "thought"). Off by default: reasoning is kept for people, not fed back to the model. */
+                includeThoughts?: "true" | "false";
                 /** @description A question: adds `recalled`, what long-term memory finds for it (409 memory_disabled when memory is off). */
                 recall?: string;
             };
@@ -3059,6 +3358,137 @@ export interface operations {
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             428: components["responses"]["Error428"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    proposeToolCall: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description One key per logical write, reused on its retries: a retry answers the first result (duplicate: true) and writes nothing again. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description Write only if the stream is at this version (an ETag, quoted or not); else 409 version_conflict naming the current one. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /** @description Recorded as every event's correlationId (at most 128 characters); defaults to the command id. */
+                "X-Correlation-Id"?: components["parameters"]["CorrelationId"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProposeToolCallDto"];
+            };
+        };
+        responses: {
+            /** @description The proposal was recorded: it waits for a decision. */
+            201: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WriteResult"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    approveToolCall: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description One key per logical write, reused on its retries: a retry answers the first result (duplicate: true) and writes nothing again. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description Write only if the stream is at this version (an ETag, quoted or not); else 409 version_conflict naming the current one. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /** @description Recorded as every event's correlationId (at most 128 characters); defaults to the command id. */
+                "X-Correlation-Id"?: components["parameters"]["CorrelationId"];
+            };
+            path: {
+                id: string;
+                callId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ApproveToolCallDto"];
+            };
+        };
+        responses: {
+            /** @description The approval was recorded, with who (the key) and when. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WriteResult"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    rejectToolCall: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description One key per logical write, reused on its retries: a retry answers the first result (duplicate: true) and writes nothing again. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description Write only if the stream is at this version (an ETag, quoted or not); else 409 version_conflict naming the current one. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /** @description Recorded as every event's correlationId (at most 128 characters); defaults to the command id. */
+                "X-Correlation-Id"?: components["parameters"]["CorrelationId"];
+            };
+            path: {
+                id: string;
+                callId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RejectToolCallDto"];
+            };
+        };
+        responses: {
+            /** @description The rejection was recorded, with who, when and why. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WriteResult"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
             503: components["responses"]["Error503"];
         };
@@ -3405,6 +3835,49 @@ export interface operations {
             503: components["responses"]["Error503"];
         };
     };
+    recordThought: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description One key per logical write, reused on its retries: a retry answers the first result (duplicate: true) and writes nothing again. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description Write only if the stream is at this version (an ETag, quoted or not); else 409 version_conflict naming the current one. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /** @description Recorded as every event's correlationId (at most 128 characters); defaults to the command id. */
+                "X-Correlation-Id"?: components["parameters"]["CorrelationId"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RecordThoughtDto"];
+            };
+        };
+        responses: {
+            /** @description The thought was recorded. */
+            201: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WriteResult"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+        };
+    };
     createCheckpoint: {
         parameters: {
             query?: never;
@@ -3428,6 +3901,49 @@ export interface operations {
         };
         responses: {
             /** @description The head was labelled (version is the record; head is the labelled node). */
+            201: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WriteResult"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    nameBranch: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description One key per logical write, reused on its retries: a retry answers the first result (duplicate: true) and writes nothing again. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description Write only if the stream is at this version (an ETag, quoted or not); else 409 version_conflict naming the current one. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /** @description Recorded as every event's correlationId (at most 128 characters); defaults to the command id. */
+                "X-Correlation-Id"?: components["parameters"]["CorrelationId"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NameBranchDto"];
+            };
+        };
+        responses: {
+            /** @description The name was recorded (version is the record; head is unchanged). */
             201: {
                 headers: {
                     ETag: components["headers"]["ETag"];
@@ -3577,6 +4093,61 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["RedoDto"];
+            };
+        };
+        responses: {
+            /** @description Done (the head moved; a rollback that needed compensations finished within waitMs), or the plan of a dry run. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HeadMoveAnswer"];
+                };
+            };
+            /** @description A rollback started and is not finished (running, or needing attention): follow Location. */
+            202: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HeadMoveResult"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            428: components["responses"]["Error428"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    fork: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description One key per logical write, reused on its retries: a retry answers the first result (duplicate: true) and writes nothing again. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description Write only if the stream is at this version (an ETag, quoted or not); else 409 version_conflict naming the current one. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /** @description Recorded as every event's correlationId (at most 128 characters); defaults to the command id. */
+                "X-Correlation-Id"?: components["parameters"]["CorrelationId"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ForkDto"];
             };
         };
         responses: {

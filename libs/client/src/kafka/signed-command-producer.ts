@@ -20,6 +20,7 @@ export type CommandType =
   | 'PushTask'
   | 'PopTask'
   | 'InterruptTurn'
+  | 'RecordThought'
   | 'CreateCheckpoint'
   | 'RecordSteps'
   | 'Rollback'

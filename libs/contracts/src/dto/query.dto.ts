@@ -1,5 +1,5 @@
 import { ApiPropertyOptional, ApiProperty } from '@nestjs/swagger';
-import { IsOptional, Matches } from 'class-validator';
+import { IsIn, IsOptional, Matches } from 'class-validator';
 import { WholeNumberQuery } from './query-number';
 import { ID_PATTERN } from '@rewind/engine';
 
@@ -84,6 +84,15 @@ export class ContextQueryDto {
   @IsOptional()
   @WholeNumberQuery('at')
   at?: number;
+
+  @ApiPropertyOptional({
+    enum: ['true', 'false'],
+    default: 'false',
+    description: 'Add the agent\'s recorded thoughts (items of kind "thought"). Off by default: reasoning is kept for people, not fed back to the model.',
+  })
+  @IsOptional()
+  @IsIn(['true', 'false'], { message: 'includeThoughts must be true or false' })
+  includeThoughts?: 'true' | 'false';
 }
 
 export class ListSessionsQueryDto {

@@ -1,6 +1,22 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsBoolean, IsDefined, IsIn, IsInt, IsObject, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength, ValidateNested } from 'class-validator';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsBoolean,
+  IsDefined,
+  IsIn,
+  IsInt,
+  IsObject,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  MinLength,
+  ValidateNested,
+} from 'class-validator';
 import { COMPENSATION_CHANNELS, EFFECT_KINDS, type CompensationChannel, type EffectKind, type JsonObject, type JsonValue } from '@rewind/domain';
 import { ID_PATTERN } from '@rewind/engine';
 import { BOOLEAN, OBJECT, TEXT, WHOLE_NUMBER } from './messages';
@@ -78,7 +94,17 @@ export class RetryPolicyDto {
   timeoutMs!: number;
 }
 
+const APPROVAL_POLICY = {
+  enum: ['required'],
+  description: 'required: compensable and irreversible calls of this tool must be proposed (POST …/proposals) and approved by a person before they start.',
+};
+
 export class RegisterToolDto {
+  @ApiPropertyOptional(APPROVAL_POLICY)
+  @IsOptional()
+  @IsIn(['required'], { message: 'approval must be "required" (or left out)' })
+  approval?: 'required';
+
   @ApiProperty({
     enum: EFFECT_KINDS,
     description: 'none: read-only; reversible: an exact undo exists; compensable: a counter-action exists; irreversible: cannot be undone.',
@@ -104,6 +130,11 @@ export class RegisterToolDto {
 
 /** On a call, every part is optional: it completes or overrides the registered tool. */
 export class EffectDto {
+  @ApiPropertyOptional({ ...APPROVAL_POLICY, description: 'Ask for approval of this call (a registered policy cannot be waived by a call).' })
+  @IsOptional()
+  @IsIn(['required'], { message: 'approval must be "required" (or left out)' })
+  approval?: 'required';
+
   @ApiPropertyOptional({ enum: EFFECT_KINDS, description: 'Defaults to the registered kind, else "none".' })
   @IsOptional()
   @IsIn(EFFECT_KINDS as unknown as string[])
@@ -165,6 +196,51 @@ export class StartToolCallDto {
   turnId?: string;
 }
 
+/** A tool call put to a person instead of started: the body of POST …/tool-calls without `confirmed`. */
+export class ProposeToolCallDto {
+  @ApiProperty({ example: 'charge-1' })
+  @Matches(ID_PATTERN, { message: 'toolCallId must be 1-128 letters, digits, "_", "-" or "." (not "." or ".." alone)' })
+  toolCallId!: string;
+
+  @ApiProperty({ example: 'charge_card' })
+  @MinLength(1)
+  @MaxLength(200)
+  @IsString(TEXT)
+  tool!: string;
+
+  @ApiPropertyOptional({ description: 'Any JSON: the call arguments, started exactly as approved.' })
+  @IsOptional()
+  input?: JsonValue;
+
+  @ApiPropertyOptional({ type: EffectDto, description: 'Defaults to the registered tool effect, else "none".' })
+  @IsOptional()
+  @IsObject(OBJECT)
+  @ValidateNested()
+  @Type(() => EffectDto)
+  effect?: EffectDto;
+
+  @ApiPropertyOptional()
+  @IsOptional()
+  @Matches(ID_PATTERN, { message: 'turnId must be 1-128 letters, digits, "_", "-" or "." (not "." or ".." alone)' })
+  turnId?: string;
+}
+
+export class ApproveToolCallDto {
+  @ApiPropertyOptional({ description: 'Why it may go ahead, for the audit trail.', example: 'Within the trip budget.' })
+  @IsOptional()
+  @MaxLength(2000)
+  @IsString(TEXT)
+  note?: string;
+}
+
+export class RejectToolCallDto {
+  @ApiProperty({ description: 'Why it must not run (the agent reads it).', example: 'Too expensive: find a cheaper hotel.' })
+  @MinLength(1)
+  @MaxLength(2000)
+  @IsString(TEXT)
+  reason!: string;
+}
+
 export class SucceedToolCallDto {
   @ApiProperty({ description: 'Any JSON: what the tool returned.', example: { bookingId: 'H-981' } })
   @IsDefined({ message: 'output is required (use null for no output)' })
@@ -212,6 +288,34 @@ export class InterruptTurnDto {
   @MaxLength(MAX_TEXT)
   @IsString(TEXT)
   partialContent!: string;
+}
+
+export class RecordThoughtDto {
+  @ApiProperty({
+    description: "The agent's reasoning, as text. Never part of GET …/context unless includeThoughts=true.",
+    example: 'The user wants May; Lisbon hotels fill early, so search first.',
+  })
+  @MaxLength(MAX_TEXT)
+  @IsString(TEXT)
+  content!: string;
+
+  @ApiPropertyOptional({
+    type: [String],
+    maxItems: 200,
+    description: 'The same reasoning as separate steps, when the agent gives them.',
+    example: ['dates: May', 'search hotels first'],
+  })
+  @IsOptional()
+  @IsArray({ message: 'steps must be an array of strings' })
+  @ArrayMaxSize(200)
+  @MaxLength(MAX_TEXT, { each: true })
+  @IsString({ each: true, message: 'each step must be a string' })
+  steps?: string[];
+
+  @ApiPropertyOptional({ description: 'The turn the thought belongs to; by default the latest.' })
+  @IsOptional()
+  @Matches(ID_PATTERN, { message: 'turnId must be 1-128 letters, digits, "_", "-" or "." (not "." or ".." alone)' })
+  turnId?: string;
 }
 
 export class CreateCheckpointDto {

@@ -8,6 +8,7 @@ import {
   InterruptTurnDto,
   PushTaskDto,
   RecordMessageDto,
+  RecordThoughtDto,
   StartToolCallDto,
   SucceedToolCallDto,
   ValueDto,
@@ -28,6 +29,7 @@ export const STEP_KINDS = [
   'task-push',
   'task-pop',
   'interrupt',
+  'thought',
   'checkpoint',
 ] as const;
 export type StepKind = (typeof STEP_KINDS)[number];
@@ -130,6 +132,12 @@ export class InterruptStepDto extends InterruptTurnDto {
   turnId!: string;
 }
 
+export class ThoughtStepDto extends RecordThoughtDto {
+  @ApiProperty({ enum: ['thought'] })
+  @IsIn(['thought'])
+  kind!: 'thought';
+}
+
 export class CheckpointStepDto extends CreateCheckpointDto {
   @ApiProperty({ enum: ['checkpoint'] })
   @IsIn(['checkpoint'])
@@ -147,6 +155,7 @@ export const STEP_DTOS = {
   'task-push': TaskPushStepDto,
   'task-pop': TaskPopStepDto,
   interrupt: InterruptStepDto,
+  thought: ThoughtStepDto,
   checkpoint: CheckpointStepDto,
 } as const satisfies Record<StepKind, new () => { kind: StepKind }>;
 

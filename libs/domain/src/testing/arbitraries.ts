@@ -16,8 +16,10 @@ export type Intent =
   | { kind: 'push'; title: string }
   | { kind: 'pop' }
   | { kind: 'interrupt'; text: string }
+  | { kind: 'thought'; text: string; steps: string[] }
   | { kind: 'checkpoint'; label: string }
   | { kind: 'rollback'; pick: number; acknowledge: boolean }
+  | { kind: 'fork'; pick: number; text: string; key: string; name: string | null }
   | { kind: 'toCheckpoint'; label: string }
   | { kind: 'undo'; steps: number }
   | { kind: 'redo' };
@@ -40,8 +42,26 @@ export const intentArb: fc.Arbitrary<Intent> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('push' as const), title: fc.string({ maxLength: 4 }) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('pop' as const) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('interrupt' as const), text: fc.string({ maxLength: 6 }) }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('thought' as const),
+      text: fc.string({ maxLength: 8 }),
+      steps: fc.array(fc.string({ maxLength: 4 }), { maxLength: 3 }),
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('checkpoint' as const), label: fc.constantFrom('x', 'y', 'z') }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('rollback' as const), pick: fc.nat(), acknowledge: fc.boolean() }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('fork' as const),
+      pick: fc.nat(),
+      text: fc.string({ maxLength: 6 }),
+      key,
+      name: fc.option(fc.constantFrom('plan B', 'vegan'), { nil: null }),
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('toCheckpoint' as const), label: fc.constantFrom('x', 'y', 'z') }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('undo' as const), steps: fc.integer({ min: 1, max: 3 }) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('redo' as const) }) },
@@ -84,10 +104,26 @@ export function commandsFor(intent: Intent, state: SessionState): SessionCommand
       return [{ type: 'PopTask' }];
     case 'interrupt':
       return [{ type: 'InterruptTurn', turnId: lastTurn?.turnId ?? 'none', partialContent: intent.text }];
+    case 'thought':
+      return [{ type: 'RecordThought', content: intent.text, steps: intent.steps }];
     case 'checkpoint':
       return [{ type: 'CreateCheckpoint', label: intent.label }];
     case 'rollback':
       return [{ type: 'MoveHead', kind: 'rollback', toVersion: 1 + (intent.pick % Math.max(1, state.version)), acknowledgeIrreversible: intent.acknowledge }];
+    case 'fork':
+      return [
+        {
+          type: 'MoveHead',
+          kind: 'rollback',
+          toVersion: 1 + (intent.pick % Math.max(1, state.version)),
+          acknowledgeIrreversible: true,
+          then: [
+            { type: 'RecordMessage', role: 'user', content: intent.text },
+            { type: 'WriteMemory', key: intent.key, value: intent.text },
+          ],
+          ...(intent.name !== null ? { branchName: intent.name } : {}),
+        },
+      ];
     case 'toCheckpoint':
       return [{ type: 'MoveHead', kind: 'rollback', toCheckpoint: intent.label, acknowledgeIrreversible: true }];
     case 'undo':

@@ -37,6 +37,11 @@ export const REFUSALS = {
   compensated_effects_on_path: { kind: 'conflict', when: 'a redo or jump whose way passes effects already compensated (or being compensated)' },
   compensation_required: { kind: 'conflict', when: 'a move abandoning reversible or compensable effects while no saga compensates' },
   irreversible_not_acknowledged: { kind: 'conflict', when: 'a move abandoning irreversible effects without acknowledgeIrreversible: true' },
+  // Approvals.
+  approval_required: { kind: 'conflict', when: 'starting a call that was proposed but not approved, or whose tool requires approval and was not proposed' },
+  proposal_mismatch: { kind: 'conflict', when: 'starting an approved call with another tool or other input than approved' },
+  proposal_not_found: { kind: 'not_found', when: 'approving or rejecting a call that was not proposed on the head path' },
+  proposal_not_pending: { kind: 'conflict', when: 'approving or rejecting a proposal already decided' },
   // Rollback commands (the saga and operators).
   rollback_not_found: { kind: 'not_found', when: 'a rollback command naming no rollback of the session' },
   rollback_not_in_progress: { kind: 'conflict', when: 'completing a rollback that is completed or needs attention' },

@@ -4,6 +4,7 @@ import type { ToolRegistry } from '../tool-registry';
 import { CommandPipeline } from './command-pipeline';
 import { CompleteRollbackHandler } from './handlers/complete-rollback.handler';
 import { CreateCheckpointHandler } from './handlers/create-checkpoint.handler';
+import { NameBranchHandler } from './handlers/name-branch.handler';
 import { MoveHeadHandler } from './handlers/move-head.handler';
 import { RecordCompensationOutcomeHandler } from './handlers/record-compensation-outcome.handler';
 import { RecordShreddingHandler } from './handlers/record-shredding.handler';
@@ -17,6 +18,7 @@ import { StartSessionHandler } from './handlers/start-session.handler';
 import {
   CompleteRollbackCommand,
   CreateCheckpointCommand,
+  NameBranchCommand,
   MoveHeadCommand,
   RecordCompensationOutcomeCommand,
   RecordShreddingCommand,
@@ -50,6 +52,7 @@ const SESSION_COMMAND_HANDLERS = [
   [RecordStepCommand, RecordStepHandler],
   [RecordStepsCommand, RecordStepsHandler],
   [CreateCheckpointCommand, CreateCheckpointHandler],
+  [NameBranchCommand, NameBranchHandler],
   [MoveHeadCommand, MoveHeadHandler],
   [RetryCompensationCommand, RetryCompensationHandler],
   [ResolveCompensationCommand, ResolveCompensationHandler],
@@ -123,6 +126,8 @@ export function commandFor(caller: Caller, sessionId: string, command: SessionCo
       return new MoveHeadCommand(caller, sessionId, command, options);
     case 'CreateCheckpoint':
       return new CreateCheckpointCommand(caller, sessionId, command.label, options);
+    case 'NameBranch':
+      return new NameBranchCommand(caller, sessionId, command.version, command.name, options);
     case 'RetryCompensation':
       return new RetryCompensationCommand(caller, sessionId, command.rollbackId, command.toolCallId, options);
     case 'ResolveCompensation':

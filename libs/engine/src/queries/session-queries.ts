@@ -70,7 +70,7 @@ export class SessionQueries {
   async timeline(caller: Caller, sessionId: string, page?: { from?: number; limit: number }) {
     const streamId = sessionStreamId(caller.tenantId, sessionId);
     const state = await this.existing(streamId);
-    const view = timelineView(state.timeline, state.head);
+    const view = timelineView(state.timeline, state.head, state.branchNames);
     const from = page ? (page.from ?? Math.max(1, state.version - page.limit + 1)) : 1;
     const to = page ? from + page.limit - 1 : state.version;
     const read = await this.store.readStream(streamId, page ? { fromVersion: from, limit: page.limit } : undefined);

@@ -35,6 +35,10 @@ export class HttpThreads implements RewindThreads {
     return (await this.client.setContextVariable(sessionId, name, value)).version;
   }
 
+  async recordThought(sessionId: string, content: string, steps: string[]): Promise<number> {
+    return (await this.client.recordThought(sessionId, { content, steps })).version;
+  }
+
   async sessionIds(): Promise<string[]> {
     const ids: string[] = [];
     for (let cursor: string | undefined; ; ) {

@@ -1,7 +1,7 @@
 import type { RunnableConfig } from '@langchain/core/runnables';
 import type { SerializerProtocol } from '@langchain/langgraph-checkpoint';
 import { RewindError, type RewindClient, type Rollback, type SessionState, type WaitOptions } from '@rewind/client';
-import { ThreadCheckpointSaver } from '../checkpoint-saver';
+import { ThreadCheckpointSaver, type ThreadSaverOptions } from '../checkpoint-saver';
 import { HttpThreads } from './http-threads';
 
 /**
@@ -14,8 +14,9 @@ export class RewindHttpCheckpointSaver extends ThreadCheckpointSaver {
   constructor(
     readonly client: RewindClient,
     serde?: SerializerProtocol,
+    options?: ThreadSaverOptions,
   ) {
-    super(new HttpThreads(client), serde);
+    super(new HttpThreads(client), serde, options);
   }
 
   /** The session id of a thread (`sessionIdOfThread(thread_id)`), started if it does not exist yet: record tool calls in it. */

@@ -102,6 +102,11 @@ describe('decodeCommand: every command type maps exactly like HTTP', () => {
       { turnId: 'u1', partialContent: 'Here are' },
       { kind: 'execute', command: { type: 'InterruptTurn', turnId: 'u1', partialContent: 'Here are' } },
     ],
+    [
+      'RecordThought',
+      { content: 'search first', steps: ['dates', 'hotels'], turnId: 'u1' },
+      { kind: 'execute', command: { type: 'RecordThought', content: 'search first', steps: ['dates', 'hotels'], turnId: 'u1' } },
+    ],
     ['CreateCheckpoint', { label: 'before booking' }, { kind: 'execute', command: { type: 'CreateCheckpoint', label: 'before booking' } }],
     [
       'Rollback',
@@ -118,9 +123,9 @@ describe('decodeCommand: every command type maps exactly like HTTP', () => {
     ['Redo', { acknowledgeIrreversible: true }, { kind: 'execute', command: { type: 'MoveHead', kind: 'redo', acknowledgeIrreversible: true } }],
   ];
 
-  it('covers all 15 types', () => {
+  it('covers all 16 types', () => {
     expect(new Set(cases.map(([type]) => type))).toEqual(new Set(COMMAND_TYPES));
-    expect(COMMAND_TYPES).toHaveLength(16);
+    expect(COMMAND_TYPES).toHaveLength(17);
   });
 
   for (const [type, payload, action] of cases) {

@@ -1,4 +1,5 @@
 import {
+  atStepIndex,
   decide,
   DomainError,
   evolveInPlace,
@@ -80,7 +81,7 @@ function decideSteps(
     try {
       decided = decide(scratch, command, context).events;
     } catch (error) {
-      throw error instanceof DomainError ? atStep(error, index) : error;
+      throw error instanceof DomainError ? atStepIndex(error, index) : error;
     }
     for (const event of stamp(decided)) {
       const recorded: StoredEvent<SessionEvent> = { ...event, streamId, streamVersion: scratch.version + 1, globalPosition: 0 };
@@ -91,15 +92,4 @@ function decideSteps(
     }
   });
   return events;
-}
-
-/** A refused step, named by its place in the batch. */
-function atStep(error: DomainError, index: number): DomainError {
-  const details = error.details.length > 0 ? error.details : [{ message: error.message }];
-  return new DomainError(
-    error.kind,
-    error.code,
-    `steps[${index}]: ${error.message}`,
-    details.map((d) => ({ ...d, field: d.field ? `steps.${index}.${d.field}` : `steps.${index}` })),
-  );
 }

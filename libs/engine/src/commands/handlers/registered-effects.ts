@@ -13,7 +13,7 @@ export async function registeredEffects(
   if (!tools) return NO_EFFECTS;
   let effects: Map<string, EffectDescriptor> | undefined;
   for (const command of commands) {
-    if (command.type !== 'StartToolCall' || effects?.has(command.tool)) continue;
+    if ((command.type !== 'StartToolCall' && command.type !== 'ProposeToolCall') || effects?.has(command.tool)) continue;
     const effect = (await tools.get(caller.tenantId, command.tool))?.effect;
     if (effect) (effects ??= new Map()).set(command.tool, effect);
   }
@@ -22,5 +22,5 @@ export async function registeredEffects(
 
 /** True when deciding the commands needs the tool registry. */
 export function startsTool(tools: ToolRegistry | undefined, commands: readonly SessionCommand[]): tools is ToolRegistry {
-  return tools !== undefined && commands.some((c) => c.type === 'StartToolCall');
+  return tools !== undefined && commands.some((c) => c.type === 'StartToolCall' || c.type === 'ProposeToolCall');
 }

@@ -53,6 +53,17 @@ export class CreateCheckpointCommand {
   ) {}
 }
 
+/** Names a branch by one of its steps. */
+export class NameBranchCommand {
+  constructor(
+    readonly caller: Caller,
+    readonly sessionId: string,
+    readonly version: number,
+    readonly name: string,
+    readonly options: WriteOptions = {},
+  ) {}
+}
+
 /** Rollback, undo or redo: makes another step current (a rollback across effects starts the saga). */
 export class MoveHeadCommand {
   constructor(
@@ -135,6 +146,7 @@ export type SessionWriteCommand =
   | RecordStepCommand
   | RecordStepsCommand
   | CreateCheckpointCommand
+  | NameBranchCommand
   | MoveHeadCommand
   | RetryCompensationCommand
   | ResolveCompensationCommand
