@@ -1536,7 +1536,10 @@ export interface components {
             label: string;
         };
         NameBranchDto: {
-            /** @description A step of the branch (its first, usually): the branch is called by the nearest name on its path. */
+            /**
+             * Format: int64
+             * @description A step of the branch (its first, usually): the branch is called by the nearest name on its path.
+             */
             version: number;
             /** @example Porto instead */
             name: string;
@@ -1612,6 +1615,7 @@ export interface components {
              */
             steps: (components["schemas"]["MessageStepDto"] | components["schemas"]["ToolCallStepDto"] | components["schemas"]["ToolResultStepDto"] | components["schemas"]["ToolFailureStepDto"] | components["schemas"]["MemoryStepDto"] | components["schemas"]["MemoryEraseStepDto"] | components["schemas"]["ContextVarStepDto"] | components["schemas"]["TaskPushStepDto"] | components["schemas"]["TaskPopStepDto"] | components["schemas"]["InterruptStepDto"] | components["schemas"]["ThoughtStepDto"] | components["schemas"]["CheckpointStepDto"])[];
             /**
+             * Format: int64
              * @description The past step to start from (any branch).
              * @example 2
              */
@@ -2186,6 +2190,7 @@ export interface components {
             content: string;
             /** @description The reasoning as separate steps (empty when only content was given). */
             steps: string[];
+            /** Format: int64 */
             version: number;
         };
         Checkpoint: {
@@ -2233,10 +2238,12 @@ export interface components {
             proposedBy: string;
             /** Format: date-time */
             proposedAt: string;
+            /** Format: int64 */
             proposedVersion: number;
             decidedBy: string | null;
             /** Format: date-time */
             decidedAt: string | null;
+            /** Format: int64 */
             decidedVersion: number | null;
             /** @description The approver's note or the rejection's reason. */
             note: string | null;
@@ -2467,6 +2474,7 @@ export interface components {
             content: string;
             steps: string[];
             turnId: string | null;
+            /** Format: int64 */
             version: number;
         };
         /** @description A message, a finished tool call, or (with includeThoughts=true) a thought, by `kind`. */
