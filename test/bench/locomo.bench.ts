@@ -340,7 +340,16 @@ async function main(): Promise<void> {
         log(sweepLines[sweepLines.length - 1]!);
         if (!tableWanted) {
           // Tuning aid: each category on the tuning half.
-          log(`    ${[4, 1, 2, 3, 5].map((c) => `${CATEGORIES[c]} ${summary(tuning, tuned, (q) => q.category === c).recall.map(pct).join('/')}`).join('  ')}`);
+          log(
+            `    ${[4, 1, 2, 3, 5]
+              .map(
+                (c) =>
+                  `${CATEGORIES[c]} ${summary(tuning, tuned, (q) => q.category === c)
+                    .recall.map(pct)
+                    .join('/')}`,
+              )
+              .join('  ')}`,
+          );
         }
       }
     }

@@ -214,7 +214,9 @@ export class SqliteVectorIndex implements VectorIndex {
     `);
     // The scope column only filters: it must not weigh in BM25 (it would favour short texts).
     // The previous turn's words weigh CONTEXT_WEIGHT of the turn's own: the turn is the hit.
-    this.db.prepare(`INSERT INTO ${p}_fts (${p}_fts, rank) VALUES ('rank', ?)`).run(this.contextColumn ? `bm25(1.0, 0.0, ${CONTEXT_WEIGHT})` : 'bm25(1.0, 0.0)');
+    this.db
+      .prepare(`INSERT INTO ${p}_fts (${p}_fts, rank) VALUES ('rank', ?)`)
+      .run(this.contextColumn ? `bm25(1.0, 0.0, ${CONTEXT_WEIGHT})` : 'bm25(1.0, 0.0)');
     // A deleted row's words leave the full-text index at once (not at some later merge).
     this.db.prepare(`INSERT INTO ${p}_fts (${p}_fts, rank) VALUES ('secure-delete', 1)`).run();
     this.statements = this.prepare();
