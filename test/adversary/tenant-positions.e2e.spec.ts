@@ -8,7 +8,8 @@ import { startTestApp, type TestApp } from '../support/test-app';
  * Issue 28, items 6 and 8: positions in the whole log, in the answers a tenant reads, let it
  * count every other tenant's writes (the gap between two of its own events is everyone's
  * volume in between; /health told anyone the total). Answers now carry only what is the
- * tenant's own: session versions, and `<session id>:<version>` as the tenant stream's ids.
+ * tenant's own: session versions, `<session id>:<version>` as the tenant stream's ids, and the
+ * page's last event id as the audit log's cursor.
  */
 async function take(events: AsyncGenerator<LiveEvent>, until: (seen: LiveEvent[]) => boolean): Promise<LiveEvent[]> {
   const seen: LiveEvent[] = [];
@@ -26,6 +27,7 @@ describe.each(E2E_STORES)("positions a tenant sees do not reveal other tenants' 
   let cleanup: () => Promise<void> = async () => undefined;
   let mine: Http;
   let myKey: string;
+  let myAudit: Http;
   let busy: Http;
 
   beforeAll(async () => {
@@ -34,6 +36,7 @@ describe.each(E2E_STORES)("positions a tenant sees do not reveal other tenants' 
     t = await startTestApp({ ...store.env, REWIND_MEMORY: 'off' });
     myKey = (await t.http('POST', '/v1/keys', { name: 'me', scopes: ['write', 'read'], tenantId: 'watcher' })).body.key;
     mine = httpClient(t.baseUrl, myKey);
+    myAudit = httpClient(t.baseUrl, (await t.http('POST', '/v1/keys', { name: 'my auditor', scopes: ['audit'], tenantId: 'watcher' })).body.key);
     busy = httpClient(t.baseUrl, (await t.http('POST', '/v1/keys', { name: 'busy', scopes: ['write', 'read'], tenantId: 'busy' })).body.key);
   });
   afterAll(async () => {
@@ -71,6 +74,65 @@ describe.each(E2E_STORES)("positions a tenant sees do not reveal other tenants' 
     expect(JSON.stringify(body)).not.toMatch(/position/i);
     const withTenantKey = await fetch(`${t.baseUrl}/health`, { headers: { authorization: `Bearer ${myKey}` } });
     expect(JSON.stringify(await withTenantKey.json())).not.toMatch(/position/i);
+  });
+
+  it("the audit log's entries and cursors do not change with other tenants' volume, and another tenant's event continues nothing", async () => {
+    type Entry = Record<string, unknown> & { eventId: string };
+    /** One session of four events, another tenant writing `between` events before each; its audit pages, both orders. */
+    const recordAndRead = async (sessionId: string, between: number) => {
+      expect((await mine('POST', '/v1/sessions', { sessionId })).status).toBe(201);
+      for (let i = 1; i < 4; i++) {
+        if (between) await othersWrite(between);
+        expect((await mine('PUT', `/v1/sessions/${sessionId}/memory/k`, { value: i })).status).toBe(200);
+      }
+      const pages: { items: Entry[]; nextCursor: string | null }[] = [];
+      for (const order of ['asc', 'desc']) {
+        let cursor: string | null = null;
+        do {
+          const res = await myAudit('GET', `/v1/audit?sessionId=${sessionId}&order=${order}&limit=2${cursor ? `&cursor=${cursor}` : ''}`);
+          expect(res.status, JSON.stringify(res.body)).toBe(200);
+          pages.push(res.body);
+          cursor = res.body.nextCursor;
+        } while (cursor);
+      }
+      // What is the tenant's own and says nothing of volume (ids, times) is named by its place in the session.
+      const ids = pages.slice(0, 2).flatMap((p) => p.items.map((e) => e.eventId));
+      const own = (value: unknown) => (typeof value === 'string' && ids.includes(value) ? `event ${ids.indexOf(value)}` : value);
+      const readable = (cursor: string | null) => {
+        if (cursor === null) return null;
+        try {
+          return (JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown[]).map(own);
+        } catch {
+          return cursor; // opaque
+        }
+      };
+      return pages.map((p) => ({
+        items: p.items.map((e) => ({
+          ...e,
+          eventId: own(e.eventId),
+          sessionId: 'S',
+          streamId: String(e.streamId).replace(sessionId, 'S'),
+          occurredAt: 'T',
+          commandId: 'C',
+          correlationId: 'C',
+          causationId: e.causationId === null ? null : 'C',
+        })),
+        nextCursor: readable(p.nextCursor),
+      }));
+    };
+    const quiet = await recordAndRead('audited-quiet', 0);
+    const busyLog = await recordAndRead('audited-busy', 8);
+    expect(quiet.length).toBe(4); // two pages each way
+    expect(busyLog).toEqual(quiet);
+    expect(JSON.stringify(busyLog)).not.toMatch(/position/i);
+
+    // Another tenant's event id as a cursor continues nothing of theirs, nor of this tenant's.
+    const theirs = (await busy('GET', '/v1/sessions')).body.items[0] as { sessionId: string };
+    const busyAuditor = httpClient(t.baseUrl, (await t.http('POST', '/v1/keys', { name: 'busy auditor', scopes: ['audit'], tenantId: 'busy' })).body.key);
+    const theirPage = (await busyAuditor('GET', `/v1/audit?sessionId=${theirs.sessionId}&limit=1`)).body as { nextCursor: string };
+    const probed = await myAudit('GET', `/v1/audit?limit=2&cursor=${theirPage.nextCursor}`);
+    expect(probed.status).toBe(400);
+    expect(probed.body.error.code).toBe('invalid_cursor');
   });
 
   it("the tenant stream's ids, ready and changes carry no log position, and a resume from its ids works", async () => {

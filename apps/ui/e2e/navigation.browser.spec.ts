@@ -286,8 +286,12 @@ async function seriousViolations(page: Page): Promise<string[]> {
     await page.goto(`${t.baseUrl}/ui/#/audit/${tripId}`);
     const rows = page.locator('.audit-table tbody tr[data-type]');
     await expect.poll(() => rows.count(), EVENTUALLY).toBeGreaterThan(5);
-    const positions = (await rows.locator('td:nth-child(1)').allTextContents()).map(Number);
-    expect(positions).toEqual([...positions].sort((a, b) => b - a));
+    // No log position on the page (it would count other tenants' writes): newest first by time and by step.
+    const times = await rows.locator('td:nth-child(1) time').evaluateAll((ts) => ts.map((t) => t.getAttribute('datetime') ?? ''));
+    expect(times.length).toBe(await rows.count());
+    expect(times).toEqual([...times].sort().reverse());
+    const steps = (await rows.locator('td:nth-child(4)').allTextContents()).map((text) => Number(text.split('·').pop()));
+    expect(steps).toEqual([...steps].sort((a, b) => b - a));
     expect(await rows.first().getAttribute('data-type')).toBe('MemoryWritten'); // the seat, the newest
     await rows.first().getByRole('button', { name: /Show/ }).click();
     await expect.poll(() => rows.first().locator('pre.json').textContent(), EVENTUALLY).toContain('"seat"');

@@ -81,8 +81,8 @@ export interface AuditQuery {
   limit: number;
 }
 
+/** No position in the whole log: the gap between two of a tenant's entries would count every other tenant's writes. */
 export interface AuditEntry {
-  position: number;
   sessionId: string | null;
   streamId: string;
   streamVersion: number;
@@ -196,7 +196,19 @@ export class ReadModelQueries {
     // A cursor is bound to its order: one from a newest-first page cannot continue a log-order one.
     const newestFirst = query.order === 'desc';
     const kind = newestFirst ? 'audit-desc' : 'audit';
-    if (query.cursor) builder.andWhere(`a.globalPosition ${newestFirst ? '<' : '>'} :after`, { after: decodeCursor(query.cursor, kind, ['number'])[0] });
+    // The cursor names the page's last event (the tenant's own id), not its place in the whole log:
+    // the log's order stays the order, looked up within the tenant; a foreign event continues nothing.
+    if (query.cursor) {
+      const [afterEventId] = decodeCursor(query.cursor, kind, ['string']);
+      const after = await this.db.dataSource
+        .getRepository(AuditLogEntity)
+        .createQueryBuilder('c')
+        .select('c.globalPosition', 'position')
+        .where('c.tenantId = :tenantId AND c.eventId = :afterEventId', { tenantId: query.tenantId, afterEventId })
+        .getRawOne<{ position: number | string }>();
+      if (!after) throw new InvalidCursorError();
+      builder.andWhere(`a.globalPosition ${newestFirst ? '<' : '>'} :after`, { after: after.position });
+    }
     const rows = await builder
       .orderBy('a.globalPosition', newestFirst ? 'DESC' : 'ASC')
       .limit(query.limit + 1)
@@ -205,7 +217,6 @@ export class ReadModelQueries {
     const last = page[page.length - 1];
     return {
       items: page.map((a) => ({
-        position: a.globalPosition,
         sessionId: a.sessionId,
         streamId: a.streamId,
         streamVersion: a.streamVersion,
@@ -217,7 +228,7 @@ export class ReadModelQueries {
         correlationId: a.correlationId,
         causationId: a.causationId,
       })),
-      nextCursor: rows.length > query.limit && last ? encodeCursor(kind, [last.globalPosition]) : null,
+      nextCursor: rows.length > query.limit && last ? encodeCursor(kind, [last.eventId]) : null,
     };
   }
 

@@ -7,6 +7,7 @@ import { maskConnectionString } from '@rewind/event-store/postgres';
 import { PostgresWriterConnection, SqliteWriterConnection, type WriterConnection } from './connection';
 import { READ_MODEL_ENTITIES } from './entities';
 import { CreateReadModels1763769600000 } from './migrations/1763769600000-create-read-models';
+import { AuditCursorByEvent1764201600000 } from './migrations/1764201600000-audit-cursor-by-event';
 import { PROJECTION_NAMES } from './projections';
 import { Dialect, runAsync, type Step } from './sql';
 
@@ -29,7 +30,7 @@ export type ReadModelConfig =
     };
 
 export const DEFAULT_READ_MODEL_SCHEMA = 'rewind_read';
-export const READ_MODEL_MIGRATIONS = [CreateReadModels1763769600000];
+export const READ_MODEL_MIGRATIONS = [CreateReadModels1763769600000, AuditCursorByEvent1764201600000];
 const MIGRATIONS_TABLE = 'read_model_migrations';
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 

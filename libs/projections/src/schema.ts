@@ -219,6 +219,8 @@ export const AUDIT_LOG = defineTable({
   indexes: [
     { name: 'idx_audit_log_tenant_position', columns: ['tenant_id', 'global_position'] },
     { name: 'idx_audit_log_tenant_session', columns: ['tenant_id', 'session_id', 'global_position'] },
+    /** An audit page's cursor is the tenant's event id: the next page looks up its place here. */
+    { name: 'idx_audit_log_tenant_event', columns: ['tenant_id', 'event_id'] },
   ],
 });
 

@@ -110,7 +110,6 @@ export function AuditPage({ sessionId }: { sessionId: string | null }) {
           <table className="audit-table" aria-busy={log.loading}>
             <thead>
               <tr>
-                <th scope="col">#</th>
                 <th scope="col">When</th>
                 <th scope="col">Who</th>
                 <th scope="col">What</th>
@@ -122,8 +121,9 @@ export function AuditPage({ sessionId }: { sessionId: string | null }) {
             <tbody>
               {log.data?.items.map((e) => (
                 <tr key={e.eventId} data-type={e.type}>
-                  <td>{e.position}</td>
-                  <td>{new Date(e.occurredAt).toLocaleString()}</td>
+                  <td>
+                    <time dateTime={e.occurredAt}>{new Date(e.occurredAt).toLocaleString()}</time>
+                  </td>
                   <td>{e.actor}</td>
                   <td>{e.type}</td>
                   <td>
@@ -139,7 +139,7 @@ export function AuditPage({ sessionId }: { sessionId: string | null }) {
               ))}
               {log.data?.items.length === 0 && (
                 <tr>
-                  <td colSpan={7} className="muted">
+                  <td colSpan={6} className="muted">
                     No event matches these filters.
                   </td>
                 </tr>

@@ -1733,9 +1733,10 @@ export interface components {
         AuditEntryDto: {
             /**
              * Format: int64
-             * @description Global position in the event log (its order).
+             * @deprecated
+             * @description No longer sent: a position in the whole log let a tenant count other tenants' writes. Entries come in log order; page with nextCursor.
              */
-            position: number;
+            position?: number;
             /** @description null for streams that are not sessions (e.g. the tool registry). */
             sessionId: string | null;
             streamId: string;
@@ -1752,6 +1753,7 @@ export interface components {
         };
         AuditPageDto: {
             items: components["schemas"]["AuditEntryDto"][];
+            /** @description Pass as cursor for the next page (same order); null on the last. Names the page's last event, nothing else. */
             nextCursor: string | null;
         };
         CompensationOutcomeDto: {

@@ -22,7 +22,12 @@ export class SessionPageDto {
 }
 
 export class AuditEntryDto {
-  @ApiProperty({ type: 'integer', description: 'Global position in the event log (its order).' }) position!: number;
+  @ApiPropertyOptional({
+    type: 'integer',
+    deprecated: true,
+    description: "No longer sent: a position in the whole log let a tenant count other tenants' writes. Entries come in log order; page with nextCursor.",
+  })
+  position?: number;
   @ApiProperty({ type: String, nullable: true, description: 'null for streams that are not sessions (e.g. the tool registry).' }) sessionId!: string | null;
   @ApiProperty() streamId!: string;
   @ApiProperty({ type: 'integer' }) streamVersion!: number;
@@ -37,7 +42,12 @@ export class AuditEntryDto {
 
 export class AuditPageDto {
   @ApiProperty({ type: [AuditEntryDto] }) items!: AuditEntryDto[];
-  @ApiProperty({ type: String, nullable: true }) nextCursor!: string | null;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: "Pass as cursor for the next page (same order); null on the last. Names the page's last event, nothing else.",
+  })
+  nextCursor!: string | null;
 }
 
 export class CompensationOutcomeDto {
