@@ -176,6 +176,7 @@ describe.each(E2E_STORES)('the audit covers everything committed and served, on 
     const admin = await start();
     const tenants = { insert: 'ins-t', delete: 'del-t', reorder: 'reo-t' };
     const auditors: Record<string, Http> = {};
+    const counts: unknown[] = [];
     for (const [kind, tenantId] of Object.entries(tenants)) {
       const { writer, auditor } = await tenantKeys(admin, tenantId);
       auditors[kind] = auditor;
@@ -183,8 +184,13 @@ describe.each(E2E_STORES)('the audit covers everything committed and served, on 
         expect((await writer('POST', '/v1/sessions', { sessionId, title: sessionId })).status).toBe(201);
         expect((await writer('PUT', `/v1/sessions/${sessionId}/memory/k`, { value: `${kind} ${sessionId}` })).status).toBe(200);
       }
-      expect((await auditor('GET', '/v1/audit/chains')).body).toMatchObject({ ok: true });
+      const chains = (await auditor('GET', '/v1/audit/chains')).body;
+      expect(chains).toMatchObject({ ok: true, unsealed: 0 });
+      counts.push({ checked: chains.checked, sessions: chains.sessions });
     }
+    // Three tenants that wrote the same, in a deployment that holds more: the counts are each tenant's own.
+    expect(counts[0]).toMatchObject({ checked: expect.any(Number), sessions: 2 });
+    expect(counts).toEqual([counts[0], counts[0], counts[0]]);
 
     // Insert: a copy of a real event as the first of a new session, at a free position below the
     // tenant's newer events on PostgreSQL (positions are sparse), after the last one on SQLite (dense).
@@ -224,6 +230,9 @@ describe.each(E2E_STORES)('the audit covers everything committed and served, on 
       expect(chains.status).toBe(200);
       expect(chains.body.ok, `${kind}: ${JSON.stringify(chains.body)}`).toBe(false);
       expect(chains.body.firstBroken.streamId).toMatch(new RegExp(`^session:${tenantId}:`));
+      // No position in the whole log: it would tell the tenant how much every other tenant wrote.
+      expect(chains.body.firstBroken).not.toHaveProperty('position');
+      expect(chains.body.firstBroken.problem).not.toMatch(/position \d/);
       const verify = await auditVerify('--tenant', tenantId);
       expect(verify.code, `${kind}: ${verify.out}`).toBe(1);
       expect(verify.out).toContain(`first broken link at session:${tenantId}:`);

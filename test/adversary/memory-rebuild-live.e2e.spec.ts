@@ -3,13 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '@rewind/cli';
+import { Rewind } from '@rewind/embedded';
 import { E2E_STORES, storeEnv } from '../support/postgres';
 import { startTestApp, type TestApp } from '../support/test-app';
 
 /**
  * Issue 28, item 9: `rewind memory rebuild` run beside a live API deleted the index file under
  * it — the API went on indexing into a deleted file, and everything it indexed after was lost.
- * The rebuild now refuses while an API (or worker) holds the index, and says what to do.
+ * The rebuild now refuses while an API, a worker or a library-mode process holds the index, and says what to do.
  */
 describe.each(E2E_STORES.filter((s) => s !== 'eventstoredb'))('memory rebuild beside a live API, on the %s store', (storeName) => {
   let t: TestApp | undefined;
@@ -58,6 +59,45 @@ describe.each(E2E_STORES.filter((s) => s !== 'eventstoredb'))('memory rebuild be
     t = undefined;
     const rebuilt = await rewind('memory', 'rebuild');
     expect(rebuilt.stderr).not.toMatch(/is open in/);
+    expect(rebuilt.code, rebuilt.stderr).toBe(0);
+    expect(JSON.parse(rebuilt.stdout)).toMatchObject({ items: 1 });
+  });
+});
+
+/**
+ * The same in library mode: a process that opened `Rewind.open({ dataDir })` and recalled holds
+ * the index as an API does, but did not mark it, so a rebuild beside it was not refused.
+ */
+describe('memory rebuild beside a library-mode process', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'rewind-rebuild-library-'));
+  const env = { REWIND_DATA_DIR: dataDir, REWIND_LOG_LEVEL: 'error' };
+  let library: Rewind | undefined;
+  afterAll(async () => {
+    await library?.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  async function rewind(...argv: string[]) {
+    let stdout = '';
+    let stderr = '';
+    const code = await runCli(argv, { stdout: { write: (c: string) => (stdout += c) }, stderr: { write: (c: string) => (stderr += c) }, env });
+    return { code, stdout, stderr };
+  }
+
+  it('refuses while the library holds the index, and runs once it is closed', async () => {
+    library = Rewind.open({ dataDir });
+    const session = await library.startSession('trip');
+    await session.say('user', 'Find me a hotel in Lisbon');
+    expect((await session.recall('hotel in Lisbon', { rewrite: false })).hits).toHaveLength(1);
+    const indexFile = join(dataDir, 'rewind.memory.db');
+    const before = statSync(indexFile).ino;
+    const refused = await rewind('memory', 'rebuild');
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain(`The memory index ${indexFile} is open in the Rewind library (pid ${process.pid}`);
+    expect(statSync(indexFile).ino).toBe(before); // not replaced
+    await library.close();
+    library = undefined;
+    const rebuilt = await rewind('memory', 'rebuild');
     expect(rebuilt.code, rebuilt.stderr).toBe(0);
     expect(JSON.parse(rebuilt.stdout)).toMatchObject({ items: 1 });
   });

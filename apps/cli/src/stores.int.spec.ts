@@ -95,7 +95,7 @@ describe.each(E2E_STORES.filter((s) => s !== 'eventstoredb'))('rewind CLI on the
     expect(rotated.code).toBe(0);
     const [sameId, newSecret] = rotated.stdout.trim().split(' ') as [string, string];
     expect(sameId).toBe(keyId);
-    expect(await signingKeys((s) => s.find(keyId))).toMatchObject({ secret: newSecret, previousSecret: secret });
+    expect(await signingKeys((s) => s.find(keyId))).toMatchObject({ secret: newSecret, previousSecrets: [secret] });
     expect((await rewind('signing-keys', 'rotate', '--key', keyId, '--grace', 'x')).code).toBe(2);
     expect((await rewind('signing-keys', 'revoke', '--key', keyId)).code).toBe(0);
     expect((await rewind('signing-keys', 'rotate', '--key', keyId)).code).toBe(1);

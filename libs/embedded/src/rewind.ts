@@ -21,6 +21,7 @@ import { InMemoryCheckpointStore, type CheckpointStore } from '@rewind/event-sto
 import { openSqliteBackend, type Backend } from '@rewind/runtime';
 import { EngineSessionPaths, type RecallRequest, type RecallResult } from '@rewind/memory';
 import { MemoryRuntime, memoryConfigFromEnv } from '@rewind/memory/runtime';
+import { holdIndexFile } from '@rewind/memory/sqlite-vec';
 import { CompensationError, createSessionRuntime, RollbackSubscription, type InlineCompensationChannel, type RollbackSaga } from '@rewind/sagas';
 import { persists, type ComponentDefinition } from './components';
 import { describeFailure, finalFailureMessage, ToolCallError, waitBeforeNextAttempt, type ToolDefinition } from './tools';
@@ -62,6 +63,8 @@ export class RollbackNeedsAttention extends Error {
  */
 export class Rewind {
   private memoryRuntime: { runtime: MemoryRuntime; checkpoints: CheckpointStore } | undefined;
+  /** Tells `rewind memory rebuild` that this process has the embedded index open (as the API and worker do). */
+  private memoryHolder: { release(): void } | null = null;
   /** The stores of `<dataDir>/rewind.db` (Rewind.open), or null over a store the caller gave. */
   private backend: Backend | null = null;
   /** Components registered by name (see `registerComponent`). */
@@ -96,6 +99,7 @@ export class Rewind {
       const checkpoints = this.backend?.checkpoints ?? new InMemoryCheckpointStore();
       // Library mode catches up right before each recall, in the caller's process: no background thread to manage.
       const runtime = new MemoryRuntime({ config, paths: new EngineSessionPaths(this.sessions), store: this.store, checkpoints, placement: 'process' });
+      if (config.index === 'sqlite' && config.sqliteFile !== ':memory:') this.memoryHolder = holdIndexFile(config.sqliteFile, 'Rewind library');
       this.memoryRuntime = { runtime, checkpoints };
     }
     return this.memoryRuntime.runtime;
@@ -185,6 +189,7 @@ export class Rewind {
   async close(): Promise<void> {
     if (this.memoryRuntime) {
       await this.memoryRuntime.runtime.close();
+      this.memoryHolder?.release();
       if (!this.backend) await this.memoryRuntime.checkpoints.close();
     }
     await this.saga.stop();

@@ -497,7 +497,22 @@ export const RESPONSE_SCHEMAS: Record<string, JsonSchema> = {
     unsealed: int(
       'Events not covered yet: on SQLite and PostgreSQL only events written before the upgrade to links and not sealed yet (the API seals them when it starts); on EventStoreDB, events newer than the last seal (the sealer runs every second).',
     ),
-    firstBroken: orNull(obj({ streamId: str(), streamVersion: orNull(int()), position: orNull(int()), problem: str() })),
+    firstBroken: orNull(
+      obj(
+        {
+          streamId: str(),
+          streamVersion: orNull(int()),
+          position: {
+            ...orNull(int()),
+            deprecated: true,
+            description:
+              "No longer sent: a position in the whole log tells how much every tenant writes. The stream and version name the event; an operator's `rewind audit verify` prints the position.",
+          },
+          problem: str(),
+        },
+        ['position'],
+      ),
+    ),
     digestMatches: orNull(bool('With expectedDigest: whether the sealed log still yields it.')),
     snapshotsChecked: int("Snapshots checked against their seals (a snapshot's seal binds its content to the link of the event at its version)."),
     snapshotsRejected: array(

@@ -88,13 +88,13 @@ const rotate: CommandSpec = {
     if (!keyId) throw new UsageError('missing required option --key');
     const rawGrace = stringFlag(flags, 'grace');
     if (rawGrace !== undefined && !/^\d+$/.test(rawGrace)) throw new UsageError(`--grace "${rawGrace}" is not valid: expected whole seconds from 0`);
-    const rotated = await withSigningKeys(context, (store) =>
-      store.rotate(keyId, rawGrace === undefined ? DEFAULT_SIGNING_ROTATION_GRACE_SECONDS : Number(rawGrace)),
-    );
+    const grace = rawGrace === undefined ? DEFAULT_SIGNING_ROTATION_GRACE_SECONDS : Number(rawGrace);
+    const rotated = await withSigningKeys(context, (store) => store.rotate(keyId, grace));
     if (!rotated) throw new CliError(`no live signing key "${keyId}" (unknown or revoked): list them with "rewind signing-keys list".`);
     context.io.stdout.write(`${rotated.keyId} ${rotated.secret}\n`);
     context.io.stderr.write(
-      `Rotated ${rotated.keyId}: the new secret is shown only this once; commands signed with the old one are accepted until ${rotated.previousSecretValidUntil}.\n`,
+      `Rotated ${rotated.keyId}: the new secret is shown only this once; commands signed with the secret it replaced are accepted for ${grace} s more, ` +
+        `and secrets replaced earlier keep their own grace (the last ends ${rotated.previousSecretValidUntil}).\n`,
     );
     return EXIT_OK;
   },

@@ -2742,8 +2742,12 @@ export interface components {
                 streamId: string;
                 /** Format: int64 */
                 streamVersion: number | null;
-                /** Format: int64 */
-                position: number | null;
+                /**
+                 * Format: int64
+                 * @deprecated
+                 * @description No longer sent: a position in the whole log tells how much every tenant writes. The stream and version name the event; an operator's `rewind audit verify` prints the position.
+                 */
+                position?: number | null;
                 problem: string;
             } | null;
             /** @description With expectedDigest: whether the sealed log still yields it. */

@@ -56,9 +56,7 @@ export async function authenticate(value: string, headers: Record<string, string
   if (!key) throw unauthenticated(`Signing key "${keyId.slice(0, 140)}" is unknown, revoked or expired.`);
   if (!headers[SIGNATURE_HEADER]) throw unauthenticated(`The message has no "${SIGNATURE_HEADER}" header.`);
   // During a rotation's grace period the replaced secret still verifies (producers redeploy meanwhile).
-  const verified =
-    verifySignature(value, headers[SIGNATURE_HEADER], key.secret) ||
-    (key.previousSecret !== null && verifySignature(value, headers[SIGNATURE_HEADER], key.previousSecret));
+  const verified = [key.secret, ...key.previousSecrets].some((secret) => verifySignature(value, headers[SIGNATURE_HEADER], secret));
   if (!verified) {
     throw unauthenticated(
       `The "${SIGNATURE_HEADER}" header does not match the message value for key "${keyId}" (was the value changed after signing, or signed with another secret?).`,

@@ -5,7 +5,9 @@ import {
   newSigningSecret,
   usableNow,
   withoutSecret,
+  withReplaced,
   type KafkaSigningSecretStore,
+  type ReplacedSecret,
   type SigningSecret,
   type SigningSecretRecord,
 } from './signing-secret-store';
@@ -22,7 +24,7 @@ interface Row {
   previous_valid_until: Date | null;
 }
 
-const toSecret = (r: Row): SigningSecret => ({
+const toSecret = (r: Row): Omit<SigningSecret, 'previousSecrets'> => ({
   keyId: r.key_id,
   tenantId: r.tenant_id,
   name: r.name,
@@ -30,7 +32,6 @@ const toSecret = (r: Row): SigningSecret => ({
   createdAt: r.created_at.toISOString(),
   revokedAt: r.revoked_at ? r.revoked_at.toISOString() : null,
   expiresAt: r.expires_at ? r.expires_at.toISOString() : null,
-  previousSecret: r.previous_secret,
   previousSecretValidUntil: r.previous_valid_until ? r.previous_valid_until.toISOString() : null,
 });
 
@@ -38,6 +39,7 @@ const toSecret = (r: Row): SigningSecret => ({
 export class PostgresKafkaSigningSecretStore implements KafkaSigningSecretStore {
   private ready?: Promise<void>;
   private readonly table: string;
+  private readonly previous: string;
 
   constructor(
     private readonly pool: Pool,
@@ -45,6 +47,7 @@ export class PostgresKafkaSigningSecretStore implements KafkaSigningSecretStore 
   ) {
     if (!/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`"${schema}" is not a valid schema name: use lower-case letters, digits and "_".`);
     this.table = `"${schema}".kafka_signing_keys`;
+    this.previous = `"${schema}".kafka_signing_previous_secrets`;
   }
 
   private ensure(): Promise<void> {
@@ -62,14 +65,39 @@ export class PostgresKafkaSigningSecretStore implements KafkaSigningSecretStore 
         ADD COLUMN IF NOT EXISTS expires_at timestamptz,
         ADD COLUMN IF NOT EXISTS previous_secret text,
         ADD COLUMN IF NOT EXISTS previous_valid_until timestamptz`);
+      // Every secret a rotation replaced, each with its own grace: a second rotation does not cut the
+      // first one's short (previous_secret held only the last one). previous_valid_until stays the last grace's end.
+      await this.pool.query(`CREATE TABLE IF NOT EXISTS ${this.previous} (
+        key_id      text NOT NULL REFERENCES ${this.table} (key_id) ON DELETE CASCADE,
+        secret      text NOT NULL,
+        valid_until timestamptz NOT NULL,
+        PRIMARY KEY (key_id, secret)
+      )`);
+      // Secrets replaced before that table existed move into it with their grace (one statement: safe beside another process doing the same).
+      await this.pool.query(`WITH moved AS (
+          UPDATE ${this.table} k SET previous_secret = NULL FROM ${this.table} old
+          WHERE old.key_id = k.key_id AND old.previous_secret IS NOT NULL
+          RETURNING k.key_id, old.previous_secret, old.previous_valid_until
+        )
+        INSERT INTO ${this.previous} (key_id, secret, valid_until)
+        SELECT key_id, previous_secret, previous_valid_until FROM moved WHERE previous_valid_until IS NOT NULL
+        ON CONFLICT DO NOTHING`);
     })();
     return this.ready;
+  }
+
+  private async replaced(keyId: string): Promise<ReplacedSecret[]> {
+    const { rows } = await this.pool.query<{ secret: string; valid_until: Date }>(
+      `SELECT secret, valid_until FROM ${this.previous} WHERE key_id = $1 AND valid_until > now()`,
+      [keyId],
+    );
+    return rows.map((r) => ({ secret: r.secret, validUntil: r.valid_until.toISOString() }));
   }
 
   async find(keyId: string): Promise<SigningSecret | null> {
     await this.ensure();
     const { rows } = await this.pool.query<Row>(`SELECT * FROM ${this.table} WHERE key_id = $1 AND revoked_at IS NULL`, [keyId]);
-    return rows[0] ? usableNow(toSecret(rows[0])) : null;
+    return rows[0] ? usableNow(toSecret(rows[0]), await this.replaced(keyId)) : null;
   }
 
   async create(input: { tenantId: string; name?: string; secret?: string; expiresAt?: string | null }): Promise<SigningSecret> {
@@ -89,12 +117,22 @@ export class PostgresKafkaSigningSecretStore implements KafkaSigningSecretStore 
   async rotate(keyId: string, graceSeconds: number): Promise<SigningSecret | null> {
     await this.ensure();
     checkSigningGrace(graceSeconds);
+    // The replaced secret keeps its own grace, beside those of earlier rotations still running; ended ones go.
+    await this.pool.query(`DELETE FROM ${this.previous} WHERE key_id = $1 AND valid_until <= now()`, [keyId]);
     const { rows } = await this.pool.query<Row>(
-      `UPDATE ${this.table} SET previous_secret = secret, previous_valid_until = now() + make_interval(secs => $2), secret = $3
-       WHERE key_id = $1 AND revoked_at IS NULL RETURNING *`,
+      `WITH replaced AS (
+         SELECT key_id, secret FROM ${this.table} WHERE key_id = $1 AND revoked_at IS NULL FOR UPDATE
+       ), kept AS (
+         INSERT INTO ${this.previous} (key_id, secret, valid_until)
+         SELECT key_id, secret, now() + make_interval(secs => $2) FROM replaced
+         ON CONFLICT (key_id, secret) DO UPDATE SET valid_until = excluded.valid_until
+       )
+       UPDATE ${this.table} k SET secret = $3,
+         previous_valid_until = greatest(CASE WHEN k.previous_valid_until > now() THEN k.previous_valid_until END, now() + make_interval(secs => $2))
+       FROM replaced WHERE k.key_id = replaced.key_id RETURNING k.*`,
       [keyId, graceSeconds, newSecretText()],
     );
-    return rows[0] ? toSecret(rows[0]) : null;
+    return rows[0] ? withReplaced(toSecret(rows[0]), await this.replaced(keyId)) : null;
   }
 
   async revoke(keyId: string): Promise<boolean> {
@@ -109,7 +147,7 @@ export class PostgresKafkaSigningSecretStore implements KafkaSigningSecretStore 
     const { rows } = tenantId
       ? await this.pool.query<Row>(`SELECT * FROM ${this.table} WHERE tenant_id = $1 ORDER BY created_at`, [tenantId])
       : await this.pool.query<Row>(`SELECT * FROM ${this.table} ORDER BY created_at`);
-    return rows.map((r) => withoutSecret(toSecret(r)));
+    return rows.map((r) => withoutSecret(withReplaced(toSecret(r), [])));
   }
 
   /** The pool belongs to the event store, which closes it. */

@@ -10,14 +10,23 @@ export interface SigningSecretRecord {
   revokedAt: string | null;
   /** After this instant messages signed with the key are refused; null: never. */
   expiresAt: string | null;
-  /** Set by a rotation: until then the replaced secret still verifies. */
+  /** Set by a rotation: until then the last replaced secret still verifies (each replaced secret keeps its own grace). */
   previousSecretValidUntil: string | null;
 }
 
 export interface SigningSecret extends SigningSecretRecord {
   secret: string;
-  /** The secret a rotation replaced, while its grace period lasts (else null). */
-  previousSecret: string | null;
+  /**
+   * The secrets rotations replaced whose own grace period still runs, the longest-lasting first:
+   * a second rotation does not cut the first one's grace short.
+   */
+  previousSecrets: string[];
+}
+
+/** A secret a rotation replaced, and when its grace period ends (ISO 8601). */
+export interface ReplacedSecret {
+  secret: string;
+  validUntil: string;
 }
 
 /** How long a rotated signing secret keeps verifying unless told otherwise: time to redeploy producers. */
@@ -29,11 +38,11 @@ export const DEFAULT_SIGNING_ROTATION_GRACE_SECONDS = 24 * 60 * 60;
  * given: protect the data file like the keys themselves.
  */
 export interface KafkaSigningSecretStore {
-  /** The secret for a key id; null when unknown, revoked or expired (`previousSecret` only within its grace period). */
+  /** The secret for a key id; null when unknown, revoked or expired (`previousSecrets`: the replaced secrets whose own grace still runs). */
   find(keyId: string): Promise<SigningSecret | null>;
   /** Creates a key for a tenant; `secret` is generated unless given (at least 32 characters). */
   create(input: { tenantId: string; name?: string; secret?: string; expiresAt?: string | null }): Promise<SigningSecret>;
-  /** A new secret for the key (same id); the old one verifies for `graceSeconds` more. Null when unknown or revoked. */
+  /** A new secret for the key (same id); the old one verifies for `graceSeconds` more, earlier replaced ones for their own grace. Null when unknown or revoked. */
   rotate(keyId: string, graceSeconds: number): Promise<SigningSecret | null>;
   /** Revokes a key at once: later messages signed with it go to the DLQ. False when unknown. */
   revoke(keyId: string): Promise<boolean>;
@@ -66,7 +75,7 @@ export function newSigningSecret(input: { tenantId: string; name?: string; secre
     createdAt: new Date().toISOString(),
     revokedAt: null,
     expiresAt: input.expiresAt ? new Date(input.expiresAt).toISOString() : null,
-    previousSecret: null,
+    previousSecrets: [],
     previousSecretValidUntil: null,
   };
 }
@@ -80,11 +89,16 @@ export function checkSigningGrace(graceSeconds: number): number {
   return graceSeconds;
 }
 
-/** What `find` answers for a stored key now: null when revoked or expired; the previous secret only within its grace. */
-export function usableNow(key: SigningSecret, now = Date.now()): SigningSecret | null {
-  if (key.revokedAt !== null || (key.expiresAt !== null && Date.parse(key.expiresAt) <= now)) return null;
-  const graceOver = key.previousSecretValidUntil === null || Date.parse(key.previousSecretValidUntil) <= now;
-  return { ...key, previousSecret: graceOver ? null : key.previousSecret };
+/** A stored key with the replaced secrets whose grace still runs at `now`. */
+export function withReplaced(key: Omit<SigningSecret, 'previousSecrets'>, replaced: readonly ReplacedSecret[], now = Date.now()): SigningSecret {
+  const running = replaced.filter((r) => Date.parse(r.validUntil) > now).sort((a, b) => Date.parse(b.validUntil) - Date.parse(a.validUntil));
+  return { ...key, previousSecrets: running.map((r) => r.secret) };
 }
 
-export const withoutSecret = ({ secret: _secret, previousSecret: _previous, ...record }: SigningSecret): SigningSecretRecord => record;
+/** What `find` answers for a stored key now: null when revoked or expired; replaced secrets only within their own grace. */
+export function usableNow(key: Omit<SigningSecret, 'previousSecrets'>, replaced: readonly ReplacedSecret[], now = Date.now()): SigningSecret | null {
+  if (key.revokedAt !== null || (key.expiresAt !== null && Date.parse(key.expiresAt) <= now)) return null;
+  return withReplaced(key, replaced, now);
+}
+
+export const withoutSecret = ({ secret: _secret, previousSecrets: _previous, ...record }: SigningSecret): SigningSecretRecord => record;

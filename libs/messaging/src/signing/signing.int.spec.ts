@@ -2,6 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import Database from 'better-sqlite3';
 import { Pool } from 'pg';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { TEST_DATABASE_ADMIN_URL } from '../../../../test/support/postgres';
@@ -85,9 +86,10 @@ for (const [name, create] of stores) {
       const rotated = (await store.rotate(key.keyId, 3600))!;
       expect(rotated.keyId).toBe(key.keyId);
       expect(rotated.secret).not.toBe(key.secret);
-      expect(await store.find(key.keyId)).toMatchObject({ secret: rotated.secret, previousSecret: key.secret });
+      expect(await store.find(key.keyId)).toMatchObject({ secret: rotated.secret, previousSecrets: [key.secret] });
       await store.rotate(key.keyId, 0);
-      expect((await store.find(key.keyId))!.previousSecret).toBeNull();
+      // The first rotation's hour still runs; the secret replaced with no grace stopped at once.
+      expect((await store.find(key.keyId))!.previousSecrets).toEqual([key.secret]);
       await expect(store.rotate(key.keyId, -5)).rejects.toThrow(/Grace period/);
       expect(await store.rotate('sk_unknown', 10)).toBeNull();
       const expired = await store.create({ tenantId: 'acme', expiresAt: '2001-01-01T00:00:00Z' });
@@ -96,6 +98,22 @@ for (const [name, create] of stores) {
       await expect(store.create({ tenantId: 'acme', expiresAt: 'soon' })).rejects.toThrow(/not a date/);
       await store.revoke(key.keyId);
       expect(await store.rotate(key.keyId, 10)).toBeNull();
+    });
+
+    it("keeps each replaced secret's own grace: a second rotation does not cut the first one's short", async () => {
+      const first = await store.create({ tenantId: 'acme' });
+      const second = (await store.rotate(first.keyId, 3600))!;
+      const third = (await store.rotate(first.keyId, 60))!;
+      expect(third.previousSecrets).toEqual([first.secret, second.secret]);
+      const found = (await store.find(first.keyId))!;
+      expect(found.secret).toBe(third.secret);
+      expect(found.previousSecrets).toEqual([first.secret, second.secret]);
+      // The record says until when the last replaced secret verifies: the first rotation's hour.
+      expect(Date.parse(found.previousSecretValidUntil!)).toBeGreaterThan(Date.now() + 3_000_000);
+      const fourth = (await store.rotate(first.keyId, 0))!;
+      expect(fourth.previousSecrets).toEqual([first.secret, second.secret]);
+      await store.revoke(first.keyId);
+      expect(await store.find(first.keyId)).toBeNull();
     });
 
     it('stops finding a revoked key at once', async () => {
@@ -107,3 +125,49 @@ for (const [name, create] of stores) {
     });
   });
 }
+
+describe('upgrade: secrets replaced before every replaced secret kept its own grace', () => {
+  const inAnHour = () => new Date(Date.now() + 3_600_000).toISOString();
+  const anHourAgo = () => new Date(Date.now() - 3_600_000).toISOString();
+
+  it('SQLite: a file of the earlier shape keeps its replaced secret for its grace, and a second rotation keeps it too', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'rewind-signing-upgrade-')), 'rewind.db');
+    const old = new Database(file);
+    old.exec(`CREATE TABLE kafka_signing_keys (key_id TEXT PRIMARY KEY, tenant_id TEXT NOT NULL, name TEXT NOT NULL, secret TEXT NOT NULL,
+      created_at TEXT NOT NULL, revoked_at TEXT, expires_at TEXT, previous_secret TEXT, previous_valid_until TEXT) WITHOUT ROWID`);
+    const insert = old.prepare('INSERT INTO kafka_signing_keys VALUES (?, ?, ?, ?, ?, NULL, NULL, ?, ?)');
+    insert.run('sk_graced', 'acme', 'p', 'n'.repeat(40), anHourAgo(), 'o'.repeat(40), inAnHour());
+    insert.run('sk_ended', 'acme', 'p', 'm'.repeat(40), anHourAgo(), 'e'.repeat(40), anHourAgo());
+    old.close();
+    const store = new SqliteKafkaSigningSecretStore(file);
+    try {
+      expect((await store.find('sk_graced'))!.previousSecrets).toEqual(['o'.repeat(40)]);
+      expect((await store.find('sk_ended'))!.previousSecrets).toEqual([]);
+      const rotated = (await store.rotate('sk_graced', 0))!;
+      expect(rotated.previousSecrets).toEqual(['o'.repeat(40)]);
+    } finally {
+      await store.close();
+    }
+    // Opening again moves nothing twice and loses nothing.
+    const again = new SqliteKafkaSigningSecretStore(file);
+    expect((await again.find('sk_graced'))!.previousSecrets).toEqual(['o'.repeat(40)]);
+    await again.close();
+  });
+
+  it('PostgreSQL: a schema of the earlier shape keeps its replaced secret for its grace, and a second rotation keeps it too', async () => {
+    const schema = `rewind_sk_${randomBytes(4).toString('hex')}`;
+    await pgPool.query(`CREATE SCHEMA "${schema}"`);
+    await pgPool.query(`CREATE TABLE "${schema}".kafka_signing_keys (key_id text PRIMARY KEY, tenant_id text NOT NULL, name text NOT NULL,
+      secret text NOT NULL, created_at timestamptz NOT NULL, revoked_at timestamptz, expires_at timestamptz, previous_secret text, previous_valid_until timestamptz)`);
+    const insert = `INSERT INTO "${schema}".kafka_signing_keys (key_id, tenant_id, name, secret, created_at, previous_secret, previous_valid_until)
+      VALUES ($1, 'acme', 'p', $2, now(), $3, $4)`;
+    await pgPool.query(insert, ['sk_graced', 'n'.repeat(40), 'o'.repeat(40), inAnHour()]);
+    await pgPool.query(insert, ['sk_ended', 'm'.repeat(40), 'e'.repeat(40), anHourAgo()]);
+    const store = new PostgresKafkaSigningSecretStore(pgPool, schema);
+    expect((await store.find('sk_graced'))!.previousSecrets).toEqual(['o'.repeat(40)]);
+    expect((await store.find('sk_ended'))!.previousSecrets).toEqual([]);
+    expect((await store.rotate('sk_graced', 0))!.previousSecrets).toEqual(['o'.repeat(40)]);
+    const again = new PostgresKafkaSigningSecretStore(pgPool, schema);
+    expect((await again.find('sk_graced'))!.previousSecrets).toEqual(['o'.repeat(40)]);
+  });
+});

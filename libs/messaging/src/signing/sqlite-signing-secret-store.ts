@@ -6,7 +6,9 @@ import {
   newSigningSecret,
   usableNow,
   withoutSecret,
+  withReplaced,
   type KafkaSigningSecretStore,
+  type ReplacedSecret,
   type SigningSecret,
   type SigningSecretRecord,
 } from './signing-secret-store';
@@ -23,7 +25,7 @@ interface Row {
   previous_valid_until: string | null;
 }
 
-const toSecret = (r: Row): SigningSecret => ({
+const toSecret = (r: Row): Omit<SigningSecret, 'previousSecrets'> => ({
   keyId: r.key_id,
   tenantId: r.tenant_id,
   name: r.name,
@@ -31,7 +33,6 @@ const toSecret = (r: Row): SigningSecret => ({
   createdAt: r.created_at,
   revokedAt: r.revoked_at,
   expiresAt: r.expires_at ?? null,
-  previousSecret: r.previous_secret ?? null,
   previousSecretValidUntil: r.previous_valid_until ?? null,
 });
 
@@ -39,6 +40,7 @@ const toSecret = (r: Row): SigningSecret => ({
 export class SqliteKafkaSigningSecretStore implements KafkaSigningSecretStore {
   private readonly db: Database.Database;
   private readonly findStatement;
+  private readonly replacedStatement;
 
   constructor(filename: string) {
     this.db = openSqliteFile(filename, 'FULL');
@@ -64,12 +66,33 @@ export class SqliteKafkaSigningSecretStore implements KafkaSigningSecretStore {
         if (!/duplicate column/i.test((error as Error).message)) throw error;
       }
     }
+    // Every secret a rotation replaced, each with its own grace: a second rotation does not cut the
+    // first one's short (previous_secret held only the last one). Secrets replaced before this
+    // table existed move into it with their grace; previous_valid_until stays the last grace's end.
+    this.db.exec(`CREATE TABLE IF NOT EXISTS kafka_signing_previous_secrets (
+      key_id      TEXT NOT NULL,
+      secret      TEXT NOT NULL,
+      valid_until TEXT NOT NULL,
+      PRIMARY KEY (key_id, secret)
+    ) WITHOUT ROWID`);
+    this.db.transaction(() => {
+      this.db.exec(`INSERT OR IGNORE INTO kafka_signing_previous_secrets (key_id, secret, valid_until)
+        SELECT key_id, previous_secret, previous_valid_until FROM kafka_signing_keys WHERE previous_secret IS NOT NULL AND previous_valid_until IS NOT NULL`);
+      this.db.exec('UPDATE kafka_signing_keys SET previous_secret = NULL WHERE previous_secret IS NOT NULL');
+    })();
     this.findStatement = this.db.prepare<[string], Row>('SELECT * FROM kafka_signing_keys WHERE key_id = ? AND revoked_at IS NULL');
+    this.replacedStatement = this.db.prepare<[string, string], { secret: string; valid_until: string }>(
+      'SELECT secret, valid_until FROM kafka_signing_previous_secrets WHERE key_id = ? AND valid_until > ?',
+    );
+  }
+
+  private replaced(keyId: string): ReplacedSecret[] {
+    return this.replacedStatement.all(keyId, new Date().toISOString()).map((r) => ({ secret: r.secret, validUntil: r.valid_until }));
   }
 
   async find(keyId: string): Promise<SigningSecret | null> {
     const row = this.findStatement.get(keyId);
-    return row ? usableNow(toSecret(row)) : null;
+    return row ? usableNow(toSecret(row), this.replaced(keyId)) : null;
   }
 
   async create(input: { tenantId: string; name?: string; secret?: string; expiresAt?: string | null }): Promise<SigningSecret> {
@@ -82,11 +105,26 @@ export class SqliteKafkaSigningSecretStore implements KafkaSigningSecretStore {
 
   async rotate(keyId: string, graceSeconds: number): Promise<SigningSecret | null> {
     checkSigningGrace(graceSeconds);
-    const { changes } = this.db
-      .prepare('UPDATE kafka_signing_keys SET previous_secret = secret, previous_valid_until = ?, secret = ? WHERE key_id = ? AND revoked_at IS NULL')
-      .run(new Date(Date.now() + graceSeconds * 1000).toISOString(), newSecretText(), keyId);
-    if (changes === 0) return null;
-    return toSecret(this.findStatement.get(keyId)!);
+    const rotated = this.db.transaction(() => {
+      if (!this.findStatement.get(keyId)) return false;
+      const now = new Date().toISOString();
+      // The replaced secret keeps its own grace, beside those of earlier rotations still running; ended ones go.
+      this.db.prepare('DELETE FROM kafka_signing_previous_secrets WHERE key_id = ? AND valid_until <= ?').run(keyId, now);
+      this.db
+        .prepare(
+          'INSERT OR REPLACE INTO kafka_signing_previous_secrets (key_id, secret, valid_until) SELECT key_id, secret, ? FROM kafka_signing_keys WHERE key_id = ?',
+        )
+        .run(new Date(Date.now() + graceSeconds * 1000).toISOString(), keyId);
+      // previous_valid_until: when the last replaced secret still verifying stops.
+      this.db
+        .prepare(
+          'UPDATE kafka_signing_keys SET previous_valid_until = (SELECT max(valid_until) FROM kafka_signing_previous_secrets WHERE key_id = ?), secret = ? WHERE key_id = ?',
+        )
+        .run(keyId, newSecretText(), keyId);
+      return true;
+    })();
+    if (!rotated) return null;
+    return withReplaced(toSecret(this.findStatement.get(keyId)!), this.replaced(keyId));
   }
 
   async revoke(keyId: string): Promise<boolean> {
@@ -99,7 +137,7 @@ export class SqliteKafkaSigningSecretStore implements KafkaSigningSecretStore {
     const rows = tenantId
       ? this.db.prepare<[string], Row>('SELECT * FROM kafka_signing_keys WHERE tenant_id = ? ORDER BY created_at').all(tenantId)
       : this.db.prepare<[], Row>('SELECT * FROM kafka_signing_keys ORDER BY created_at').all();
-    return rows.map((r) => withoutSecret(toSecret(r)));
+    return rows.map((r) => withoutSecret(withReplaced(toSecret(r), [])));
   }
 
   async close(): Promise<void> {
