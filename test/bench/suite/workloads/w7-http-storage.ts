@@ -15,16 +15,24 @@ import type { Row } from '../results';
 import type { Sizes } from '../sizes';
 import { SESSION_TURNS } from './w7-storage';
 
-/** Where the audit seals live (0005-event-seals); missing tables count 0. */
+/** Where the audit seals of events written before links lived (0005-event-seals); missing tables count 0. */
 export const SEAL_TABLES = ['rewind.event_seals'];
 
 /**
- * The sealer follows the log: wait until it has sealed every event (as many seal rows as events;
- * at most 60 s), then measure. Without a seal table there is nothing to wait for.
+ * The audit's bytes: each event's link is written with it, in the events row (`link`, migration 8:
+ * counted here apart, and also inside the events rows); older stores sealed events after the fact
+ * into SEAL_TABLES — there, wait until the sealer has sealed every event (at most 60 s).
  */
 async function settledSeals(url: string): Promise<Record<string, number>> {
   const deadline = Date.now() + 60_000;
-  await withClient(url, async (client) => {
+  const linked = await withClient(url, async (client) => {
+    const link = await client.query(
+      "SELECT 1 FROM information_schema.columns WHERE table_schema = 'rewind' AND table_name = 'events' AND column_name = 'link'",
+    );
+    if (link.rowCount) {
+      const { rows } = await client.query<{ bytes: string | null }>('SELECT coalesce(sum(pg_column_size(link)), 0) AS bytes FROM rewind.events');
+      return Number(rows[0]?.bytes ?? 0);
+    }
     for (const table of SEAL_TABLES) {
       if (!(await client.query<{ t: string | null }>('SELECT to_regclass($1::text)::text AS t', [table])).rows[0]?.t) continue;
       for (;;) {
@@ -35,8 +43,9 @@ async function settledSeals(url: string): Promise<Record<string, number>> {
         await new Promise((r) => setTimeout(r, 250));
       }
     }
+    return null;
   });
-  return rowSizes(url, SEAL_TABLES);
+  return { ...(await rowSizes(url, SEAL_TABLES)), ...(linked === null ? {} : { 'rewind.events.link': linked }) };
 }
 
 /** Both conversations of W7 (the suite's and issue 26's), each on its own sessions. */
@@ -92,7 +101,9 @@ async function measureConversation(api: RunningApi, sizes: Sizes, conversation: 
       label: `bytes of audit seals per 20-turn session written over HTTP, ${conversation.title}`,
       bytesPerSession: Math.round(sealBytes / n),
       bytesBreakdown: perSession(seals),
-      notes: [`${(sealBytes / events).toFixed(1)} bytes per event (${events} events); the sealer follows the log, measured once its table stopped growing`],
+      notes: [
+        `${(sealBytes / events).toFixed(1)} bytes per event (${events} events); links written with each event (the events rows' link column), plus any seals of events written before links`,
+      ],
       extra: { ...extra, sealBytesPerEvent: sealBytes / events },
     },
   ];
