@@ -73,7 +73,8 @@ export const toCommand = {
   recordThought: (b: RecordThoughtDto): SessionCommand => ({
     type: 'RecordThought',
     content: b.content,
-    ...(b.steps !== undefined ? { steps: [...b.steps] } : {}),
+    // IsOptional lets null through: null is "no steps", as absent.
+    ...(b.steps != null ? { steps: [...b.steps] } : {}),
     ...(b.turnId ? { turnId: b.turnId } : {}),
   }),
   createCheckpoint: (b: CreateCheckpointDto): SessionCommand => ({ type: 'CreateCheckpoint', label: b.label }),

@@ -71,6 +71,13 @@ describe.each(E2E_STORES)("the agent's thoughts over HTTP on the %s store", (sto
     expect((await http('GET', `/v1/sessions/${id}`)).body.thoughts).toEqual([]);
   });
 
+  it('takes steps: null as no steps, on the single route and in a batch (the fuzzer found a 500)', async () => {
+    const id = await newSession();
+    expect((await http('POST', `/v1/sessions/${id}/thoughts`, { content: 'x', steps: null })).status).toBe(201);
+    expect((await http('POST', `/v1/sessions/${id}/steps`, { steps: [{ kind: 'thought', content: 'y', steps: null }] })).status).toBe(201);
+    expect((await http('GET', `/v1/sessions/${id}`)).body.version).toBe(3);
+  });
+
   it('refuses bad thoughts in the documented error shape and writes nothing', async () => {
     const id = await newSession();
     const cases: [unknown, number, string][] = [
