@@ -129,7 +129,7 @@ export const toCommand = {
     kind: 'rollback',
     toVersion: b.atVersion,
     then: toCommand.steps(b) as StepCommand[],
-    ...(b.branchName !== undefined ? { branchName: b.branchName } : {}),
+    ...(b.branchName != null ? { branchName: b.branchName } : {}),
     acknowledgeIrreversible: b.acknowledgeIrreversible ?? false,
   }),
 };
