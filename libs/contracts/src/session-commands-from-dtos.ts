@@ -49,7 +49,7 @@ export const toCommand = {
   approveToolCall: (toolCallId: string, b: ApproveToolCallDto | undefined): SessionCommand => ({
     type: 'ApproveToolCall',
     toolCallId,
-    ...(b?.note !== undefined ? { note: b.note } : {}),
+    ...(b?.note != null ? { note: b.note } : {}),
   }),
   rejectToolCall: (toolCallId: string, b: RejectToolCallDto): SessionCommand => ({ type: 'RejectToolCall', toolCallId, reason: b.reason }),
   succeedToolCall: (toolCallId: string, b: SucceedToolCallDto): SessionCommand => ({ type: 'CompleteToolCall', toolCallId, output: b.output }),
