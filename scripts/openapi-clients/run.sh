@@ -73,7 +73,8 @@ for language in "${LANGUAGES[@]}"; do
       out=$WORK/typescript-fetch
       generate typescript-fetch "$out" "supportsES6=true"
       cp "$HERE/flows/flow.ts" "$out/flow.ts"
-      "$REPO/node_modules/.bin/tsc" --strict --target ES2022 --module commonjs --lib ES2022,DOM --skipLibCheck --types node \
+      # --ignoreConfig: TypeScript 6 refuses files on the command line beside a tsconfig.json (TS5112).
+      "$REPO/node_modules/.bin/tsc" --ignoreConfig --strict --target ES2022 --module commonjs --lib ES2022,DOM --skipLibCheck --types node \
         --typeRoots "$REPO/node_modules/@types" --outDir "$out/build" --rootDir "$out" "$out"/*.ts "$out"/apis/*.ts "$out"/models/*.ts ||
         fail "typescript-fetch: the generated client (or the flow) does not compile"
       node "$out/build/flow.js" || fail "typescript-fetch: the flow failed"
