@@ -183,7 +183,7 @@ export function decodeMetadata(raw: string | object, streamId: string): EventMet
   if (value.commandId !== undefined) return value as EventMetadataRecord;
   const scope = value.t === undefined || value.s === undefined ? streamScope(streamId) : null;
   const commandId = value.c ?? expandUuid(value.u!);
-  const traceparent = value.p !== undefined ? expandTraceparent(value.p) : value.P;
+  const traceparent = typeof value.p === 'string' ? expandTraceparent(value.p) : value.P;
   const metadata: EventMetadataRecord = {
     tenantId: value.t ?? scope?.tenantId ?? '',
     sessionId: value.s ?? scope?.sessionId ?? '',

@@ -33,7 +33,7 @@ export function toEmmettEvent(event: StoredEvent): EmmettEvent {
   return {
     type: event.type,
     data: event.data as Record<string, unknown>,
-    metadata: { ...(JSON.parse(encodeMetadata(event.metadata, event.streamId)) as Record<string, unknown>), p: event.parentVersion, messageId: event.eventId },
+    metadata: { ...(JSON.parse(encodeMetadata(event.metadata, event.streamId)) as Record<string, unknown>), e: event.parentVersion, messageId: event.eventId },
   };
 }
 
@@ -43,14 +43,15 @@ const noHeadMoves = () => {
 
 /** Rewind's fold as Emmett's `evolve`: the read event carries the stream position and metadata. */
 export function evolveWithRewind(state: SessionState, event: ReadEvent<EmmettEvent>): SessionState {
-  const stored = event.metadata as unknown as Record<string, unknown> & { p?: number | null; streamPosition: bigint; streamName: string };
+  const stored = event.metadata as unknown as Record<string, unknown> & { e?: number | null; streamPosition: bigint; streamName: string };
   return evolveInPlace(
     state,
     {
       type: event.type,
       data: event.data,
       streamVersion: Number(stored.streamPosition),
-      parentVersion: stored.p ?? null,
+      // `e` (one byte, as `p` was): Rewind's metadata encoding now uses `p` for a compact traceparent.
+      parentVersion: stored.e ?? null,
       metadata: decodeMetadata(stored, stored.streamName),
     } as unknown as RecordedSessionEvent,
     noHeadMoves,
