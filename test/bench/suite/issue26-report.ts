@@ -164,14 +164,25 @@ export function soakTable(rows: Row[], table: (header: string[], body: string[][
   const body: string[][] = [];
   for (const row of rows.filter((r) => r.key === 'SOAK.http.turn')) {
     const x = row.extra ?? {};
-    const minutes = (x.minutes ?? []) as { minute: number; requestsPerSecond: number; p50: number; p99: number; rssMaxBytes: number | null; lagMax: number }[];
+    const minutes = (x.minutes ?? []) as {
+      minute: number;
+      requestsPerSecond: number;
+      p50: number;
+      p99: number;
+      rssMaxBytes: number | null;
+      lagMax: number;
+      loopCpuMsPerRequest?: number | null;
+      dataBytes?: number | null;
+    }[];
     for (const m of minutes) {
       body.push([
         row.store === 'postgres' ? 'PostgreSQL' : 'SQLite',
         String(m.minute),
         fmtCount(m.requestsPerSecond),
         `${fmtMs(m.p50)} / ${fmtMs(m.p99)}`,
+        m.loopCpuMsPerRequest == null ? '–' : fmtMs(m.loopCpuMsPerRequest),
         m.rssMaxBytes === null ? '–' : fmtBytes(m.rssMaxBytes),
+        m.dataBytes == null ? '–' : fmtBytes(m.dataBytes),
         fmtCount(m.lagMax),
       ]);
     }
@@ -182,8 +193,22 @@ export function soakTable(rows: Row[], table: (header: string[], body: string[][
       '–',
       '–',
       '–',
+      '–',
+      '–',
       `lag ${String(x.indexLagAtEnd ?? '–')} at the end; caught up in ${catchUp === null ? '(not within 10 min)' : `${(catchUp / 1000).toFixed(1)} s`}`,
     ]);
   }
-  return table(['Store', 'Minute', 'requests/s (a turn each)', 'p50 / p99 ms', 'API RSS (max)', 'memory index lag (events behind, max)'], body);
+  return table(
+    [
+      'Store',
+      'Minute',
+      'requests/s (a turn each)',
+      'p50 / p99 ms',
+      'event-loop CPU ms per request',
+      'API RSS (max)',
+      'data files (SQLite)',
+      'memory index lag (events behind, max)',
+    ],
+    body,
+  );
 }

@@ -11,7 +11,8 @@
  *              the profiles and the hot queries' plans into .bench/profile-summary.md.
  *  --soak      also run the soak (ten minutes of concurrent writers per store over HTTP, memory on; not in the default run).
  *  --no-wait   do not wait for the machine to be quiet before each job (a full run waits up to 60 s).
- *  --render=.bench/bench-results.json   only re-render the Markdown from saved raw figures.
+ *  --render=.bench/bench-results.json[,.bench/bench-results.partial.json]   only re-render the Markdown from saved raw
+ *              figures (the rows of the files after the first are added to it: a --soak run after a full run).
  *
  * Each job runs in its own process (job.ts) and sets up its own data: SQLite in a temp dir,
  * PostgreSQL in fresh databases (`rwb_<run>_…` on REWIND_TEST_DATABASE_URL's server) that it
@@ -82,10 +83,22 @@ function runChild(script: string, args: string[], env: NodeJS.ProcessEnv, timeou
   });
 }
 
-/** Re-renders BENCHMARKS.md (or the mode's .bench/ file) from a saved JSON of raw figures. */
-function render(file: string, out: string): void {
+/**
+ * Re-renders BENCHMARKS.md (or the mode's .bench/ file) from saved JSONs of raw figures: the first
+ * is the report; the rows and jobs of any others (e.g. a `--soak` run right after a full run) are
+ * added to it, each row replacing one of the same system, store, path and key.
+ */
+function render(files: string[], out: string): void {
+  const [first, ...others] = files.map((file) => JSON.parse(readFileSync(file, 'utf8')) as SuiteReport);
+  const same = (a: Row, b: Row) => a.system === b.system && a.store === b.store && a.path === b.path && a.key === b.key;
+  for (const other of others) {
+    first!.rows = [...first!.rows.filter((row) => !other.rows.some((added) => same(row, added))), ...other.rows];
+    first!.jobs = [...first!.jobs, ...other.jobs];
+    first!.command += `; ${other.command}`;
+    first!.durationMs += other.durationMs;
+  }
   const report = {
-    ...(JSON.parse(readFileSync(file, 'utf8')) as SuiteReport),
+    ...first!,
     langgraph: loadLangGraphResults(),
     analysis: loadAnalysis(),
     locomo: loadLocomoSection(),
@@ -93,13 +106,17 @@ function render(file: string, out: string): void {
   const mdFile = report.mode === 'full' ? resolve('BENCHMARKS.md') : join(out, `BENCHMARKS.${report.mode}.md`);
   writeFileSync(mdFile, renderMarkdown(report) + '\n');
   console.log(renderConsole(report));
-  console.error(`Wrote ${mdFile} from ${file}.`);
+  console.error(`Wrote ${mdFile} from ${files.join(', ')}.`);
 }
 
 async function main(): Promise<void> {
   const renderFrom = process.argv.find((a) => a.startsWith('--render='))?.slice('--render='.length);
   const args = parseArgs(process.argv.slice(2).filter((a) => !a.startsWith('--render=')));
-  if (renderFrom) return render(resolve(renderFrom), args.out);
+  if (renderFrom)
+    return render(
+      renderFrom.split(',').map((file) => resolve(file)),
+      args.out,
+    );
   const run = randomBytes(3).toString('hex');
   const started = Date.now();
   const startedAt = new Date().toISOString();

@@ -9,6 +9,8 @@
  * process (the API's) samples its RSS and the memory index's lag (events behind) every 5 s. After the load,
  * the time until the index has caught up (lag 0) is measured.
  */
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { LoadSpec } from '../load-client';
 import { startRewindApi } from '../peers/rewind-http';
@@ -22,7 +24,19 @@ interface Sample {
   rss: number;
   heapUsed: number;
   lag: number | null;
+  /** CPU µs of the API's event loop (this thread: requests, projections, followers; not the indexer's thread). */
+  loopCpuUs: number;
+  /** SQLite: bytes of the data directory's files (the log, read models, the memory index); PostgreSQL: null. */
+  dataBytes: number | null;
 }
+
+/** The API's main thread's CPU time (Node ≥ 23.9), so the memory indexer's worker thread is not counted. */
+const loopCpuUs = () => {
+  const { user, system } = process.threadCpuUsage();
+  return user + system;
+};
+
+const dirBytes = (dir: string) => readdirSync(dir).reduce((sum, file) => sum + (statSync(join(dir, file), { throwIfNoEntry: false })?.size ?? 0), 0);
 
 const MINUTE = 60_000;
 
@@ -52,7 +66,8 @@ export async function measureSoak(store: StoreName, run: string, sizes: Sizes): 
       while (loading) {
         const status = await memoryStatus(api).catch(() => null);
         const { rss, heapUsed } = process.memoryUsage();
-        const sample = { atMs: performance.now() - start, rss, heapUsed, lag: status?.lag ?? null };
+        const dataBytes = store === 'sqlite' ? dirBytes(api.dataDir) : null;
+        const sample = { atMs: performance.now() - start, rss, heapUsed, lag: status?.lag ?? null, loopCpuUs: loopCpuUs(), dataBytes };
         if (samples.length > 0 && Math.floor(sample.atMs / MINUTE) > Math.floor(samples[samples.length - 1]!.atMs / MINUTE)) {
           console.error(
             `  SOAK ${store}: minute ${Math.floor(sample.atMs / MINUTE)} done, RSS ${Math.round(rss / 2 ** 20)} MiB, memory index lag ${sample.lag ?? '–'}`,
@@ -96,8 +111,18 @@ export async function measureSoak(store: StoreName, run: string, sizes: Sizes): 
       return inMinute.length ? Math.max(...inMinute.map((s) => s.rss)) : null;
     };
     const lags = samples.map((s) => s.lag).filter((l): l is number => l !== null);
+    // Event-loop CPU per request in each minute, from the samples nearest its start and end: what a
+    // request costs the API as the data grows, whatever else the machine was doing.
+    const nearest = (atMs: number) => samples.reduce((best, s) => (Math.abs(s.atMs - atMs) < Math.abs(best.atMs - atMs) ? s : best), samples[0]!);
+    const cpuPerRequestMs = (i: number, requests: number) => {
+      if (samples.length < 2 || requests === 0) return null;
+      const [from, to] = [nearest(i * MINUTE), nearest((i + 1) * MINUTE)];
+      return to.atMs > from.atMs ? (to.loopCpuUs - from.loopCpuUs) / 1000 / (requests * ((to.atMs - from.atMs) / MINUTE)) : null;
+    };
     const perMinute = buckets.map((b, i) => ({
       minute: i + 1,
+      loopCpuMsPerRequest: cpuPerRequestMs(i, b.requestsPerSecond * 60),
+      dataBytes: nearest((i + 1) * MINUTE)?.dataBytes ?? null,
       requestsPerSecond: b.requestsPerSecond,
       p50: b.p50,
       p99: b.p99,
