@@ -36,7 +36,17 @@ async function writeTurns(api: RunningApi, sessionId: string, turns: number): Pr
   return head;
 }
 
-const measure = (name: string, spec: LatencySpec) => profiled(name, () => runClientProcess<LatencyResult>('latency-client.js', spec));
+/** The client's figures, and this process's CPU time per measured request (the server's: API or null server, nothing else runs here meanwhile). */
+async function measure(name: string, spec: LatencySpec): Promise<LatencyResult & { serverCpuUsPerRequest: number | null }> {
+  let from: NodeJS.CpuUsage | undefined;
+  let used: NodeJS.CpuUsage | undefined;
+  const onMark = (m: string) => {
+    if (m === 'measure-start') from = process.cpuUsage();
+    else if (m === 'measure-end' && from) used = process.cpuUsage(from);
+  };
+  const result = await profiled(name, () => runClientProcess<LatencyResult>('latency-client.js', spec, onMark));
+  return { ...result, serverCpuUsPerRequest: used && spec.runs > 0 ? (used.user + used.system) / spec.runs : null };
+}
 
 export async function measureHttpPath(api: RunningApi, store: StoreName, sizes: Sizes): Promise<Row[]> {
   const { httpPathRuns: runs, httpPathWarmup: warmup } = sizes;
@@ -77,6 +87,7 @@ export async function measureHttpPath(api: RunningApi, store: StoreName, sizes: 
         extra: {
           answerBytes: rewind.answerBytes,
           clientCpuMs: rewind.clientCpuMs,
+          apiCpuUsPerRequest: rewind.serverCpuUsPerRequest,
           nullP50: floor.latency.p50,
           nullP99: floor.latency.p99,
           p50Ratio: rewind.latency.p50 / floor.latency.p50,
@@ -97,10 +108,10 @@ export async function measureHttpPath(api: RunningApi, store: StoreName, sizes: 
           `null Fastify server, measured before and after Rewind (${store} job): the better of the two p50s is kept`,
           op.kind === 'read' ? `answers the same ${rewind.answerBytes}-byte document Rewind sent` : 'parses the body, answers a small 201',
         ],
-        extra: { pairedWith: store, answerBytes: floor.answerBytes },
+        extra: { pairedWith: store, answerBytes: floor.answerBytes, apiCpuUsPerRequest: floor.serverCpuUsPerRequest },
       });
       console.error(
-        `  HTTP ${key} ${store}: Rewind p50 ${rewind.latency.p50.toFixed(3)} / p99 ${rewind.latency.p99.toFixed(3)} ms; null p50 ${floor.latency.p50.toFixed(3)} / p99 ${floor.latency.p99.toFixed(3)} ms`,
+        `  HTTP ${key} ${store}: Rewind p50 ${rewind.latency.p50.toFixed(3)} / p99 ${rewind.latency.p99.toFixed(3)} ms, API CPU ${Math.round(rewind.serverCpuUsPerRequest ?? NaN)} µs/request; null p50 ${floor.latency.p50.toFixed(3)} / p99 ${floor.latency.p99.toFixed(3)} ms`,
       );
     }
   } finally {
