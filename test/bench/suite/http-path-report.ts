@@ -71,7 +71,12 @@ export function httpPathTable(rows: Row[], table: (header: string[], body: strin
       floor?.latency ? `${fmtMs(floor.latency.p50)} / ${fmtMs(floor.latency.p99)}` : '–',
       typeof x.p50Ratio === 'number' && typeof x.p99Ratio === 'number' ? `${x.p50Ratio.toFixed(2)}× / ${x.p99Ratio.toFixed(2)}×` : '–',
       String(x.answerBytes ?? '–'),
-      [x.apiCpuUsPerRequest, floor?.extra?.apiCpuUsPerRequest].map((us) => (typeof us === 'number' ? Math.round(us).toLocaleString('en-US') : '–')).join(' / '),
+      [
+        [x.apiCpuUsPerRequest, x.apiLoopCpuUsPerRequest],
+        [floor?.extra?.apiCpuUsPerRequest, floor?.extra?.apiLoopCpuUsPerRequest],
+      ]
+        .map((pair) => pair.map((us) => (typeof us === 'number' ? Math.round(us).toLocaleString('en-US') : '–')).join(' / '))
+        .join('; '),
       [...(row.notes ?? []), ...(floor?.notes ?? [])].join('; '),
     ]);
   }
@@ -83,7 +88,7 @@ export function httpPathTable(rows: Row[], table: (header: string[], body: strin
       'null server p50 / p99 ms',
       'Rewind ÷ null (p50 / p99)',
       'answer bytes',
-      'API CPU µs per request (Rewind / null server)',
+      'API CPU µs per request, process / event loop (Rewind; null server)',
       'How',
     ],
     body,

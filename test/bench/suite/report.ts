@@ -274,7 +274,7 @@ function throughputTable(rows: Row[], all: Row[]): string {
               ? `${((t / c1) * 100).toFixed(0)} % / ${((t / c16) * 100).toFixed(0)} %`
               : '–';
       const busy = row.extra?.machineCpuBusy as number | null | undefined;
-      const apiCpu = row.extra?.apiCpuUsPerRequest as number | null | undefined;
+      const us = (v: unknown) => (typeof v === 'number' ? fmtCount(v) : '–');
       return [
         systemName(row),
         storeName(row),
@@ -284,8 +284,10 @@ function throughputTable(rows: Row[], all: Row[]): string {
         row.latency ? fmtMs(row.latency.p99) : '–',
         share,
         busy === null || busy === undefined ? '–' : `${Math.round(busy * 100)} %`,
-        // Load-independent: the server process's CPU time over the measured phase ÷ requests (profiled runs include the profiler's cost).
-        apiCpu === null || apiCpu === undefined ? '–' : `${fmtCount(apiCpu)}${row.extra?.profiled ? ' (profiled)' : ''}`,
+        // Load-independent: the server's CPU time over the measured phase ÷ requests: the whole process (worker threads too) / its event loop thread.
+        row.extra?.apiCpuUsPerRequest === undefined
+          ? '–'
+          : `${us(row.extra.apiCpuUsPerRequest)} / ${us(row.extra.apiLoopCpuUsPerRequest)}${row.extra.profiled ? ' (profiled)' : ''}`,
         ref ? ratio(t, ref.throughput) : row.system === 'rewind' ? refCell(all, row) : '–',
         (row.notes ?? []).join('; '),
       ];
