@@ -256,7 +256,7 @@ function throughputTable(rows: Row[], all: Row[]): string {
       'p99 ms',
       'of the DB ceiling (1 conn / 16 conn)',
       'machine CPU busy',
-      'API CPU µs per request',
+      'API CPU µs per request (process / event loop)',
       'vs Rewind',
       'How',
     ],
