@@ -2,12 +2,24 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 
-export function runClientProcess<T>(script: 'load-client.js' | 'latency-client.js', spec: unknown): Promise<T> {
+/**
+ * `onMark` hears the client's `MARK <name>` lines as they come (the load client marks where its
+ * measured phase starts and ends, so that this process can read its own CPU time there).
+ */
+export function runClientProcess<T>(script: 'load-client.js' | 'latency-client.js', spec: unknown, onMark?: (name: string) => void): Promise<T> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [join(__dirname, script), JSON.stringify(spec)], { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
+    let scanned = 0;
     child.stdout.setEncoding('utf8');
-    child.stdout.on('data', (chunk: string) => (out += chunk));
+    child.stdout.on('data', (chunk: string) => {
+      out += chunk;
+      for (let end = out.indexOf('\n', scanned); end !== -1; end = out.indexOf('\n', scanned)) {
+        const line = out.slice(scanned, end);
+        scanned = end + 1;
+        if (line.startsWith('MARK ')) onMark?.(line.slice('MARK '.length));
+      }
+    });
     child.on('error', reject);
     child.on('exit', (code) => {
       const line = out.split('\n').find((l) => l.startsWith('RESULT '));
@@ -15,6 +27,11 @@ export function runClientProcess<T>(script: 'load-client.js' | 'latency-client.j
       resolve(JSON.parse(line.slice('RESULT '.length)) as T);
     });
   });
+}
+
+/** Tells the parent (runClientProcess's `onMark`) that the client reached `name`. */
+export function mark(name: string): void {
+  process.stdout.write(`MARK ${name}\n`);
 }
 
 /** The other side: a client script's entry point, which runs `run` on the spec in argv[2] and prints `RESULT <json>`. */

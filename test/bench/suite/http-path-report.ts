@@ -71,8 +71,26 @@ export function httpPathTable(rows: Row[], table: (header: string[], body: strin
       floor?.latency ? `${fmtMs(floor.latency.p50)} / ${fmtMs(floor.latency.p99)}` : '–',
       typeof x.p50Ratio === 'number' && typeof x.p99Ratio === 'number' ? `${x.p50Ratio.toFixed(2)}× / ${x.p99Ratio.toFixed(2)}×` : '–',
       String(x.answerBytes ?? '–'),
+      [
+        [x.apiCpuUsPerRequest, x.apiLoopCpuUsPerRequest],
+        [floor?.extra?.apiCpuUsPerRequest, floor?.extra?.apiLoopCpuUsPerRequest],
+      ]
+        .map((pair) => pair.map((us) => (typeof us === 'number' ? Math.round(us).toLocaleString('en-US') : '–')).join(' / '))
+        .join('; '),
       [...(row.notes ?? []), ...(floor?.notes ?? [])].join('; '),
     ]);
   }
-  return table(['What', 'Store', 'Rewind p50 / p99 ms', 'null server p50 / p99 ms', 'Rewind ÷ null (p50 / p99)', 'answer bytes', 'How'], body);
+  return table(
+    [
+      'What',
+      'Store',
+      'Rewind p50 / p99 ms',
+      'null server p50 / p99 ms',
+      'Rewind ÷ null (p50 / p99)',
+      'answer bytes',
+      'API CPU µs per request, process / event loop (Rewind; null server)',
+      'How',
+    ],
+    body,
+  );
 }

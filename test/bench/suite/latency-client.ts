@@ -7,7 +7,7 @@
  * Usage: node dist/test/bench/suite/latency-client.js '<json LatencySpec>'
  */
 import { performance } from 'node:perf_hooks';
-import { clientMain } from './client-process';
+import { clientMain, mark } from './client-process';
 import { STEPS_PER_TURN, stepRequest } from './conversation';
 import { httpSender } from './http-senders';
 import { LatencyRecorder, randomInt, type Histogram, type LatencySummary } from './recorder';
@@ -54,6 +54,7 @@ export async function runLatency(spec: LatencySpec): Promise<LatencyResult> {
   let answerBytes = 0;
   const cpu = process.cpuUsage();
   for (let i = 0; i < spec.warmup + spec.runs; i++) {
+    if (i === spec.warmup) mark('measure-start');
     const r = request(i);
     const begin = performance.now();
     const res = await send(r.method, r.path, r.body);
@@ -63,6 +64,7 @@ export async function runLatency(spec: LatencySpec): Promise<LatencyResult> {
     answerBytes = Buffer.byteLength(res.text);
   }
   const used = process.cpuUsage(cpu);
+  mark('measure-end');
   return { latency: recorder.summary(), histogram: recorder.histogram(), answerBytes, clientCpuMs: (used.user + used.system) / 1000 };
 }
 

@@ -2,12 +2,13 @@
  * W4's load generator, run as its own process by the W4 job (so that its CPU is not the server's
  * event loop): `sessions` virtual agents, each writing its own session one step at a time over a
  * keep-alive connection, for `warmup` unmeasured then `steps` measured steps. Bounded: it stops by
- * itself. Prints one line `RESULT <json>`.
+ * itself. Prints `MARK measure-start` and `MARK measure-end` around the measured phase, then one
+ * line `RESULT <json>`.
  *
  * Usage: node dist/test/bench/suite/load-client.js '<json LoadSpec>'
  */
 import { performance } from 'node:perf_hooks';
-import { clientMain } from './client-process';
+import { clientMain, mark } from './client-process';
 import { STEPS_PER_TURN, stepRequest, turnRequest } from './conversation';
 import { fetchSender, httpSender } from './http-senders';
 import { LatencyRecorder, type Histogram, type LatencySummary } from './recorder';
@@ -90,6 +91,7 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
     }),
   );
   const recorder = new LatencyRecorder();
+  mark('measure-start');
   const cpu = process.cpuUsage();
   const start = performance.now();
   const deadline = spec.durationMs === undefined ? Infinity : start + spec.durationMs;
@@ -109,6 +111,7 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
   );
   const elapsedMs = performance.now() - start;
   const used = process.cpuUsage(cpu);
+  mark('measure-end');
   const requests = recorder.size;
   return {
     requests,

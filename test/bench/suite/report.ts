@@ -247,7 +247,19 @@ function throughputTable(rows: Row[], all: Row[]): string {
   const c16 = pick(all, { key: 'DB.ceiling.16' })?.throughput;
   const sqlite = pick(all, { key: 'DB.ceiling.sqlite' })?.throughput;
   return table(
-    ['System', 'Store', 'Path', 'events/s', 'p50 ms', 'p99 ms', 'of the DB ceiling (1 conn / 16 conn)', 'machine CPU busy', 'vs Rewind', 'How'],
+    [
+      'System',
+      'Store',
+      'Path',
+      'events/s',
+      'p50 ms',
+      'p99 ms',
+      'of the DB ceiling (1 conn / 16 conn)',
+      'machine CPU busy',
+      'API CPU µs per request (process / event loop)',
+      'vs Rewind',
+      'How',
+    ],
     rows.map((row) => {
       const ref = row.system === 'rewind' ? undefined : rewindRef(all, row);
       const t = row.throughput!;
@@ -262,6 +274,7 @@ function throughputTable(rows: Row[], all: Row[]): string {
               ? `${((t / c1) * 100).toFixed(0)} % / ${((t / c16) * 100).toFixed(0)} %`
               : '–';
       const busy = row.extra?.machineCpuBusy as number | null | undefined;
+      const us = (v: unknown) => (typeof v === 'number' ? fmtCount(v) : '–');
       return [
         systemName(row),
         storeName(row),
@@ -271,6 +284,10 @@ function throughputTable(rows: Row[], all: Row[]): string {
         row.latency ? fmtMs(row.latency.p99) : '–',
         share,
         busy === null || busy === undefined ? '–' : `${Math.round(busy * 100)} %`,
+        // Load-independent: the server's CPU time over the measured phase ÷ requests: the whole process (worker threads too) / its event loop thread.
+        row.extra?.apiCpuUsPerRequest === undefined
+          ? '–'
+          : `${us(row.extra.apiCpuUsPerRequest)} / ${us(row.extra.apiLoopCpuUsPerRequest)}${row.extra.profiled ? ' (profiled)' : ''}`,
         ref ? ratio(t, ref.throughput) : row.system === 'rewind' ? refCell(all, row) : '–',
         (row.notes ?? []).join('; '),
       ];

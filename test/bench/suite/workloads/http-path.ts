@@ -36,7 +36,21 @@ async function writeTurns(api: RunningApi, sessionId: string, turns: number): Pr
   return head;
 }
 
-const measure = (name: string, spec: LatencySpec) => profiled(name, () => runClientProcess<LatencyResult>('latency-client.js', spec));
+/** The client's figures, and this process's CPU time per measured request, whole and the event loop thread's (the server's: API or null server, nothing else runs here meanwhile). */
+async function measure(
+  name: string,
+  spec: LatencySpec,
+): Promise<LatencyResult & { serverCpuUsPerRequest: number | null; serverLoopCpuUsPerRequest: number | null }> {
+  let from: { process: NodeJS.CpuUsage; thread: NodeJS.CpuUsage } | undefined;
+  let used: { process: NodeJS.CpuUsage; thread: NodeJS.CpuUsage } | undefined;
+  const onMark = (m: string) => {
+    if (m === 'measure-start') from = { process: process.cpuUsage(), thread: process.threadCpuUsage() };
+    else if (m === 'measure-end' && from) used = { process: process.cpuUsage(from.process), thread: process.threadCpuUsage(from.thread) };
+  };
+  const result = await profiled(name, () => runClientProcess<LatencyResult>('latency-client.js', spec, onMark));
+  const perRequest = (cpu: NodeJS.CpuUsage | undefined) => (cpu && spec.runs > 0 ? (cpu.user + cpu.system) / spec.runs : null);
+  return { ...result, serverCpuUsPerRequest: perRequest(used?.process), serverLoopCpuUsPerRequest: perRequest(used?.thread) };
+}
 
 export async function measureHttpPath(api: RunningApi, store: StoreName, sizes: Sizes): Promise<Row[]> {
   const { httpPathRuns: runs, httpPathWarmup: warmup } = sizes;
@@ -77,6 +91,8 @@ export async function measureHttpPath(api: RunningApi, store: StoreName, sizes: 
         extra: {
           answerBytes: rewind.answerBytes,
           clientCpuMs: rewind.clientCpuMs,
+          apiCpuUsPerRequest: rewind.serverCpuUsPerRequest,
+          apiLoopCpuUsPerRequest: rewind.serverLoopCpuUsPerRequest,
           nullP50: floor.latency.p50,
           nullP99: floor.latency.p99,
           p50Ratio: rewind.latency.p50 / floor.latency.p50,
@@ -97,10 +113,15 @@ export async function measureHttpPath(api: RunningApi, store: StoreName, sizes: 
           `null Fastify server, measured before and after Rewind (${store} job): the better of the two p50s is kept`,
           op.kind === 'read' ? `answers the same ${rewind.answerBytes}-byte document Rewind sent` : 'parses the body, answers a small 201',
         ],
-        extra: { pairedWith: store, answerBytes: floor.answerBytes },
+        extra: {
+          pairedWith: store,
+          answerBytes: floor.answerBytes,
+          apiCpuUsPerRequest: floor.serverCpuUsPerRequest,
+          apiLoopCpuUsPerRequest: floor.serverLoopCpuUsPerRequest,
+        },
       });
       console.error(
-        `  HTTP ${key} ${store}: Rewind p50 ${rewind.latency.p50.toFixed(3)} / p99 ${rewind.latency.p99.toFixed(3)} ms; null p50 ${floor.latency.p50.toFixed(3)} / p99 ${floor.latency.p99.toFixed(3)} ms`,
+        `  HTTP ${key} ${store}: Rewind p50 ${rewind.latency.p50.toFixed(3)} / p99 ${rewind.latency.p99.toFixed(3)} ms, API CPU ${Math.round(rewind.serverCpuUsPerRequest ?? NaN)} µs/request (event loop ${Math.round(rewind.serverLoopCpuUsPerRequest ?? NaN)}); null p50 ${floor.latency.p50.toFixed(3)} / p99 ${floor.latency.p99.toFixed(3)} ms`,
       );
     }
   } finally {

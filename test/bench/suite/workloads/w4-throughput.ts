@@ -11,13 +11,13 @@ import { runClientProcess } from '../client-process';
 import { STEPS_PER_TURN } from '../conversation';
 import { busySince, cpuTimes } from '../cpu';
 import type { LoadResult, LoadSpec } from '../load-client';
-import { profiled } from '../profiler';
+import { profiled, profilingEnabled } from '../profiler';
 import { LatencyRecorder } from '../recorder';
 import type { Row, StoreName, SystemName } from '../results';
 import type { Sizes } from '../sizes';
 
-export function runLoadClient(spec: LoadSpec): Promise<LoadResult> {
-  return runClientProcess<LoadResult>('load-client.js', spec);
+export function runLoadClient(spec: LoadSpec, onMark?: (name: string) => void): Promise<LoadResult> {
+  return runClientProcess<LoadResult>('load-client.js', spec, onMark);
 }
 
 export async function measureHttpThroughput(
@@ -39,9 +39,22 @@ export async function measureHttpThroughput(
   };
   const cpu = cpuTimes();
   const serverCpu = process.cpuUsage();
-  const result = await profiled(`W4-http-${unit}-${who.system}-${who.store}`, () => runLoadClient(spec));
+  // The server's CPU time over the client's measured phase only (no set-up, no warm-up): this
+  // process runs the server and nothing else meanwhile, so it is the API's CPU for those requests:
+  // the whole process's (worker threads too: the memory indexer embeds there) and the event loop
+  // thread's alone (the request path).
+  let from: { process: NodeJS.CpuUsage; thread: NodeJS.CpuUsage } | undefined;
+  let measured: { process: NodeJS.CpuUsage; thread: NodeJS.CpuUsage } | undefined;
+  const onMark = (name: string) => {
+    if (name === 'measure-start') from = { process: process.cpuUsage(), thread: process.threadCpuUsage() };
+    else if (name === 'measure-end' && from) measured = { process: process.cpuUsage(from.process), thread: process.threadCpuUsage(from.thread) };
+  };
+  const result = await profiled(`W4-http-${unit}-${who.system}-${who.store}`, () => runLoadClient(spec, onMark));
   const serverUsed = process.cpuUsage(serverCpu);
   const busy = busySince(cpu);
+  const perRequest = (used: NodeJS.CpuUsage | undefined) => (used && result.requests > 0 ? (used.user + used.system) / result.requests : null);
+  const apiCpuUsPerRequest = perRequest(measured?.process);
+  const apiLoopCpuUsPerRequest = perRequest(measured?.thread);
   if (result.errors > 0) throw new Error(`W4 ${who.system}/${who.store}: ${result.errors} failed requests, first: ${result.firstError}`);
   const row: Row = {
     workload: 'W4',
@@ -64,12 +77,15 @@ export async function measureHttpThroughput(
       client: result.client,
       clientCpuMs: result.clientCpuMs,
       serverProcessCpuMs: (serverUsed.user + serverUsed.system) / 1000,
+      apiCpuUsPerRequest,
+      apiLoopCpuUsPerRequest,
+      profiled: profilingEnabled(),
       machineCpuBusy: busy,
       warmupStepsPerSession: spec.warmup,
     },
   };
   console.error(
-    `  W4 ${who.system}/${who.store} http (${unit} per request): ${Math.round(row.throughput!)} events/s, p50 ${result.latency.p50.toFixed(2)} ms p99 ${result.latency.p99.toFixed(2)} ms, machine CPU ${busy === null ? '?' : Math.round(busy * 100)}%`,
+    `  W4 ${who.system}/${who.store} http (${unit} per request): ${Math.round(row.throughput!)} events/s, p50 ${result.latency.p50.toFixed(2)} ms p99 ${result.latency.p99.toFixed(2)} ms, machine CPU ${busy === null ? '?' : Math.round(busy * 100)}%, API CPU ${Math.round(apiCpuUsPerRequest ?? NaN)} µs/request (event loop ${Math.round(apiLoopCpuUsPerRequest ?? NaN)})`,
   );
   return row;
 }
