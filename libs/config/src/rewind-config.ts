@@ -19,6 +19,8 @@ export interface RewindConfig extends StoreChoice {
   adminKey: string | undefined;
   snapshotEvery: number;
   snapshotEverySeconds: number;
+  /** REWIND_STATE_CACHE_EVENTS: at most this many events' worth of session state kept in memory (default 2 000 000, ~0.9 GB). */
+  stateCacheEvents: number;
   maxBodyBytes: number;
   sqliteSynchronous: 'FULL' | 'NORMAL' | 'EXTRA';
   logLevel: 'error' | 'warn' | 'log' | 'debug';
@@ -76,6 +78,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RewindConfig {
     adminKey,
     snapshotEvery: read.integer('REWIND_SNAPSHOT_EVERY', 100, 0, 1_000_000),
     snapshotEverySeconds: read.integer('REWIND_SNAPSHOT_EVERY_SECONDS', 0, 0, 86_400),
+    stateCacheEvents: read.integer('REWIND_STATE_CACHE_EVENTS', 2_000_000, 1_000, 1_000_000_000),
     maxBodyBytes: read.integer('REWIND_MAX_BODY_BYTES', 1_048_576, 1024, 100 * 1_048_576),
     sqliteSynchronous: read.oneOf('REWIND_SQLITE_SYNCHRONOUS', ['FULL', 'NORMAL', 'EXTRA'] as const, 'FULL'),
     logLevel: read.oneOf('REWIND_LOG_LEVEL', ['error', 'warn', 'log', 'debug'] as const, 'log'),

@@ -32,8 +32,15 @@ export interface SessionRepositoryOptions {
   onSnapshotError?: (error: unknown) => void;
   /** Told how long each rebuild of a session's state from the store took, in seconds (restore-time metric). */
   onRestored?: (seconds: number) => void;
-  /** How many sessions' current state to keep in memory. */
+  /** How many sessions' current state to keep in memory (default 2 000). */
   cacheSize?: number;
+  /**
+   * And at most this many events' worth of state in all (default 2 000 000): a session's state
+   * grows with its conversation (~430 bytes of heap an event, measured), so a count alone does not
+   * bound the memory of long sessions. The least recently used state goes first; its next use
+   * restores it from the nearest snapshot.
+   */
+  cacheEvents?: number;
   /** Decoded snapshot segments (default: one cache for the process). */
   segmentCache?: SegmentCache;
   /** Items per snapshot segment (default DEFAULT_SEGMENT_SIZES; tests use small ones). */
@@ -76,7 +83,11 @@ export class SessionRepository {
     readonly store: EventStore,
     readonly options: SessionRepositoryOptions,
   ) {
-    this.current = new LRUCache(countBounded(options.cacheSize ?? 2_000));
+    this.current = new LRUCache({
+      max: options.cacheSize ?? 2_000,
+      maxSize: options.cacheEvents ?? 2_000_000,
+      sizeCalculation: (state) => Math.max(1, state.version),
+    });
     this.segmentCache = options.segmentCache ?? sharedSegmentCache;
   }
 
@@ -249,6 +260,9 @@ export class SessionRepository {
   ): Promise<SessionState> {
     const before = decidedOn.version;
     const state = folded ?? this.fold(streamId, decidedOn, events, targetPath);
+    // States change in place, and lru-cache keeps an entry's size when the same object is set
+    // again: set afresh, so the events budget counts what the state has grown to.
+    if (this.current.peek(streamId) === state) this.current.delete(streamId);
     this.current.set(streamId, state);
     if (this.snapshotDue(streamId, before, state.version)) {
       this.lastSnapshot.set(streamId, { at: Date.now(), version: state.version });

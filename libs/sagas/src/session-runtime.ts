@@ -23,6 +23,8 @@ export interface SessionRuntime {
 export interface SessionRuntimeOptions {
   snapshotEvery: number;
   snapshotEverySeconds?: number;
+  /** The session state cache's bound in events (SessionRepositoryOptions.cacheEvents). */
+  stateCacheEvents?: number;
   /** Carries the `kafka` compensation channel (in-process bus or Kafka). */
   bus: MessageBus;
   logger?: Logger;
@@ -53,6 +55,7 @@ export function createSessionRuntime(store: EventStore, options: SessionRuntimeO
     new SessionRepository(store, {
       snapshotEvery: options.snapshotEvery,
       ...(options.snapshotEverySeconds ? { snapshotEverySeconds: options.snapshotEverySeconds } : {}),
+      ...(options.stateCacheEvents ? { cacheEvents: options.stateCacheEvents } : {}),
       ...(options.onRestored ? { onRestored: options.onRestored } : {}),
     }),
     {

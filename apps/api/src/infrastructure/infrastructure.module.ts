@@ -73,6 +73,7 @@ export class InfrastructureModule implements OnApplicationBootstrap, OnApplicati
             return createSessionRuntime(store, {
               snapshotEvery: config.snapshotEvery,
               snapshotEverySeconds: config.snapshotEverySeconds,
+              stateCacheEvents: config.stateCacheEvents,
               bus,
               hub,
               checkpoints: backend.checkpoints,

@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import { InMemoryEventStore } from '@rewind/event-store/in-memory';
+import { SessionRepository } from './session-repository';
+import { SessionService } from './session-service';
+
+const caller = { tenantId: 't', actor: 'tester' };
+
+/** Writes `messages` messages to session `id` and returns its state's version. */
+async function session(service: SessionService, id: string, messages: number): Promise<number> {
+  await service.startSession(caller, { sessionId: id });
+  for (let i = 0; i < messages; i++) await service.execute(caller, id, { type: 'RecordMessage', role: 'user', content: `message ${i}` });
+  return (await service.getState(caller, id)).version;
+}
+
+describe('the current-state cache is bounded by events, not only by sessions', () => {
+  it('keeps sessions whose states fit the events budget, and restores the least recently used one that did not', async () => {
+    const store = new InMemoryEventStore();
+    let restores = 0;
+    const repository = new SessionRepository(store, { snapshotEvery: 0, cacheEvents: 50, onRestored: () => restores++ });
+    const service = new SessionService(repository);
+    const a = await session(service, 'a', 30);
+    const written = structuredClone(await service.getState(caller, 'a'));
+    const b = await session(service, 'b', 30);
+    expect(a + b).toBeGreaterThan(50);
+    // b's state is the newest and fits: no restore to read it.
+    restores = 0;
+    await service.getState(caller, 'b');
+    expect(restores).toBe(0);
+    // a's state went out when b's came in (31 + 31 events > 50): it is restored, and equal to what was written.
+    const restored = await service.getState(caller, 'a');
+    expect(restores).toBe(1);
+    expect(restored.version).toBe(a);
+    expect(restored).toEqual(written);
+  });
+
+  it('with a budget that holds both, reads neither from the store again', async () => {
+    const store = new InMemoryEventStore();
+    let restores = 0;
+    const service = new SessionService(new SessionRepository(store, { snapshotEvery: 0, cacheEvents: 1_000, onRestored: () => restores++ }));
+    await session(service, 'a', 30);
+    await session(service, 'b', 30);
+    restores = 0;
+    await service.getState(caller, 'a');
+    await service.getState(caller, 'b');
+    expect(restores).toBe(0);
+  });
+});
