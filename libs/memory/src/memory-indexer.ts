@@ -53,6 +53,11 @@ export interface MemoryIndexerStatus {
   runsIn: MemoryIndexerPlacement;
   model: string | null;
   dimensions: number | null;
+  /**
+   * The models in use and the items each holds: one, or with language routing (the default local
+   * models) one per language (a model with 0 items has not been needed, nor loaded, yet).
+   */
+  models: { id: string; dimensions: number; language?: string; items: number }[];
   /** Last global position indexed (embedded subscription), or the highest seen (Kafka). */
   checkpoint: number;
   lastPosition: number;
@@ -278,6 +283,11 @@ export class MemoryIndexer {
       indexedItems: this.indexedItems,
       skippedEvents: this.skippedEvents,
       items: info ? await this.options.index.count() : 0,
+      models: !info
+        ? []
+        : this.options.index.models
+          ? await this.options.index.models()
+          : [{ id: info.id, dimensions: info.dimensions, items: await this.options.index.count() }],
       lastError: this.loop?.runtime().lastError ?? null,
     };
   }
