@@ -95,7 +95,10 @@ export function rewriteQuestion(question: string, recent: readonly RecentMessage
 
   // A pronoun is unresolved only when the question names nothing it can stand for: "What has Rita
   // done with her family?" is about Rita, and is left as asked.
-  if (entities.some((e) => question.includes(e))) return question;
+  // Chinese has no capitals to tell names from words: an entity named after the pronoun is what is
+  // asked about it ("它的地址", "它几点开门"), only one named before it can be what it stands for.
+  const pronounAt = chinese ? question.search(ZH_PRONOUN) : -1;
+  if (entities.some((e) => question.includes(e) && (pronounAt < 0 || question.indexOf(e) < pronounAt))) return question;
   if (!chinese && entitiesOf(question).length > 0) return question;
   const entity = entities[0];
   if (!entity) return question;

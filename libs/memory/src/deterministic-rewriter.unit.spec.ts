@@ -49,6 +49,13 @@ describe('deterministic query rewriter', () => {
     expect(salientEntities(recent)).not.toContain('October');
   });
 
+  it('resolves a Chinese pronoun followed by a word the history used ("它的地址"): only a name before the pronoun can be what it stands for', () => {
+    const history = [user('请介绍一下东方酒店的地址。'), agent('东方酒店在人民路21号。'), user('再说说东方酒店吧。')];
+    expect(rewriteQuestion('它的地址是什么？', history)).toBe('东方酒店的地址是什么？');
+    expect(rewriteQuestion('它几点开门？', [...history, agent('东方酒店早上8点开门。')])).toBe('东方酒店几点开门？');
+    expect(rewriteQuestion('李明和她的家人去了哪里？', [user('王芳昨天来了'), user('李明也来了')])).toBe('李明和她的家人去了哪里？');
+  });
+
   it('weighs newer and repeated mentions more', () => {
     expect(salientEntities([user('We went to Madrid'), user('Now we are in Lisbon'), agent('Lisbon is lovely')])[0]).toBe('Lisbon');
   });

@@ -26,6 +26,11 @@ export interface EmbeddingSpace {
 
 export interface EmbedOptions {
   kind?: 'query' | 'passage';
+  /**
+   * For a model that routes by language: per text, what its language is read from (default: the
+   * text itself). An item is embedded with its previous turn but routed by its own words.
+   */
+  languageOf?: readonly string[];
 }
 
 export interface EmbeddingModel {

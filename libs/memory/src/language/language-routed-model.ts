@@ -53,14 +53,15 @@ export class LanguageRoutedEmbeddingModel implements EmbeddingModel {
   async embed(texts: readonly string[], options: EmbedOptions = {}): Promise<Float32Array[]> {
     const vectors = texts.map(() => new Float32Array(this.dimensions));
     const bySpace = new Map<(typeof this.spaces)[number], number[]>();
+    const { languageOf, ...modelOptions } = options;
     texts.forEach((text, i) => {
-      const space = this.spaces.find((s) => s.id === this.spaceOf(text).id)!;
+      const space = this.spaces.find((s) => s.id === this.spaceOf(languageOf?.[i] ?? text).id)!;
       bySpace.set(space, [...(bySpace.get(space) ?? []), i]);
     });
     for (const [space, indices] of bySpace) {
       const embedded = await space.model.embed(
         indices.map((i) => texts[i]!),
-        options,
+        modelOptions,
       );
       embedded.forEach((vector, j) => {
         if (vector.length !== space.dimensions)
