@@ -36,6 +36,12 @@ describe('deterministic query rewriter', () => {
     expect((await rewriter.rewrite('What about its price?', [user('Tell me about Hotel Avenida')])).rewriter).toBe('deterministic');
   });
 
+  it('takes a preposition opening a question for no name ("On which street is it?")', () => {
+    const recent = [user("Let's get back to Café Estrela for a moment.")];
+    expect(rewriteQuestion('On which street is it?', recent)).toBe('On which street is Café Estrela?');
+    expect(rewriteQuestion('In which room is it?', recent)).toBe('In which room is Café Estrela?');
+  });
+
   it('leaves a pronoun alone when the question names what it stands for', () => {
     const recent = [user('[8 May, 2023] Ana: I went to the pottery class yesterday'), agent('[8 May, 2023] Rita: That is great, Ana!')];
     expect(rewriteQuestion('What activities has Rita done with her family?', recent)).toBe('What activities has Rita done with her family?');

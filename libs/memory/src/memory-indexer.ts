@@ -51,6 +51,7 @@ export interface MemoryIndexerStatus {
   state: MemoryIndexerState;
   /** `thread`: embedding and index writes run in a worker thread; `process`: on the caller's event loop. */
   runsIn: MemoryIndexerPlacement;
+  /** The embedding model; with language routing (the default local models), the default one, and `models` lists each. */
   model: string | null;
   dimensions: number | null;
   /**
@@ -275,8 +276,9 @@ export class MemoryIndexer {
     return {
       state: this.state,
       runsIn: this.writer.runsIn,
-      model: info?.id ?? null,
-      dimensions: info?.dimensions ?? null,
+      // With language routing, the default model (the one every language but those routed elsewhere uses); `models` lists them all.
+      model: (info?.spaces?.[0] ?? info)?.id ?? null,
+      dimensions: (info?.spaces?.[0] ?? info)?.dimensions ?? null,
       checkpoint,
       lastPosition,
       lag,

@@ -398,7 +398,7 @@ export const RESPONSE_SCHEMAS: Record<string, JsonSchema> = {
       index: str({ example: 'sqlite' }),
       state: oneOf(['idle', 'running', 'stopping', 'stopped']),
       runsIn: oneOf(['thread', 'process'], 'Where embedding and index writes run: a worker thread (default) or the event loop.'),
-      model: orNull(str({ description: 'The embedding model, or with language routing (the default local models) theirs joined by +.' })),
+      model: orNull(str({ description: 'The embedding model; with language routing (the default local models) the default one, `models` lists each.' })),
       dimensions: orNull(int()),
       models: array(
         obj({ id: str({ example: 'all-minilm-l6-v2-q' }), dimensions: int(), language: str({ example: 'en' }), items: int('Items this model embedded (operator only).') }, [
