@@ -47,7 +47,9 @@ describe('library mode: long-term memory', () => {
       await session.say('agent', '金鼎酒店在南京路一百号，每晚八百元。');
       await session.say('agent', 'The Avenida hotel is on Rua Augusta, 95 euros a night.');
       expect((await session.recall('金鼎酒店每晚多少钱？', { rewrite: false })).hits[0]!.text).toBe('金鼎酒店在南京路一百号，每晚八百元。');
-      expect((await session.recall('How much is the Avenida hotel?', { rewrite: false })).hits[0]!.text).toBe('The Avenida hotel is on Rua Augusta, 95 euros a night.');
+      expect((await session.recall('How much is the Avenida hotel?', { rewrite: false })).hits[0]!.text).toBe(
+        'The Avenida hotel is on Rua Augusta, 95 euros a night.',
+      );
       const status = await rewind.memory().indexer.status();
       expect(status.models.map(({ id, items }) => ({ id, items }))).toEqual([
         { id: 'all-minilm-l6-v2-q', items: 1 },

@@ -43,7 +43,15 @@ export function memoryTables(rows: Row[], table: (header: string[], body: string
     const of = (r: Row, language: 'en' | 'zh') => r.extra?.[language] as Figures | undefined;
     parts.push(
       table(
-        ['Mixed tenant (English + Chinese sessions, one index)', 'English recall@5', 'Chinese recall@5', 'gap (points)', 'MRR en / zh', 'hits from abandoned branches', 'questions'],
+        [
+          'Mixed tenant (English + Chinese sessions, one index)',
+          'English recall@5',
+          'Chinese recall@5',
+          'gap (points)',
+          'MRR en / zh',
+          'hits from abandoned branches',
+          'questions',
+        ],
         mixed.map((r) => [
           r.label,
           pct(of(r, 'en')?.recallAt5),

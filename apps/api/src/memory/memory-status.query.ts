@@ -12,9 +12,9 @@ export class MemoryStatusQuery {
 
 export type MemoryStatus = { enabled: false } | ({ enabled: true; index: string } & MemoryIndexerStatus);
 export type TenantMemoryStatus = { enabled: true; index: string } & Pick<MemoryIndexerStatus, 'state' | 'runsIn' | 'model' | 'dimensions'> & {
-  /** The models in use, without their counts (other tenants' items). */
-  models: Omit<MemoryIndexerStatus['models'][number], 'items'>[];
-};
+    /** The models in use, without their counts (other tenants' items). */
+    models: Omit<MemoryIndexerStatus['models'][number], 'items'>[];
+  };
 
 @QueryHandler(MemoryStatusQuery)
 export class MemoryStatusHandler implements IQueryHandler<MemoryStatusQuery, MemoryStatus | TenantMemoryStatus> {

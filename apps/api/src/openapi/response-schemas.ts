@@ -401,10 +401,15 @@ export const RESPONSE_SCHEMAS: Record<string, JsonSchema> = {
       model: orNull(str({ description: 'The embedding model; with language routing (the default local models) the default one, `models` lists each.' })),
       dimensions: orNull(int()),
       models: array(
-        obj({ id: str({ example: 'all-minilm-l6-v2-q' }), dimensions: int(), language: str({ example: 'en' }), items: int('Items this model embedded (operator only).') }, [
-          'language',
-          'items',
-        ]),
+        obj(
+          {
+            id: str({ example: 'all-minilm-l6-v2-q' }),
+            dimensions: int(),
+            language: str({ example: 'en' }),
+            items: int('Items this model embedded (operator only).'),
+          },
+          ['language', 'items'],
+        ),
         'The models in use: one, or with language routing one per language (Chinese texts: bge-small-zh-v15-q), each in tables of its own.',
       ),
       checkpoint: int(),

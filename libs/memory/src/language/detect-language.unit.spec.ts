@@ -9,15 +9,20 @@ const ascii = fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((code) 
 describe('detectLanguage (by script)', () => {
   it('takes a text of Han characters (with spaces, digits, CJK punctuation between them) for Chinese', () => {
     const filler = fc.constantFrom(' ', '，', '。', '？', '1', '2026', '、');
-    fc.assert(fc.property(fc.array(fc.oneof(han, han, filler), { minLength: 1 }).filter((parts) => parts.some((p) => /\p{Script=Han}/u.test(p))), (parts) => {
-      expect(detectLanguage(parts.join(''))).toBe('zh');
-    }));
+    fc.assert(
+      fc.property(
+        fc.array(fc.oneof(han, han, filler), { minLength: 1 }).filter((parts) => parts.some((p) => /\p{Script=Han}/u.test(p))),
+        (parts) => {
+          expect(detectLanguage(parts.join(''))).toBe('zh');
+        },
+      ),
+    );
   });
 
   it('takes any ASCII text for English (the default model)', () => {
     fc.assert(
       fc.property(ascii, (text) => {
-        expect(detectLanguage(text)).toBe("en");
+        expect(detectLanguage(text)).toBe('en');
       }),
     );
   });
