@@ -72,6 +72,13 @@ describe('language routing: each model its own tables (real local models, SQLite
     expect((await ask('When does the bakery open?'))[0]).toBe('The Plumbifora bakery opens at seven in the morning');
   });
 
+  it('finds a Chinese turn by an English question through the words they share (every model’s keyword list is searched)', async () => {
+    await f.say('kept', 'agent', '我们订了 Hilton 酒店，在外滩旁边。');
+    await f.indexer.catchUp();
+    const hits = (await f.recall.recall({ tenantId: 't1', sessionId: 'kept', query: 'Where is the Hilton?', rewrite: false })).hits.map((h) => h.text);
+    expect(hits).toContain('我们订了 Hilton 酒店，在外滩旁边。');
+  });
+
   it('shredding a session leaves none of its items in any model’s tables, nor its text in the file; the other session keeps both', async () => {
     expect(await f.indexer.shred({ tenantId: 't1', sessionId: 'secret' })).toBe(2);
     const left = itemsPerTable(filename, 'secret');

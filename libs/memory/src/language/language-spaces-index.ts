@@ -4,9 +4,10 @@ import { detectLanguage } from './detect-language';
 
 export interface LanguageSpacesIndexOptions {
   /**
-   * Which keyword lists a question searches: `question` (default), only its own language's
-   * model's; `all`, every model's, merged by BM25 score. Measured on the bench's mixed tenant
-   * (see BENCHMARKS.md): the other language's list adds nothing a question can match.
+   * Which keyword lists a question searches: `all` (default), every model's, merged by BM25 score,
+   * so an English question naming "Hilton" finds a Chinese turn that wrote it; `question`, only
+   * its own language's model's. On the bench's mixed tenant both give the same recall@5 and MRR
+   * (BENCHMARKS.md, MEM.mixed.*): the tie goes to the words a question shares across languages.
    */
   keywords?: 'question' | 'all';
 }
@@ -86,7 +87,7 @@ export class LanguageSpacesIndex implements VectorIndex {
   async searchText(query: string, scope: MemoryScope, limit: number): Promise<ScoredItem[]> {
     const language = detectLanguage(query);
     const own = this.opened.find((s) => s.language === language) ?? this.opened[0]!;
-    const searched = (this.options.keywords ?? 'question') === 'all' ? this.opened : [own];
+    const searched = (this.options.keywords ?? 'all') === 'all' ? this.opened : [own];
     const lists = await Promise.all(searched.map(async (space) => this.widen(space, await space.index.searchText(query, scope, limit))));
     return lists.length === 1
       ? lists[0]!
