@@ -12,7 +12,11 @@ export interface MemoryConfig {
   sqliteFile: string;
   qdrantUrl: string | undefined;
   qdrantApiKey: string | undefined;
-  /** REWIND_EMBEDDING_MODEL: a local model id, or the hosted model's name when REWIND_EMBEDDING_URL is set. */
+  /**
+   * REWIND_EMBEDDING_MODEL: a local model id, or the hosted model's name when REWIND_EMBEDDING_URL is set;
+   * that one model then embeds every text. Unset (the default): each text is embedded by its language's
+   * local model (Chinese: bge-small-zh-v15-q, loaded on the first Chinese text; else all-minilm-l6-v2-q).
+   */
   embeddingModel: string | undefined;
   embeddingUrl: string | undefined;
   embeddingApiKey: string | undefined;

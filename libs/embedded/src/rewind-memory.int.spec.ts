@@ -38,4 +38,25 @@ describe('library mode: long-term memory', () => {
       rmSync(dataDir, { recursive: true, force: true });
     }
   });
+
+  it('with the defaults, finds a Chinese item by a Chinese question: each text embedded by its language’s model', async () => {
+    const rewind = Rewind.inMemory();
+    try {
+      const session = await rewind.startSession('trip-zh');
+      await session.say('user', '帮我订一家在南京路的酒店。');
+      await session.say('agent', '金鼎酒店在南京路一百号，每晚八百元。');
+      await session.say('agent', 'The Avenida hotel is on Rua Augusta, 95 euros a night.');
+      expect((await session.recall('金鼎酒店每晚多少钱？', { rewrite: false })).hits[0]!.text).toBe('金鼎酒店在南京路一百号，每晚八百元。');
+      expect((await session.recall('How much is the Avenida hotel?', { rewrite: false })).hits[0]!.text).toBe(
+        'The Avenida hotel is on Rua Augusta, 95 euros a night.',
+      );
+      const status = await rewind.memory().indexer.status();
+      expect(status.models.map(({ id, items }) => ({ id, items }))).toEqual([
+        { id: 'all-minilm-l6-v2-q', items: 1 },
+        { id: 'bge-small-zh-v15-q', items: 2 },
+      ]);
+    } finally {
+      await rewind.close();
+    }
+  });
 });

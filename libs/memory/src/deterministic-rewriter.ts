@@ -6,9 +6,9 @@ const EN_ELLIPSIS = /^\s*(?:and\s+|so\s+)?(?:what|how)\s+about\s+(.+?)\s*[?？!.
 const ZH_PRONOUN = /(它们的|它的|它们|它|他们的|她们的|他的|她的|他们|她们|他|她|那里|那儿|这里|这儿|那个|这个|那家|这家|那些|这些|该)/u;
 const ZH_ELLIPSIS = /^\s*(?:那么?|那)?(.+?)呢\s*[?？]?\s*$/u;
 
-/** Words that start sentences or are capitalised without naming anything. */
+/** Words that start sentences or are capitalised without naming anything ("On which street is it?" names no street). */
 const NOT_ENTITIES = new Set(
-  "I I'm I've I'll I'd The A An And But Or So Then What When Where Which Who Why How Is Are Was Were Do Does Did Can Could Would Should Will Please Yes No Ok Okay Thanks Thank Hi Hello Hey Let Let's It It's Its They This That These Those There We You He She My Our Your Their Also Sure Great Good Fine Done Sorry Also Just Book Find Show Tell Give Get Make Remember".split(
+  "I I'm I've I'll I'd The A An And But Or So Then What When Where Which Who Why How Is Are Was Were Do Does Did Can Could Would Should Will Please Yes No Ok Okay Thanks Thank Hi Hello Hey Let Let's It It's Its They This That These Those There We You He She My Our Your Their Also Sure Great Good Fine Done Sorry Also Just Book Find Show Tell Give Get Make Remember On In At For From With About By To Of Into Since Until After Before During".split(
     ' ',
   ),
 );
@@ -95,7 +95,10 @@ export function rewriteQuestion(question: string, recent: readonly RecentMessage
 
   // A pronoun is unresolved only when the question names nothing it can stand for: "What has Rita
   // done with her family?" is about Rita, and is left as asked.
-  if (entities.some((e) => question.includes(e))) return question;
+  // Chinese has no capitals to tell names from words: an entity named after the pronoun is what is
+  // asked about it ("它的地址", "它几点开门"), only one named before it can be what it stands for.
+  const pronounAt = chinese ? question.search(ZH_PRONOUN) : -1;
+  if (entities.some((e) => question.includes(e) && (pronounAt < 0 || question.indexOf(e) < pronounAt))) return question;
   if (!chinese && entitiesOf(question).length > 0) return question;
   const entity = entities[0];
   if (!entity) return question;

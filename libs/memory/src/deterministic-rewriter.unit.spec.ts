@@ -36,6 +36,12 @@ describe('deterministic query rewriter', () => {
     expect((await rewriter.rewrite('What about its price?', [user('Tell me about Hotel Avenida')])).rewriter).toBe('deterministic');
   });
 
+  it('takes a preposition opening a question for no name ("On which street is it?")', () => {
+    const recent = [user("Let's get back to Café Estrela for a moment.")];
+    expect(rewriteQuestion('On which street is it?', recent)).toBe('On which street is Café Estrela?');
+    expect(rewriteQuestion('In which room is it?', recent)).toBe('In which room is Café Estrela?');
+  });
+
   it('leaves a pronoun alone when the question names what it stands for', () => {
     const recent = [user('[8 May, 2023] Ana: I went to the pottery class yesterday'), agent('[8 May, 2023] Rita: That is great, Ana!')];
     expect(rewriteQuestion('What activities has Rita done with her family?', recent)).toBe('What activities has Rita done with her family?');
@@ -47,6 +53,13 @@ describe('deterministic query rewriter', () => {
     expect(rewriteQuestion('When does it land?', recent)).toBe('When does TP1353 land?');
     expect(rewriteQuestion('它几点起飞？', [user('10月20日 星期一'), agent('好的')])).toBe('它几点起飞？');
     expect(salientEntities(recent)).not.toContain('October');
+  });
+
+  it('resolves a Chinese pronoun followed by a word the history used ("它的地址"): only a name before the pronoun can be what it stands for', () => {
+    const history = [user('请介绍一下东方酒店的地址。'), agent('东方酒店在人民路21号。'), user('再说说东方酒店吧。')];
+    expect(rewriteQuestion('它的地址是什么？', history)).toBe('东方酒店的地址是什么？');
+    expect(rewriteQuestion('它几点开门？', [...history, agent('东方酒店早上8点开门。')])).toBe('东方酒店几点开门？');
+    expect(rewriteQuestion('李明和她的家人去了哪里？', [user('王芳昨天来了'), user('李明也来了')])).toBe('李明和她的家人去了哪里？');
   });
 
   it('weighs newer and repeated mentions more', () => {

@@ -6,10 +6,31 @@ export interface EmbeddingModelInfo {
   /** Names the model and its output space, e.g. `all-minilm-l6-v2-q`; vectors of two ids never mix. */
   id: string;
   dimensions: number;
+  /**
+   * Set when the model routes texts by language to several models (LanguageRoutedEmbeddingModel):
+   * its vectors lie in the direct sum of their spaces, each model's block at its offset, the
+   * others zero. An index opened for such a model keeps each block in that model's own storage.
+   */
+  spaces?: readonly EmbeddingSpace[];
+}
+
+/** One model's block of a routed model's vectors. */
+export interface EmbeddingSpace {
+  id: string;
+  dimensions: number;
+  /** Where its block starts in the routed vector. */
+  offset: number;
+  /** The language routed to it (`zh`, `en`: everything not detected as another). */
+  language: string;
 }
 
 export interface EmbedOptions {
   kind?: 'query' | 'passage';
+  /**
+   * For a model that routes by language: per text, what its language is read from (default: the
+   * text itself). An item is embedded with its previous turn but routed by its own words.
+   */
+  languageOf?: readonly string[];
 }
 
 export interface EmbeddingModel {

@@ -17,3 +17,4 @@ export * from './memory-indexer';
 export * from './machine-load';
 export * from './turn-context';
 export * from './reranker';
+export * from './language';

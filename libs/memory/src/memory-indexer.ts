@@ -51,8 +51,14 @@ export interface MemoryIndexerStatus {
   state: MemoryIndexerState;
   /** `thread`: embedding and index writes run in a worker thread; `process`: on the caller's event loop. */
   runsIn: MemoryIndexerPlacement;
+  /** The embedding model; with language routing (the default local models), the default one, and `models` lists each. */
   model: string | null;
   dimensions: number | null;
+  /**
+   * The models in use and the items each holds: one, or with language routing (the default local
+   * models) one per language (a model with 0 items has not been needed, nor loaded, yet).
+   */
+  models: { id: string; dimensions: number; language?: string; items: number }[];
   /** Last global position indexed (embedded subscription), or the highest seen (Kafka). */
   checkpoint: number;
   lastPosition: number;
@@ -270,14 +276,20 @@ export class MemoryIndexer {
     return {
       state: this.state,
       runsIn: this.writer.runsIn,
-      model: info?.id ?? null,
-      dimensions: info?.dimensions ?? null,
+      // With language routing, the default model (the one every language but those routed elsewhere uses); `models` lists them all.
+      model: (info?.spaces?.[0] ?? info)?.id ?? null,
+      dimensions: (info?.spaces?.[0] ?? info)?.dimensions ?? null,
       checkpoint,
       lastPosition,
       lag,
       indexedItems: this.indexedItems,
       skippedEvents: this.skippedEvents,
       items: info ? await this.options.index.count() : 0,
+      models: !info
+        ? []
+        : this.options.index.models
+          ? await this.options.index.models()
+          : [{ id: info.id, dimensions: info.dimensions, items: await this.options.index.count() }],
       lastError: this.loop?.runtime().lastError ?? null,
     };
   }

@@ -41,7 +41,7 @@ export class LocalItemWriter implements MemoryItemWriter {
   async write(items: readonly MemoryItem[]): Promise<void> {
     if (items.length === 0) return;
     await this.open();
-    const vectors = await this.parts.model.embed(items.map(indexedText));
+    const vectors = await this.parts.model.embed(items.map(indexedText), { languageOf: items.map((item) => item.text) });
     await this.parts.index.upsert(items.map((item, i) => ({ item, vector: vectors[i]! })));
   }
 

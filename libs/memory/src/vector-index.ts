@@ -45,5 +45,7 @@ export interface VectorIndex {
    */
   shredScope(scope: MemoryScope): Promise<number>;
   count(scope?: MemoryScope): Promise<number>;
+  /** Each model's items, where one index keeps several models' (language routing); without it, the open model's are count(). */
+  models?(): Promise<{ id: string; dimensions: number; language?: string; items: number }[]>;
   close(): Promise<void>;
 }

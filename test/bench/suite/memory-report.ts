@@ -36,6 +36,34 @@ export function memoryTables(rows: Row[], table: (header: string[], body: string
       ),
     );
   }
+  // English and Chinese sessions in one tenant (mem-mixed.ts): each language's recall@5 and the gap.
+  const mixed = rows.filter((r) => r.key.startsWith('MEM.mixed.'));
+  if (mixed.length > 0) {
+    type Figures = { recallAt5: number; mrr: number; abandonedHits: number; questions: number };
+    const of = (r: Row, language: 'en' | 'zh') => r.extra?.[language] as Figures | undefined;
+    parts.push(
+      table(
+        [
+          'Mixed tenant (English + Chinese sessions, one index)',
+          'English recall@5',
+          'Chinese recall@5',
+          'gap (points)',
+          'MRR en / zh',
+          'hits from abandoned branches',
+          'questions',
+        ],
+        mixed.map((r) => [
+          r.label,
+          pct(of(r, 'en')?.recallAt5),
+          pct(of(r, 'zh')?.recallAt5),
+          typeof r.extra?.gap === 'number' ? ((r.extra.gap as number) * 100).toFixed(1) : '–',
+          `${of(r, 'en')?.mrr.toFixed(3) ?? '–'} / ${of(r, 'zh')?.mrr.toFixed(3) ?? '–'}`,
+          String((of(r, 'en')?.abandonedHits ?? 0) + (of(r, 'zh')?.abandonedHits ?? 0)),
+          `${of(r, 'en')?.questions ?? '–'} + ${of(r, 'zh')?.questions ?? '–'}`,
+        ]),
+      ),
+    );
+  }
   const vectorQuality = rows.filter((r) => /^MEM\.search\.\d+\.tenant\.quality\./.test(r.key));
   if (vectorQuality.length > 0) {
     parts.push(
@@ -72,6 +100,16 @@ export function memoryTargets(rows: Row[]): TargetCheck[] {
     checks.push({ target: 'MEM recall@5 on follow-up questions with rewriting ≥ 0.9', measured: pct(r), met: r >= 0.9, value: r });
     const a = rewind.extra?.abandonedHits as number;
     checks.push({ target: 'MEM hits from abandoned branches = 0', measured: String(a), met: a === 0, value: a });
+  }
+  const routed = get('MEM.mixed.routed');
+  if (routed) {
+    const gap = Math.abs(routed.extra?.gap as number);
+    checks.push({
+      target: 'MEM mixed tenant with the defaults: English and Chinese recall@5 within 3 points',
+      measured: `${(gap * 100).toFixed(1)} points`,
+      met: gap <= 0.03,
+      value: gap,
+    });
   }
   const search = get('MEM.search.100000.tenant');
   if (search?.latency)

@@ -11,7 +11,10 @@ export class MemoryStatusQuery {
 }
 
 export type MemoryStatus = { enabled: false } | ({ enabled: true; index: string } & MemoryIndexerStatus);
-export type TenantMemoryStatus = { enabled: true; index: string } & Pick<MemoryIndexerStatus, 'state' | 'runsIn' | 'model' | 'dimensions'>;
+export type TenantMemoryStatus = { enabled: true; index: string } & Pick<MemoryIndexerStatus, 'state' | 'runsIn' | 'model' | 'dimensions'> & {
+    /** The models in use, without their counts (other tenants' items). */
+    models: Omit<MemoryIndexerStatus['models'][number], 'items'>[];
+  };
 
 @QueryHandler(MemoryStatusQuery)
 export class MemoryStatusHandler implements IQueryHandler<MemoryStatusQuery, MemoryStatus | TenantMemoryStatus> {
@@ -23,6 +26,6 @@ export class MemoryStatusHandler implements IQueryHandler<MemoryStatusQuery, Mem
     if (seesDeployment) return status;
     // A tenant sees how memory runs, not the global log's positions, lag or counts (other tenants' activity).
     const { enabled, index, state, runsIn, model, dimensions } = status;
-    return { enabled, index, state, runsIn, model, dimensions };
+    return { enabled, index, state, runsIn, model, dimensions, models: status.models.map(({ items: _items, ...model }) => model) };
   }
 }

@@ -78,6 +78,10 @@ export class MemoryModule implements OnApplicationBootstrap, OnApplicationShutdo
     const { config } = this.memory.options;
     if (config.index === 'sqlite') this.holder = holdIndexFile(config.sqliteFile, 'API');
     this.metrics.registerLag('memory-indexer', async () => (await indexer.status()).lag);
+    // Which embedding models hold items (with language routing, one per language).
+    this.metrics.labelledGauge('rewind_memory_items', 'Items in the memory index, by embedding model.', 'model', async () =>
+      Object.fromEntries((await indexer.status()).models.map((m) => [m.id, m.items])),
+    );
     // Load (on the very first start: download) the embedding model now, in the background:
     // the service answers at once; a model that cannot be had is said here, not at the first recall.
     this.memory.open().then(

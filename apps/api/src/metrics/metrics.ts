@@ -57,4 +57,18 @@ export class RewindMetrics {
       },
     });
   }
+
+  /** A gauge with one label, its series read on each scrape (e.g. memory items per embedding model). */
+  labelledGauge(name: string, help: string, label: string, read: () => Promise<Record<string, number>>): void {
+    new Gauge({
+      name,
+      help,
+      labelNames: [label],
+      registers: [this.registry],
+      async collect() {
+        this.reset();
+        for (const [value, n] of Object.entries(await read())) this.set({ [label]: value }, n);
+      },
+    });
+  }
 }

@@ -392,14 +392,26 @@ export const RESPONSE_SCHEMAS: Record<string, JsonSchema> = {
   MemoryStatus: {
     type: 'object',
     description:
-      "`enabled: false` when REWIND_MEMORY=off; otherwise the indexer and the index. Positions, lag, counts and lastError are the whole deployment's: only an `operator` key sees them; a tenant's key gets enabled, index, state, runsIn, model and dimensions.",
+      "`enabled: false` when REWIND_MEMORY=off; otherwise the indexer and the index. Positions, lag, counts and lastError are the whole deployment's: only an `operator` key sees them; a tenant's key gets enabled, index, state, runsIn, model, dimensions and models (without items).",
     properties: {
       enabled: bool(),
       index: str({ example: 'sqlite' }),
       state: oneOf(['idle', 'running', 'stopping', 'stopped']),
       runsIn: oneOf(['thread', 'process'], 'Where embedding and index writes run: a worker thread (default) or the event loop.'),
-      model: orNull(str()),
+      model: orNull(str({ description: 'The embedding model; with language routing (the default local models) the default one, `models` lists each.' })),
       dimensions: orNull(int()),
+      models: array(
+        obj(
+          {
+            id: str({ example: 'all-minilm-l6-v2-q' }),
+            dimensions: int(),
+            language: str({ example: 'en' }),
+            items: int('Items this model embedded (operator only).'),
+          },
+          ['language', 'items'],
+        ),
+        'The models in use: one, or with language routing one per language (Chinese texts: bge-small-zh-v15-q), each in tables of its own.',
+      ),
       checkpoint: int(),
       lastPosition: int(),
       lag: int('Committed events not yet indexed.'),

@@ -1,8 +1,8 @@
 import { existsSync, renameSync, rmSync } from 'node:fs';
 import { SessionRepository, SessionService } from '@rewind/engine';
 import { EngineSessionPaths, MemoryIndexer } from '@rewind/memory';
-import { IndexFileCheckpoints, indexFileHolders, SqlitePolicyStore, SqliteVectorIndex } from '@rewind/memory/sqlite-vec';
-import { MemoryConfigError, MemoryRuntime, memoryConfigFromEnv, type MemoryConfig } from '@rewind/memory/runtime';
+import { IndexFileCheckpoints, indexFileHolders, SqlitePolicyStore } from '@rewind/memory/sqlite-vec';
+import { MemoryConfigError, MemoryRuntime, memoryConfigFromEnv, sqliteIndexFor, type MemoryConfig } from '@rewind/memory/runtime';
 import type { Backend } from '@rewind/runtime';
 import { CliError, EXIT_FAILURE, EXIT_OK, type CommandContext, type CommandSpec } from '../command';
 import { withBackend } from '../stores';
@@ -70,6 +70,11 @@ function refuseWhileHeld(indexFile: string): void {
   );
 }
 
+/** The runtime's embedded index (a SqliteVectorIndex, or one per model under language routing): both list their items. */
+function sqliteIndexOf(index: unknown): { listItems(): Promise<{ id: string; text: string; globalPosition: number }[]> } {
+  return index as { listItems(): Promise<{ id: string; text: string; globalPosition: number }[]> };
+}
+
 const rebuild: CommandSpec = {
   name: 'memory rebuild',
   summary: 'Rebuild the embedded memory index from the event log into a fresh index (--verify: compare it with the live one, change nothing)',
@@ -95,7 +100,8 @@ const rebuild: CommandSpec = {
         ...policiesOf(backend),
         placement: 'process',
       });
-      const freshIndex = new SqliteVectorIndex({ filename: fresh });
+      // As the configuration uses it: with language routing, each model's items in that model's tables.
+      const { index: freshIndex, file: freshFile } = sqliteIndexFor(config, fresh);
       // The fresh file keeps its own progress: swapped in, it carries on from where its build stopped.
       const progress = new IndexFileCheckpoints(fresh);
       const indexer = new MemoryIndexer({
@@ -117,7 +123,7 @@ const rebuild: CommandSpec = {
         );
         if (flags.verify) {
           await runtime.indexer.open();
-          const live = await (runtime.index as SqliteVectorIndex).listItems();
+          const live = await sqliteIndexOf(runtime.index).listItems();
           const rebuilt = await freshIndex.listItems();
           const key = (i: { id: string; text: string }) => `${i.id}\u0000${i.text}`;
           const liveKeys = new Set(live.map(key));
@@ -146,9 +152,9 @@ const rebuild: CommandSpec = {
         }
         if (runtime.policies instanceof SqlitePolicyStore) {
           // Memory policies live in the same file: carry them over.
-          new SqlitePolicyStore(freshIndex.db);
-          freshIndex.db.prepare('ATTACH DATABASE ? AS live').run(config.sqliteFile);
-          freshIndex.db.exec('INSERT OR REPLACE INTO memory_policies SELECT * FROM live.memory_policies; DETACH DATABASE live');
+          new SqlitePolicyStore(freshFile.db);
+          freshFile.db.prepare('ATTACH DATABASE ? AS live').run(config.sqliteFile);
+          freshFile.db.exec('INSERT OR REPLACE INTO memory_policies SELECT * FROM live.memory_policies; DETACH DATABASE live');
         }
         await progress.close();
         await freshIndex.close();

@@ -2533,7 +2533,7 @@ export interface components {
              */
             removedItems: number;
         };
-        /** @description `enabled: false` when REWIND_MEMORY=off; otherwise the indexer and the index. Positions, lag, counts and lastError are the whole deployment's: only an `operator` key sees them; a tenant's key gets enabled, index, state, runsIn, model and dimensions. */
+        /** @description `enabled: false` when REWIND_MEMORY=off; otherwise the indexer and the index. Positions, lag, counts and lastError are the whole deployment's: only an `operator` key sees them; a tenant's key gets enabled, index, state, runsIn, model, dimensions and models (without items). */
         MemoryStatus: {
             enabled: boolean;
             /** @example sqlite */
@@ -2545,9 +2545,24 @@ export interface components {
              * @enum {string}
              */
             runsIn?: "thread" | "process";
+            /** @description The embedding model; with language routing (the default local models) the default one, `models` lists each. */
             model?: string | null;
             /** Format: int64 */
             dimensions?: number | null;
+            /** @description The models in use: one, or with language routing one per language (Chinese texts: bge-small-zh-v15-q), each in tables of its own. */
+            models?: {
+                /** @example all-minilm-l6-v2-q */
+                id: string;
+                /** Format: int64 */
+                dimensions: number;
+                /** @example en */
+                language?: string;
+                /**
+                 * Format: int64
+                 * @description Items this model embedded (operator only).
+                 */
+                items?: number;
+            }[];
             /** Format: int64 */
             checkpoint?: number;
             /** Format: int64 */

@@ -138,6 +138,7 @@ const MATCH_BUDGET = 3_000;
  */
 export class SqliteVectorIndex implements VectorIndex {
   readonly db: Database.Database;
+  private readonly ownsConnection: boolean;
   private prefix = '';
   private dimensions = 0;
   private statements: ReturnType<SqliteVectorIndex['prepare']> | undefined;
@@ -147,11 +148,29 @@ export class SqliteVectorIndex implements VectorIndex {
   private readonly scopeSizes = new LRUCache<string, number>({ max: 10_000, ttl: PLAN_FIGURES_TTL_MS });
   private readonly documentFrequencies = new LRUCache<string, number>({ max: 50_000, ttl: PLAN_FIGURES_TTL_MS });
 
-  constructor(private readonly options: SqliteVectorIndexOptions) {
+  constructor(
+    private readonly options: SqliteVectorIndexOptions,
+    /** Another index's connection to the same file (see sibling()): this one neither sets it up nor closes it. */
+    shared?: Database.Database,
+  ) {
+    this.ownsConnection = !shared;
+    if (shared) {
+      this.db = shared;
+      return;
+    }
     this.db = openSqliteFile(options.filename, 'NORMAL');
     // Freed pages are zeroed: the text of a deleted (shredded) item must not linger in free space.
     this.db.pragma('secure_delete = ON');
     sqliteVec.load(this.db);
+  }
+
+  /**
+   * An index over the same file and connection, to be opened for another model: language routing
+   * keeps one per model, and their writes and shreds then share one connection's transactions
+   * (an index in `:memory:` too, which a second connection would not see).
+   */
+  sibling(): SqliteVectorIndex {
+    return new SqliteVectorIndex(this.options, this.db);
   }
 
   private get searchedColumns(): string {
@@ -496,6 +515,6 @@ export class SqliteVectorIndex implements VectorIndex {
   }
 
   async close(): Promise<void> {
-    if (this.db.open) this.db.close();
+    if (this.ownsConnection && this.db.open) this.db.close();
   }
 }

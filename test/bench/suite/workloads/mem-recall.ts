@@ -41,7 +41,9 @@ export async function measureMemory(sizes: Sizes): Promise<Row[]> {
     for (const items of sizes.quick ? [10_000] : [10_000, 100_000]) rows.push(...(await searchLatency(dir, info.dimensions, items, sizes.quick ? 100 : 300)));
     rows.push(...(await lagAndAppend(dir, model, sizes.quick ? 4 : 20)));
     for (const row of rows) row.notes = [...(row.notes ?? []), `model ${info.id} (${info.dimensions} dims), 1-bit codes scanned in memory + re-rank, FTS5`];
-    return [...rows, ...(await chineseRecall(dir, sizes))];
+    // Both sets in one tenant with the defaults (language routing): mem-mixed.ts.
+    const { mixedTenantRecall } = await import('./mem-mixed.js');
+    return [...rows, ...(await chineseRecall(dir, sizes)), ...(await mixedTenantRecall(dir, sizes))];
   } finally {
     await model.close();
     rmSync(dir, { recursive: true, force: true });
@@ -73,27 +75,7 @@ async function recallQuality(dir: string, model: OnnxEmbeddingModel, dataset: Re
   const policies = new InMemoryPolicyStore();
   const indexer = new MemoryIndexer({ store, checkpoints: new InMemoryCheckpointStore(), index, model, policies, batchSize: 512 });
   const caller = { tenantId: 'bench', actor: 'bench' };
-  const say = async (sessionId: string, role: 'user' | 'agent', content: string) =>
-    (await sessions.execute(caller, sessionId, { type: 'RecordMessage', role, content })).version;
-  const askedAt = new Map<string, number>();
-  for (const spec of specs) {
-    await sessions.startSession(caller, { sessionId: spec.sessionId });
-    let f = 0;
-    for (const fact of spec.facts) {
-      await say(spec.sessionId, 'user', dataset.ask(fact));
-      if (fact.abandonedText) {
-        await say(spec.sessionId, 'agent', fact.abandonedText);
-        await sessions.execute(caller, spec.sessionId, { type: 'MoveHead', kind: 'undo', steps: 1 });
-      }
-      await say(spec.sessionId, 'agent', fact.text);
-      if (++f % 4 === 0) await say(spec.sessionId, 'user', spec.filler[f % spec.filler.length]!);
-    }
-    // Later in the conversation the user comes back to a place, then asks a follow-up about it.
-    for (const q of questions.filter((q) => q.sessionId === spec.sessionId)) {
-      const version = await say(spec.sessionId, 'user', dataset.returnTo(q.entity));
-      askedAt.set(`${q.sessionId}|${q.entity}|${q.attribute}`, version);
-    }
-  }
+  const askedAt = await writeDataset(sessions, dataset);
   const started = performance.now();
   await indexer.catchUp();
   const seconds = (performance.now() - started) / 1000;
@@ -192,6 +174,38 @@ async function recallQuality(dir: string, model: OnnxEmbeddingModel, dataset: Re
   await index.close();
   await store.close();
   return rows;
+}
+
+/**
+ * Writes the data set's conversations into the bench tenant: facts asked for and answered (some
+ * first contradicted on a branch the user undid), small talk, then the user coming back to each
+ * place asked about. Tells at which version each question is asked (`session|entity|attribute`).
+ */
+export async function writeDataset(sessions: SessionService, dataset: RecallDataset): Promise<Map<string, number>> {
+  const caller = { tenantId: 'bench', actor: 'bench' };
+  const say = async (sessionId: string, role: 'user' | 'agent', content: string) =>
+    (await sessions.execute(caller, sessionId, { type: 'RecordMessage', role, content })).version;
+  const askedAt = new Map<string, number>();
+  const { sessions: specs, questions } = dataset;
+  for (const spec of specs) {
+    await sessions.startSession(caller, { sessionId: spec.sessionId });
+    let f = 0;
+    for (const fact of spec.facts) {
+      await say(spec.sessionId, 'user', dataset.ask(fact));
+      if (fact.abandonedText) {
+        await say(spec.sessionId, 'agent', fact.abandonedText);
+        await sessions.execute(caller, spec.sessionId, { type: 'MoveHead', kind: 'undo', steps: 1 });
+      }
+      await say(spec.sessionId, 'agent', fact.text);
+      if (++f % 4 === 0) await say(spec.sessionId, 'user', spec.filler[f % spec.filler.length]!);
+    }
+    // Later in the conversation the user comes back to a place, then asks a follow-up about it.
+    for (const q of questions.filter((q) => q.sessionId === spec.sessionId)) {
+      const version = await say(spec.sessionId, 'user', dataset.returnTo(q.entity));
+      askedAt.set(`${q.sessionId}|${q.entity}|${q.attribute}`, version);
+    }
+  }
+  return askedAt;
 }
 
 const WORDS =

@@ -1,0 +1,3 @@
+export * from './detect-language';
+export * from './language-routed-model';
+export * from './language-spaces-index';

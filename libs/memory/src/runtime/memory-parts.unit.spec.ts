@@ -1,0 +1,29 @@
+import { describe, expect, it } from 'vitest';
+import { LanguageRoutedEmbeddingModel, LanguageSpacesIndex } from '../language';
+import { OnnxEmbeddingModel } from '../onnx';
+import { SqliteVectorIndex } from '../sqlite-vec';
+import { memoryConfigFromEnv } from './memory-config';
+import { embeddingModelFor, routesByLanguage, vectorIndexFor } from './memory-parts';
+
+describe('language routing from configuration', () => {
+  it('routes by language with the defaults, and not once REWIND_EMBEDDING_MODEL names a model (today’s meaning: one model for everything)', async () => {
+    const defaults = { ...memoryConfigFromEnv({}, '/d'), sqliteFile: ':memory:' };
+    expect(routesByLanguage(defaults)).toBe(true);
+    expect(embeddingModelFor(defaults)).toBeInstanceOf(LanguageRoutedEmbeddingModel);
+    const routed = vectorIndexFor(defaults);
+    expect(routed).toBeInstanceOf(LanguageSpacesIndex);
+    await routed.close();
+
+    for (const env of [{ REWIND_EMBEDDING_MODEL: 'all-minilm-l6-v2-q' }, { REWIND_EMBEDDING_MODEL: 'bge-small-zh-v15-q' }]) {
+      const named = { ...memoryConfigFromEnv(env, '/d'), sqliteFile: ':memory:' };
+      expect(routesByLanguage(named)).toBe(false);
+      const model = embeddingModelFor(named);
+      expect(model).toBeInstanceOf(OnnxEmbeddingModel);
+      expect((model as OnnxEmbeddingModel).spec.id).toBe(env.REWIND_EMBEDDING_MODEL);
+      const index = vectorIndexFor(named);
+      expect(index).toBeInstanceOf(SqliteVectorIndex);
+      await index.close();
+    }
+    expect(routesByLanguage({ embeddingUrl: 'https://api.example/v1', embeddingModel: 'text-embedding-3-small' })).toBe(false);
+  });
+});
