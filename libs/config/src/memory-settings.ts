@@ -35,6 +35,8 @@ export interface MemoryConfig {
   indexerPlacement: 'thread' | 'process';
   /** REWIND_MEMORY_INDEXER_CPU_SHARE: the share of one core the background indexer may keep busy (default 0.5). */
   indexerCpuShare: number;
+  /** REWIND_MEMORY_INDEXER_THREADS: onnxruntime threads embedding the indexer's batches (default 1): more CPU to catch up after a burst. */
+  indexerThreads: number;
 }
 
 /** A bad memory setting: the service stops at start with this one sentence, like any other ConfigError. */
@@ -75,6 +77,7 @@ export function memoryConfigFromEnv(env: NodeJS.ProcessEnv, dataDir: string): Me
     recencyWeight: read.number('REWIND_MEMORY_RECENCY_WEIGHT', 0, 0, 1),
     indexerPlacement: read.oneOfAnyCase('REWIND_MEMORY_INDEXER', ['thread', 'process'] as const, 'thread'),
     indexerCpuShare: read.number('REWIND_MEMORY_INDEXER_CPU_SHARE', 0.5, 0.05, 1),
+    indexerThreads: read.integer('REWIND_MEMORY_INDEXER_THREADS', 1, 1, 64),
   };
 }
 

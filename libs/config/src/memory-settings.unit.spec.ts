@@ -14,11 +14,14 @@ describe('memory configuration', () => {
       recencyWeight: 0,
       indexerPlacement: 'thread',
       indexerCpuShare: 0.5,
+      indexerThreads: 1,
     });
     expect(memoryConfigFromEnv({ REWIND_MEMORY_INDEXER: 'process', REWIND_MEMORY_INDEXER_CPU_SHARE: '1' }, '/d')).toMatchObject({
       indexerPlacement: 'process',
       indexerCpuShare: 1,
     });
+    expect(memoryConfigFromEnv({ REWIND_MEMORY_INDEXER_THREADS: '2' }, '/d').indexerThreads).toBe(2);
+    expect(() => memoryConfigFromEnv({ REWIND_MEMORY_INDEXER_THREADS: '0' }, '/d')).toThrow(/REWIND_MEMORY_INDEXER_THREADS/);
   });
 
   it('uses Qdrant when QDRANT_URL is set, and can be turned off', () => {

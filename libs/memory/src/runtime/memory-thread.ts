@@ -48,7 +48,8 @@ function ready(): Promise<Parts> {
     const { config, role } = Tinypool.workerData as MemoryThreadData;
     // Before the model loads: onnxruntime's threads inherit the priority of the thread that makes them.
     if (role === 'writer') yieldToRequests();
-    const model = embeddingModelFor(config, { intraOpThreads: 1 });
+    // The indexer's thread may be given more of onnxruntime's threads (a catch-up after a burst); recall's question keeps one.
+    const model = embeddingModelFor(config, { intraOpThreads: role === 'writer' ? config.indexerThreads : 1 });
     const index = role === 'writer' ? vectorIndexFor(config) : null;
     return { model, index, writer: index ? new LocalItemWriter({ model, index }) : null };
   })();
