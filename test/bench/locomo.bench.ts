@@ -24,6 +24,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Rewind } from '@rewind/embedded';
+import { summarize } from './stats';
 import { LOCOMO_RESULTS_FILE } from './suite/locomo-report';
 import {
   DEFAULT_FUSION,
@@ -279,10 +280,31 @@ async function main(): Promise<void> {
     const paths = cachingPaths(new EngineSessionPaths(rewind.sessions));
     const deps = { index: runtime.index, model, paths, rewriter: runtime.rewriter, policies: runtime.policies };
     const turnsOf = (hits: { sessionId: string; version: number }[]) => hits.map((h) => dia.get(`${h.sessionId}\u0000${h.version}`) ?? '?');
+    // Each recall's wall time and the process's CPU time over it (CPU time depends less on the machine's load).
+    const latency = { wallMs: [] as number[], cpuMs: [] as number[] };
     const rewindRanker =
       (recall: MemoryRecall, rewrite: boolean): Ranker =>
-      async (q, k) =>
-        turnsOf((await recall.recall({ tenantId, sessionId: q.sessionId, query: q.text, k, scope: 'session', rewrite })).hits);
+      async (q, k) => {
+        const [start, cpu] = [performance.now(), process.cpuUsage()];
+        const { hits } = await recall.recall({ tenantId, sessionId: q.sessionId, query: q.text, k, scope: 'session', rewrite });
+        const used = process.cpuUsage(cpu);
+        latency.wallMs.push(performance.now() - start);
+        latency.cpuMs.push((used.user + used.system) / 1000);
+        return turnsOf(hits);
+      };
+    const latencyLine = () => {
+      const [wall, cpu] = [summarize(latency.wallMs), summarize(latency.cpuMs)];
+      return `Recall latency per question (${wall.n} recalls): wall p50 ${wall.p50.toFixed(1)} ms, p99 ${wall.p99.toFixed(1)} ms; CPU p50 ${cpu.p50.toFixed(1)} ms, p99 ${cpu.p99.toFixed(1)} ms.`;
+    };
+    const byCategory = (qs: Question[], s: Scores) =>
+      [4, 1, 2, 3, 5]
+        .map(
+          (c) =>
+            `${CATEGORIES[c]} ${summary(qs, s, (q) => q.category === c)
+              .recall.map(pct)
+              .join('/')}`,
+        )
+        .join('  ');
     const product = new MemoryRecall(deps, { recencyWeight: 0 });
     const scope = (q: Question) => ({ tenantId, sessionId: q.sessionId });
     const bm25: Ranker = async (q, k) => turnsOf((await runtime.index.searchText(q.text, scope(q), k)).map((h) => h.item));
@@ -295,6 +317,7 @@ async function main(): Promise<void> {
     const tableWanted = !argv.includes('--sweep-only');
     let rewritten = 0;
     let main = '';
+    let recallLatency = '';
     if (tableWanted) {
       // Asked from outside the conversation, a question needs no rewriting; when none is rewritten, "on" is "off".
       for (const q of questions) {
@@ -303,6 +326,8 @@ async function main(): Promise<void> {
       }
       log(`Rewriting on: ${rewritten} of ${questions.length} questions rewritten.`);
       const off = await score(questions, rewindRanker(product, false), true);
+      recallLatency = latencyLine();
+      log(recallLatency);
       const systems: [string, Scores][] = [
         ['Rewind, rewrite off', off],
         ['Rewind, rewrite on', rewritten === 0 ? off : await score(questions, rewindRanker(product, true), true)],
@@ -313,6 +338,14 @@ async function main(): Promise<void> {
       log(`Asked ${questions.length} questions (${((performance.now() - askStart) / 1000).toFixed(1)} s).\n`);
       main = table(questions, systems, true);
       log(main);
+    }
+    const dumpFile = flag('dump');
+    if (dumpFile) {
+      // Per question, the product's 50 best turns (ids only): for analysis, written outside the repository (the data's licence).
+      const ranked = [];
+      for (const q of questions)
+        ranked.push({ c: q.conversation, cat: q.category, q: q.text, evidence: [...q.evidence], top: await rewindRanker(product, false)(q, 50) });
+      writeFileSync(dumpFile, JSON.stringify(ranked));
     }
     const sweepLines: string[] = [];
 
@@ -333,26 +366,22 @@ async function main(): Promise<void> {
       for (const [name, options] of variants) {
         const recall = new MemoryRecall(deps, { recencyWeight: 0, ...options });
         const ranker = rewindRanker(recall, false);
+        latency.wallMs.length = latency.cpuMs.length = 0;
         const tuned = await score(tuning, ranker, false);
+        const heldOut = await score(held, ranker, false);
         const a = summary(tuning, tuned, () => true);
-        const b = summary(held, await score(held, ranker, false), () => true);
+        const b = summary(held, heldOut, () => true);
         sweepLines.push(`| ${name} | ${a.recall.map(pct).join(' / ')} | ${b.recall.map(pct).join(' / ')} |`);
         log(sweepLines[sweepLines.length - 1]!);
         if (!tableWanted) {
-          // Tuning aid: each category on the tuning half.
-          log(
-            `    ${[4, 1, 2, 3, 5]
-              .map(
-                (c) =>
-                  `${CATEGORIES[c]} ${summary(tuning, tuned, (q) => q.category === c)
-                    .recall.map(pct)
-                    .join('/')}`,
-              )
-              .join('  ')}`,
-          );
+          // Tuning aid: each category on each half, and the cost.
+          log(`    1–5:  ${byCategory(tuning, tuned)}`);
+          log(`    6–10: ${byCategory(held, heldOut)}`);
+          log(`    ${latencyLine()}`);
         }
       }
     }
+    if (cacheFile) (vectors as ReturnType<typeof persistentCache>).save();
     if (chosen.length === data.length && tableWanted) {
       const section = [
         '## LoCoMo — long-term memory on the field’s retrieval benchmark',
@@ -367,7 +396,7 @@ async function main(): Promise<void> {
           'DRAGON: the paper’s Table 3 (retrieval over dialogs; R@50 published overall only). Categories: 4 single-hop, 1 multi-hop, 2 temporal, 3 open-domain, 5 adversarial (in “all questions”); ' +
           `questions whose evidence names no turn of the data are left out (${data.reduce((n, c) => n + c.qa.length, 0) - questions.length}).`,
         '',
-        `Model ${info.id} (${info.dimensions} dims); indexed ${indexing}. Rewriting on: ${rewritten} of ${questions.length} questions rewritten${rewritten === 0 ? ' (so “on” is “off”)' : ''}.`,
+        `Model ${info.id} (${info.dimensions} dims); indexed ${indexing}. Rewriting on: ${rewritten} of ${questions.length} questions rewritten${rewritten === 0 ? ' (so “on” is “off”)' : ''}. ${recallLatency}`,
         '',
         main,
         ...(sweepLines.length > 0 ? ['', sweepLines.join('\n')] : []),

@@ -12,6 +12,8 @@ export * from './engine-session-paths';
 export * from './query-rewriter';
 export * from './deterministic-rewriter';
 export * from './recall';
+export * from './recall-diversity';
+export * from './recall-temporal';
 export * from './memory-item-writer';
 export * from './memory-indexer';
 export * from './machine-load';

@@ -3,6 +3,8 @@ import type { MemoryItem } from './memory-item';
 import { informationWeight } from './low-information';
 import { renderMemoryWrite } from './memory-item';
 import { effectivePolicy, type MemoryPolicyStore } from './memory-policy';
+import { diversify, NO_DIVERSITY, type DiversityOptions } from './recall-diversity';
+import { favourWhen } from './recall-temporal';
 import type { QueryRewriter, RewriteResult } from './query-rewriter';
 import type { Reranker } from './reranker';
 import type { SessionPath, SessionPaths } from './session-paths';
@@ -73,6 +75,17 @@ export const DEFAULT_FEEDBACK = { hits: 3, weight: 0.5 } as const;
  */
 export const DEFAULT_NEIGHBOUR_WEIGHT = 0.25;
 
+/**
+ * For a question asking when, a turn that says when ("last Friday", "two weeks ago") gains this share
+ * of the best score. LoCoMo temporal, R@5/10/25/50, conversations 1–5: 75.4/81.7/88.9/92.9 without,
+ * 77.9/83.3/92.8/94.9 at 0.1, 79.9/83.9/92.1/94.9 at 0.2, 78.3/85.8/92.1/94.9 at 0.35; 6–10 at 0.2:
+ * 57.4/67.4/74.2/82.8 → 63.8/69.4/80.3/85.4 (other categories unchanged within 0.5).
+ */
+export const DEFAULT_WHEN_WEIGHT = 0.2;
+
+/** Diversity in the top hits: not yet measured to help, off. */
+export const DEFAULT_DIVERSITY: DiversityOptions = NO_DIVERSITY;
+
 export interface MemoryRecallOptions {
   /** How the two lists are fused (default DEFAULT_FUSION). */
   fusion?: FusionOptions;
@@ -96,6 +109,10 @@ export interface MemoryRecallOptions {
   feedback?: { hits: number; weight: number };
   /** Share of the better neighbouring turn's fused score a candidate gains (default DEFAULT_NEIGHBOUR_WEIGHT; 0 turns it off). */
   neighbourWeight?: number;
+  /** For a question asking when, the share of the best score a turn that says when gains (recall-temporal.ts; default DEFAULT_WHEN_WEIGHT; 0 turns it off). */
+  whenWeight?: number;
+  /** Diversity in the top hits (recall-diversity.ts; default DEFAULT_DIVERSITY). */
+  diversity?: DiversityOptions;
   /** Fused hits the re-ranker reads (default 20, at least k). */
   rerankTop?: number;
   /** Use keyword search beside vectors (default true); false gives plain vector search. */
@@ -190,6 +207,8 @@ export class MemoryRecall {
           fused = this.fuse(moved, again, textHits);
         }
       }
+      fused = favourWhen(rewrite.query, fused, this.options.whenWeight ?? DEFAULT_WHEN_WEIGHT);
+      fused = diversify(fused, this.options.diversity ?? DEFAULT_DIVERSITY);
       const exhausted = byVector.length < fetch && byText.length < fetch;
       if (fused.length >= k || exhausted || fetch >= MAX_FETCH) return result((await this.rerank(rewrite.query, fused, k)).slice(0, k).map(toHit));
     }
