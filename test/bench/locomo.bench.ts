@@ -264,15 +264,19 @@ async function main(): Promise<void> {
       ? new MemoryIndexer({ index: runtime.index, model: vectors, policies: runtime.policies, store: rewind.store, checkpoints: runtime.checkpoints! })
       : runtime.indexer;
     const indexStart = performance.now();
+    const indexCpu = process.cpuUsage();
     await indexer.open();
     await indexer.catchUp();
     if (cacheFile) (vectors as ReturnType<typeof persistentCache>).save();
     const indexSeconds = (performance.now() - indexStart) / 1000;
+    const indexCpuUsed = process.cpuUsage(indexCpu);
+    const indexCpuSeconds = (indexCpuUsed.user + indexCpuUsed.system) / 1e6;
     const loadWhileIndexing = loadavg()[0]!;
     const items = await runtime.index.count();
     const indexing = cacheFile
       ? `${items} items (vectors from --vector-cache: indexing rate not measured)`
-      : `${items} items in ${indexSeconds.toFixed(1)} s: ${Math.round(items / indexSeconds)} items/s on one thread (load average ${loadWhileIndexing.toFixed(1)} on ${cpus().length} cores)`;
+      : `${items} items in ${indexSeconds.toFixed(1)} s: ${Math.round(items / indexSeconds)} items/s on one thread (load average ${loadWhileIndexing.toFixed(1)} on ${cpus().length} cores; ` +
+        `${indexCpuSeconds.toFixed(1)} s of CPU, ${Math.round(items / indexCpuSeconds)} items per CPU second)`;
     log(`Indexed ${indexing} with ${info.id} (${info.dimensions} dims).`);
 
     const tenantId = rewind.tenantId;

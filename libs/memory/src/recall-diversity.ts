@@ -15,6 +15,8 @@ export interface DiversityOptions {
   window: number;
   /** The best candidates re-ordered (the others keep their order after them). */
   pool: number;
+  /** Which questions: every one, or only those asking for several things (recall-question.ts: asksForList). */
+  questions?: 'all' | 'lists';
 }
 
 export const NO_DIVERSITY: DiversityOptions = { similarity: 0, nearby: 0, window: 0, pool: 0 };

@@ -4,6 +4,7 @@ import { informationWeight } from './low-information';
 import { renderMemoryWrite } from './memory-item';
 import { effectivePolicy, type MemoryPolicyStore } from './memory-policy';
 import { diversify, NO_DIVERSITY, type DiversityOptions } from './recall-diversity';
+import { asksForList, fusionFor } from './recall-question';
 import { favourWhen } from './recall-temporal';
 import type { QueryRewriter, RewriteResult } from './query-rewriter';
 import type { Reranker } from './reranker';
@@ -78,10 +79,19 @@ export const DEFAULT_NEIGHBOUR_WEIGHT = 0.25;
 /**
  * For a question asking when, a turn that says when ("last Friday", "two weeks ago") gains this share
  * of the best score. LoCoMo temporal, R@5/10/25/50, conversations 1–5: 75.4/81.7/88.9/92.9 without,
- * 77.9/83.3/92.8/94.9 at 0.1, 79.9/83.9/92.1/94.9 at 0.2, 78.3/85.8/92.1/94.9 at 0.35; 6–10 at 0.2:
- * 57.4/67.4/74.2/82.8 → 63.8/69.4/80.3/85.4 (other categories unchanged within 0.5).
+ * 77.9/83.3/92.8/94.9 at 0.1, 79.9/83.9/92.1/94.9 at 0.2, 79.2/85.5/92.8/94.9 at 0.3, 78.3/85.8/92.1/94.9
+ * at 0.35; 6–10: 57.4/67.4/74.2/82.8 → 63.5/70.6/80.3/84.1 at 0.3 (other categories within 0.5 but
+ * single-hop 6–10 R@5 −0.9).
  */
-export const DEFAULT_WHEN_WEIGHT = 0.2;
+export const DEFAULT_WHEN_WEIGHT = 0.3;
+
+/**
+ * LoCoMo open-domain (the 35 of its 92 questions asking for an inference), R@5/10/25/50, conversations
+ * 1–5: 24.2/34.5/43.0/51.7 at the fusion's 0.3, 26.5/35.0/45.6/54.0 at 0.5, 28.0/36.9/45.1/54.0 at
+ * 0.7, 19.3/28.6/42.0/47.7 at 0.9; 6–10 at 0.5: 27.6/36.8/47.0/52.9 → 28.1/37.1/47.6/53.0 (0.7:
+ * 27.4/36.8/48.2/53.1). No other category has such a question.
+ */
+export const DEFAULT_INFERENCE_DENSE_WEIGHT = 0.5;
 
 /** Diversity in the top hits: not yet measured to help, off. */
 export const DEFAULT_DIVERSITY: DiversityOptions = NO_DIVERSITY;
@@ -109,6 +119,8 @@ export interface MemoryRecallOptions {
   feedback?: { hits: number; weight: number };
   /** Share of the better neighbouring turn's fused score a candidate gains (default DEFAULT_NEIGHBOUR_WEIGHT; 0 turns it off). */
   neighbourWeight?: number;
+  /** A convex fusion's dense weight for a question asking for an inference (recall-question.ts; default DEFAULT_INFERENCE_DENSE_WEIGHT; at or below the fusion's own, no change). */
+  inferenceDenseWeight?: number;
   /** For a question asking when, the share of the best score a turn that says when gains (recall-temporal.ts; default DEFAULT_WHEN_WEIGHT; 0 turns it off). */
   whenWeight?: number;
   /** Diversity in the top hits (recall-diversity.ts; default DEFAULT_DIVERSITY). */
@@ -195,7 +207,8 @@ export class MemoryRecall {
         this.options.hybrid === false ? Promise.resolve([]) : this.deps.index.searchText(rewrite.query, scope, fetch),
       ]);
       const [vectorHits, textHits] = [await onPath(byVector), await onPath(byText)];
-      let fused = this.fuse(vector!, vectorHits, textHits);
+      const fusion = fusionFor(rewrite.query, this.options.fusion ?? DEFAULT_FUSION, this.options.inferenceDenseWeight ?? DEFAULT_INFERENCE_DENSE_WEIGHT);
+      let fused = this.fuse(fusion, vector!, vectorHits, textHits);
       const feedback = this.options.feedback ?? DEFAULT_FEEDBACK;
       if (feedback.weight > 0) {
         // A second look from what the first found (Rocchio): the question moved towards its best hits'
@@ -204,11 +217,12 @@ export class MemoryRecall {
         if (seeds.length > 0) {
           const moved = towards(vector!, seeds, feedback.weight);
           const again = await onPath(await this.deps.index.searchVector(moved, scope, fetch));
-          fused = this.fuse(moved, again, textHits);
+          fused = this.fuse(fusion, moved, again, textHits);
         }
       }
       fused = favourWhen(rewrite.query, fused, this.options.whenWeight ?? DEFAULT_WHEN_WEIGHT);
-      fused = diversify(fused, this.options.diversity ?? DEFAULT_DIVERSITY);
+      const diversity = this.options.diversity ?? DEFAULT_DIVERSITY;
+      if (diversity.questions !== 'lists' || asksForList(rewrite.query)) fused = diversify(fused, diversity);
       const exhausted = byVector.length < fetch && byText.length < fetch;
       if (fused.length >= k || exhausted || fetch >= MAX_FETCH) return result((await this.rerank(rewrite.query, fused, k)).slice(0, k).map(toHit));
     }
@@ -227,8 +241,7 @@ export class MemoryRecall {
     return [...reordered.map(({ hit, score }) => ({ item: hit.item, score })), ...fused.slice(top.length)];
   }
 
-  private fuse(query: Float32Array, byVector: ScoredItem[], byText: ScoredItem[]): ScoredItem[] {
-    const fusion = this.options.fusion ?? DEFAULT_FUSION;
+  private fuse(fusion: FusionOptions, query: Float32Array, byVector: ScoredItem[], byText: ScoredItem[]): ScoredItem[] {
     const fused = new Map<string, ScoredItem>();
     const entryOf = (hit: ScoredItem) => {
       let entry = fused.get(hit.item.id);
