@@ -24,9 +24,12 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Rewind } from '@rewind/embedded';
+import { summarize } from './stats';
 import { LOCOMO_RESULTS_FILE } from './suite/locomo-report';
 import {
   DEFAULT_FUSION,
+  DEFAULT_INFERENCE_DENSE_WEIGHT,
+  DEFAULT_WHEN_WEIGHT,
   EngineSessionPaths,
   MemoryIndexer,
   MemoryRecall,
@@ -66,6 +69,16 @@ const flag = (name: string) => {
   return i >= 0 ? argv[i + 1] : undefined;
 };
 const log = (line: string) => process.stdout.write(`${line}\n`);
+
+/** The arguments as given, the paths as placeholders (the data's and the cache's are the runner's own). */
+function commandLine(): string {
+  const placeholders: Record<string, string> = { data: '<path to locomo10.json>', 'vector-cache': '<cache file>', dump: '<file>' };
+  return argv
+    .map((arg, i) =>
+      argv[i - 1]?.startsWith('--') && placeholders[argv[i - 1]!.slice(2)] ? placeholders[argv[i - 1]!.slice(2)]! : /^[\w./:-]+$/.test(arg) ? arg : `'${arg}'`,
+    )
+    .join(' ');
+}
 
 const KS = [5, 10, 25, 50] as const;
 const CATEGORIES: Record<number, string> = { 4: 'single-hop', 1: 'multi-hop', 2: 'temporal', 3: 'open-domain', 5: 'adversarial' };
@@ -263,15 +276,19 @@ async function main(): Promise<void> {
       ? new MemoryIndexer({ index: runtime.index, model: vectors, policies: runtime.policies, store: rewind.store, checkpoints: runtime.checkpoints! })
       : runtime.indexer;
     const indexStart = performance.now();
+    const indexCpu = process.cpuUsage();
     await indexer.open();
     await indexer.catchUp();
     if (cacheFile) (vectors as ReturnType<typeof persistentCache>).save();
     const indexSeconds = (performance.now() - indexStart) / 1000;
+    const indexCpuUsed = process.cpuUsage(indexCpu);
+    const indexCpuSeconds = (indexCpuUsed.user + indexCpuUsed.system) / 1e6;
     const loadWhileIndexing = loadavg()[0]!;
     const items = await runtime.index.count();
     const indexing = cacheFile
       ? `${items} items (vectors from --vector-cache: indexing rate not measured)`
-      : `${items} items in ${indexSeconds.toFixed(1)} s: ${Math.round(items / indexSeconds)} items/s on one thread (load average ${loadWhileIndexing.toFixed(1)} on ${cpus().length} cores)`;
+      : `${items} items in ${indexSeconds.toFixed(1)} s: ${Math.round(items / indexSeconds)} items/s on one thread (load average ${loadWhileIndexing.toFixed(1)} on ${cpus().length} cores; ` +
+        `${indexCpuSeconds.toFixed(1)} s of CPU, ${Math.round(items / indexCpuSeconds)} items per CPU second)`;
     log(`Indexed ${indexing} with ${info.id} (${info.dimensions} dims).`);
 
     const tenantId = rewind.tenantId;
@@ -279,10 +296,31 @@ async function main(): Promise<void> {
     const paths = cachingPaths(new EngineSessionPaths(rewind.sessions));
     const deps = { index: runtime.index, model, paths, rewriter: runtime.rewriter, policies: runtime.policies };
     const turnsOf = (hits: { sessionId: string; version: number }[]) => hits.map((h) => dia.get(`${h.sessionId}\u0000${h.version}`) ?? '?');
+    // Each recall's wall time and the process's CPU time over it (CPU time depends less on the machine's load).
+    const latency = { wallMs: [] as number[], cpuMs: [] as number[] };
     const rewindRanker =
       (recall: MemoryRecall, rewrite: boolean): Ranker =>
-      async (q, k) =>
-        turnsOf((await recall.recall({ tenantId, sessionId: q.sessionId, query: q.text, k, scope: 'session', rewrite })).hits);
+      async (q, k) => {
+        const [start, cpu] = [performance.now(), process.cpuUsage()];
+        const { hits } = await recall.recall({ tenantId, sessionId: q.sessionId, query: q.text, k, scope: 'session', rewrite });
+        const used = process.cpuUsage(cpu);
+        latency.wallMs.push(performance.now() - start);
+        latency.cpuMs.push((used.user + used.system) / 1000);
+        return turnsOf(hits);
+      };
+    const latencyLine = () => {
+      const [wall, cpu] = [summarize(latency.wallMs), summarize(latency.cpuMs)];
+      return `Recall latency per question (${wall.n} recalls): wall p50 ${wall.p50.toFixed(1)} ms, p99 ${wall.p99.toFixed(1)} ms; CPU p50 ${cpu.p50.toFixed(1)} ms, p99 ${cpu.p99.toFixed(1)} ms.`;
+    };
+    const byCategory = (qs: Question[], s: Scores) =>
+      [4, 1, 2, 3, 5]
+        .map(
+          (c) =>
+            `${CATEGORIES[c]} ${summary(qs, s, (q) => q.category === c)
+              .recall.map(pct)
+              .join('/')}`,
+        )
+        .join('  ');
     const product = new MemoryRecall(deps, { recencyWeight: 0 });
     const scope = (q: Question) => ({ tenantId, sessionId: q.sessionId });
     const bm25: Ranker = async (q, k) => turnsOf((await runtime.index.searchText(q.text, scope(q), k)).map((h) => h.item));
@@ -295,6 +333,7 @@ async function main(): Promise<void> {
     const tableWanted = !argv.includes('--sweep-only');
     let rewritten = 0;
     let main = '';
+    let recallLatency = '';
     if (tableWanted) {
       // Asked from outside the conversation, a question needs no rewriting; when none is rewritten, "on" is "off".
       for (const q of questions) {
@@ -303,6 +342,8 @@ async function main(): Promise<void> {
       }
       log(`Rewriting on: ${rewritten} of ${questions.length} questions rewritten.`);
       const off = await score(questions, rewindRanker(product, false), true);
+      recallLatency = latencyLine();
+      log(recallLatency);
       const systems: [string, Scores][] = [
         ['Rewind, rewrite off', off],
         ['Rewind, rewrite on', rewritten === 0 ? off : await score(questions, rewindRanker(product, true), true)],
@@ -313,6 +354,14 @@ async function main(): Promise<void> {
       log(`Asked ${questions.length} questions (${((performance.now() - askStart) / 1000).toFixed(1)} s).\n`);
       main = table(questions, systems, true);
       log(main);
+    }
+    const dumpFile = flag('dump');
+    if (dumpFile) {
+      // Per question, the product's 50 best turns (ids only): for analysis, written outside the repository (the data's licence).
+      const ranked = [];
+      for (const q of questions)
+        ranked.push({ c: q.conversation, cat: q.category, q: q.text, evidence: [...q.evidence], top: await rewindRanker(product, false)(q, 50) });
+      writeFileSync(dumpFile, JSON.stringify(ranked));
     }
     const sweepLines: string[] = [];
 
@@ -333,41 +382,38 @@ async function main(): Promise<void> {
       for (const [name, options] of variants) {
         const recall = new MemoryRecall(deps, { recencyWeight: 0, ...options });
         const ranker = rewindRanker(recall, false);
+        latency.wallMs.length = latency.cpuMs.length = 0;
         const tuned = await score(tuning, ranker, false);
+        const heldOut = await score(held, ranker, false);
         const a = summary(tuning, tuned, () => true);
-        const b = summary(held, await score(held, ranker, false), () => true);
+        const b = summary(held, heldOut, () => true);
         sweepLines.push(`| ${name} | ${a.recall.map(pct).join(' / ')} | ${b.recall.map(pct).join(' / ')} |`);
         log(sweepLines[sweepLines.length - 1]!);
         if (!tableWanted) {
-          // Tuning aid: each category on the tuning half.
-          log(
-            `    ${[4, 1, 2, 3, 5]
-              .map(
-                (c) =>
-                  `${CATEGORIES[c]} ${summary(tuning, tuned, (q) => q.category === c)
-                    .recall.map(pct)
-                    .join('/')}`,
-              )
-              .join('  ')}`,
-          );
+          // Tuning aid: each category on each half, and the cost.
+          log(`    1–5:  ${byCategory(tuning, tuned)}`);
+          log(`    6–10: ${byCategory(held, heldOut)}`);
+          log(`    ${latencyLine()}`);
         }
       }
     }
+    if (cacheFile) (vectors as ReturnType<typeof persistentCache>).save();
     if (chosen.length === data.length && tableWanted) {
       const section = [
         '## LoCoMo — long-term memory on the field’s retrieval benchmark',
         '',
-        `Generated by \`npm run bench:locomo -- --data <path to locomo10.json>${argv.includes('--sweep') ? ' --sweep' : ''}\` on ${new Date().toISOString().slice(0, 10)}. ` +
+        `Generated by \`npm run bench:locomo -- ${commandLine()}\` on ${new Date().toISOString().slice(0, 10)}. ` +
           'Data: `data/locomo10.json` of github.com/snap-research/LoCoMo (CC BY-NC 4.0, not in this repository). ' +
           `Each of the 10 conversations is one session (${turns} turns, each a message \`[<session date>] <speaker>: <text>\`), indexed by the product's indexer into its SQLite index ` +
           `(FTS5 + vectors) through the library (\`@rewind/embedded\`) with the product's defaults: each message embedded with its previous turn, and searched by keywords with its previous turn in a column of its own ` +
           `(BM25 weight 0.6 against the turn's 1; Porter-stemmed words); recall fuses both lists' 200 best by a convex combination (dense weight ${DEFAULT_FUSION.method === 'convex' ? DEFAULT_FUSION.denseWeight : '–'}; every candidate scored by both signals: a keyword hit by its stored vector's cosine too), ` +
-          `then looks again from the 3 best hits (pseudo-relevance feedback), and a turn gains a quarter of its better neighbour’s score. Every question is asked with scope \`session\`, once per k. Evidence recall@k: the share of a question's evidence turns among the k hits ` +
+          `then looks again from the 3 best hits (pseudo-relevance feedback), and a turn gains a quarter of its better neighbour’s score; ` +
+          `for a question asking when, a turn that says when ("last Friday", "two weeks ago") gains ${DEFAULT_WHEN_WEIGHT} of the best score, and a question asking for an inference ("Would…", "likely") is fused at dense weight ${DEFAULT_INFERENCE_DENSE_WEIGHT}. Every question is asked with scope \`session\`, once per k. Evidence recall@k: the share of a question's evidence turns among the k hits ` +
           '(a hit counts for its own turn, not for the previous turn it was searched with). BM25 alone is the same index’s FTS5 search, dense alone its vector search with the same model, in the same run; ' +
           'DRAGON: the paper’s Table 3 (retrieval over dialogs; R@50 published overall only). Categories: 4 single-hop, 1 multi-hop, 2 temporal, 3 open-domain, 5 adversarial (in “all questions”); ' +
           `questions whose evidence names no turn of the data are left out (${data.reduce((n, c) => n + c.qa.length, 0) - questions.length}).`,
         '',
-        `Model ${info.id} (${info.dimensions} dims); indexed ${indexing}. Rewriting on: ${rewritten} of ${questions.length} questions rewritten${rewritten === 0 ? ' (so “on” is “off”)' : ''}.`,
+        `Model ${info.id} (${info.dimensions} dims); indexed ${indexing}. Rewriting on: ${rewritten} of ${questions.length} questions rewritten${rewritten === 0 ? ' (so “on” is “off”)' : ''}. ${recallLatency}`,
         '',
         main,
         ...(sweepLines.length > 0 ? ['', sweepLines.join('\n')] : []),
