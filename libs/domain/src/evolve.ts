@@ -1,5 +1,5 @@
 import { isStepEvent, type RecordedSessionEvent, type SessionEvent } from './events';
-import { emptyPathState, findTurn, type PathState, type SessionState, type Turn } from './state';
+import { emptyPathState, findTurnIndex, turnToChange, type PathState, type SessionState, type Turn } from './state';
 
 /** Gives a private copy of the path state at a timeline node (for head moves). */
 export type PathResolver = (version: number) => PathState;
@@ -30,7 +30,8 @@ export function evolveInPlace(state: SessionState, event: Recorded, resolvePath:
 }
 
 function turnOf(path: PathState, turnId: string, version: number): Turn {
-  let turn = findTurn(path, turnId);
+  const index = findTurnIndex(path, turnId);
+  let turn = index >= 0 ? turnToChange(path, index) : undefined;
   if (!turn) {
     turn = { turnId, status: 'open', startedVersion: version, messages: [] };
     path.turns.push(turn);

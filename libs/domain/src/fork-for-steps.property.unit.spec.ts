@@ -6,7 +6,8 @@ import { DomainError } from './errors';
 import type { RecordedSessionEvent } from './events';
 import { evolveInPlace } from './evolve';
 import { foldPath } from './replay';
-import { cloneState, forkForSteps, initialSessionState, type SessionState } from './state';
+import { scratchForSteps } from './scratch-state';
+import { cloneState, initialSessionState, type SessionState } from './state';
 import { recordedAt } from './testing/recorded';
 import { commandsFor, intentArb, type Intent } from './testing/arbitraries';
 
@@ -46,8 +47,8 @@ function run(state: SessionState, events: RecordedSessionEvent[], intents: Inten
   );
 }
 
-describe('forkForSteps (property-based)', () => {
-  it('steps folded into a fork leave the original untouched and the fork equal to a deep copy folded the same way', () => {
+describe('scratchForSteps (property-based)', () => {
+  it('steps folded into a scratch state leave the original untouched and the scratch equal to a deep copy folded the same way', () => {
     let forkedSteps = 0;
     fc.assert(
       fc.property(fc.array(intentArb, { maxLength: 30 }), fc.array(stepIntent, { minLength: 1, maxLength: 15 }), (history, steps) => {
@@ -58,7 +59,7 @@ describe('forkForSteps (property-based)', () => {
         const before = cloneState(state);
 
         const forkEvents = [...events];
-        const fork = forkForSteps(state);
+        const fork = scratchForSteps(state);
         // Also finish calls the history left open: steps that change objects the fork shares a parent with.
         const finishOpen: SessionCommand[] = Object.values(state.path.toolCalls)
           .filter((c) => c.status === 'started')

@@ -3,6 +3,7 @@ export * from './effects';
 export * from './events';
 export * from './commands';
 export * from './state';
+export * from './scratch-state';
 export * from './errors';
 export * from './timeline';
 export * from './evolve';

@@ -161,6 +161,23 @@ export interface PendingFork {
 }
 
 /** The turn with this id on the path; searched from the newest, where steps almost always land. */
+/**
+ * A path state may hand out its own copy of a turn before evolve changes it (a scratch state
+ * shares the turns it has not changed with the state it was made from: see scratchForSteps).
+ */
+export const OWN_TURN: unique symbol = Symbol('rewind.ownTurn');
+type OwnsTurns = PathState & { [OWN_TURN]?: (index: number) => Turn };
+
+/** The turn at `index`, to be changed in place. */
+export function turnToChange(path: PathState, index: number): Turn {
+  return (path as OwnsTurns)[OWN_TURN]?.(index) ?? path.turns[index]!;
+}
+
+export function findTurnIndex(path: PathState, turnId: string): number {
+  for (let i = path.turns.length - 1; i >= 0; i--) if (path.turns[i]!.turnId === turnId) return i;
+  return -1;
+}
+
 export function findTurn(path: PathState, turnId: string): Turn | undefined {
   for (let i = path.turns.length - 1; i >= 0; i--) if (path.turns[i]!.turnId === turnId) return path.turns[i];
   return undefined;
@@ -194,34 +211,4 @@ export function initialSessionState(): SessionState {
 /** A deep copy: `evolve` works in place on a copy that the caller owns. */
 export function cloneState<T>(state: T): T {
   return structuredClone(state);
-}
-
-/**
- * A copy that steps (see StepCommand) may be evolved into without changing `state`, at the
- * cost of the items steps change rather than of the whole state: containers are copied, and
- * so are the objects step events mutate in place (turns, tool calls); messages, tasks and
- * JSON payloads are shared, since evolve never mutates them. Head moves and rollback events
- * change more: fold those into a `cloneState` copy.
- */
-export function forkForSteps(state: SessionState): SessionState {
-  const path = state.path;
-  const toolCalls: Record<string, ToolCall> = {};
-  for (const id in path.toolCalls) toolCalls[id] = { ...path.toolCalls[id]! };
-  const proposals: Record<string, Proposal> = {};
-  for (const id in path.proposals) proposals[id] = { ...path.proposals[id]! };
-  return {
-    ...state,
-    path: {
-      turns: path.turns.map((turn) => ({ ...turn, messages: [...turn.messages] })),
-      memory: { ...path.memory },
-      contextVars: { ...path.contextVars },
-      tasks: [...path.tasks],
-      toolCalls,
-      thoughts: [...path.thoughts],
-      proposals,
-    },
-    timeline: [...state.timeline],
-    checkpoints: { ...state.checkpoints },
-    redoStack: [...state.redoStack],
-  };
 }

@@ -53,6 +53,15 @@ describe('several steps in one write (property-based)', () => {
           await batch.repository.flushSnapshots();
           const cold = new SessionRepository(batchStore, { snapshotEvery: 7 });
           expect(await cold.load(sessionStreamId('t', 's'))).toEqual(await batch.getState(caller, 's'));
+          // In two writes, the second decided on a session the first left (calls, turns and memory to read through to).
+          if (sent.length > 1) {
+            const twice = newService(new InMemoryEventStore());
+            await twice.startSession(caller, { sessionId: 's' }, { commandId: 'start' });
+            const half = Math.ceil(sent.length / 2);
+            await twice.executeSteps(caller, 's', sent.slice(0, half), { commandId: 'first' });
+            await twice.executeSteps(caller, 's', sent.slice(half), { commandId: 'second' });
+            expect(await twice.getState(caller, 's')).toEqual(await one.getState(caller, 's'));
+          }
         } else {
           refused++;
           const error = await batch.executeSteps(caller, 's', sent, { commandId: 'batch' }).catch((e: unknown) => e);
@@ -61,6 +70,15 @@ describe('several steps in one write (property-based)', () => {
             expect((error as DomainError).message).toMatch(new RegExp(`^steps\\[${refusedAt}\\]: `));
           } else expect(error).toBeInstanceOf(DomainError);
           expect(await batchStore.streamVersion(sessionStreamId('t', 's'))).toBe(1);
+          // After the steps that were accepted (written first, as a batch), the refused rest leaves the session as it was.
+          if (refusedAt > 0) {
+            const later = newService(new InMemoryEventStore());
+            await later.startSession(caller, { sessionId: 's' }, { commandId: 'start' });
+            await later.executeSteps(caller, 's', sent.slice(0, refusedAt), { commandId: 'accepted' });
+            const before = structuredClone(await later.getState(caller, 's'));
+            await expect(later.executeSteps(caller, 's', sent.slice(refusedAt), { commandId: 'refused' })).rejects.toBeInstanceOf(DomainError);
+            expect(await later.getState(caller, 's')).toEqual(before);
+          }
         }
       }),
       { numRuns: RUNS },

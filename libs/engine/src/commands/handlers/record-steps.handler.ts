@@ -3,7 +3,7 @@ import {
   decide,
   DomainError,
   evolveInPlace,
-  forkForSteps,
+  scratchForSteps,
   invalid,
   isStepCommand,
   type DecideContext,
@@ -55,9 +55,10 @@ export class RecordStepsHandler {
       options,
       () => ({ sessionId, steps }),
       (state, stamp, streamId) => {
-        const folded = forkForSteps(state);
-        // The fork the steps were decided on becomes the state after the commit: each event is folded once.
-        return { events: decideSteps(folded, steps, lookups, stamp, streamId), context: { folded } };
+        // Decided on a scratch state that copies only what the steps touch; after the commit the
+        // events are folded into the cached state (a whole copy grew with the session: ~1 ms a
+        // request at 3 000 turns, the soak's slowdown).
+        return { events: decideSteps(scratchForSteps(state), steps, lookups, stamp, streamId), context: {} };
       },
       'RecordSteps',
     );
