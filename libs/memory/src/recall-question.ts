@@ -1,4 +1,5 @@
-import type { FusionOptions } from './recall';
+/** How recall fuses its keyword and vector lists: a convex combination of normalised scores, or reciprocal rank fusion. */
+export type FusionOptions = { method: 'convex'; denseWeight: number } | { method: 'rrf'; k: number };
 
 /**
  * Questions that ask for an inference ("Would Melanie prefer a national park?", "What might John's

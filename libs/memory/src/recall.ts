@@ -4,7 +4,7 @@ import { informationWeight } from './low-information';
 import { renderMemoryWrite } from './memory-item';
 import { effectivePolicy, type MemoryPolicyStore } from './memory-policy';
 import { diversify, NO_DIVERSITY, type DiversityOptions } from './recall-diversity';
-import { asksForList, fusionFor } from './recall-question';
+import { asksForList, fusionFor, type FusionOptions } from './recall-question';
 import { favourWhen } from './recall-temporal';
 import type { QueryRewriter, RewriteResult } from './query-rewriter';
 import type { Reranker } from './reranker';
@@ -51,7 +51,7 @@ export interface RecallResult {
  * rank fusion, 1 / (k + rank) summed over the lists — ranks only, so a keyword hit with a
  * decisive score weighs no more than a middling one.
  */
-export type FusionOptions = { method: 'convex'; denseWeight: number } | { method: 'rrf'; k: number };
+export type { FusionOptions };
 
 /**
  * Tuned on LoCoMo conversations 1–5 (`npm run bench:locomo -- --sweep`), checked on 6–10: with
