@@ -191,8 +191,15 @@ EOF
 }
 
 random_cluster_id() {
-  # A Kafka Uuid: 16 random bytes, URL-safe base64 without padding (22 chars).
-  head -c 16 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=\n'
+  # A Kafka Uuid: 16 random bytes, URL-safe base64 without padding (22 chars). Like Kafka's own
+  # Uuid.randomUuid, never one that starts with "-": the tool would read it as an option
+  # ("--cluster-id: expected one argument", one start in 64).
+  local id
+  while :; do
+    id="$(head -c 16 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=\n')"
+    [[ "$id" != -* ]] && break
+  done
+  printf '%s' "$id"
 }
 
 format_storage() {
