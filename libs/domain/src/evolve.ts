@@ -1,5 +1,5 @@
 import { isStepEvent, type RecordedSessionEvent, type SessionEvent } from './events';
-import { emptyPathState, findTurnIndex, turnToChange, type PathState, type SessionState, type Turn } from './state';
+import { addTurn, emptyPathState, findTurnIndex, turnToChange, type PathState, type SessionState, type Turn } from './state';
 
 /** Gives a private copy of the path state at a timeline node (for head moves). */
 export type PathResolver = (version: number) => PathState;
@@ -34,7 +34,7 @@ function turnOf(path: PathState, turnId: string, version: number): Turn {
   let turn = index >= 0 ? turnToChange(path, index) : undefined;
   if (!turn) {
     turn = { turnId, status: 'open', startedVersion: version, messages: [] };
-    path.turns.push(turn);
+    addTurn(path, turn);
   }
   return turn;
 }

@@ -1,4 +1,4 @@
-import { OWN_TURN, type PathState, type SessionState, type ToolCall, type Turn } from './state';
+import { copyTurns, OWN_TURN, type PathState, type SessionState, type ToolCall, type Turn } from './state';
 
 /**
  * A record that reads through to `base` and keeps its own writes and deletions: a copy of a
@@ -43,7 +43,7 @@ function overlay<T>(base: Record<string, T>, own?: (value: T) => T): Record<stri
 
 /** The turns, sharing the array's entries: evolve asks for its own copy of a turn before it changes it (OWN_TURN). */
 function ownTurns(base: Turn[]): { turns: Turn[]; own: (index: number) => Turn } {
-  const turns = base.slice();
+  const turns = copyTurns(base);
   return {
     turns,
     own: (index) => {

@@ -173,14 +173,68 @@ export function turnToChange(path: PathState, index: number): Turn {
   return (path as OwnsTurns)[OWN_TURN]?.(index) ?? path.turns[index]!;
 }
 
+/**
+ * Turn id → index, kept beside each turns array (not part of the state, so snapshots and copies
+ * are unchanged): a new turn's id is looked up without scanning every turn of a long session, which
+ * every new turn did (in the scratch state and again in the fold). Rebuilt when it no longer
+ * matches its array's length; a hit is checked against the array before it is trusted. Relies on
+ * turns being added at the end and an entry being replaced only by a copy of the same turn (its id
+ * kept), as evolve and scratchForSteps do.
+ */
+const turnIndexes = new WeakMap<Turn[], Map<string, number>>();
+
+function turnIndexOf(turns: Turn[]): Map<string, number> {
+  let index = turnIndexes.get(turns);
+  if (!index || index.size !== turns.length) {
+    index = new Map();
+    for (let i = 0; i < turns.length; i++) index.set(turns[i]!.turnId, i);
+    turnIndexes.set(turns, index);
+  }
+  return index;
+}
+
+/** Turns arrays copied from another (a scratch state's): the same ids at the same places, then their own. */
+const copiedFrom = new WeakMap<Turn[], Turn[]>();
+
+/** A copy of `turns` that looks ids up through the original's index (see scratchForSteps). */
+export function copyTurns(turns: Turn[]): Turn[] {
+  const copy = turns.slice();
+  copiedFrom.set(copy, turns);
+  return copy;
+}
+
 export function findTurnIndex(path: PathState, turnId: string): number {
-  for (let i = path.turns.length - 1; i >= 0; i--) if (path.turns[i]!.turnId === turnId) return i;
+  return indexIn(path.turns, turnId);
+}
+
+function indexIn(turns: Turn[], turnId: string): number {
+  // The open turn is the common case.
+  if (turns.length > 0 && turns[turns.length - 1]!.turnId === turnId) return turns.length - 1;
+  const original = copiedFrom.get(turns);
+  if (original && original.length <= turns.length) {
+    for (let j = turns.length - 1; j >= original.length; j--) if (turns[j]!.turnId === turnId) return j;
+    const i = indexIn(original, turnId);
+    if (i < 0 || turns[i]?.turnId === turnId) return i;
+  }
+  const i = turnIndexOf(turns).get(turnId);
+  if (i !== undefined && turns[i]?.turnId === turnId) return i;
+  if (i === undefined && turnIndexOf(turns).size === turns.length) return -1;
+  for (let j = turns.length - 1; j >= 0; j--) if (turns[j]!.turnId === turnId) return j;
   return -1;
 }
 
+/** Appends a new turn, keeping the id index in step. */
+export function addTurn(path: PathState, turn: Turn): void {
+  const turns = path.turns;
+  const index = turnIndexes.get(turns);
+  const fresh = index !== undefined && index.size === turns.length && !index.has(turn.turnId);
+  turns.push(turn);
+  if (fresh) index.set(turn.turnId, turns.length - 1);
+}
+
 export function findTurn(path: PathState, turnId: string): Turn | undefined {
-  for (let i = path.turns.length - 1; i >= 0; i--) if (path.turns[i]!.turnId === turnId) return path.turns[i];
-  return undefined;
+  const i = findTurnIndex(path, turnId);
+  return i >= 0 ? path.turns[i] : undefined;
 }
 
 export function emptyPathState(): PathState {
