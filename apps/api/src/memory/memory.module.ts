@@ -3,7 +3,7 @@ import type { RewindConfig } from '@rewind/config';
 import { SessionService } from '@rewind/engine';
 import { type EventStore } from '@rewind/event-store';
 import type { CheckpointStore, SubscriptionHub } from '@rewind/event-store/subscriptions';
-import { EngineSessionPaths } from '@rewind/memory';
+import { EngineSessionPaths, type EmbeddingModelInfo } from '@rewind/memory';
 import { MemoryRuntime, memoryConfigFromEnv } from '@rewind/memory/runtime';
 import { holdIndexFile } from '@rewind/memory/sqlite-vec';
 import type { Backend } from '@rewind/runtime';
@@ -85,7 +85,7 @@ export class MemoryModule implements OnApplicationBootstrap, OnApplicationShutdo
     // Load (on the very first start: download) the embedding model now, in the background:
     // the service answers at once; a model that cannot be had is said here, not at the first recall.
     this.memory.open().then(
-      (model) => this.logger.log(`Memory ready: embedding model ${model.id} (${model.dimensions} dimensions).`),
+      (model) => this.logger.log(`Memory ready: ${describeModels(model)}.`),
       (error: Error) => this.logger.error(`${error.message} Recall answers 503 until then; writes are not affected.`),
     );
     if (this.config.relayTopic) {
@@ -105,4 +105,13 @@ export class MemoryModule implements OnApplicationBootstrap, OnApplicationShutdo
     await this.memory?.close();
     this.holder?.release();
   }
+}
+
+/** The models items are embedded with: one, or (language routing) one per language, the first loaded now and the others with their language's first text. */
+function describeModels(model: EmbeddingModelInfo): string {
+  if (!model.spaces || model.spaces.length < 2) return `embedding model ${model.id} (${model.dimensions} dimensions)`;
+  const spaces = model.spaces.map(
+    (space, i) => `${space.language} → ${space.id} (${space.dimensions} dimensions, ${i === 0 ? 'loaded' : `loads with the first ${space.language} text`})`,
+  );
+  return `embedding models by language: ${spaces.join(', ')}`;
 }
