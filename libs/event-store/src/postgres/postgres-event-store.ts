@@ -3,10 +3,9 @@ import { decodeMetadata, encodeMetadata } from '../metadata-codec';
 import { DatabaseError, Pool, types as pgTypes, type CustomTypesConfig, type PoolClient, type QueryArrayConfig } from 'pg';
 import { GroupCommitQueue, type Settled } from '../group-commit';
 import { storedIdempotencyKey } from '../idempotency-key';
-import { decodeSegment, decodeSnapshotJson, encodeSegment, encodeSnapshotJson } from '../snapshot-codec';
-import { eventDigest, sha256Bytes, snapshotProblem } from '../audit/audit-chain';
+import { decodeSegment, encodeSegment, encodeSnapshotJson } from '../snapshot-codec';
+import { eventDigest, sha256Bytes } from '../audit/audit-chain';
 import type { ChainEvent, ReadChainOptions } from '../event-store';
-import { noteSnapshotRejected } from '../audit/snapshot-rejections';
 import {
   ConcurrencyError,
   IdempotencyKeyReusedError,
@@ -30,6 +29,8 @@ import { EventTypeCodes } from './event-type-codes';
 import { migrate } from './migrations';
 import { statements, type Statements } from './statements';
 import { withTransaction } from './transaction';
+import { checkedSnapshot } from './snapshot-columns';
+import { checkSnapshots, readChain } from './audit-reads';
 
 export { maskConnectionString, PostgresUnavailableError } from './errors';
 export { MAX_EVENTS_PER_APPEND } from './format';
@@ -118,15 +119,6 @@ function encoded(streamId: string, e: NewEvent, typeName: string): { data: strin
   const data = JSON.stringify(e.data ?? null);
   const metadata = encodeMetadata(e.metadata, streamId);
   return { data, metadata, digest: eventDigest(streamId, e.eventId, typeName, e.parentVersion ?? null, data, metadata) };
-}
-
-interface SnapshotRow {
-  version: number;
-  /** The JSON text (rows below the deflate threshold), else null. */
-  state: string | null;
-  deflated: Buffer | null;
-  seal: Buffer | null;
-  link: Buffer | null;
 }
 
 const settle = <R>(promise: Promise<R>): Promise<Settled<R>> =>
@@ -434,20 +426,6 @@ export class PostgresEventStore implements EventStore {
     });
   }
 
-  /** The snapshot in `row`, or null (reported) when its seal does not hold: the caller replays instead. */
-  private checkedSnapshot(
-    streamId: string,
-    reducerVersion: number,
-    row: SnapshotRow,
-  ): { snapshot: Snapshot | null; rejected?: { version: number; problem: string } } {
-    const json = row.deflated === null ? (row.state ?? 'null') : decodeSnapshotJson(row.deflated);
-    const problem = snapshotProblem(row.seal, row.link, row.version, json);
-    if (!problem) return { snapshot: { streamId, version: row.version, reducerVersion, state: JSON.parse(json) } };
-    // An unsealed snapshot (written before seals) is a plain cache miss; a seal that does not hold is reported.
-    if (row.seal !== null) noteSnapshotRejected({ streamId, version: row.version, problem });
-    return { snapshot: null, ...(row.seal !== null ? { rejected: { version: row.version, problem } } : {}) };
-  }
-
   /** One round trip: a first row for the snapshot (if any), then one per event of the tail. */
   async loadSnapshotAndTail(streamId: string, reducerVersion: number, version: number): Promise<SnapshotAndTail> {
     const result = await this.pool.query<unknown[]>({ ...this.sql.loadSnapshotAndTail, rowMode: 'array', values: [streamId, reducerVersion, version] });
@@ -457,7 +435,7 @@ export class PostgresEventStore implements EventStore {
     await this.types.learnCodes(result.rows.map((row) => (row[4 + TYPE_CODE] as number | null) ?? null));
     for (const row of result.rows) {
       if (row[0] === 0) {
-        const checked = this.checkedSnapshot(streamId, reducerVersion, {
+        const checked = checkedSnapshot(streamId, reducerVersion, {
           version: row[1] as number,
           state: row[2] as string | null,
           deflated: row[3] as Buffer | null,
@@ -490,47 +468,11 @@ export class PostgresEventStore implements EventStore {
       values: [streamId, reducerVersion, atOrBefore],
     });
     const row = result.rows[0];
-    return row
-      ? this.checkedSnapshot(streamId, reducerVersion, { version: row[0], state: row[1], deflated: row[2], seal: row[3], link: row[4] }).snapshot
-      : null;
+    return row ? checkedSnapshot(streamId, reducerVersion, { version: row[0], state: row[1], deflated: row[2], seal: row[3], link: row[4] }).snapshot : null;
   }
 
-  async readChain(options: ReadChainOptions): Promise<ChainEvent[]> {
-    const s = `"${this.schema}"`;
-    const content = options.content ?? true;
-    const streams =
-      options.streamId !== undefined
-        ? `AND e.stream_key = (SELECT st.id FROM ${s}.streams st WHERE st.stream_id = $4::text)`
-        : options.streamPrefix !== undefined
-          ? `AND e.stream_key IN (SELECT st.id FROM ${s}.streams st WHERE st.stream_id >= $4::text AND st.stream_id < $5::text)`
-          : '';
-    const values: unknown[] = [options.after, options.upTo ?? Number.MAX_SAFE_INTEGER, options.limit];
-    if (options.streamId !== undefined) values.push(options.streamId);
-    else if (options.streamPrefix !== undefined) values.push(options.streamPrefix, options.streamPrefix + '\uffff');
-    const result = await this.pool.query<unknown[]>({
-      text: `SELECT e.global_position, (SELECT st.stream_id FROM ${s}.streams st WHERE st.id = e.stream_key), e.stream_version,
-                    coalesce(e.event_text, e.event_uuid::text), e.type, e.type_code, e.parent_version,
-                    ${content ? 'e.data::text, e.metadata::text' : "'', ''"}, e.link
-               FROM ${s}.events e
-              WHERE e.global_position > $1::bigint AND e.global_position <= $2::bigint ${streams}
-              ORDER BY e.global_position
-              LIMIT $3::bigint`,
-      rowMode: 'array',
-      values,
-    });
-    await this.types.learnCodes(result.rows.map((row) => row[5] as number | null));
-    return result.rows.map((row) => ({
-      position: row[0] as number,
-      // An event whose stream key names no stream: reported by verify as not recorded.
-      streamId: (row[1] as string | null) ?? `(stream key of position ${String(row[0])})`,
-      version: row[2] as number,
-      eventId: row[3] as string,
-      type: this.types.typeOf(row[4] as string | null, row[5] as number | null),
-      parentVersion: row[6] as number | null,
-      data: row[7] as string,
-      metadata: row[8] as string,
-      link: row[9] as Buffer | null,
-    }));
+  readChain(options: ReadChainOptions): Promise<ChainEvent[]> {
+    return readChain(this.pool, this.schema, this.types, options);
   }
 
   async linksFrom(): Promise<number> {
@@ -538,31 +480,8 @@ export class PostgresEventStore implements EventStore {
     return result.rows[0]?.[0] ?? 0;
   }
 
-  async checkSnapshots(options: { streamPrefix?: string; streamId?: string }): Promise<SnapshotCheck> {
-    const s = `"${this.schema}"`;
-    const prefix = options.streamId ?? options.streamPrefix ?? '';
-    const check: SnapshotCheck = { checked: 0, rejected: [] };
-    for (let after: [string, number] = ['', 0]; ; ) {
-      const result = await this.pool.query<[string, number, string | null, Buffer | null, Buffer | null, Buffer | null]>({
-        text: `SELECT n.stream_id, n.version, n.state::text, n.state_deflated, n.seal,
-                      (SELECT l.link FROM ${s}.events l WHERE l.stream_key = (SELECT st.id FROM ${s}.streams st WHERE st.stream_id = n.stream_id) AND l.stream_version = n.version)
-                 FROM ${s}.snapshots n
-                WHERE n.stream_id >= $1::text AND n.stream_id < $2::text AND (n.stream_id, n.version) > ($3::text, $4::bigint)
-                ORDER BY n.stream_id, n.version
-                LIMIT 500`,
-        rowMode: 'array',
-        values: [prefix, prefix + '\uffff', after[0], after[1]],
-      });
-      for (const [streamId, version, state, deflated, seal, link] of result.rows) {
-        if (options.streamId !== undefined && streamId !== options.streamId) continue;
-        check.checked++;
-        const problem = snapshotProblem(seal, link, version, deflated === null ? (state ?? 'null') : decodeSnapshotJson(deflated));
-        if (problem && seal !== null) check.rejected.push({ streamId, version, problem });
-      }
-      if (result.rows.length < 500) return check;
-      const last = result.rows[result.rows.length - 1]!;
-      after = [last[0], last[1]];
-    }
+  checkSnapshots(options: { streamPrefix?: string; streamId?: string }): Promise<SnapshotCheck> {
+    return checkSnapshots(this.pool, this.schema, options);
   }
 
   async close(): Promise<void> {

@@ -1,4 +1,7 @@
-import { decodeSnapshot, encodeSnapshot } from '../snapshot-codec';
+import { snapshotProblem } from '../audit/audit-chain';
+import { noteSnapshotRejected } from '../audit/snapshot-rejections';
+import type { Snapshot } from '../event-store';
+import { decodeSnapshot, decodeSnapshotJson, encodeSnapshot } from '../snapshot-codec';
 
 /**
  * A snapshot's state as the snapshots row's two columns (migration 6), exactly one of them set:
@@ -14,4 +17,28 @@ export function storedState(state: unknown): [state: string | null, deflated: Bu
 /** A snapshot's state from its row: the driver has parsed the JSON column; the deflated one is inflated here. */
 export function readState(state: unknown, deflated: Buffer | null): unknown {
   return deflated === null ? state : decodeSnapshot(deflated);
+}
+
+/** A snapshots row as read with the link of the event it was taken at. */
+export interface SnapshotRow {
+  version: number;
+  /** The JSON text (rows below the deflate threshold), else null. */
+  state: string | null;
+  deflated: Buffer | null;
+  seal: Buffer | null;
+  link: Buffer | null;
+}
+
+/** The snapshot in `row`, or null (reported) when its seal does not hold: the caller replays instead. */
+export function checkedSnapshot(
+  streamId: string,
+  reducerVersion: number,
+  row: SnapshotRow,
+): { snapshot: Snapshot | null; rejected?: { version: number; problem: string } } {
+  const json = row.deflated === null ? (row.state ?? 'null') : decodeSnapshotJson(row.deflated);
+  const problem = snapshotProblem(row.seal, row.link, row.version, json);
+  if (!problem) return { snapshot: { streamId, version: row.version, reducerVersion, state: JSON.parse(json) } };
+  // An unsealed snapshot (written before seals) is a plain cache miss; a seal that does not hold is reported.
+  if (row.seal !== null) noteSnapshotRejected({ streamId, version: row.version, problem });
+  return { snapshot: null, ...(row.seal !== null ? { rejected: { version: row.version, problem } } : {}) };
 }
