@@ -154,6 +154,7 @@ export class SessionRepository {
     const tail = events.map(asSessionEvent);
     const paths = await this.pathsNeededBy(streamId, state, tail);
     for (const event of tail) evolveInPlace(state, event, (v) => cloneState(paths.get(v)!));
+    this.encoder.folded(state, tail);
     return state;
   }
 
@@ -186,7 +187,9 @@ export class SessionRepository {
           }
         }
         this.knownStored(snapshot.streamId, ids);
+        const refs = head.segments;
         state = assembleState(head, (id) => found.get(id)!, touchedBy(tail));
+        this.encoder.assembled(state, refs, (id) => found.get(id)!);
       } else {
         state = snapshot.state as SessionState;
       }

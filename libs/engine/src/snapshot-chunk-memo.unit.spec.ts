@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { evolveInPlace, initialSessionState, type RecordedSessionEvent, type SessionCommand } from '@rewind/domain';
+import { evolveInPlace, initialSessionState, replay, type RecordedSessionEvent, type SessionCommand } from '@rewind/domain';
 import { InMemoryEventStore } from '@rewind/event-store/in-memory';
 import { SessionRepository } from './session-repository';
 import { SessionService } from './session-service';
-import { encodeSnapshot, SnapshotEncoder } from './snapshot-segments';
+import { encodeSnapshot, nameSegments, SegmentCache, SnapshotEncoder } from './snapshot-segments';
 import { sessionStreamId } from './stream-id';
 
 const caller = { tenantId: 't', actor: 'tester' };
@@ -56,5 +56,38 @@ describe('SnapshotEncoder remembers sealed chunks', () => {
     expect(third).toEqual(encodeSnapshot(state, sizes));
     expect(chunk(third, 'toolCalls', '"call-3"').json).toContain('again');
     expect(chunk(third, 'toolCalls', '"call-7"').json).toContain('"call-6"');
+  });
+});
+
+describe('a state restored from segments', () => {
+  it('takes its segments as its sealed chunks only where they were cut as its repository cuts (segment sizes changed between writers)', async () => {
+    const store = new InMemoryEventStore();
+    const written: { version: number; json: string }[] = [];
+    const save = store.saveSnapshot.bind(store);
+    store.saveSnapshot = (snapshot, segments = []) => {
+      written.push({ version: snapshot.version, json: JSON.stringify(snapshot.state) });
+      return save(snapshot, segments);
+    };
+    const write = async (segmentSizes: typeof sizes, from: number, to: number) => {
+      const service = new SessionService(new SessionRepository(store, { snapshotEvery: 4, segmentSizes, segmentCache: new SegmentCache() }));
+      if (from === 0) await service.startSession(caller, { sessionId: 's' });
+      for (let t = from; t < to; t++) {
+        await service.execute(caller, 's', { type: 'RecordMessage', role: 'user', content: `q${t}`, turnId: `turn-${t}` });
+        await service.execute(caller, 's', { type: 'StartToolCall', toolCallId: `call-${t}`, tool: 'search', input: { t } });
+        // A late change to an item sealed in the restored state's first chunks.
+        if (t > from) await service.execute(caller, 's', { type: 'RecordMessage', role: 'agent', content: `late ${t}`, turnId: `turn-${from}` });
+      }
+      await service.repository.flushSnapshots();
+    };
+    // Written with larger segments, then restored and written on with smaller ones.
+    await write({ turns: 3, toolCalls: 3, timeline: 5 }, 0, 8);
+    const other = sizes;
+    const before = written.length;
+    await write(other, 8, 14);
+    expect(written.length).toBeGreaterThan(before);
+    const history = (await store.readStream(sessionStreamId('t', 's'))) as unknown as RecordedSessionEvent[];
+    for (const snapshot of written.slice(before)) {
+      expect(snapshot.json).toBe(JSON.stringify(nameSegments(encodeSnapshot(replay(history, snapshot.version), other)).head));
+    }
   });
 });

@@ -121,6 +121,28 @@ export class SnapshotEncoder {
     }
   }
 
+  /**
+   * Told of a state just assembled from a segmented snapshot (before its tail is folded in and
+   * `folded` told of it): its sealed chunks are those segments, already named and stored, so its
+   * first snapshot does not stringify and hash the whole history again. Only where the segments
+   * were cut as this encoder cuts (same sizes, tool calls in the record's order); their text is
+   * made from the (frozen) segment only if a write needs it.
+   */
+  assembled(state: SessionState, refs: Readonly<Record<SegmentKind, readonly string[]>>, segment: (id: string) => readonly unknown[]): void {
+    const cutHere = (kind: SegmentKind, size: number) => refs[kind].every((id) => segment(id).length === size);
+    const known = (kind: SegmentKind) => refs[kind].map((id) => knownChunk(kind, id, segment(id)));
+    if (cutHere('turns', this.sizes.turns)) this.sealed.set(state.path.turns, { chunks: known('turns'), stale: new Set() });
+    if (cutHere('timeline', this.sizes.timeline)) this.sealed.set(state.timeline, { chunks: known('timeline'), stale: new Set() });
+    const keys = Object.keys(state.path.toolCalls);
+    const inOrder = refs.toolCalls.every((id, c) =>
+      (segment(id) as readonly (readonly [string, unknown])[]).every(([key], i) => keys[c * this.sizes.toolCalls + i] === key),
+    );
+    if (cutHere('toolCalls', this.sizes.toolCalls) && inOrder) {
+      const calls: ToolCallChunks = { chunks: known('toolCalls'), stale: new Set(), keys, positions: new Map(keys.map((key, i) => [key, i])) };
+      this.sealed.set(state.path.toolCalls, calls);
+    }
+  }
+
   /** Encodes `state` synchronously (a fixed copy, cheaper than a deep clone), its sealed chunks named. */
   encode(state: SessionState): EncodedSnapshot {
     const { sizes } = this;
@@ -160,6 +182,18 @@ export class SnapshotEncoder {
     if (!memo) this.sealed.set(owner, (memo = { chunks: [], stale: new Set() }));
     return memo;
   }
+}
+
+/** A chunk stored already, as a segment: its text is made (once) only when it is asked for. */
+function knownChunk(kind: SegmentKind, id: string, items: readonly unknown[]): EncodedChunk {
+  let json: string | undefined;
+  return {
+    kind,
+    id,
+    get json() {
+      return (json ??= JSON.stringify(items));
+    },
+  };
 }
 
 /** The sealed chunks of a container of `count` items: the remembered ones, the stale and newly sealed ones encoded now. */

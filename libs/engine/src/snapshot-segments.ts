@@ -38,9 +38,15 @@ export function nameSegments(encoded: EncodedSnapshot): { head: SegmentedHead | 
   const state = JSON.parse(encoded.head) as SessionState;
   if (encoded.chunks.length === 0) return { head: state, segments: [] };
   const refs: SegmentRefs = { turns: [], toolCalls: [], timeline: [] };
-  const segments = encoded.chunks.map(({ kind, json, id }) => {
-    refs[kind].push(id);
-    return { id, data: json };
+  // The text of a chunk known from a restore is made only if it is read (a segment not known stored).
+  const segments = encoded.chunks.map((chunk) => {
+    refs[chunk.kind].push(chunk.id);
+    return {
+      id: chunk.id,
+      get data() {
+        return chunk.json;
+      },
+    };
   });
   return { head: { format: SEGMENTED_FORMAT, state, segments: refs }, segments };
 }
