@@ -1,3 +1,4 @@
+import { appendOnlyView } from './append-only-view';
 import { copyTurns, OWN_TURN, type PathState, type SessionState, type ToolCall, type Turn } from './state';
 
 /**
@@ -67,16 +68,16 @@ export function scratchForSteps(state: SessionState): SessionState {
     turns,
     memory: overlay(path.memory),
     contextVars: overlay(path.contextVars),
-    tasks: [...path.tasks],
+    tasks: appendOnlyView(path.tasks),
     toolCalls: overlay<ToolCall>(path.toolCalls, (call) => ({ ...call })),
-    thoughts: [...path.thoughts],
+    thoughts: appendOnlyView(path.thoughts),
     proposals: overlay(path.proposals),
   };
   Object.defineProperty(scratchPath, OWN_TURN, { value: own, enumerable: false });
   return {
     ...state,
     path: scratchPath,
-    timeline: [...state.timeline],
+    timeline: appendOnlyView(state.timeline),
     checkpoints: { ...state.checkpoints },
     redoStack: [...state.redoStack],
   };

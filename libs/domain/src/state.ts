@@ -1,3 +1,4 @@
+import { appendOnlyView } from './append-only-view';
 import type { EffectDescriptor } from './effects';
 import type { HeadMoveKind, PlannedEffect } from './events';
 import type { JsonObject, JsonValue } from './json';
@@ -196,9 +197,12 @@ function turnIndexOf(turns: Turn[]): Map<string, number> {
 /** Turns arrays copied from another (a scratch state's): the same ids at the same places, then their own. */
 const copiedFrom = new WeakMap<Turn[], Turn[]>();
 
-/** A copy of `turns` that looks ids up through the original's index (see scratchForSteps). */
+/**
+ * A copy of `turns` that looks ids up through the original's index (see scratchForSteps): a view
+ * that keeps its own changes and reads the rest through to `turns`, which must not change meanwhile.
+ */
 export function copyTurns(turns: Turn[]): Turn[] {
-  const copy = turns.slice();
+  const copy = appendOnlyView(turns);
   copiedFrom.set(copy, turns);
   return copy;
 }

@@ -15,8 +15,9 @@ import {
   encodeSnapshot,
   isSegmentedHead,
   nameSegments,
-  ownState,
+  ownTouched,
   sharedSegmentCache,
+  SnapshotEncoder,
   touchedBy,
   type EncodedSnapshot,
   type SegmentCache,
@@ -78,6 +79,8 @@ export class SessionRepository {
   /** Segment ids known to be stored, per stream: a snapshot write does not send them again. */
   private readonly storedSegments = new LRUCache<string, Set<string>>(countBounded(10_000));
   private readonly segmentCache: SegmentCache;
+  /** Remembers the sealed chunks of the cached states between their snapshots (told of every fold into them). */
+  private readonly encoder: SnapshotEncoder;
 
   constructor(
     readonly store: EventStore,
@@ -89,6 +92,7 @@ export class SessionRepository {
       sizeCalculation: (state) => Math.max(1, state.version),
     });
     this.segmentCache = options.segmentCache ?? sharedSegmentCache;
+    this.encoder = new SnapshotEncoder(options.segmentSizes);
   }
 
   /**
@@ -150,6 +154,7 @@ export class SessionRepository {
     const tail = events.map(asSessionEvent);
     const paths = await this.pathsNeededBy(streamId, state, tail);
     for (const event of tail) evolveInPlace(state, event, (v) => cloneState(paths.get(v)!));
+    this.encoder.folded(state, tail);
     return state;
   }
 
@@ -182,7 +187,9 @@ export class SessionRepository {
           }
         }
         this.knownStored(snapshot.streamId, ids);
+        const refs = head.segments;
         state = assembleState(head, (id) => found.get(id)!, touchedBy(tail));
+        this.encoder.assembled(state, refs, (id) => found.get(id)!);
       } else {
         state = snapshot.state as SessionState;
       }
@@ -260,6 +267,7 @@ export class SessionRepository {
   ): Promise<SessionState> {
     const before = decidedOn.version;
     const state = folded ?? this.fold(streamId, decidedOn, events, targetPath);
+    this.encoder.folded(state, events);
     // States change in place, and lru-cache keeps an entry's size when the same object is set
     // again: set afresh, so the events budget counts what the state has grown to.
     if (this.current.peek(streamId) === state) this.current.delete(streamId);
@@ -268,7 +276,7 @@ export class SessionRepository {
       this.lastSnapshot.set(streamId, { at: Date.now(), version: state.version });
       // A snapshot is a cache: written after the answer, off the request's latency. Encoded
       // now, because the cached state keeps changing in place.
-      const encoded = encodeSnapshot(state, this.options.segmentSizes);
+      const encoded = this.encoder.encode(state);
       const write = new Promise<void>((resolve) => setImmediate(resolve))
         .then(() => this.writeSnapshot(streamId, encoded))
         .catch((error: unknown) => this.options.onSnapshotError?.(error))
@@ -280,8 +288,8 @@ export class SessionRepository {
 
   private fold(streamId: string, decidedOn: SessionState, events: StoredEvent<SessionEvent>[], targetPath: PathState | undefined): SessionState {
     const cached = this.current.get(streamId);
-    // The cached state may share sealed turns and tool calls with the segment cache: own them first.
-    const state = cached === decidedOn ? ownState(cached) : cloneState(decidedOn);
+    // The cached state may share sealed turns and tool calls with the segment cache: own those the events change first.
+    const state = cached === decidedOn ? ownTouched(cached, events) : cloneState(decidedOn);
     for (const event of events) {
       evolveInPlace(state, event, (v) => {
         if (targetPath) return cloneState(targetPath);

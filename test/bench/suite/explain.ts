@@ -10,6 +10,7 @@
 import { writeFileSync } from 'node:fs';
 import { Client } from 'pg';
 import { EVENT_SCHEMA_VERSION } from '@rewind/domain';
+import { encodeMetadata, eventDigest } from '@rewind/event-store';
 import { PostgresApiKeyStore } from '@rewind/tenancy/postgres';
 import { BENCH_TENANT } from './conversation';
 import { RewindAdapter } from './peers/rewind';
@@ -129,24 +130,30 @@ export async function explainHotQueries(run: string): Promise<string> {
         schemaVersion: EVENT_SCHEMA_VERSION,
       };
       // Three appends: the first compiles the function in this session; the plans shown are the last one's.
+      // The arguments as PostgresEventStore sends them (statements.ts): type codes, metadata in its
+      // stored form, and each event's digest (append_events links it into the stream's audit chain).
       for (let k = 0; k < 3; k++) {
         notices.length = 0;
+        const eventId = `00000000-0000-4000-8000-0000000000a${k}`;
+        const data = JSON.stringify({ key: 'pref-1', value: { turn: 99, likes: 'old town' } });
+        const stored = encodeMetadata(metadata, stream);
         await client.query(
           `SELECT o_outcome, o_stream_id, o_first_version, o_last_version FROM rewind.append_events($1::text, $2::bigint, $3::uuid[], $4::text[],
-             ARRAY[(SELECT code FROM rewind.event_types WHERE name = $5::text)], $6::bigint[], $7::json[], $8::json[], $9::bigint, $10::text, $11::text, $12::text, 0)`,
+             ARRAY[(SELECT code FROM rewind.event_types WHERE name = $5::text)], $6::bigint[], $7::json[], $8::json[], $9::bigint, $10::text, $11::text, $12::text, 0, $13::bytea[])`,
           [
             stream,
             version + k,
-            [`00000000-0000-4000-8000-0000000000a${k}`],
+            [eventId],
             [null],
             'MemoryWritten',
             [version + k],
-            [JSON.stringify({ key: 'pref-1', value: { turn: 99, likes: 'old town' } })],
-            [JSON.stringify(metadata)],
+            [data],
+            [stored],
             origin,
             null,
             null,
             null,
+            [eventDigest(stream, eventId, 'MemoryWritten', version + k, data, stored)],
           ],
         );
       }
