@@ -49,7 +49,8 @@ class CountingModel implements EmbeddingModel {
     return texts.map((text) => {
       if (passages) this.embedded.set(text, (this.embedded.get(text) ?? 0) + 1);
       const v = new Float32Array(this.dimensions);
-      for (const word of text.toLowerCase().match(/[a-z0-9]+|[^\sa-z0-9\p{P}]/gu) ?? []) v[[...word].reduce((h, c) => (h * 31 + c.charCodeAt(0)) >>> 0, 7) % this.dimensions]! += 1;
+      for (const word of text.toLowerCase().match(/[a-z0-9]+|[^\sa-z0-9\p{P}]/gu) ?? [])
+        v[[...word].reduce((h, c) => (h * 31 + c.charCodeAt(0)) >>> 0, 7) % this.dimensions]! += 1;
       const norm = Math.hypot(...v) || 1;
       return v.map((x) => x / norm);
     });
@@ -59,7 +60,7 @@ class CountingModel implements EmbeddingModel {
 }
 
 /** A word no other turn has, so that a keyword search for it finds exactly its turn. */
-const marker = (i: number) => `zork${String.fromCharCode(97 + (i % 26))}${String.fromCharCode(97 + Math.floor(i / 26) % 26)}q`;
+const marker = (i: number) => `zork${String.fromCharCode(97 + (i % 26))}${String.fromCharCode(97 + (Math.floor(i / 26) % 26))}q`;
 const turn = (i: number) => `Turn ${i} mentions the ${marker(i)} harbour`;
 
 /** Polls until `done` holds (bounded by rounds, not time). */
@@ -94,7 +95,11 @@ describe('two-stage memory indexing (SQLite index on a file, a stand-in model)',
     void model.hold();
     indexer.start();
     // Stage 1 reaches the head of the log while the model embeds nothing.
-    const admitted = await until(() => indexer.status(), (s) => s.lag === 0, 'stage 1 reaching the head');
+    const admitted = await until(
+      () => indexer.status(),
+      (s) => s.lag === 0,
+      'stage 1 reaching the head',
+    );
     expect(admitted).toMatchObject({ stages: 2, items: N, indexedItems: N, pendingVectors: N, embeddedItems: 0 });
     expect(admitted.oldestPendingVectorPosition).toBeGreaterThan(0);
     for (let i = 0; i < N; i++) {
@@ -109,7 +114,11 @@ describe('two-stage memory indexing (SQLite index on a file, a stand-in model)',
     expect(meanwhile.hits.map((h) => h.text)).toContain(turn(7));
 
     model.release();
-    const done = await until(() => indexer.status(), (s) => s.pendingVectors === 0, 'stage 2 catching up');
+    const done = await until(
+      () => indexer.status(),
+      (s) => s.pendingVectors === 0,
+      'stage 2 catching up',
+    );
     expect(done).toMatchObject({ items: N, embeddedItems: N, oldestPendingVectorPosition: null, lastError: null });
     await indexer.stop();
     expect([...model.embedded.values()].every((n) => n === 1)).toBe(true);
@@ -214,7 +223,8 @@ describe('two-stage memory indexing (SQLite index on a file, a stand-in model)',
           expect(await fileIndex.pendingVectors()).toEqual({ items: 0, oldestPosition: null });
           expect([...model.embedded.entries()].filter(([, n]) => n !== 1)).toEqual([]);
           expect(model.embedded.size).toBe(said);
-          if (said > 0) expect(await fileIndex.searchVector((await model.embed([turn(0)], { kind: 'query' }))[0]!, { tenantId: 't1' }, said + 5)).toHaveLength(said);
+          if (said > 0)
+            expect(await fileIndex.searchVector((await model.embed([turn(0)], { kind: 'query' }))[0]!, { tenantId: 't1' }, said + 5)).toHaveLength(said);
         } finally {
           await indexer.stop();
           await fileIndex.close();

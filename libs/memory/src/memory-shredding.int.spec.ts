@@ -114,7 +114,14 @@ describe('memory and crypto-shredding (local model, sqlite-vec on a file)', () =
       },
       close: async () => {},
     };
-    const indexer = new MemoryIndexer({ store: f.store, checkpoints: new InMemoryCheckpointStore(), index, model: slow, policies: f.policies, twoStage: stages === 2 });
+    const indexer = new MemoryIndexer({
+      store: f.store,
+      checkpoints: new InMemoryCheckpointStore(),
+      index,
+      model: slow,
+      policies: f.policies,
+      twoStage: stages === 2,
+    });
     await f.say('secret', 'user', 'The Quixotrella gym locker code is 7741');
     await f.say('kept', 'user', 'The Plumbifora bakery opens at seven in the morning');
     const catchingUp = indexer.catchUp();

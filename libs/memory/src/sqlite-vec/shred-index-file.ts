@@ -19,7 +19,10 @@ export function shredIndexFile(db: Database.Database, scope: MemoryScope): numbe
     for (const p of prefixes) {
       db.prepare(`INSERT INTO ${p}_fts (${p}_fts, rank) VALUES ('secure-delete', 1)`).run();
       const rowids = db
-        .prepare<[string, string | null, string | null], { rowid: number }>(`SELECT rowid FROM ${p}_items WHERE tenant_id = ? AND (? IS NULL OR session_id = ?)`)
+        .prepare<
+          [string, string | null, string | null],
+          { rowid: number }
+        >(`SELECT rowid FROM ${p}_items WHERE tenant_id = ? AND (? IS NULL OR session_id = ?)`)
         .all(scope.tenantId, scope.sessionId ?? null, scope.sessionId ?? null);
       // A model's tables not opened since format 2 still hold their codes in vec0.
       const tables = [...(tableExists(`${p}_vec`) ? [`${p}_vec`] : []), `${p}_fts`, `${p}_items`];

@@ -404,8 +404,19 @@ export async function lagAndAppend(dir: string, model: OnnxEmbeddingModel, secon
     );
     if (indexing)
       rows.push(
-        latencyRow({ ...base, key: `MEM.lag${suffix}`, label: `index lag at 50 turns/s: commit → item searchable (by keywords; indexer ${where})`, extra: { turns } }, lag),
-        latencyRow({ ...base, key: `MEM.lag.vectors${suffix}`, label: `index lag at 50 turns/s: commit → item embedded (searchable by similarity; indexer ${where})`, extra: { turns } }, vectorLag),
+        latencyRow(
+          { ...base, key: `MEM.lag${suffix}`, label: `index lag at 50 turns/s: commit → item searchable (by keywords; indexer ${where})`, extra: { turns } },
+          lag,
+        ),
+        latencyRow(
+          {
+            ...base,
+            key: `MEM.lag.vectors${suffix}`,
+            label: `index lag at 50 turns/s: commit → item embedded (searchable by similarity; indexer ${where})`,
+            extra: { turns },
+          },
+          vectorLag,
+        ),
       );
     await index.close();
     await store.close();

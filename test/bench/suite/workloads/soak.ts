@@ -70,7 +70,15 @@ export async function measureSoak(store: StoreName, run: string, sizes: Sizes): 
         const status = await memoryStatus(api).catch(() => null);
         const { rss, heapUsed } = process.memoryUsage();
         const dataBytes = store === 'sqlite' ? dirBytes(api.dataDir) : null;
-        const sample = { atMs: performance.now() - start, rss, heapUsed, lag: status?.lag ?? null, pendingVectors: status?.pendingVectors ?? null, loopCpuUs: loopCpuUs(), dataBytes };
+        const sample = {
+          atMs: performance.now() - start,
+          rss,
+          heapUsed,
+          lag: status?.lag ?? null,
+          pendingVectors: status?.pendingVectors ?? null,
+          loopCpuUs: loopCpuUs(),
+          dataBytes,
+        };
         if (samples.length > 0 && Math.floor(sample.atMs / MINUTE) > Math.floor(samples[samples.length - 1]!.atMs / MINUTE)) {
           console.error(
             `  SOAK ${store}: minute ${Math.floor(sample.atMs / MINUTE)} done, RSS ${Math.round(rss / 2 ** 20)} MiB, memory index lag ${sample.lag ?? '–'} events (keywords), ${sample.pendingVectors ?? '–'} items not embedded`,
