@@ -5,7 +5,7 @@ import type { EmbeddingModel, EmbedOptions } from './embedding-model';
 import { LanguageRoutedEmbeddingModel, LanguageSpacesIndex } from './language';
 import { MemoryIndexer } from './memory-indexer';
 import { SqliteVectorIndex } from './sqlite-vec';
-import { memoryFixture, rawIndexBytes, useTempIndexFile } from './testing';
+import { axisVector, memoryFixture, memoryItem, rawIndexBytes, useTempIndexFile } from './testing';
 
 const D = 32;
 
@@ -170,6 +170,21 @@ describe('two-stage memory indexing (SQLite index on a file, a stand-in model)',
     await f.indexer.catchUp();
     expect(await index.pendingVectors()).toEqual({ items: 0, oldestPosition: null });
     expect(await index.count({ tenantId: 't1', sessionId: 'b' })).toBe(3);
+  });
+
+  it('vectors attached out of admission order are found by similarity (the codes held in memory are read again)', async () => {
+    await index.open({ id: 'axis-model', dimensions: 8 });
+    const texts = ['first harbour note', 'second harbour note', 'third harbour note'];
+    const admitted = texts.map((text, i) => memoryItem({ id: `e${i}:0`, text, globalPosition: i + 1 }));
+    expect(await index.admit(admitted)).toBe(3);
+    expect(await index.admit(admitted)).toBe(0); // redelivered: nothing new, nothing reset
+    const scope = { tenantId: 't1' };
+    expect(await index.attachVectors([{ item: admitted[2]!, vector: axisVector(8, 2) }])).toBe(1);
+    expect((await index.searchVector(axisVector(8, 2), scope, 3)).map((h) => h.item.id)).toEqual(['e2:0']);
+    expect(await index.attachVectors([{ item: admitted[0]!, vector: axisVector(8, 0) }])).toBe(1);
+    expect((await index.searchVector(axisVector(8, 0), scope, 1)).map((h) => h.item.id)).toEqual(['e0:0']);
+    expect(await index.attachVectors([{ item: admitted[0]!, vector: axisVector(8, 5) }])).toBe(0); // given already: left alone
+    expect(await index.pendingItems(5)).toEqual([expect.objectContaining({ id: 'e1:0' })]);
   });
 
   type Op = { kind: 'say'; turns: number } | { kind: 'keywords' } | { kind: 'vectors'; limit: number } | { kind: 'restart'; rewind: number };
