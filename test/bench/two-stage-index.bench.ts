@@ -151,7 +151,9 @@ async function overload(dir: string, seconds: number, twoStage: boolean): Promis
       `items not embedded max ${max(during.map((s) => s.pendingVectors))}; after the load: keywords caught up in ${keywordsAt === null ? '>600' : (keywordsAt / 1000).toFixed(1)} s, ` +
       `vectors in ${vectorsAt === null ? '>600' : (vectorsAt / 1000).toFixed(1)} s`,
   );
-  console.log(`  samples (s: lag events / pending items): ${samples.map((s) => `${Math.round(s.at / 1000)}:${s.lag}/${s.pendingVectors}`).join(' ')}`);
+  // One sample per 10 s of the run (the first of each).
+  const shown = samples.filter((s, i) => i === 0 || Math.floor(s.at / 10_000) > Math.floor(samples[i - 1]!.at / 10_000));
+  console.log(`  samples (s: lag events / items not embedded): ${shown.map((s) => `${Math.round(s.at / 1000)}:${s.lag}/${s.pendingVectors}`).join(' ')}`);
   await indexer.stop();
   await index.close();
   await store.close();
