@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import type { MemoryScope } from '../vector-index';
 
 /**
@@ -38,9 +39,15 @@ export function scopeToken(kind: 't' | 's', ...parts: string[]): string {
   return `zz${kind}${createHash('sha1').update(parts.join('\u0000')).digest('hex').slice(0, 20)}`;
 }
 
+/** Sessions' scope words, made once: two SHA-1s were ~13 µs of the ~90 µs an item's keyword stage costs. */
+const scopeWordsCache = new LRUCache<string, string>({ max: 10_000 });
+
 /** The scope column of an item's FTS row: its tenant's word and its session's. */
 export function scopeWordsOf(item: { tenantId: string; sessionId: string }): string {
-  return `${scopeToken('t', item.tenantId)} ${scopeToken('s', item.tenantId, item.sessionId)}`;
+  const key = `${item.tenantId}\u0000${item.sessionId}`;
+  let words = scopeWordsCache.get(key);
+  if (words === undefined) scopeWordsCache.set(key, (words = `${scopeToken('t', item.tenantId)} ${scopeToken('s', item.tenantId, item.sessionId)}`));
+  return words;
 }
 
 /** An FTS5 query matching any of the words (each word quoted: no FTS syntax reaches the parser), within the scope's word when given. */
