@@ -29,7 +29,8 @@ export function memoryGroupId(env: Record<string, string | undefined>, index: 's
  * indexes each event's memory items (at least once; upserts by event id make a redelivery
  * harmless). Embedding and index writes run in a worker thread (REWIND_MEMORY_INDEXER=thread,
  * the default), so command handling on this process's event loop is not held up by them; each
- * message is acknowledged only after its items are in the index. In embedded mode (in-process bus) the API process indexes instead, so this
+ * message is acknowledged only after its items are in the index (a SQLite index: searchable by
+ * keywords, embedded after from the index's own backlog; Qdrant: embedded). In embedded mode (in-process bus) the API process indexes instead, so this
  * returns null. REWIND_MEMORY=off turns it off.
  */
 export async function startMemoryIndexing(options: {
@@ -65,6 +66,8 @@ export async function startMemoryIndexing(options: {
       const event = JSON.parse(message.value) as MemorySourceEvent;
       await runtime.indexer.indexEvents([event]);
     });
+    // Two stages (a SQLite index): a message is acknowledged once its items are searchable by keywords; they are embedded in the background.
+    runtime.indexer.startEmbedding();
   } catch (error) {
     await runtime.close();
     holder?.release();

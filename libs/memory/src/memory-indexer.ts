@@ -40,6 +40,16 @@ export interface MemoryIndexerOptions {
    * since the last batch (the indexer then only takes what nothing else wants).
    */
   cpuShare?: number;
+  /**
+   * Index in two stages when the index and writer can (default true; SQLite can, Qdrant cannot):
+   * a batch of the log is made searchable by keywords at once (rows and FTS5, no model), and its
+   * items are embedded afterwards, oldest first, as the model has CPU (paced by cpuShare). Under
+   * a burst the keyword lag stays short while the vector lag (pendingVectors) grows and catches up.
+   * false: each batch is embedded before the checkpoint moves, as in one stage.
+   */
+  twoStage?: boolean;
+  /** Items embedded per stage-2 batch (default 128). */
+  vectorBatchSize?: number;
   /** How busy the machine is (default: the kernel's counters, os.cpus()). */
   cpuTimes?: () => CpuTimes;
   logger?: MemoryIndexerLogger;
@@ -62,10 +72,18 @@ export interface MemoryIndexerStatus {
   /** Last global position indexed (embedded subscription), or the highest seen (Kafka). */
   checkpoint: number;
   lastPosition: number;
-  /** Committed events not yet indexed (a count of events; Kafka: highest seen − checkpoint). */
+  /** Committed events not yet indexed (with two stages: not yet searchable by keywords; a count of events; Kafka: highest seen − checkpoint). */
   lag: number;
-  /** Items written by this process since it started. */
+  /** `2`: items are searchable by keywords first and embedded after (pendingVectors); `1`: embedded before the checkpoint moves. */
+  stages: 1 | 2;
+  /** Items searchable by keywords but not yet embedded (stage 2's backlog; 0 with one stage). */
+  pendingVectors: number;
+  /** The global position of the oldest item awaiting its vector (null when none). */
+  oldestPendingVectorPosition: number | null;
+  /** Items written by this process since it started (with two stages: made searchable by keywords). */
   indexedItems: number;
+  /** Items this process embedded since it started (with two stages; with one, as indexedItems). */
+  embeddedItems: number;
   /** Events this process looked at and found nothing worth indexing in (greetings, bookkeeping, policy `none`). */
   skippedEvents: number;
   items: number;
@@ -79,6 +97,12 @@ const silent: MemoryIndexerLogger = { log() {}, warn() {}, error() {} };
  * from a stored checkpoint (the checkpoint moves only after a batch is in the index, so a
  * crash re-indexes a batch, never skips one; upserts by item id make that harmless).
  * Distributed: the worker feeds it `rewind.events` through `indexEvents`.
+ *
+ * Two stages (an index with `admit`, e.g. SQLite): a batch is in the index once its items are
+ * searchable by keywords (a cheap write, no model), so the checkpoint — and the keyword lag —
+ * keeps up with a burst the model cannot; stage 2 embeds the items the index holds without
+ * vectors, oldest first, in the writer (a worker thread by default). That backlog is a table of
+ * the index: it outlives a restart, and a vector is attached only to an item still awaiting one.
  */
 export class MemoryIndexer {
   private readonly extractor: MemoryItemExtractor;
@@ -94,6 +118,11 @@ export class MemoryIndexer {
   private opened: Promise<EmbeddingModelInfo> | undefined;
   private highestSeen = 0;
   private indexedItems = 0;
+  private embeddedItems = 0;
+  /** Stage 2: its loop (under start() or startEmbedding()), what wakes it when idle, and its last error. */
+  private vectorLoop: Promise<void> | undefined;
+  private wakeIdle: (() => void) | undefined;
+  private vectorError: string | null = null;
   private skippedEvents = 0;
   /** Batches being embedded, and the scopes shredded meanwhile (those batches must not write them back). */
   private batchesInFlight = 0;
@@ -119,8 +148,25 @@ export class MemoryIndexer {
     return this.opened;
   }
 
-  /** Embeds and writes the items of these events (idempotent: an event seen twice is written twice, as one item). */
+  /** Whether this indexer runs in two stages: asked for (default), and both the index and the writer can. */
+  get twoStage(): boolean {
+    const { index } = this.options;
+    return this.options.twoStage !== false && !!(index.admit && index.pendingItems && index.attachVectors && index.pendingVectors && this.writer.embedPending);
+  }
+
+  /**
+   * Indexes the items of these events (idempotent: an event seen twice is written twice, as one item).
+   * With two stages, they are embedded before this returns too, unless stage 2 runs in the
+   * background (start() or startEmbedding()): then they are searchable by keywords when it returns.
+   */
   async indexEvents(events: readonly MemorySourceEvent[]): Promise<number> {
+    const indexed = await this.admitEvents(events);
+    if (this.twoStage && !this.vectorLoop) await this.embedAllPending();
+    return indexed;
+  }
+
+  /** Stage 1 (or the only stage): the batch is in the index when this returns, so the checkpoint may move past it. */
+  private async admitEvents(events: readonly MemorySourceEvent[]): Promise<number> {
     this.batchesInFlight++;
     try {
       return await this.indexBatch(events);
@@ -175,7 +221,12 @@ export class MemoryIndexer {
     const shredBefore = this.shredsDuringBatches.filter((s) => s.generation > generation).map((s) => s.scope);
     items = items.filter((item) => !shredBefore.some((scope) => inScope(item, scope)));
     if (items.length === 0) return 0;
-    await this.writer.write(items);
+    if (this.twoStage) {
+      await this.options.index.admit!(items);
+      this.wakeIdle?.();
+    } else {
+      await this.writer.write(items);
+    }
     const shredMeanwhile = this.shredsDuringBatches.filter((s) => s.generation > generation).map((s) => s.scope);
     for (const scope of shredMeanwhile) if (items.some((item) => inScope(item, scope))) await this.options.index.shredScope(scope);
     const indexed = items.filter((item) => !shredMeanwhile.some((scope) => inScope(item, scope))).length;
@@ -187,8 +238,68 @@ export class MemoryIndexer {
    * Indexes everything committed up to now (one pass, unpaced; the subscription of start()
    * does this continuously, paced by cpuShare).
    */
-  async catchUp(): Promise<void> {
+  async catchUp(options: { vectors?: boolean } = {}): Promise<void> {
     await this.subscription().catchUp();
+    // `vectors: false`: stage 1 only (everything searchable by keywords; the vectors are left to stage 2).
+    if (this.twoStage && options.vectors !== false) await this.embedAllPending();
+  }
+
+  /** One stage-2 batch, unpaced: embeds up to `limit` items awaiting vectors, oldest first; tells how many (0: none left, or one stage). */
+  async embedPending(limit = this.options.vectorBatchSize ?? 128): Promise<number> {
+    if (!this.twoStage) return 0;
+    await this.open();
+    const embedded = await this.writer.embedPending!(limit);
+    this.embeddedItems += embedded;
+    return embedded;
+  }
+
+  /** Stage 2 until nothing awaits a vector (unpaced). */
+  private async embedAllPending(): Promise<void> {
+    while ((await this.embedPending()) > 0);
+  }
+
+  /**
+   * Stage 2 in the background: embeds what awaits a vector, oldest first, paced like one stage
+   * (cpuShare); idle, it waits for stage 1 to admit more. An error is reported in the status and
+   * retried with a growing delay; the backlog is in the index, so nothing is lost meanwhile.
+   */
+  private async embedInBackground(): Promise<void> {
+    let delayMs = 400;
+    while (this.state === 'running') {
+      try {
+        await this.open();
+        const started = performance.now();
+        const embedded = await this.embedPending();
+        this.vectorError = null;
+        delayMs = 400;
+        if (embedded === 0) await this.idle(this.options.pollIntervalMs ?? 100);
+        else await this.pace(started);
+      } catch (error) {
+        this.vectorError = error instanceof Error ? error.message : String(error);
+        this.logger.error(`Embedding memory items failed: ${this.vectorError} (they stay searchable by keywords; retrying in ${delayMs} ms)`);
+        await this.rest(delayMs);
+        delayMs = Math.min(30_000, delayMs * 2);
+      }
+    }
+  }
+
+  /** Waits for stage 1 to admit items (or `ms`, in case another process admitted them). */
+  private idle(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => this.wakeIdle?.(), ms);
+      this.wakeIdle = () => {
+        clearTimeout(timer);
+        this.wakeIdle = undefined;
+        resolve();
+      };
+    });
+  }
+
+  /** Stage 2 alone in the background, for an indexer fed by indexEvents (Kafka): a batch is then acknowledged once searchable by keywords. */
+  startEmbedding(): void {
+    if (!this.twoStage || this.vectorLoop) return;
+    if (this.state !== 'running') this.state = 'running';
+    this.vectorLoop = this.embedInBackground();
   }
 
   /** The indexer's follower of the global log (from its checkpoint, in every process that indexes: exclusivity `none`). */
@@ -216,10 +327,18 @@ export class MemoryIndexer {
     return this.loop;
   }
 
-  /** One batch of the subscription; under start() it then rests, so that embedding keeps to its share of a busy machine. */
+  /**
+   * One batch of the subscription. With one stage it embeds, so under start() it then rests, and
+   * embedding keeps to its share of a busy machine; with two, stage 2 rests instead.
+   */
   private async indexPaced(batch: LogBatch): Promise<void> {
     const started = performance.now();
-    await this.indexEvents(batch.events);
+    await this.admitEvents(batch.events);
+    if (!this.twoStage) await this.pace(started);
+  }
+
+  /** After work begun at `started`, rests so that it keeps to cpuShare of a busy machine. */
+  private async pace(started: number): Promise<void> {
     const share = Math.min(1, Math.max(0.05, this.options.cpuShare ?? 1));
     // The rest follows every batch, a short one too: steady writes never fill a batch, and would go unpaced.
     if (share < 1 && this.state === 'running' && this.machineBusy()) await this.rest(((performance.now() - started) * (1 - share)) / share);
@@ -239,6 +358,7 @@ export class MemoryIndexer {
     if (this.state === 'running') return;
     this.state = 'running';
     loop.start();
+    this.startEmbedding();
   }
 
   /** Looks for new events now (e.g. right after a commit in this process). */
@@ -250,7 +370,10 @@ export class MemoryIndexer {
   async stop(): Promise<void> {
     if (this.state === 'running') this.state = 'stopping';
     this.wake?.();
+    this.wakeIdle?.();
     await this.loop?.stop();
+    await this.vectorLoop;
+    this.vectorLoop = undefined;
     this.state = 'stopped';
     await this.writer.close();
   }
@@ -273,6 +396,8 @@ export class MemoryIndexer {
     const lastPosition = store ? await store.lastPosition() : this.highestSeen;
     const checkpoint = checkpoints ? await checkpoints.load(this.name) : this.highestSeen;
     const lag = store && checkpoints ? await countEventsAfter(store, checkpoint) : Math.max(0, lastPosition - checkpoint);
+    const twoStage = this.twoStage;
+    const pending = info && twoStage ? await this.options.index.pendingVectors!() : { items: 0, oldestPosition: null };
     return {
       state: this.state,
       runsIn: this.writer.runsIn,
@@ -282,7 +407,11 @@ export class MemoryIndexer {
       checkpoint,
       lastPosition,
       lag,
+      stages: twoStage ? 2 : 1,
+      pendingVectors: pending.items,
+      oldestPendingVectorPosition: pending.oldestPosition,
       indexedItems: this.indexedItems,
+      embeddedItems: twoStage ? this.embeddedItems : this.indexedItems,
       skippedEvents: this.skippedEvents,
       items: info ? await this.options.index.count() : 0,
       models: !info
@@ -290,7 +419,7 @@ export class MemoryIndexer {
         : this.options.index.models
           ? await this.options.index.models()
           : [{ id: info.id, dimensions: info.dimensions, items: await this.options.index.count() }],
-      lastError: this.loop?.runtime().lastError ?? null,
+      lastError: this.loop?.runtime().lastError ?? this.vectorError,
     };
   }
 }

@@ -18,6 +18,11 @@ export interface MemoryItemWriter {
   open(): Promise<EmbeddingModelInfo>;
   /** Embeds and upserts these items (idempotent by item id). */
   write(items: readonly MemoryItem[]): Promise<void>;
+  /**
+   * Stage 2 of two-stage indexing (an index with `admit`): embeds up to `limit` of the items the
+   * index holds without vectors, oldest first, and attaches their vectors; tells how many it took (0: none left).
+   */
+  embedPending?(limit: number): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -43,6 +48,17 @@ export class LocalItemWriter implements MemoryItemWriter {
     await this.open();
     const vectors = await this.parts.model.embed(items.map(indexedText), { languageOf: items.map((item) => item.text) });
     await this.parts.index.upsert(items.map((item, i) => ({ item, vector: vectors[i]! })));
+  }
+
+  async embedPending(limit: number): Promise<number> {
+    await this.open();
+    const { index, model } = this.parts;
+    if (!index.pendingItems || !index.attachVectors) throw new Error('This memory index is written in one stage: it keeps no items awaiting vectors.');
+    const items = await index.pendingItems(limit);
+    if (items.length === 0) return 0;
+    const vectors = await model.embed(items.map(indexedText), { languageOf: items.map((item) => item.text) });
+    await index.attachVectors(items.map((item, i) => ({ item, vector: vectors[i]! })));
+    return items.length;
   }
 
   /** The model and index belong to whoever passed them in: closing the writer leaves them open. */

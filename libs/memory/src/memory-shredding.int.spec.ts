@@ -96,7 +96,11 @@ describe('memory and crypto-shredding (local model, sqlite-vec on a file)', () =
     expect(await recallTexts('secret', 'Which bank is my card from?')).toContain('card: bank: Orvalia savings bank');
   });
 
-  it('a batch being embedded while the process shreds the session does not write it back', async () => {
+  // One stage: the batch is not in the index yet when the shred runs. Two: it is, by keywords (the shred removes it), and its vectors are not attached.
+  it.each([
+    [1, 0],
+    [2, 1],
+  ])('a batch being embedded while the process shreds the session does not write it back (%i stages)', async (stages, removedByShred) => {
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
     let entered!: () => void;
@@ -110,14 +114,23 @@ describe('memory and crypto-shredding (local model, sqlite-vec on a file)', () =
       },
       close: async () => {},
     };
-    const indexer = new MemoryIndexer({ store: f.store, checkpoints: new InMemoryCheckpointStore(), index, model: slow, policies: f.policies });
+    const indexer = new MemoryIndexer({
+      store: f.store,
+      checkpoints: new InMemoryCheckpointStore(),
+      index,
+      model: slow,
+      policies: f.policies,
+      twoStage: stages === 2,
+    });
     await f.say('secret', 'user', 'The Quixotrella gym locker code is 7741');
     await f.say('kept', 'user', 'The Plumbifora bakery opens at seven in the morning');
     const catchingUp = indexer.catchUp();
     await embedding;
-    expect(await indexer.shred({ tenantId: 't1', sessionId: 'secret' })).toBe(0);
+    expect(await indexer.shred({ tenantId: 't1', sessionId: 'secret' })).toBe(removedByShred);
     release();
     await catchingUp;
     expect((await index.listItems()).map((i) => i.text)).toEqual(['The Plumbifora bakery opens at seven in the morning']);
+    expect(await index.pendingVectors()).toEqual({ items: 0, oldestPosition: null });
+    expect(rawIndexBytes(filename)).not.toContain('Quixotrella');
   });
 });

@@ -18,6 +18,12 @@ export interface ScoredItem {
   vector?: Float32Array;
 }
 
+/** Stage 2's backlog: items searchable by keywords, not yet by similarity. */
+export interface PendingVectors {
+  items: number;
+  oldestPosition: number | null;
+}
+
 export interface IndexedItem {
   item: MemoryItem;
   vector: Float32Array;
@@ -45,6 +51,22 @@ export interface VectorIndex {
    */
   shredScope(scope: MemoryScope): Promise<number>;
   count(scope?: MemoryScope): Promise<number>;
+  /**
+   * Two-stage indexing, where the adapter has it (SQLite; not Qdrant, which is written in one stage).
+   * Stage 1: the items become searchable by keywords at once, without vectors (cheap: no model);
+   * an item already in the index is left as it is (a redelivered event). Tells how many were new.
+   */
+  admit?(items: readonly MemoryItem[]): Promise<number>;
+  /** Stage 2's work: up to `limit` items admitted without a vector, oldest first (with their context, which is embedded too). */
+  pendingItems?(limit: number): Promise<MemoryItem[]>;
+  /**
+   * Stage 2: gives items admitted by `admit` their vectors, making them searchable by similarity.
+   * An item no longer awaiting one (shredded or deleted meanwhile, or given it already) is left
+   * alone: a vector never brings an item back, nor doubles one. Tells how many were attached.
+   */
+  attachVectors?(items: readonly IndexedItem[]): Promise<number>;
+  /** Items awaiting their vectors, and the global position of the oldest (null when none). */
+  pendingVectors?(): Promise<PendingVectors>;
   /** Each model's items, where one index keeps several models' (language routing); without it, the open model's are count(). */
   models?(): Promise<{ id: string; dimensions: number; language?: string; items: number }[]>;
   close(): Promise<void>;

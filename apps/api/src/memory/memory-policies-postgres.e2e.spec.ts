@@ -55,7 +55,7 @@ describe('memory policies on PostgreSQL are shared by every process', () => {
     for (const app of [first, second]) {
       for (let i = 0; i < 600; i++) {
         const status = (await app.http('GET', '/v1/memory/status')).body;
-        if (status.checkpoint >= last && status.model !== null) break;
+        if (status.checkpoint >= last && status.model !== null && status.pendingVectors === 0) break;
         await new Promise((r) => setTimeout(r, 50));
       }
       expect((await app.http('GET', '/v1/memory/status')).body.checkpoint).toBeGreaterThanOrEqual(last);

@@ -47,7 +47,7 @@ describe.each(E2E_STORES)('crypto-shredding reaches long-term memory on the %s s
     const target = (await http('GET', '/v1/memory/status')).body.lastPosition as number;
     for (let i = 0; i < 600; i++) {
       const status = (await http('GET', '/v1/memory/status')).body;
-      if (status.checkpoint >= target && status.model !== null) return;
+      if (status.checkpoint >= target && status.model !== null && status.pendingVectors === 0) return;
       await new Promise((r) => setTimeout(r, 50));
     }
     throw new Error('the memory indexer did not catch up within 30 s');

@@ -25,7 +25,7 @@ describe.each(E2E_STORES)('long-term memory over HTTP on the %s store', (storeNa
     return res.body.version as number;
   };
   /**
-   * Waits (bounded) until the indexer has passed the session's last event. (Not `lag === 0`
+   * Waits (bounded) until the indexer has passed the session's last event and embedded it. (Not `lag === 0`
    * alone: on PostgreSQL the visible head may trail a commit while other suites write.)
    */
   const indexed = async (id: string) => {
@@ -34,7 +34,7 @@ describe.each(E2E_STORES)('long-term memory over HTTP on the %s store', (storeNa
     const last = events[events.length - 1]!.globalPosition;
     for (let i = 0; i < 600; i++) {
       const status = (await http('GET', '/v1/memory/status')).body;
-      if (status.checkpoint >= last && status.model !== null) return status;
+      if (status.checkpoint >= last && status.model !== null && status.pendingVectors === 0) return status;
       await new Promise((r) => setTimeout(r, 50));
     }
     throw new Error('the memory indexer did not catch up within 30 s');

@@ -77,7 +77,13 @@ export class MemoryModule implements OnApplicationBootstrap, OnApplicationShutdo
     const indexer = this.memory.indexer;
     const { config } = this.memory.options;
     if (config.index === 'sqlite') this.holder = holdIndexFile(config.sqliteFile, 'API');
+    // With two stages, the lag is the keyword stage's (events not yet searchable); the vectors' backlog is a gauge of its own.
     this.metrics.registerLag('memory-indexer', async () => (await indexer.status()).lag);
+    this.metrics.gauge(
+      'rewind_memory_pending_vectors',
+      'Memory items searchable by keywords but not yet embedded (two-stage indexing: grows under a burst, catches up after).',
+      async () => (await indexer.status()).pendingVectors,
+    );
     // Which embedding models hold items (with language routing, one per language).
     this.metrics.labelledGauge('rewind_memory_items', 'Items in the memory index, by embedding model.', 'model', async () =>
       Object.fromEntries((await indexer.status()).models.map((m) => [m.id, m.items])),
@@ -96,7 +102,7 @@ export class MemoryModule implements OnApplicationBootstrap, OnApplicationShutdo
     const { index, indexerCpuShare } = this.memory.options.config;
     this.logger.log(
       this.memory.placement === 'thread'
-        ? `Indexing long-term memory in a worker thread (${index} index, at nice 19: all of an idle core, at most ${Math.round(indexerCpuShare * 100)} % of one while the machine is busy; lag grows under bursts and catches up after).`
+        ? `Indexing long-term memory in a worker thread (${index} index, at nice 19: all of an idle core, at most ${Math.round(indexerCpuShare * 100)} % of one while the machine is busy; items are searchable by keywords at once, and their vectors' lag grows under bursts and catches up after).`
         : `Indexing long-term memory on this process's event loop (${index} index; REWIND_MEMORY_INDEXER=process).`,
     );
   }

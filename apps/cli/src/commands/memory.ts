@@ -44,7 +44,7 @@ const status: CommandSpec = {
       });
       try {
         await runtime.indexer.open();
-        const { state: _state, indexedItems: _i, skippedEvents: _s, lastError: _e, ...rest } = await runtime.indexer.status();
+        const { state: _state, indexedItems: _i, embeddedItems: _v, skippedEvents: _s, lastError: _e, ...rest } = await runtime.indexer.status();
         return { index: config.index, ...(config.index === 'sqlite' ? { file: config.sqliteFile } : { url: config.qdrantUrl }), ...rest };
       } finally {
         await runtime.close();

@@ -2569,11 +2569,31 @@ export interface components {
             lastPosition?: number;
             /**
              * Format: int64
-             * @description Committed events not yet indexed.
+             * @description Committed events not yet indexed (with two stages: not yet searchable by keywords).
              */
             lag?: number;
+            /**
+             * Format: int64
+             * @description 2: items are searchable by keywords first and embedded after (SQLite); 1: embedded before they count as indexed (Qdrant).
+             */
+            stages?: number;
+            /**
+             * Format: int64
+             * @description Items searchable by keywords but not yet embedded (stage 2; 0 with one stage): under a burst this grows, and catches up after.
+             */
+            pendingVectors?: number;
+            /**
+             * Format: int64
+             * @description Global position of the oldest item awaiting its vector (null when none).
+             */
+            oldestPendingVectorPosition?: number | null;
             /** Format: int64 */
             indexedItems?: number;
+            /**
+             * Format: int64
+             * @description Items this process embedded since it started.
+             */
+            embeddedItems?: number;
             /** Format: int64 */
             skippedEvents?: number;
             /** Format: int64 */

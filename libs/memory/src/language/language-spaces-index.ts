@@ -1,5 +1,6 @@
 import type { EmbeddingModelInfo, EmbeddingSpace } from '../embedding-model';
-import type { IndexedItem, MemoryScope, ScoredItem, VectorIndex } from '../vector-index';
+import type { MemoryItem } from '../memory-item';
+import type { IndexedItem, MemoryScope, PendingVectors, ScoredItem, VectorIndex } from '../vector-index';
 import { detectLanguage } from './detect-language';
 
 export interface LanguageSpacesIndexOptions {
@@ -41,7 +42,15 @@ export class LanguageSpacesIndex implements VectorIndex {
     /** Another index on the same storage, for each further model. */
     private readonly sibling: () => VectorIndex,
     private readonly options: LanguageSpacesIndexOptions = {},
-  ) {}
+  ) {
+    // Siblings are of the base's kind: two stages when it has them (SQLite), one otherwise (Qdrant).
+    if (base.admit && base.pendingItems && base.attachVectors && base.pendingVectors) {
+      this.admit = (items) => this.admitItems(items);
+      this.pendingItems = (limit) => this.oldestPending(limit);
+      this.attachVectors = (items) => this.attachBlocks(items);
+      this.pendingVectors = () => this.pendingInAll();
+    }
+  }
 
   async open(model: EmbeddingModelInfo): Promise<void> {
     const spaces: readonly EmbeddingSpace[] = model.spaces ?? [{ id: model.id, dimensions: model.dimensions, offset: 0, language: 'en' }];
@@ -69,6 +78,63 @@ export class LanguageSpacesIndex implements VectorIndex {
       bySpace.set(space, [...(bySpace.get(space) ?? []), { item, vector: vector.slice(space.offset, space.offset + space.dimensions) }]);
     }
     for (const [space, batch] of bySpace) await space.index.upsert(batch);
+  }
+
+  /**
+   * Two stages when every model's index has them. An item awaiting its vector is kept in the
+   * tables of its language's model, as LanguageRoutedEmbeddingModel routes its text (the writer
+   * embeds `languageOf` the item's own text): its vector, when it comes, is that model's block.
+   */
+  readonly admit?: (items: readonly MemoryItem[]) => Promise<number>;
+  readonly pendingItems?: (limit: number) => Promise<MemoryItem[]>;
+  readonly attachVectors?: (items: readonly IndexedItem[]) => Promise<number>;
+  readonly pendingVectors?: () => Promise<PendingVectors>;
+
+  private async admitItems(items: readonly MemoryItem[]): Promise<number> {
+    let admitted = 0;
+    for (const [space, batch] of this.byLanguage(items, (item) => item)) admitted += await space.index.admit!(batch);
+    return admitted;
+  }
+
+  /** The oldest pending items of every model's tables, oldest (by log position) first. */
+  private async oldestPending(limit: number): Promise<MemoryItem[]> {
+    const lists = await Promise.all(this.opened.map((space) => space.index.pendingItems!(limit)));
+    return lists
+      .flat()
+      .sort((a, b) => a.globalPosition - b.globalPosition)
+      .slice(0, limit);
+  }
+
+  private async attachBlocks(items: readonly IndexedItem[]): Promise<number> {
+    let attached = 0;
+    for (const [space, batch] of this.byLanguage(items, (indexed) => indexed.item)) {
+      attached += await space.index.attachVectors!(batch.map(({ item, vector }) => this.blockIn(space, item, vector)));
+    }
+    return attached;
+  }
+
+  private async pendingInAll(): Promise<PendingVectors> {
+    const each = await Promise.all(this.opened.map((space) => space.index.pendingVectors!()));
+    const oldest = each.flatMap((p) => (p.oldestPosition === null ? [] : [p.oldestPosition]));
+    return { items: each.reduce((n, p) => n + p.items, 0), oldestPosition: oldest.length ? Math.min(...oldest) : null };
+  }
+
+  /** Items grouped by the model their language routes them to. */
+  private byLanguage<T>(entries: readonly T[], itemOf: (entry: T) => MemoryItem): Map<OpenSpace, T[]> {
+    const groups = new Map<OpenSpace, T[]>();
+    for (const entry of entries) {
+      const language = detectLanguage(itemOf(entry).text);
+      const space = this.opened.find((s) => s.language === language) ?? this.opened[0]!;
+      groups.set(space, [...(groups.get(space) ?? []), entry]);
+    }
+    return groups;
+  }
+
+  /** The item's vector in its space's own dimensions (its block of the sum space). */
+  private blockIn(space: OpenSpace, item: MemoryItem, vector: Float32Array): IndexedItem {
+    if (vector.length !== this.dimensions)
+      throw new Error(`Item ${item.id} has a ${vector.length}-dimensional vector, but this index holds ${this.dimensions} dimensions.`);
+    return { item, vector: vector.slice(space.offset, space.offset + space.dimensions) };
   }
 
   async searchVector(vector: Float32Array, scope: MemoryScope, limit: number): Promise<ScoredItem[]> {

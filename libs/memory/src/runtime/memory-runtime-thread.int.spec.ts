@@ -99,7 +99,7 @@ describe.each(['sqlite', 'postgres'] as const)('memory indexer in a worker threa
     expect(before).toMatchObject({ runsIn: 'thread', checkpoint: 0, lag: (await stores.store.readAll({ after: 0, limit: 1000 })).length }); // lag counts events
 
     first.indexer.start();
-    const indexed = await until(first, (s) => s.lag === 0 && s.items === 2, 'indexing the first turns');
+    const indexed = await until(first, (s) => s.lag === 0 && s.items === 2 && s.pendingVectors === 0, 'indexing the first turns');
     expect(indexed).toMatchObject({ state: 'running', model: 'all-minilm-l6-v2-q', dimensions: 384, indexedItems: 2, lastError: null });
     expect(indexed.skippedEvents).toBeGreaterThan(0); // "hi" and SessionStarted
     // The writer thread runs at the lowest priority (Linux: nice 19 per thread); this process's other threads do not.
@@ -120,7 +120,7 @@ describe.each(['sqlite', 'postgres'] as const)('memory indexer in a worker threa
     await say('The museum tickets cost 12 euros each.', 'agent');
     const second = runtime();
     second.indexer.start();
-    const resumed = await until(second, (s) => s.lag === 0 && s.items === 3, 'indexing after the restart');
+    const resumed = await until(second, (s) => s.lag === 0 && s.items === 3 && s.pendingVectors === 0, 'indexing after the restart');
     // Only the new event was read: one item written by this process.
     expect(resumed.indexedItems).toBe(1);
 
@@ -134,7 +134,7 @@ describe.each(['sqlite', 'postgres'] as const)('memory indexer in a worker threa
     await say('Noted: Hotel Avenida, Lisbon, 3 to 7 May.', 'agent');
     const older = runtime();
     older.indexer.start();
-    await until(older, (s) => s.lag === 0 && s.items === 2, 'indexing the first turns');
+    await until(older, (s) => s.lag === 0 && s.items === 2 && s.pendingVectors === 0, 'indexing the first turns');
     await older.close();
     runtimes.splice(runtimes.indexOf(older), 1);
     // As an older version left it: the items in the file, the progress only in the shared store.
@@ -146,7 +146,7 @@ describe.each(['sqlite', 'postgres'] as const)('memory indexer in a worker threa
     await say('The museum tickets cost 12 euros each.', 'agent');
     const upgraded = runtime();
     upgraded.indexer.start();
-    const done = await until(upgraded, (s) => s.lag === 0 && s.items === 3, 'indexing after the upgrade');
+    const done = await until(upgraded, (s) => s.lag === 0 && s.items === 3 && s.pendingVectors === 0, 'indexing after the upgrade');
     expect(done.indexedItems).toBe(1); // only the event after the adopted position
     expect(await indexCheckpoint()).toBe(await stores.store.lastPosition());
   });
@@ -187,7 +187,7 @@ describe.each(['sqlite', 'postgres'] as const)('memory indexer in a worker threa
 
     const again = runtime();
     again.indexer.start();
-    const done = await until(again, (s) => s.lag === 0, 'catching up after the restart');
+    const done = await until(again, (s) => s.lag === 0 && s.pendingVectors === 0, 'catching up after the restart');
     expect(done.items).toBe(300);
   });
 });

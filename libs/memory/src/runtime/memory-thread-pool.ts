@@ -50,7 +50,7 @@ class MemoryThread {
     return this.pool;
   }
 
-  async run<T>(name: 'open' | 'write' | 'embed', argument: unknown): Promise<T> {
+  async run<T>(name: 'open' | 'write' | 'embedPending' | 'embed', argument: unknown): Promise<T> {
     return ((await this.start()).run(argument, { name }) as Promise<T>).catch((error: unknown) => {
       throw error instanceof Error ? error : new Error(`The memory ${this.data.role} thread failed: ${String(error)}`);
     });
@@ -88,6 +88,10 @@ export class ThreadItemWriter implements MemoryItemWriter {
 
   async write(items: readonly MemoryItem[]): Promise<void> {
     if (items.length > 0) await this.thread.run('write', items);
+  }
+
+  embedPending(limit: number): Promise<number> {
+    return this.thread.run('embedPending', limit);
   }
 
   close(): Promise<void> {

@@ -68,6 +68,13 @@ export async function write(items: readonly MemoryItem[]): Promise<number> {
   return items.length;
 }
 
+/** Stage 2: the oldest items the index holds without vectors, embedded and given them (read from this thread's own connection: no text crosses threads). */
+export async function embedPending(limit: number): Promise<number> {
+  const { writer } = await ready();
+  if (!writer) throw new Error('This memory thread embeds questions only; items are written by the writer thread.');
+  return writer.embedPending(limit);
+}
+
 export async function embed({ texts, options }: { texts: readonly string[]; options: EmbedOptions }): Promise<Float32Array[]> {
   return (await ready()).model.embed(texts, options);
 }

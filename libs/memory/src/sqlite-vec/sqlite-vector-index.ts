@@ -1,14 +1,16 @@
-import { createHash } from 'node:crypto';
 import { openSqliteFile } from '@rewind/event-store/sqlite';
 import type Database from 'better-sqlite3';
 import { LRUCache } from 'lru-cache';
 import * as sqliteVec from 'sqlite-vec';
 import type { EmbeddingModelInfo } from '../embedding-model';
-import type { MemoryItem, MemoryRole } from '../memory-item';
+import type { MemoryItem } from '../memory-item';
 import { searchTokens } from '../search-tokens';
 import { withoutContext } from '../turn-context';
-import type { IndexedItem, MemoryScope, ScoredItem, VectorIndex } from '../vector-index';
+import type { IndexedItem, MemoryScope, PendingVectors, ScoredItem, VectorIndex } from '../vector-index';
 import { BinaryCodeCache } from './binary-code-cache';
+import { shredIndexFile } from './shred-index-file';
+import { CONTEXT_WEIGHT, ftsQuery, MATCH_BUDGET, PLAN_FIGURES_TTL_MS, scopeWordOf, scopeWordsOf, TOKENIZER, tokenizerOf } from './fts-query';
+import { blobOf, dot, NO_VECTOR, storedVector, toItem, type ItemRow } from './item-rows';
 
 export interface SqliteVectorIndexOptions {
   /** The index file (`:memory:` for a throwaway one). Kept beside the event store's file, not in it, so indexing never holds the store's write lock. */
@@ -24,107 +26,8 @@ export interface SqliteVectorIndexOptions {
   oversample?: number;
 }
 
-interface ItemRow {
-  rowid: number;
-  id: string;
-  tenant_id: string;
-  session_id: string;
-  event_id: string;
-  version: number;
-  global_position: number;
-  role: string;
-  occurred_at: string;
-  chunk: number;
-  text: string;
-  memory_key: string | null;
-  vector: Buffer;
-}
-
 /** Candidates re-ranked beyond the wanted hits, at most (each costs a row read of ~1.5 KB). */
 const MAX_CANDIDATES = 256;
-
-function toItem(row: ItemRow): MemoryItem {
-  return {
-    id: row.id,
-    tenantId: row.tenant_id,
-    sessionId: row.session_id,
-    eventId: row.event_id,
-    version: row.version,
-    globalPosition: row.global_position,
-    role: row.role as MemoryRole,
-    occurredAt: row.occurred_at,
-    chunk: row.chunk,
-    text: row.text,
-    ...(row.memory_key !== null ? { memoryKey: row.memory_key } : {}),
-  };
-}
-
-function blobOf(vector: Float32Array): Buffer {
-  return Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength);
-}
-
-function vectorOf(blob: Buffer): Float32Array {
-  return new Float32Array(blob.buffer.slice(blob.byteOffset, blob.byteOffset + blob.byteLength));
-}
-
-function dot(a: Float32Array, b: Buffer): number {
-  const v = new Float32Array(b.buffer, b.byteOffset, b.byteLength / 4);
-  let sum = 0;
-  for (let i = 0; i < a.length; i++) sum += a[i]! * v[i]!;
-  return sum;
-}
-
-/**
- * A word naming a tenant or a session inside the FTS document, so that a scoped keyword
- * search intersects posting lists instead of ranking every match of the whole file.
- */
-function scopeToken(kind: 't' | 's', ...parts: string[]): string {
-  return `zz${kind}${createHash('sha1').update(parts.join('\u0000')).digest('hex').slice(0, 20)}`;
-}
-
-/** An FTS5 query matching any of the words (each word quoted: no FTS syntax reaches the parser), within the scope's word when given. */
-function ftsQuery(tokens: readonly string[], scopeWord: string | null, columns: string): string {
-  const words = `${columns} : (${tokens.map((t) => `"${t.replaceAll('"', '""')}"`).join(' OR ')})`;
-  return scopeWord === null ? words : `${words} AND scope : ${scopeWord}`;
-}
-
-function scopeWordOf(scope: MemoryScope): string {
-  return scope.sessionId === undefined ? scopeToken('t', scope.tenantId) : scopeToken('s', scope.tenantId, scope.sessionId);
-}
-
-/**
- * How the full-text index splits and reduces words (documents arrive as searchTokens' words):
- * Porter stemming over unicode61, so that "painted" finds "paints" (LoCoMo, BM25 alone on the
- * product's windows: R@10 68.3 → 72.5, R@25 75.9 → 80.3).
- */
-const TOKENIZER = 'porter unicode61 remove_diacritics 2';
-
-/**
- * BM25 weight of the previous turn's words against the turn's own (1): the turn is what is
- * recalled, its previous turn only leads to it. Picked on LoCoMo conversations 1–5 (BM25 alone,
- * R@5/10/25 at 0.4 / 0.5 / 0.6 / 1: 66.6/74.3/80.7, 66.4/75.2/81.3, 67.0/75.6/81.8, 65.2/74.4/81.3),
- * 6–10: 63.0/72.5/80.2 at 0.6 against 61.4/70.7/79.4 as one text.
- */
-const CONTEXT_WEIGHT = 0.6;
-
-/** The tokenize option a full-text table was made with (a file made before stemming has none of Porter). */
-function tokenizerOf(createSql: string): string {
-  return /tokenize\s*=\s*'([^']*)'/i.exec(createSql)?.[1] ?? 'unicode61';
-}
-
-/**
- * How long a scope's item count and a word's document frequency are reused to plan keyword
- * searches. They only pick a plan and the words searched: a stale figure changes what a search
- * costs, never whether a matching item can be found (a word not yet seen is never cached).
- */
-const PLAN_FIGURES_TTL_MS = 10_000;
-
-/**
- * Documents keyword search ranks at most (FTS5 ranks every match: ~2.3 µs each at 100 000 items,
- * so ~7 ms). Words are taken rarest first, which BM25 weighs most; commoner ones beyond the
- * budget are left out, and when even the rarest is beyond it, vectors carry the question alone.
- */
-const MATCH_BUDGET = 3_000;
 
 /**
  * The embedded vector index, one SQLite file: full vectors and 1-bit codes (sign bits, made by
@@ -219,6 +122,13 @@ export class SqliteVectorIndex implements VectorIndex {
       CREATE TABLE IF NOT EXISTS ${p}_deletions (n INTEGER NOT NULL);
       INSERT INTO ${p}_deletions (n) SELECT 0 WHERE NOT EXISTS (SELECT 1 FROM ${p}_deletions);
       CREATE TRIGGER IF NOT EXISTS ${p}_items_deleted AFTER DELETE ON ${p}_items BEGIN UPDATE ${p}_deletions SET n = n + 1; END;
+      -- Stage 2's backlog: items searchable by keywords awaiting their vectors, with the previous turn they are embedded with.
+      CREATE TABLE IF NOT EXISTS ${p}_pending (item_rowid INTEGER PRIMARY KEY, context TEXT);
+      CREATE TRIGGER IF NOT EXISTS ${p}_items_pending_gone AFTER DELETE ON ${p}_items BEGIN DELETE FROM ${p}_pending WHERE item_rowid = old.rowid; END;
+      -- The highest row id given a code: caches read new codes by row id, so a lower one given later must make them read all again.
+      -- Made when no item awaits a vector yet (pending items come with this table): every item's row has its code.
+      CREATE TABLE IF NOT EXISTS ${p}_codes_high (rowid_high INTEGER NOT NULL);
+      INSERT INTO ${p}_codes_high (rowid_high) SELECT coalesce((SELECT max(rowid) FROM ${p}_items), 0) WHERE NOT EXISTS (SELECT 1 FROM ${p}_codes_high);
     `);
     this.convertFormat1(p);
     // The words of a question are reduced the way its index reduced its documents: a file made before
@@ -269,8 +179,24 @@ export class SqliteVectorIndex implements VectorIndex {
       findRowid: this.db.prepare<[string], { rowid: number }>(`SELECT rowid FROM ${p}_items WHERE id = ?`),
       insertItem: this.db.prepare(
         `INSERT INTO ${p}_items (id, tenant_id, session_id, event_id, version, global_position, role, occurred_at, chunk, text, memory_key, vector)
-         VALUES (@id, @tenantId, @sessionId, @eventId, @version, @globalPosition, @role, @occurredAt, @chunk, @text, @memoryKey, @vector)`,
+         VALUES (@id, @tenantId, @sessionId, @eventId, @version, @globalPosition, @role, @occurredAt, @chunk, @text, @memoryKey, @vector)
+         ON CONFLICT (id) DO NOTHING`,
       ),
+      insertPending: this.db.prepare<[number | bigint, string | null]>(`INSERT INTO ${p}_pending (item_rowid, context) VALUES (?, ?)`),
+      oldestPending: this.db.prepare<[number], ItemRow & { context: string | null }>(
+        `SELECT i.rowid, i.*, p.context FROM ${p}_pending p JOIN ${p}_items i ON i.rowid = p.item_rowid ORDER BY p.item_rowid LIMIT ?`,
+      ),
+      findPending: this.db.prepare<[string], { rowid: number; tenant_id: string; session_id: string }>(
+        `SELECT i.rowid, i.tenant_id, i.session_id FROM ${p}_items i JOIN ${p}_pending p ON p.item_rowid = i.rowid WHERE i.id = ?`,
+      ),
+      setVector: this.db.prepare<[Buffer, number]>(`UPDATE ${p}_items SET vector = ? WHERE rowid = ?`),
+      deletePending: this.db.prepare<[number]>(`DELETE FROM ${p}_pending WHERE item_rowid = ?`),
+      countPending: this.db.prepare<[], { n: number; oldest: number | null }>(
+        `SELECT count(*) AS n, (SELECT i.global_position FROM ${p}_pending q JOIN ${p}_items i ON i.rowid = q.item_rowid ORDER BY q.item_rowid LIMIT 1) AS oldest FROM ${p}_pending`,
+      ),
+      codesHigh: this.db.prepare<[], number>(`SELECT rowid_high FROM ${p}_codes_high`).pluck(),
+      setCodesHigh: this.db.prepare<[number | bigint]>(`UPDATE ${p}_codes_high SET rowid_high = max(rowid_high, ?)`),
+      markCodesRewritten: this.db.prepare(`UPDATE ${p}_deletions SET n = n + 1`),
       deleteItem: this.db.prepare(`DELETE FROM ${p}_items WHERE rowid = ?`),
       insertFts: this.db.prepare<[number | bigint, string, string, string]>(
         this.contextColumn
@@ -323,24 +249,86 @@ export class SqliteVectorIndex implements VectorIndex {
     this.s.deleteItem.run(rowid);
   }
 
+  private checkDimensions({ item, vector }: IndexedItem): void {
+    if (vector.length !== this.dimensions) {
+      throw new Error(`Item ${item.id} has a ${vector.length}-dimensional vector, but this index holds ${this.dimensions} dimensions.`);
+    }
+  }
+
+  /** The item's row and its words (its previous turn's in their own column); its row id, or null when its id is in the index already. */
+  private insertRow(item: MemoryItem, vector: Buffer): number | bigint | null {
+    const s = this.s;
+    const { changes, lastInsertRowid } = s.insertItem.run({ ...withoutContext(item), memoryKey: item.memoryKey ?? null, vector });
+    if (changes === 0) return null;
+    const [own, context] = [searchTokens(item.text).join(' '), searchTokens(item.context ?? '').join(' ')];
+    s.insertFts.run(lastInsertRowid, own, scopeWordsOf(item), context);
+    return lastInsertRowid;
+  }
+
   async upsert(items: readonly IndexedItem[]): Promise<void> {
     const s = this.s;
     this.db.transaction(() => {
-      for (const { item, vector } of items) {
-        if (vector.length !== this.dimensions) {
-          throw new Error(`Item ${item.id} has a ${vector.length}-dimensional vector, but this index holds ${this.dimensions} dimensions.`);
-        }
+      for (const indexed of items) {
+        this.checkDimensions(indexed);
+        const { item, vector } = indexed;
         const existing = s.findRowid.get(item.id);
         if (existing) this.removeRow(existing.rowid);
         const blob = blobOf(vector);
-        const { lastInsertRowid } = s.insertItem.run({ ...withoutContext(item), memoryKey: item.memoryKey ?? null, vector: blob });
-        const scopeWords = `${scopeToken('t', item.tenantId)} ${scopeToken('s', item.tenantId, item.sessionId)}`;
-        const [own, context] = [searchTokens(item.text).join(' '), searchTokens(item.context ?? '').join(' ')];
-        s.insertFts.run(lastInsertRowid, own, scopeWords, context);
-        s.insertCode.run(item.tenantId, lastInsertRowid, item.sessionId, blob);
+        const rowid = this.insertRow(item, blob)!;
+        s.insertCode.run(item.tenantId, rowid, item.sessionId, blob);
+        s.setCodesHigh.run(rowid);
       }
     })();
     this.codes?.changed();
+  }
+
+  /** Stage 1: rows and words now, vectors later (attachVectors); the backlog is a table, so it outlives a restart. */
+  async admit(items: readonly MemoryItem[]): Promise<number> {
+    const s = this.s;
+    return this.db.transaction(() => {
+      let admitted = 0;
+      for (const item of items) {
+        const rowid = this.insertRow(item, NO_VECTOR);
+        if (rowid === null) continue;
+        s.insertPending.run(rowid, item.context ?? null);
+        admitted++;
+      }
+      return admitted;
+    })();
+  }
+
+  async pendingItems(limit: number): Promise<MemoryItem[]> {
+    if (limit <= 0) return [];
+    return this.s.oldestPending.all(limit).map((row) => ({ ...toItem(row), ...(row.context !== null ? { context: row.context } : {}) }));
+  }
+
+  async attachVectors(items: readonly IndexedItem[]): Promise<number> {
+    const s = this.s;
+    const attached = this.db.transaction(() => {
+      let n = 0;
+      let rewritten = false;
+      for (const indexed of items) {
+        this.checkDimensions(indexed);
+        const row = s.findPending.get(indexed.item.id);
+        if (!row) continue;
+        const blob = blobOf(indexed.vector);
+        s.setVector.run(blob, row.rowid);
+        s.insertCode.run(row.tenant_id, row.rowid, row.session_id, blob);
+        s.deletePending.run(row.rowid);
+        // Out of row-id order (not the oldest first): caches that read codes by row id read them all again.
+        if (!rewritten && row.rowid < s.codesHigh.get()!) rewritten = s.markCodesRewritten.run().changes > 0;
+        s.setCodesHigh.run(row.rowid);
+        n++;
+      }
+      return n;
+    })();
+    this.codes?.changed();
+    return attached;
+  }
+
+  async pendingVectors(): Promise<PendingVectors> {
+    const { n, oldest } = this.s.countPending.get()!;
+    return { items: n, oldestPosition: oldest };
   }
 
   async searchVector(vector: Float32Array, scope: MemoryScope, limit: number): Promise<ScoredItem[]> {
@@ -349,7 +337,8 @@ export class SqliteVectorIndex implements VectorIndex {
     let scored: { row: ItemRow; score: number }[];
     if (this.quantization === 'float') {
       const rows = scope.sessionId === undefined ? s.scanTenant.all(scope.tenantId) : s.scanSession.all(scope.tenantId, scope.sessionId);
-      scored = rows.map((row) => ({ row, score: dot(vector, row.vector) }));
+      // Items awaiting their vectors are found by keywords only.
+      scored = rows.filter((row) => row.vector.length > 0).map((row) => ({ row, score: dot(vector, row.vector) }));
     } else {
       const k = Math.max(limit, Math.min(limit * (this.options.oversample ?? 4), MAX_CANDIDATES));
       const candidates = this.codes!.nearest(scope, s.quantize.get(blobOf(vector))!, k);
@@ -368,7 +357,7 @@ export class SqliteVectorIndex implements VectorIndex {
     return scored
       .sort((a, b) => b.score - a.score)
       .slice(0, limit)
-      .map(({ row, score }) => ({ item: toItem(row), score, vector: vectorOf(row.vector) }));
+      .map(({ row, score }) => ({ item: toItem(row), score, ...storedVector(row) }));
   }
 
   private rowsByRowid(rowids: number[]): ItemRow[] {
@@ -394,7 +383,7 @@ export class SqliteVectorIndex implements VectorIndex {
     return ranked.flatMap(({ rowid, rank }) => {
       const row = rows.get(rowid);
       if (!row || row.tenant_id !== scope.tenantId || (scope.sessionId !== undefined && row.session_id !== scope.sessionId)) return [];
-      return [{ item: toItem(row), score: -rank, vector: vectorOf(row.vector) }];
+      return [{ item: toItem(row), score: -rank, ...storedVector(row) }];
     });
   }
 
@@ -465,36 +454,8 @@ export class SqliteVectorIndex implements VectorIndex {
   }
 
   async shredScope(scope: MemoryScope): Promise<number> {
-    const prefixes = this.db
-      .prepare<[], { name: string }>(`SELECT name FROM sqlite_master WHERE type = 'table' AND name GLOB 'memory_*_items'`)
-      .all()
-      .map((t) => t.name.slice(0, -'_items'.length));
-    let removed = 0;
-    this.db.transaction(() => {
-      for (const p of prefixes) {
-        this.db.prepare(`INSERT INTO ${p}_fts (${p}_fts, rank) VALUES ('secure-delete', 1)`).run();
-        const rowids = this.db
-          .prepare<
-            [string, string | null, string | null],
-            { rowid: number }
-          >(`SELECT rowid FROM ${p}_items WHERE tenant_id = ? AND (? IS NULL OR session_id = ?)`)
-          .all(scope.tenantId, scope.sessionId ?? null, scope.sessionId ?? null);
-        // A model's tables not opened since format 2 still hold their codes in vec0.
-        const tables = [...(this.tableExists(`${p}_vec`) ? [`${p}_vec`] : []), `${p}_fts`, `${p}_items`];
-        const deletes = tables.map((table) => this.db.prepare(`DELETE FROM ${table} WHERE rowid = ?`));
-        for (const { rowid } of rowids) for (const statement of deletes) statement.run(BigInt(rowid));
-        // Format 1 kept the vectors again per session; format 2 keeps codes.
-        for (const table of [`${p}_session_vectors`, `${p}_codes`].filter((t) => this.tableExists(t))) {
-          this.db
-            .prepare(`DELETE FROM ${table} WHERE tenant_id = ? AND (? IS NULL OR session_id = ?)`)
-            .run(scope.tenantId, scope.sessionId ?? null, scope.sessionId ?? null);
-        }
-        removed += rowids.length;
-      }
-    })();
+    const removed = shredIndexFile(this.db, scope);
     this.codes?.changed();
-    // The WAL still holds the pages as they were written: fold it into the file and empty it.
-    if (removed > 0) this.db.pragma('wal_checkpoint(TRUNCATE)');
     return removed;
   }
 

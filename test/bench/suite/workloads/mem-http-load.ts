@@ -23,14 +23,17 @@ export interface StatusSample {
   at: number;
   lastPosition: number;
   checkpoint: number;
+  /** Events not yet searchable (by keywords, with two-stage indexing). */
   lag: number;
+  /** Items searchable by keywords but not yet embedded (two-stage indexing; 0 with one stage or an API without the field). */
+  pendingVectors: number;
 }
 
 export async function memoryStatus(api: RunningApi): Promise<StatusSample | null> {
   const res = await fetch(`${api.baseUrl}/v1/memory/status`, { headers: { authorization: `Bearer ${api.apiKey}` } });
-  const body = (await res.json()) as { enabled: boolean; lastPosition?: number; checkpoint?: number; lag?: number };
+  const body = (await res.json()) as { enabled: boolean; lastPosition?: number; checkpoint?: number; lag?: number; pendingVectors?: number };
   if (!body.enabled) return null;
-  return { at: performance.now(), lastPosition: body.lastPosition!, checkpoint: body.checkpoint!, lag: body.lag! };
+  return { at: performance.now(), lastPosition: body.lastPosition!, checkpoint: body.checkpoint!, lag: body.lag!, pendingVectors: body.pendingVectors ?? 0 };
 }
 
 /** Commit → indexed delays: for each sample, how long before it the indexed position was the log's head. */
@@ -111,7 +114,7 @@ async function underLoad(store: StoreName, run: string, sizes: Sizes, memory: 'o
       let caughtUp: StatusSample | null = null;
       for (let i = 0; i < 6000; i++) {
         const sample = await memoryStatus(api);
-        if (sample && sample.lag === 0) {
+        if (sample && sample.lag === 0 && sample.pendingVectors === 0) {
           caughtUp = sample;
           break;
         }

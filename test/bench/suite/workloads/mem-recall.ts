@@ -20,7 +20,7 @@ import {
   type MemoryRecallOptions,
 } from '@rewind/memory';
 import { OnnxEmbeddingModel } from '@rewind/memory/onnx';
-import { memoryConfigFromEnv, ThreadItemWriter } from '@rewind/memory/runtime';
+import { memoryConfigFromEnv, sqliteIndexFor, ThreadItemWriter } from '@rewind/memory/runtime';
 import { SqliteVectorIndex } from '@rewind/memory/sqlite-vec';
 import { InMemoryCheckpointStore } from '@rewind/event-store/subscriptions';
 import { LatencyRecorder } from '../recorder';
@@ -329,9 +329,10 @@ export async function lagAndAppend(dir: string, model: OnnxEmbeddingModel, secon
     const store = new SqliteEventStore({ filename: join(dir, `lag-${setting}.db`) });
     const sessions = new SessionService(new SessionRepository(store, { snapshotEvery: 100 }));
     const indexFile = join(dir, `lag-${setting}.memory.db`);
-    const index = new SqliteVectorIndex({ filename: indexFile });
-    const checkpoints = new InMemoryCheckpointStore();
     const config = { ...memoryConfigFromEnv(process.env, dir), sqliteFile: indexFile };
+    // The thread writes the index as the configuration lays it out (with language routing, a model's tables per language): this thread admits into the same tables.
+    const index = setting === 'thread' ? sqliteIndexFor(config, indexFile).index : new SqliteVectorIndex({ filename: indexFile });
+    const checkpoints = new InMemoryCheckpointStore();
     const indexer = new MemoryIndexer({
       store,
       checkpoints,
@@ -348,16 +349,22 @@ export async function lagAndAppend(dir: string, model: OnnxEmbeddingModel, secon
     }
     const append = new LatencyRecorder();
     const lag = new LatencyRecorder();
+    const vectorLag = new LatencyRecorder();
     const pending: { position: number; at: number }[] = [];
+    const unembedded: { position: number; at: number }[] = [];
     const turns = seconds * 50;
     const begin = performance.now();
     let watching = true;
     const watcher = (async () => {
-      while (watching || pending.length > 0) {
+      while (watching || pending.length > 0 || unembedded.length > 0) {
         const checkpoint = await checkpoints.load('memory-indexer');
+        // Two stages: every item before the oldest one awaiting a vector has its vector.
+        const oldest = indexing ? (await index.pendingVectors?.())?.oldestPosition : null;
+        const embeddedThrough = oldest == null ? checkpoint : Math.min(checkpoint, oldest - 1);
         const now = performance.now();
         while (pending.length > 0 && pending[0]!.position <= checkpoint) lag.record(now - pending.shift()!.at);
-        if (!indexing) pending.length = 0;
+        while (unembedded.length > 0 && unembedded[0]!.position <= embeddedThrough) vectorLag.record(now - unembedded.shift()!.at);
+        if (!indexing) pending.length = unembedded.length = 0;
         await new Promise((r) => setTimeout(r, 5));
       }
     })();
@@ -372,7 +379,11 @@ export async function lagAndAppend(dir: string, model: OnnxEmbeddingModel, secon
           content: `Turn ${i}: we talked about ${WORDS[i % WORDS.length]} and ${WORDS[(i * 7) % WORDS.length]} in the afternoon.`,
         }),
       );
-      if (indexing) pending.push({ position: await store.lastPosition(), at: performance.now() });
+      if (indexing) {
+        const committed = { position: await store.lastPosition(), at: performance.now() };
+        pending.push(committed);
+        unembedded.push(committed);
+      }
     }
     watching = false;
     await watcher;
@@ -393,7 +404,19 @@ export async function lagAndAppend(dir: string, model: OnnxEmbeddingModel, secon
     );
     if (indexing)
       rows.push(
-        latencyRow({ ...base, key: `MEM.lag${suffix}`, label: `index lag at 50 turns/s: commit → item searchable (indexer ${where})`, extra: { turns } }, lag),
+        latencyRow(
+          { ...base, key: `MEM.lag${suffix}`, label: `index lag at 50 turns/s: commit → item searchable (by keywords; indexer ${where})`, extra: { turns } },
+          lag,
+        ),
+        latencyRow(
+          {
+            ...base,
+            key: `MEM.lag.vectors${suffix}`,
+            label: `index lag at 50 turns/s: commit → item embedded (searchable by similarity; indexer ${where})`,
+            extra: { turns },
+          },
+          vectorLag,
+        ),
       );
     await index.close();
     await store.close();

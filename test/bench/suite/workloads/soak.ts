@@ -6,8 +6,9 @@
  *
  * The load client (its own process) runs `soakSessions` agents, each writing a turn (5 steps) per
  * request for `soakMinutes` minutes, and reports requests and latency per minute. Meanwhile this
- * process (the API's) samples its RSS and the memory index's lag (events behind) every 5 s. After the load,
- * the time until the index has caught up (lag 0) is measured.
+ * process (the API's) samples its RSS and the memory index's two lags every 5 s: events not yet
+ * searchable by keywords (stage 1) and items not yet embedded (stage 2). After the load, the time
+ * until each has caught up (0) is measured.
  */
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -16,7 +17,7 @@ import type { LoadSpec } from '../load-client';
 import { startRewindApi } from '../peers/rewind-http';
 import type { Row, StoreName } from '../results';
 import type { Sizes } from '../sizes';
-import { memoryStatus, type StatusSample } from './mem-http-load';
+import { memoryStatus } from './mem-http-load';
 import { runLoadClient } from './w4-throughput';
 
 interface Sample {
@@ -24,6 +25,8 @@ interface Sample {
   rss: number;
   heapUsed: number;
   lag: number | null;
+  /** Items searchable by keywords, not yet embedded. */
+  pendingVectors: number | null;
   /** CPU µs of the API's event loop (this thread: requests, projections, followers; not the indexer's thread). */
   loopCpuUs: number;
   /** SQLite: bytes of the data directory's files (the log, read models, the memory index); PostgreSQL: null. */
@@ -67,10 +70,18 @@ export async function measureSoak(store: StoreName, run: string, sizes: Sizes): 
         const status = await memoryStatus(api).catch(() => null);
         const { rss, heapUsed } = process.memoryUsage();
         const dataBytes = store === 'sqlite' ? dirBytes(api.dataDir) : null;
-        const sample = { atMs: performance.now() - start, rss, heapUsed, lag: status?.lag ?? null, loopCpuUs: loopCpuUs(), dataBytes };
+        const sample = {
+          atMs: performance.now() - start,
+          rss,
+          heapUsed,
+          lag: status?.lag ?? null,
+          pendingVectors: status?.pendingVectors ?? null,
+          loopCpuUs: loopCpuUs(),
+          dataBytes,
+        };
         if (samples.length > 0 && Math.floor(sample.atMs / MINUTE) > Math.floor(samples[samples.length - 1]!.atMs / MINUTE)) {
           console.error(
-            `  SOAK ${store}: minute ${Math.floor(sample.atMs / MINUTE)} done, RSS ${Math.round(rss / 2 ** 20)} MiB, memory index lag ${sample.lag ?? '–'}`,
+            `  SOAK ${store}: minute ${Math.floor(sample.atMs / MINUTE)} done, RSS ${Math.round(rss / 2 ** 20)} MiB, memory index lag ${sample.lag ?? '–'} events (keywords), ${sample.pendingVectors ?? '–'} items not embedded`,
           );
         }
         samples.push(sample);
@@ -82,22 +93,28 @@ export async function measureSoak(store: StoreName, run: string, sizes: Sizes): 
     await sampler;
     const loadEnded = performance.now();
     if (result.errors > 0) throw new Error(`soak ${store}: ${result.errors} failed requests, first: ${result.firstError}`);
-    let caughtUp: StatusSample | null = null;
+    // Each stage's catch-up: keywords (lag 0), then vectors (no item awaiting one).
+    let keywordsAt: number | null = null;
+    let vectorsAt: number | null = null;
     let lagAtEnd: number | null = null;
+    let pendingVectorsAtEnd: number | null = null;
     const giveUp = performance.now() + 10 * MINUTE;
     while (performance.now() < giveUp) {
       const status = await memoryStatus(api);
       lagAtEnd ??= status?.lag ?? null;
-      if (!status || status.lag === 0) {
-        caughtUp = status;
+      pendingVectorsAtEnd ??= status?.pendingVectors ?? null;
+      const at = status?.at ?? performance.now();
+      if (!status || status.lag === 0) keywordsAt ??= at;
+      if (!status || (status.lag === 0 && status.pendingVectors === 0)) {
+        vectorsAt = at;
         break;
       }
       await new Promise((r) => setTimeout(r, 100));
     }
-    const catchUpMs = caughtUp ? caughtUp.at - loadEnded : null;
-    console.error(
-      `  SOAK ${store}: load over; the memory index ${caughtUp ? `caught up in ${((catchUpMs ?? 0) / 1000).toFixed(1)} s` : 'did not catch up within 10 min'}`,
-    );
+    const catchUpMs = keywordsAt === null ? null : keywordsAt - loadEnded;
+    const vectorCatchUpMs = vectorsAt === null ? null : vectorsAt - loadEnded;
+    const seconds = (ms: number | null) => (ms === null ? 'not within 10 min' : `${(ms / 1000).toFixed(1)} s`);
+    console.error(`  SOAK ${store}: load over; keyword search caught up in ${seconds(catchUpMs)}, vectors in ${seconds(vectorCatchUpMs)}`);
 
     // Whole minutes only: requests answered after the deadline make a short last bucket.
     const buckets = (result.buckets ?? []).slice(0, sizes.soakMinutes);
@@ -111,6 +128,7 @@ export async function measureSoak(store: StoreName, run: string, sizes: Sizes): 
       return inMinute.length ? Math.max(...inMinute.map((s) => s.rss)) : null;
     };
     const lags = samples.map((s) => s.lag).filter((l): l is number => l !== null);
+    const pendings = samples.map((s) => s.pendingVectors).filter((l): l is number => l !== null);
     // Event-loop CPU per request in each minute, from the samples nearest its start and end: what a
     // request costs the API as the data grows, whatever else the machine was doing.
     const nearest = (atMs: number) => samples.reduce((best, s) => (Math.abs(s.atMs - atMs) < Math.abs(best.atMs - atMs) ? s : best), samples[0]!);
@@ -128,6 +146,7 @@ export async function measureSoak(store: StoreName, run: string, sizes: Sizes): 
       p99: b.p99,
       rssMaxBytes: rssAt(i + 1),
       lagMax: Math.max(0, ...samples.filter((s) => s.atMs >= i * MINUTE && s.atMs < (i + 1) * MINUTE).map((s) => s.lag ?? 0)),
+      pendingVectorsMax: Math.max(0, ...samples.filter((s) => s.atMs >= i * MINUTE && s.atMs < (i + 1) * MINUTE).map((s) => s.pendingVectors ?? 0)),
     }));
     const row: Row = {
       workload: 'SOAK',
@@ -151,6 +170,9 @@ export async function measureSoak(store: StoreName, run: string, sizes: Sizes): 
         indexLagMax: lags.length ? Math.max(...lags) : null,
         indexLagAtEnd: lagAtEnd,
         catchUpAfterLoadMs: catchUpMs,
+        pendingVectorsMax: pendings.length ? Math.max(...pendings) : null,
+        pendingVectorsAtEnd,
+        vectorCatchUpAfterLoadMs: vectorCatchUpMs,
         requests: result.requests,
       },
     };
