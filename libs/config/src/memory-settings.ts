@@ -37,6 +37,12 @@ export interface MemoryConfig {
   indexerCpuShare: number;
   /** REWIND_MEMORY_INDEXER_THREADS: onnxruntime threads embedding the indexer's batches (default 1): more CPU to catch up after a burst. */
   indexerThreads: number;
+  /**
+   * REWIND_MEMORY_STAGES: 2 (default) makes new items searchable by keywords at once and embeds them
+   * after, as the model has CPU; 1 embeds each batch before it counts as indexed (the keyword stage
+   * then costs the writes nothing under a burst, and the lag grows instead). Qdrant has one stage.
+   */
+  indexStages: 1 | 2;
 }
 
 /** A bad memory setting: the service stops at start with this one sentence, like any other ConfigError. */
@@ -78,6 +84,7 @@ export function memoryConfigFromEnv(env: NodeJS.ProcessEnv, dataDir: string): Me
     indexerPlacement: read.oneOfAnyCase('REWIND_MEMORY_INDEXER', ['thread', 'process'] as const, 'thread'),
     indexerCpuShare: read.number('REWIND_MEMORY_INDEXER_CPU_SHARE', 0.5, 0.05, 1),
     indexerThreads: read.integer('REWIND_MEMORY_INDEXER_THREADS', 1, 1, 64),
+    indexStages: read.oneOfAnyCase('REWIND_MEMORY_STAGES', ['1', '2'] as const, '2') === '1' ? 1 : 2,
   };
 }
 

@@ -89,6 +89,7 @@ export class MemoryRuntime {
       ...(threaded ? { writer: new ThreadItemWriter(config) } : { model: this.model }),
       policies: this.policies,
       cpuShare: threaded ? config.indexerCpuShare : 1,
+      twoStage: config.indexStages === 2,
       ...(options.store ? { store: options.store } : {}),
       ...(options.hub ? { hub: options.hub } : {}),
       ...(this.checkpoints ? { checkpoints: this.checkpoints } : {}),
