@@ -267,34 +267,42 @@ export class SqliteVectorIndex implements VectorIndex {
 
   async upsert(items: readonly IndexedItem[]): Promise<void> {
     const s = this.s;
-    this.db.transaction(() => {
-      for (const indexed of items) {
-        this.checkDimensions(indexed);
-        const { item, vector } = indexed;
-        const existing = s.findRowid.get(item.id);
-        if (existing) this.removeRow(existing.rowid);
-        const blob = blobOf(vector);
-        const rowid = this.insertRow(item, blob)!;
-        s.insertCode.run(item.tenantId, rowid, item.sessionId, blob);
-        s.setCodesHigh.run(rowid);
-      }
-    })();
+    this.db
+      .transaction(() => {
+        for (const indexed of items) {
+          this.checkDimensions(indexed);
+          const { item, vector } = indexed;
+          const existing = s.findRowid.get(item.id);
+          if (existing) this.removeRow(existing.rowid);
+          const blob = blobOf(vector);
+          const rowid = this.insertRow(item, blob)!;
+          s.insertCode.run(item.tenantId, rowid, item.sessionId, blob);
+          s.setCodesHigh.run(rowid);
+        }
+      })
+      .immediate();
     this.codes?.changed();
   }
 
   /** Stage 1: rows and words now, vectors later (attachVectors); the backlog is a table, so it outlives a restart. */
   async admit(items: readonly MemoryItem[]): Promise<number> {
     const s = this.s;
-    return this.db.transaction(() => {
-      let admitted = 0;
-      for (const item of items) {
-        const rowid = this.insertRow(item, NO_VECTOR);
-        if (rowid === null) continue;
-        s.insertPending.run(rowid, item.context ?? null);
-        admitted++;
-      }
-      return admitted;
-    })();
+    // IMMEDIATE (here and in every write that reads first): the event loop (stage 1) and the worker
+    // thread (stage 2) write this file on two connections; a deferred transaction that read before
+    // the other's commit cannot take the write lock and fails at once ("database is locked"), busy
+    // timeout or not. Taking the lock first makes the writer wait its turn instead.
+    return this.db
+      .transaction(() => {
+        let admitted = 0;
+        for (const item of items) {
+          const rowid = this.insertRow(item, NO_VECTOR);
+          if (rowid === null) continue;
+          s.insertPending.run(rowid, item.context ?? null);
+          admitted++;
+        }
+        return admitted;
+      })
+      .immediate();
   }
 
   async pendingItems(limit: number): Promise<MemoryItem[]> {
@@ -304,24 +312,26 @@ export class SqliteVectorIndex implements VectorIndex {
 
   async attachVectors(items: readonly IndexedItem[]): Promise<number> {
     const s = this.s;
-    const attached = this.db.transaction(() => {
-      let n = 0;
-      let rewritten = false;
-      for (const indexed of items) {
-        this.checkDimensions(indexed);
-        const row = s.findPending.get(indexed.item.id);
-        if (!row) continue;
-        const blob = blobOf(indexed.vector);
-        s.setVector.run(blob, row.rowid);
-        s.insertCode.run(row.tenant_id, row.rowid, row.session_id, blob);
-        s.deletePending.run(row.rowid);
-        // Out of row-id order (not the oldest first): caches that read codes by row id read them all again.
-        if (!rewritten && row.rowid < s.codesHigh.get()!) rewritten = s.markCodesRewritten.run().changes > 0;
-        s.setCodesHigh.run(row.rowid);
-        n++;
-      }
-      return n;
-    })();
+    const attached = this.db
+      .transaction(() => {
+        let n = 0;
+        let rewritten = false;
+        for (const indexed of items) {
+          this.checkDimensions(indexed);
+          const row = s.findPending.get(indexed.item.id);
+          if (!row) continue;
+          const blob = blobOf(indexed.vector);
+          s.setVector.run(blob, row.rowid);
+          s.insertCode.run(row.tenant_id, row.rowid, row.session_id, blob);
+          s.deletePending.run(row.rowid);
+          // Out of row-id order (not the oldest first): caches that read codes by row id read them all again.
+          if (!rewritten && row.rowid < s.codesHigh.get()!) rewritten = s.markCodesRewritten.run().changes > 0;
+          s.setCodesHigh.run(row.rowid);
+          n++;
+        }
+        return n;
+      })
+      .immediate();
     this.codes?.changed();
     return attached;
   }
@@ -446,9 +456,11 @@ export class SqliteVectorIndex implements VectorIndex {
 
   async deleteScope(scope: MemoryScope): Promise<number> {
     const rowids = this.s.scopeRowids.all(scope.tenantId, scope.sessionId ?? null, scope.sessionId ?? null);
-    this.db.transaction(() => {
-      for (const { rowid } of rowids) this.removeRow(rowid);
-    })();
+    this.db
+      .transaction(() => {
+        for (const { rowid } of rowids) this.removeRow(rowid);
+      })
+      .immediate();
     this.codes?.changed();
     return rowids.length;
   }
