@@ -1,14 +1,14 @@
 import { FORK_STEP_TYPES, type MoveHead, type RollbackCommand, type SessionCommand, type StepCommand } from './commands';
-import { mergeEffect, needsApproval, type EffectDescriptor } from './effects';
+import { mergeEffect, type EffectDescriptor } from './effects';
 import { atStepIndex, conflict, DomainError, invalid, notFound } from './errors';
 import { isStepEvent, type RecordedSessionEvent, type SessionEvent } from './events';
 import { evolveInPlace } from './evolve';
 import type { JsonObject } from './json';
 import { planHeadMove, resolveHeadMoveTarget, type HeadMovePlan, type HeadMoveTarget } from './head-move';
-import { cloneState, findTurn, type PathState, type PendingFork, type RollbackRecord, type SessionState } from './state';
+import { cloneState, findTurn, ownEntry, type PathState, type PendingFork, type RollbackRecord, type SessionState } from './state';
 import { isNode } from './timeline';
 import { missingRefs } from './templates';
-import { validateEffectDeclaration } from './tool-registration';
+import { assertApproved, assertCompensable } from './tool-call-checks';
 
 export interface DecideContext {
   /** A fresh unique id (injected so that `decide` stays deterministic). */
@@ -33,14 +33,6 @@ export interface Decision {
 
 function step<E extends SessionEvent>(state: SessionState, event: E): PendingEvent {
   return { ...event, parentVersion: isStepEvent(event.type) ? state.head || null : null };
-}
-
-/**
- * The entry of a state record that a caller's id, label or key names: own keys only, so that a
- * name Object.prototype has ("constructor", "toString", …) is not mistaken for an entry.
- */
-function entry<T>(record: Record<string, T>, key: string): T | undefined {
-  return Object.hasOwn(record, key) ? record[key] : undefined;
 }
 
 /** A name that will key a state record. "__proto__" cannot: assigning it replaces the record's prototype, and evolve would lose the entry. */
@@ -94,7 +86,7 @@ export function decide(state: SessionState, command: SessionCommand, ctx: Decide
     }
     case 'StartToolCall': {
       assertStorableName('toolCallId', command.toolCallId);
-      const existing = entry(path.toolCalls, command.toolCallId);
+      const existing = ownEntry(path.toolCalls, command.toolCallId);
       if (existing && existing.status !== 'failed') {
         throw conflict(
           'tool_call_exists',
@@ -133,8 +125,8 @@ export function decide(state: SessionState, command: SessionCommand, ctx: Decide
     }
     case 'ProposeToolCall': {
       assertStorableName('toolCallId', command.toolCallId);
-      const call = entry(path.toolCalls, command.toolCallId);
-      const proposal = entry(path.proposals, command.toolCallId);
+      const call = ownEntry(path.toolCalls, command.toolCallId);
+      const proposal = ownEntry(path.proposals, command.toolCallId);
       if ((call && call.status !== 'failed') || proposal?.status === 'pending' || proposal?.status === 'approved') {
         throw conflict(
           'tool_call_exists',
@@ -163,7 +155,7 @@ export function decide(state: SessionState, command: SessionCommand, ctx: Decide
     }
     case 'ApproveToolCall':
     case 'RejectToolCall': {
-      const proposal = entry(path.proposals, command.toolCallId);
+      const proposal = ownEntry(path.proposals, command.toolCallId);
       if (!proposal) throw notFound('proposal_not_found', `No tool call "${command.toolCallId}" was proposed on the current timeline path.`);
       if (proposal.status !== 'pending') {
         throw conflict(
@@ -180,7 +172,7 @@ export function decide(state: SessionState, command: SessionCommand, ctx: Decide
     }
     case 'CompleteToolCall':
     case 'FailToolCall': {
-      const call = entry(path.toolCalls, command.toolCallId);
+      const call = ownEntry(path.toolCalls, command.toolCallId);
       if (!call) throw notFound('tool_call_not_found', `Tool call "${command.toolCallId}" is not on the current timeline path.`);
       if (call.status !== 'started') {
         throw conflict('tool_call_not_in_progress', `Tool call "${command.toolCallId}" has already ${call.status}.`);
@@ -245,7 +237,7 @@ export function decide(state: SessionState, command: SessionCommand, ctx: Decide
     }
     case 'CreateCheckpoint': {
       assertStorableName('label', command.label);
-      const existing = entry(state.checkpoints, command.label);
+      const existing = ownEntry(state.checkpoints, command.label);
       if (existing) throw conflict('checkpoint_exists', `Checkpoint "${command.label}" already exists (version ${existing.version}).`);
       return { events: [step(state, { type: 'CheckpointCreated', data: { label: command.label, version: state.head } })] };
     }
@@ -275,66 +267,8 @@ export function decide(state: SessionState, command: SessionCommand, ctx: Decide
   }
 }
 
-/**
- * A call that was proposed starts only once approved, as approved (same tool, same input); a call
- * whose tool requires approval (compensable or irreversible effect) must have been proposed and
- * approved. Returns whether an approval covers the call (it stands for the confirmation too).
- */
-function assertApproved(path: PathState, command: Extract<SessionCommand, { type: 'StartToolCall' }>, effect: EffectDescriptor): boolean {
-  const proposal = entry(path.proposals, command.toolCallId);
-  if (!proposal) {
-    if (!needsApproval(effect)) return false;
-    throw conflict(
-      'approval_required',
-      `Tool "${command.tool}" requires approval for its ${effect.kind} calls: propose it (POST /v1/sessions/:id/proposals), and start it once a person approved it.`,
-      [{ field: 'toolCallId', message: 'no approved proposal of this call' }],
-    );
-  }
-  if (proposal.status !== 'approved') {
-    throw conflict(
-      'approval_required',
-      proposal.status === 'pending'
-        ? `Tool call "${command.toolCallId}" is waiting for approval: it starts once a person approves it.`
-        : `Tool call "${command.toolCallId}" was rejected by ${proposal.decidedBy ?? 'someone'} (${proposal.note ?? 'no reason given'}): it must not run.`,
-      [{ field: 'toolCallId', message: `proposal ${proposal.status}` }],
-    );
-  }
-  if (proposal.tool !== command.tool || !sameJson(proposal.input, command.input)) {
-    throw conflict(
-      'proposal_mismatch',
-      `Tool call "${command.toolCallId}" was approved as ${proposal.tool} with other input: start it exactly as approved, or propose the new call.`,
-      [{ field: proposal.tool !== command.tool ? 'tool' : 'input', message: 'differs from the approved proposal' }],
-    );
-  }
-  return true;
-}
-
-/** JSON values equal whatever the order of their keys. */
-function sameJson(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null || Array.isArray(a) !== Array.isArray(b)) return false;
-  if (Array.isArray(a)) return a.length === (b as unknown[]).length && a.every((x, i) => sameJson(x, (b as unknown[])[i]));
-  const ka = Object.keys(a);
-  const kb = Object.keys(b);
-  return ka.length === kb.length && ka.every((k) => Object.hasOwn(b, k) && sameJson((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
-}
-
-/** A call's effect is checked like a registration, plus: its input must fill the template. */
-function assertCompensable(tool: string, effect: EffectDescriptor, input: unknown): void {
-  validateEffectDeclaration(tool, effect);
-  if (!effect.compensation) return;
-  const missing = missingRefs(effect.compensation, 'input', { input: input as never });
-  if (missing.length > 0) {
-    throw invalid(
-      'compensation_template_unresolvable',
-      `The input of this "${tool}" call lacks ${missing.join(', ')}, which its compensation needs: add it to the input or fix the template.`,
-      missing.map((ref) => ({ field: ref, message: 'referenced by the compensation template but missing' })),
-    );
-  }
-}
-
 function rollbackOf(state: SessionState, rollbackId: string): RollbackRecord {
-  const rollback = entry(state.rollbacks, rollbackId);
+  const rollback = ownEntry(state.rollbacks, rollbackId);
   if (!rollback) throw notFound('rollback_not_found', `No rollback "${rollbackId}" in this session.`);
   return rollback;
 }
@@ -354,7 +288,7 @@ function decideRollbackCommand(state: SessionState, command: RollbackCommand, ct
       );
     }
     const events = [step(state, { type: 'RollbackCompleted', data: { rollbackId: rollback.rollbackId, toVersion: rollback.toVersion } })];
-    const fork = entry(state.pendingForks, rollback.rollbackId);
+    const fork = ownEntry(state.pendingForks, rollback.rollbackId);
     if (fork) {
       if (!ctx.pathAt) throw new Error('decide(CompleteRollback) of a fork needs ctx.pathAt to record its steps on the target path');
       events.push(...decideForkSteps(state, rollback.toVersion, ctx.pathAt(rollback.toVersion), events.length, fork, ctx));

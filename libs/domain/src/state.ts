@@ -270,3 +270,11 @@ export function initialSessionState(): SessionState {
 export function cloneState<T>(state: T): T {
   return structuredClone(state);
 }
+
+/**
+ * The entry of a state record that a caller's id, label or key names: own keys only, so that a
+ * name Object.prototype has ("constructor", "toString", …) is not mistaken for an entry.
+ */
+export function ownEntry<T>(record: Record<string, T>, key: string): T | undefined {
+  return Object.hasOwn(record, key) ? record[key] : undefined;
+}
