@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { InMemoryEventStore } from '@rewind/event-store/in-memory';
 import { SessionRepository } from './session-repository';
 import { SessionService } from './session-service';
@@ -43,5 +43,25 @@ describe('the current-state cache is bounded by events, not only by sessions', (
     await service.getState(caller, 'a');
     await service.getState(caller, 'b');
     expect(restores).toBe(0);
+  });
+});
+
+describe('a retried idempotent write is answered from the cache when nothing came after it', () => {
+  it('restores nothing for a retry of the last write, and restores the written version (not the newest) for an older one', async () => {
+    const repository = new SessionRepository(new InMemoryEventStore(), { snapshotEvery: 0, cacheEvents: 1_000 });
+    const service = new SessionService(repository);
+    const restore = vi.spyOn(repository, 'restore');
+    await session(service, 's', 3);
+    const command = { type: 'RecordMessage', role: 'user', content: 'once' } as const;
+    const first = await service.execute(caller, 's', command, { idempotencyKey: 'k' });
+    restore.mockClear();
+    const retry = await service.execute(caller, 's', command, { idempotencyKey: 'k' });
+    expect(restore).not.toHaveBeenCalled();
+    expect(retry).toEqual({ ...first, duplicate: true });
+    await service.execute(caller, 's', { type: 'RecordMessage', role: 'agent', content: 'later' });
+    const late = await service.execute(caller, 's', command, { idempotencyKey: 'k' });
+    expect(restore).toHaveBeenCalledTimes(1);
+    expect(restore.mock.calls[0]![1]).toBe(first.version);
+    expect(late).toEqual({ ...first, duplicate: true });
   });
 });

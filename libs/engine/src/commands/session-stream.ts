@@ -41,7 +41,8 @@ export class SessionStream implements CommandStream<SessionState, SessionCommitC
 
   async replayed(written: WrittenRange): Promise<WriteResult> {
     const events = await this.repository.store.readStream(written.streamId, { fromVersion: written.firstVersion, toVersion: written.lastVersion });
-    const state = await this.repository.restore(written.streamId, written.lastVersion);
+    // A retry that follows its write at once finds that version in the cache; an older one is restored (snapshot + tail).
+    const state = await this.repository.load(written.streamId, written.lastVersion);
     return { ...writeSummary(written.streamId, state, events.map(asSessionEvent)), duplicate: true };
   }
 
