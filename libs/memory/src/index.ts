@@ -13,7 +13,6 @@ export * from './query-rewriter';
 export * from './deterministic-rewriter';
 export * from './recall';
 export * from './recall-diversity';
-export * from './recall-keyword-feedback';
 export * from './recall-speaker';
 export * from './recall-question';
 export * from './recall-temporal';

@@ -4,7 +4,6 @@ import { informationWeight } from './low-information';
 import { renderMemoryWrite } from './memory-item';
 import { effectivePolicy, type MemoryPolicyStore } from './memory-policy';
 import { diversify, NO_DIVERSITY, type DiversityOptions } from './recall-diversity';
-import { blendKeywordLists, expansionTerms, NO_KEYWORD_FEEDBACK, wantsKeywordFeedback, type KeywordFeedbackOptions } from './recall-keyword-feedback';
 import { asksForList, fusionFor, type FusionOptions } from './recall-question';
 import { favourSpeaker } from './recall-speaker';
 import { favourWhen } from './recall-temporal';
@@ -118,9 +117,6 @@ export const DEFAULT_DIVERSITY: DiversityOptions = NO_DIVERSITY;
  */
 export const DEFAULT_SPEAKER_WEIGHT = 0.1;
 
-/** Keyword pseudo-relevance feedback (recall-keyword-feedback.ts), off: see locomo-notes.md. */
-export const DEFAULT_KEYWORD_FEEDBACK: KeywordFeedbackOptions = NO_KEYWORD_FEEDBACK;
-
 export interface MemoryRecallOptions {
   /** How the two lists are fused (default DEFAULT_FUSION). */
   fusion?: FusionOptions;
@@ -150,8 +146,6 @@ export interface MemoryRecallOptions {
   whenWeight?: number;
   /** For a question naming a speaker of labelled messages (`Name: …`), the share of its own score each of that speaker's messages gains (recall-speaker.ts; default DEFAULT_SPEAKER_WEIGHT; 0 turns it off). */
   speakerWeight?: number;
-  /** A second keyword search with the words the best hits share (recall-keyword-feedback.ts; default DEFAULT_KEYWORD_FEEDBACK). */
-  keywordFeedback?: KeywordFeedbackOptions;
   /** Diversity in the top hits (recall-diversity.ts; default DEFAULT_DIVERSITY). */
   diversity?: DiversityOptions;
   /** Fused hits the re-ranker reads (default 20, at least k). */
@@ -180,8 +174,6 @@ export interface MemoryRecallDeps {
  */
 const FIRST_FETCH = 200;
 const MAX_FETCH = 4096;
-/** Fused candidates whose texts tell how common a feedback word is among them. */
-const FEEDBACK_BACKGROUND = 100;
 
 /**
  * Branch-aware hybrid recall: vector and keyword candidates, each kept only if it lies on its
@@ -240,7 +232,6 @@ export class MemoryRecall {
       const [vectorHits, textHits] = [await onPath(byVector), await onPath(byText)];
       const fusion = fusionFor(rewrite.query, this.options.fusion ?? DEFAULT_FUSION, this.options.inferenceDenseWeight ?? DEFAULT_INFERENCE_DENSE_WEIGHT);
       let fused = this.fuse(fusion, vector!, vectorHits, textHits);
-      let [denseQuery, denseHits] = [vector!, vectorHits];
       const feedback = this.options.feedback ?? DEFAULT_FEEDBACK;
       if (feedback.weight > 0) {
         // A second look from what the first found (Rocchio): the question moved towards its best hits'
@@ -250,18 +241,6 @@ export class MemoryRecall {
           const moved = towards(vector!, seeds, feedback.weight);
           const again = await onPath(await this.deps.index.searchVector(moved, scope, fetch));
           fused = this.fuse(fusion, moved, again, textHits);
-          [denseQuery, denseHits] = [moved, again];
-        }
-      }
-      const keywordFeedback = this.options.keywordFeedback ?? DEFAULT_KEYWORD_FEEDBACK;
-      if (this.options.hybrid !== false && wantsKeywordFeedback(rewrite.query, keywordFeedback)) {
-        // The words the best hits share, searched by keywords with the question's: list evidence spread over a conversation.
-        const seeds = fused.slice(0, keywordFeedback.hits).map((hit) => ({ text: hit.item.text, score: hit.score }));
-        const background = fused.slice(0, FEEDBACK_BACKGROUND).map((hit) => hit.item.text);
-        const terms = expansionTerms(rewrite.query, seeds, background, keywordFeedback.terms);
-        if (terms.length > 0) {
-          const expanded = await onPath(await this.deps.index.searchText(`${rewrite.query} ${terms.join(' ')}`, scope, fetch));
-          fused = this.fuse(fusion, denseQuery, denseHits, blendKeywordLists(textHits, expanded, keywordFeedback.weight));
         }
       }
       fused = favourWhen(rewrite.query, fused, this.options.whenWeight ?? DEFAULT_WHEN_WEIGHT);
