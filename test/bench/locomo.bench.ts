@@ -25,6 +25,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Rewind } from '@rewind/embedded';
 import { summarize } from './stats';
+import { modelFusion } from '@rewind/memory/runtime';
 import { LOCOMO_RESULTS_FILE } from './suite/locomo-report';
 import {
   DEFAULT_FUSION,
@@ -330,7 +331,9 @@ async function main(): Promise<void> {
               .join('/')}`,
         )
         .join('  ');
-    const product = new MemoryRecall(deps, { recencyWeight: 0 });
+    // The product's recall options for this model (e5's own dense weight when REWIND_EMBEDDING_MODEL names it).
+    const productOptions: MemoryRecallOptions = { recencyWeight: 0, ...modelFusion({ embeddingModel: process.env.REWIND_EMBEDDING_MODEL }) };
+    const product = new MemoryRecall(deps, productOptions);
     const scope = (q: Question) => ({ tenantId, sessionId: q.sessionId });
     const bm25: Ranker = async (q, k) => turnsOf((await runtime.index.searchText(q.text, scope(q), k)).map((h) => h.item));
     const dense: Ranker = async (q, k) => {
@@ -389,7 +392,7 @@ async function main(): Promise<void> {
       log('');
       log(sweepLines.join('\n'));
       for (const [name, options] of variants) {
-        const recall = new MemoryRecall(deps, { recencyWeight: 0, ...options });
+        const recall = new MemoryRecall(deps, { ...productOptions, ...options });
         const ranker = rewindRanker(recall, false);
         latency.wallMs.length = latency.cpuMs.length = 0;
         const tuned = await score(tuning, ranker, false);
@@ -421,7 +424,7 @@ async function main(): Promise<void> {
           'Data: `data/locomo10.json` of github.com/snap-research/LoCoMo (CC BY-NC 4.0, not in this repository). ' +
           `Each of the 10 conversations is one session (${turns} turns, each a message \`[<session date>] <speaker>: <text>\`${withCaptions ? ", followed by ` [shared <caption>]` when the turn shared an image (its BLIP caption, as the paper's retrievers saw it)" : ''}), indexed by the product's indexer into its SQLite index ` +
           `(FTS5 + vectors) through the library (\`@rewind/embedded\`) with the product's defaults: each message embedded with its previous turn, and searched by keywords with its previous turn in a column of its own ` +
-          `(BM25 weight 0.6 against the turn's 1; Porter-stemmed words); recall fuses both lists' 200 best by a convex combination (dense weight ${DEFAULT_FUSION.method === 'convex' ? DEFAULT_FUSION.denseWeight : '–'}; every candidate scored by both signals: a keyword hit by its stored vector's cosine too), ` +
+          `(BM25 weight 0.6 against the turn's 1; Porter-stemmed words); recall fuses both lists' 200 best by a convex combination (dense weight ${(productOptions.fusion ?? DEFAULT_FUSION).method === 'convex' ? ((productOptions.fusion ?? DEFAULT_FUSION) as { denseWeight: number }).denseWeight : '–'}; every candidate scored by both signals: a keyword hit by its stored vector's cosine too), ` +
           `then looks again from the 3 best hits (pseudo-relevance feedback), and a turn gains a quarter of its better neighbour’s score; ` +
           `for a question asking when, a turn that says when ("last Friday", "two weeks ago") gains ${DEFAULT_WHEN_WEIGHT} of the best score, a question asking for an inference ("Would…", "likely") is fused at dense weight ${DEFAULT_INFERENCE_DENSE_WEIGHT}, ` +
           `and for a question naming a speaker ("What has Melanie seen?"), that speaker's messages gain ${DEFAULT_SPEAKER_WEIGHT} of their own score. Every question is asked with scope \`session\`, once per k. Evidence recall@k: the share of a question's evidence turns among the k hits ` +
