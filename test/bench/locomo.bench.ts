@@ -30,6 +30,7 @@ import { LOCOMO_RESULTS_FILE } from './suite/locomo-report';
 import {
   DEFAULT_FUSION,
   DEFAULT_INFERENCE_DENSE_WEIGHT,
+  DEFAULT_LIST_SPEAKER_WEIGHT,
   DEFAULT_SPEAKER_WEIGHT,
   DEFAULT_WHEN_WEIGHT,
   EngineSessionPaths,
@@ -427,7 +428,7 @@ async function main(): Promise<void> {
           `(BM25 weight 0.6 against the turn's 1; Porter-stemmed words); recall fuses both lists' 200 best by a convex combination (dense weight ${(productOptions.fusion ?? DEFAULT_FUSION).method === 'convex' ? ((productOptions.fusion ?? DEFAULT_FUSION) as { denseWeight: number }).denseWeight : '–'}; every candidate scored by both signals: a keyword hit by its stored vector's cosine too), ` +
           `then looks again from the 3 best hits (pseudo-relevance feedback), and a turn gains a quarter of its better neighbour’s score; ` +
           `for a question asking when, a turn that says when ("last Friday", "two weeks ago") gains ${DEFAULT_WHEN_WEIGHT} of the best score, a question asking for an inference ("Would…", "likely") is fused at dense weight ${DEFAULT_INFERENCE_DENSE_WEIGHT}, ` +
-          `and for a question naming a speaker ("What has Melanie seen?"), that speaker's messages gain ${DEFAULT_SPEAKER_WEIGHT} of their own score. Every question is asked with scope \`session\`, once per k. Evidence recall@k: the share of a question's evidence turns among the k hits ` +
+          `and for a question naming a speaker ("What has Melanie seen?"), that speaker's messages gain ${DEFAULT_SPEAKER_WEIGHT} of their own score (${DEFAULT_LIST_SPEAKER_WEIGHT} when it asks for several things: "What activities has Melanie done?"). Every question is asked with scope \`session\`, once per k. Evidence recall@k: the share of a question's evidence turns among the k hits ` +
           '(a hit counts for its own turn, not for the previous turn it was searched with). BM25 alone is the same index’s FTS5 search, dense alone its vector search with the same model, in the same run; ' +
           'DRAGON: the paper’s Table 3 (retrieval over dialogs; R@50 published overall only). Categories: 4 single-hop, 1 multi-hop, 2 temporal, 3 open-domain, 5 adversarial (in “all questions”); ' +
           `questions whose evidence names no turn of the data are left out (${data.reduce((n, c) => n + c.qa.length, 0) - questions.length}).`,
