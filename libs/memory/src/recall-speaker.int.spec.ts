@@ -11,8 +11,13 @@ const flatModel: EmbeddingModel = {
   close: async () => {},
 };
 
-async function transcript(speakerWeight: number) {
-  const f = memoryFixture(flatModel, new SqliteVectorIndex({ filename: ':memory:' }), { speakerWeight, feedback: { hits: 3, weight: 0 }, neighbourWeight: 0 });
+async function transcript(speakerWeight: number, listSpeakerWeight?: number) {
+  const f = memoryFixture(flatModel, new SqliteVectorIndex({ filename: ':memory:' }), {
+    speakerWeight,
+    ...(listSpeakerWeight === undefined ? {} : { listSpeakerWeight }),
+    feedback: { hits: 3, weight: 0 },
+    neighbourWeight: 0,
+  });
   // One session per message: no previous turn joins a text.
   const lines = [
     '[8 May 2023] Caroline: Melanie, the concert! Melanie, concert tickets!',
@@ -38,5 +43,16 @@ describe('recall of a question naming a speaker', () => {
   it('leaves the keyword order alone when the weight is 0', async () => {
     const ask = await transcript(0);
     expect((await ask('Which concert has Melanie seen?'))[0]).toContain('Caroline:');
+  });
+
+  it('weighs the named speaker more for a question asking for several things', async () => {
+    const ask = await transcript(0.01, 1);
+    expect((await ask('Which concert has Melanie seen?'))[0]).toContain('Caroline:');
+    expect((await ask('Which bands at a concert has Melanie seen?'))[0]).toContain('Melanie: Matt Patterson');
+  });
+
+  it('gives list questions no speaker focus when speaker focus is off', async () => {
+    const ask = await transcript(0, 1);
+    expect((await ask('Which bands at a concert has Melanie seen?'))[0]).toContain('Caroline:');
   });
 });

@@ -1,7 +1,8 @@
 import type { Logger } from '@rewind/config';
 import type { EmbeddingModel } from '../embedding-model';
 import { LanguageRoutedEmbeddingModel, LanguageSpacesIndex } from '../language';
-import { DEFAULT_LOCAL_MODEL, localModelSpec, OnnxEmbeddingModel } from '../onnx';
+import { DEFAULT_LOCAL_MODEL, LOCAL_MODELS, localModelSpec, OnnxEmbeddingModel } from '../onnx';
+import type { FusionOptions } from '../recall-question';
 import { OpenAiEmbeddingModel } from '../openai';
 import { QdrantVectorIndex } from '../qdrant';
 import { SqliteVectorIndex } from '../sqlite-vec';
@@ -17,6 +18,16 @@ export const CHINESE_LOCAL_MODEL = 'bge-small-zh-v15-q';
  */
 export function routesByLanguage(config: Pick<MemoryConfig, 'embeddingModel' | 'embeddingUrl'>): boolean {
   return !config.embeddingUrl && !config.embeddingModel;
+}
+
+/**
+ * Recall's fusion for the configured model: a local model catalogued with its own dense weight (e5)
+ * gets it; the default models and hosted ones keep DEFAULT_FUSION (nothing returned).
+ */
+export function modelFusion(config: Partial<Pick<MemoryConfig, 'embeddingModel' | 'embeddingUrl'>>): { fusion?: FusionOptions } {
+  if (config.embeddingUrl || !config.embeddingModel) return {};
+  const denseWeight = LOCAL_MODELS[config.embeddingModel]?.denseWeight;
+  return denseWeight === undefined ? {} : { fusion: { method: 'convex', denseWeight } };
 }
 
 /** The embedding model the configuration names (one intra-op thread when it runs beside other work in a worker thread). */

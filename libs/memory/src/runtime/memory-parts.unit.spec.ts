@@ -3,7 +3,7 @@ import { LanguageRoutedEmbeddingModel, LanguageSpacesIndex } from '../language';
 import { OnnxEmbeddingModel } from '../onnx';
 import { SqliteVectorIndex } from '../sqlite-vec';
 import { memoryConfigFromEnv } from './memory-config';
-import { embeddingModelFor, routesByLanguage, vectorIndexFor } from './memory-parts';
+import { embeddingModelFor, modelFusion, routesByLanguage, vectorIndexFor } from './memory-parts';
 
 describe('language routing from configuration', () => {
   it('routes by language with the defaults, and not once REWIND_EMBEDDING_MODEL names a model (today’s meaning: one model for everything)', async () => {
@@ -25,5 +25,14 @@ describe('language routing from configuration', () => {
       await index.close();
     }
     expect(routesByLanguage({ embeddingUrl: 'https://api.example/v1', embeddingModel: 'text-embedding-3-small' })).toBe(false);
+  });
+});
+
+describe('recall fusion from configuration', () => {
+  it('gives e5 its own dense weight, and leaves the defaults, MiniLM and hosted models on the default fusion', () => {
+    expect(modelFusion({ embeddingModel: 'e5-small-v2-q' })).toEqual({ fusion: { method: 'convex', denseWeight: 0.5 } });
+    expect(modelFusion({})).toEqual({});
+    expect(modelFusion({ embeddingModel: 'all-minilm-l6-v2-q' })).toEqual({});
+    expect(modelFusion({ embeddingUrl: 'https://api.example/v1', embeddingModel: 'e5-small-v2-q' })).toEqual({});
   });
 });

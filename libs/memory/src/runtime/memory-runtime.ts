@@ -14,7 +14,7 @@ import type { SessionPaths } from '../session-paths';
 import { IndexFileCheckpoints, SqlitePolicyStore, type IndexerCheckpoints } from '../sqlite-vec';
 import type { VectorIndex } from '../vector-index';
 import type { MemoryConfig } from './memory-config';
-import { embeddingModelFor, vectorIndexFor } from './memory-parts';
+import { embeddingModelFor, modelFusion, vectorIndexFor } from './memory-parts';
 import { ThreadEmbeddingModel, ThreadItemWriter } from './memory-thread-pool';
 
 export interface MemoryRuntimeOptions {
@@ -107,7 +107,7 @@ export class MemoryRuntime {
         : undefined;
     this.recall = new MemoryRecall(
       { index: this.index, model: this.model, paths: options.paths, rewriter: this.rewriter, policies: this.policies, ...(reranker ? { reranker } : {}) },
-      { recencyWeight: config.recencyWeight },
+      { recencyWeight: config.recencyWeight, ...modelFusion(config) },
     );
   }
 
