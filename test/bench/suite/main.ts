@@ -69,9 +69,9 @@ function parseArgs(argv: string[]): Args {
   };
 }
 
-function runChild(script: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs: number): Promise<number | null> {
+function runChild(script: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs: number, nodeFlags: string[] = []): Promise<number | null> {
   return new Promise((resolvePromise) => {
-    const child = spawn(process.execPath, [script, ...args], { stdio: ['ignore', 'inherit', 'inherit'], env });
+    const child = spawn(process.execPath, [...nodeFlags, script, ...args], { stdio: ['ignore', 'inherit', 'inherit'], env });
     const timer = setTimeout(() => {
       console.error(`  ${script}: timed out after ${Math.round(timeoutMs / 1000)} s, stopping it`);
       child.kill('SIGKILL');
@@ -81,6 +81,15 @@ function runChild(script: string, args: string[], env: NodeJS.ProcessEnv, timeou
       resolvePromise(code);
     });
   });
+}
+
+/**
+ * REWIND_BENCH_JOB_NODE_FLAGS (space-separated, e.g. `--max-semi-space-size=32`): Node/V8 flags for
+ * the jobs' processes only, where the API runs (not this process nor the load clients), to A/B a
+ * runtime setting of the service.
+ */
+function jobNodeFlags(): string[] {
+  return (process.env.REWIND_BENCH_JOB_NODE_FLAGS ?? '').split(' ').filter(Boolean);
 }
 
 /**
@@ -146,7 +155,7 @@ async function main(): Promise<void> {
       const spec: JobSpec = { job, run, quick: args.quick, resultFile, ...(args.only ? { only: args.only } : {}) };
       const env = { ...process.env, ...(args.profile ? { REWIND_BENCH_PROFILE_DIR: join(profileDir, job) } : {}) };
       const jobStart = Date.now();
-      const code = await runChild(join(__dirname, 'job.js'), [JSON.stringify(spec)], env, timeoutMs);
+      const code = await runChild(join(__dirname, 'job.js'), [JSON.stringify(spec)], env, timeoutMs, jobNodeFlags());
       let result: JobResult | null = null;
       if (existsSync(resultFile)) result = JSON.parse(readFileSync(resultFile, 'utf8')) as JobResult;
       const error = result?.error ?? (code !== 0 ? `exited with code ${code}` : result ? undefined : 'no result');
