@@ -14,7 +14,10 @@ export function runClientProcess<T>(
   onSpawn?: (pid: number) => void,
 ): Promise<T> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(__dirname, script), JSON.stringify(spec)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    // Without the flags main.ts gave the API (REWIND_BENCH_JOB_NODE_FLAGS): the client stays the same whatever the A/B.
+    const clientOptions = process.env.REWIND_BENCH_CLIENT_NODE_OPTIONS;
+    const env = clientOptions === undefined ? process.env : { ...process.env, NODE_OPTIONS: clientOptions };
+    const child = spawn(process.execPath, [join(__dirname, script), JSON.stringify(spec)], { stdio: ['ignore', 'pipe', 'inherit'], env });
     if (child.pid !== undefined) onSpawn?.(child.pid);
     let out = '';
     let scanned = 0;

@@ -69,9 +69,9 @@ function parseArgs(argv: string[]): Args {
   };
 }
 
-function runChild(script: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs: number, nodeFlags: string[] = []): Promise<number | null> {
+function runChild(script: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs: number): Promise<number | null> {
   return new Promise((resolvePromise) => {
-    const child = spawn(process.execPath, [...nodeFlags, script, ...args], { stdio: ['ignore', 'inherit', 'inherit'], env });
+    const child = spawn(process.execPath, [script, ...args], { stdio: ['ignore', 'inherit', 'inherit'], env });
     const timer = setTimeout(() => {
       console.error(`  ${script}: timed out after ${Math.round(timeoutMs / 1000)} s, stopping it`);
       child.kill('SIGKILL');
@@ -84,12 +84,16 @@ function runChild(script: string, args: string[], env: NodeJS.ProcessEnv, timeou
 }
 
 /**
- * REWIND_BENCH_JOB_NODE_FLAGS (space-separated, e.g. `--max-semi-space-size=32`): Node/V8 flags for
- * the jobs' processes only, where the API runs (not this process nor the load clients), to A/B a
- * runtime setting of the service.
+ * REWIND_BENCH_JOB_NODE_FLAGS (e.g. `--max-semi-space-size=32`): Node/V8 flags for the jobs'
+ * processes, where the API runs, to A/B a runtime setting of the service. Given as NODE_OPTIONS, as
+ * the product would take them: a V8 flag on the command line lands in process.execArgv, which
+ * worker threads inherit and refuse (ERR_WORKER_INVALID_EXEC_ARGV: the memory indexer's thread
+ * pool would not start). The load clients are started without them (client-process.ts).
  */
-function jobNodeFlags(): string[] {
-  return (process.env.REWIND_BENCH_JOB_NODE_FLAGS ?? '').split(' ').filter(Boolean);
+function jobNodeOptions(): NodeJS.ProcessEnv {
+  const flags = process.env.REWIND_BENCH_JOB_NODE_FLAGS?.trim();
+  if (!flags) return {};
+  return { NODE_OPTIONS: [process.env.NODE_OPTIONS, flags].filter(Boolean).join(' '), REWIND_BENCH_CLIENT_NODE_OPTIONS: process.env.NODE_OPTIONS ?? '' };
 }
 
 /**
@@ -153,9 +157,9 @@ async function main(): Promise<void> {
       console.error(`\n[${job}]${busy !== null && busy > 0.25 ? ` (the machine is ${Math.round(busy * 100)} % busy with other work)` : ''}`);
       const resultFile = join(tmp, `${job}.json`);
       const spec: JobSpec = { job, run, quick: args.quick, resultFile, ...(args.only ? { only: args.only } : {}) };
-      const env = { ...process.env, ...(args.profile ? { REWIND_BENCH_PROFILE_DIR: join(profileDir, job) } : {}) };
+      const env = { ...process.env, ...(args.profile ? { REWIND_BENCH_PROFILE_DIR: join(profileDir, job) } : {}), ...jobNodeOptions() };
       const jobStart = Date.now();
-      const code = await runChild(join(__dirname, 'job.js'), [JSON.stringify(spec)], env, timeoutMs, jobNodeFlags());
+      const code = await runChild(join(__dirname, 'job.js'), [JSON.stringify(spec)], env, timeoutMs);
       let result: JobResult | null = null;
       if (existsSync(resultFile)) result = JSON.parse(readFileSync(resultFile, 'utf8')) as JobResult;
       const error = result?.error ?? (code !== 0 ? `exited with code ${code}` : result ? undefined : 'no result');
