@@ -196,7 +196,7 @@ export function soakTable(rows: Row[], table: (header: string[], body: string[][
         m.otherThreadsCpuMsPerRequest === undefined ? ms(m.loopCpuMsPerRequest) : cpu.map(ms).join(' / '),
         pct(m.machineBusy),
         m.gcShare == null ? '–' : `${pct(m.gcShare)} (${pct(m.gcMajorShare)})`,
-        `${m.rssMaxBytes === null ? '–' : fmtBytes(m.rssMaxBytes)} / ${m.heapUsedMaxBytes == null ? '–' : fmtBytes(m.heapUsedMaxBytes)}`,
+        [m.rssMaxBytes, m.heapUsedMaxBytes, m.liveHeapAfterMajorGcBytes].map((b) => (b == null ? '–' : fmtBytes(b))).join(' / '),
         m.stateCacheEvents == null ? '–' : `${fmtCount(m.stateCacheEvents)} (${m.stateCacheSessions ?? '–'})`,
         m.dataBytes == null ? '–' : fmtBytes(m.dataBytes),
         fmtCount(m.lagMax),
@@ -224,7 +224,7 @@ export function soakTable(rows: Row[], table: (header: string[], body: string[][
       probed ? 'CPU ms per request: API event loop / API other threads / PostgreSQL / load client' : 'event-loop CPU ms per request',
       'machine busy',
       'GC pauses, share of the minute (full GCs)',
-      'API RSS / heap used (max)',
+      'API RSS / heap used (max) / live heap (after the last full GC)',
       'state cache: events (sessions)',
       'data files (SQLite)',
       'memory index lag: events not yet searchable (max)',
@@ -252,6 +252,7 @@ interface SoakMinute {
   gcShare?: number | null;
   gcMajorShare?: number | null;
   heapUsedMaxBytes?: number | null;
+  liveHeapAfterMajorGcBytes?: number | null;
   stateCacheEvents?: number | null;
   stateCacheSessions?: number | null;
 }

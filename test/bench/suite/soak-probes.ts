@@ -105,6 +105,8 @@ export class GcPauses {
   totalMs = 0;
   majorMs = 0;
   count = 0;
+  /** Heap used just after the latest full GC (bytes): the live heap, garbage aside; null before the first. */
+  liveAfterMajor: number | null = null;
   private observer: PerformanceObserver | null = null;
 
   start(): this {
@@ -112,7 +114,11 @@ export class GcPauses {
       for (const entry of list.getEntries()) {
         this.totalMs += entry.duration;
         this.count++;
-        if ((entry as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR) this.majorMs += entry.duration;
+        if ((entry as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR) {
+          this.majorMs += entry.duration;
+          // Read when the entry is delivered, a moment after the collection: near enough to what survived it.
+          this.liveAfterMajor = process.memoryUsage().heapUsed;
+        }
       }
     });
     this.observer.observe({ entryTypes: ['gc'] });

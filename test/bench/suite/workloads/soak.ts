@@ -44,6 +44,8 @@ interface Sample {
   /** GC pauses of the API's event loop so far (ms): all, and full (mark-compact) collections. */
   gcMs: number;
   gcMajorMs: number;
+  /** Heap used just after the latest full GC: the live heap (the state cache's share of it is what its budget bounds). */
+  liveHeapAfterMajorGc: number | null;
   heapTotal: number;
   /** Events' worth of session state in the API's cache (REWIND_STATE_CACHE_EVENTS bounds it), and its sessions. */
   stateCacheEvents: number;
@@ -113,6 +115,7 @@ export async function measureSoak(store: StoreName, run: string, sizes: Sizes): 
           machine: cpuTimes(),
           gcMs: gc.totalMs,
           gcMajorMs: gc.majorMs,
+          liveHeapAfterMajorGc: gc.liveAfterMajor,
           stateCacheEvents: cache.events,
           stateCacheSessions: cache.sessions,
           dataBytes,
@@ -204,6 +207,7 @@ export async function measureSoak(store: StoreName, run: string, sizes: Sizes): 
       gcMsPerRequest: perRequestMs(i, b.requestsPerSecond * 60, (s) => s.gcMs * 1000),
       heapUsedMaxBytes: maxIn(i, (s) => s.heapUsed),
       heapTotalMaxBytes: maxIn(i, (s) => s.heapTotal),
+      liveHeapAfterMajorGcBytes: nearest((i + 1) * MINUTE)?.liveHeapAfterMajorGc ?? null,
       stateCacheEvents: nearest((i + 1) * MINUTE)?.stateCacheEvents ?? null,
       stateCacheSessions: nearest((i + 1) * MINUTE)?.stateCacheSessions ?? null,
       dataBytes: nearest((i + 1) * MINUTE)?.dataBytes ?? null,
@@ -261,7 +265,8 @@ export async function measureSoak(store: StoreName, run: string, sizes: Sizes): 
         vectorCatchUpAfterLoadMs: vectorCatchUpMs,
         requests: result.requests,
         steady,
-        nodeFlags: process.execArgv.join(' '),
+        // The API's Node flags (the bench gives them as NODE_OPTIONS: see main.ts).
+        nodeFlags: [process.env.NODE_OPTIONS, ...process.execArgv].filter(Boolean).join(' '),
         stateCacheBudget: Number(cacheBudget ?? 2_000_000),
       },
     };
