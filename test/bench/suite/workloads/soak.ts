@@ -111,7 +111,8 @@ export async function measureSoak(store: StoreName, run: string, sizes: Sizes): 
           processCpuUs: user + system,
           postgresCpuUs: pg?.ours ?? null,
           postgresAllCpuUs: pg?.all ?? null,
-          clientCpuUs: clientPid === null ? null : processCpuUs(clientPid),
+          // Once the client has exited (the last sample may come after), its last reading stands.
+          clientCpuUs: (clientPid === null ? null : processCpuUs(clientPid)) ?? samples[samples.length - 1]?.clientCpuUs ?? null,
           machine: cpuTimes(),
           gcMs: gc.totalMs,
           gcMajorMs: gc.majorMs,
