@@ -22,6 +22,9 @@ describe('the current-state cache is bounded by events, not only by sessions', (
     const written = structuredClone(await service.getState(caller, 'a'));
     const b = await session(service, 'b', 30);
     expect(a + b).toBeGreaterThan(50);
+    // Only b's state is held now: the cache counts its events (what /metrics reports as rewind_state_cache_events).
+    expect(repository.cachedSessions).toBe(1);
+    expect(repository.cachedEvents).toBe(b);
     // b's state is the newest and fits: no restore to read it.
     restores = 0;
     await service.getState(caller, 'b');
@@ -43,6 +46,7 @@ describe('the current-state cache is bounded by events, not only by sessions', (
     await service.getState(caller, 'a');
     await service.getState(caller, 'b');
     expect(restores).toBe(0);
+    expect(service.repository.cachedEvents).toBe((await service.getState(caller, 'a')).version + (await service.getState(caller, 'b')).version);
   });
 });
 

@@ -312,6 +312,16 @@ export class SessionRepository {
     return after > last.version && Date.now() - last.at >= seconds * 1000;
   }
 
+  /** Events' worth of session state the cache holds now (bounded by `cacheEvents`): what its share of the heap follows. */
+  get cachedEvents(): number {
+    return this.current.calculatedSize;
+  }
+
+  /** Sessions whose state the cache holds now. */
+  get cachedSessions(): number {
+    return this.current.size;
+  }
+
   /** Waits for snapshot writes in flight (before closing the store). */
   async flushSnapshots(): Promise<void> {
     while (this.pendingSnapshots.size > 0) await Promise.allSettled([...this.pendingSnapshots]);

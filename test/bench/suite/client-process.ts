@@ -4,11 +4,21 @@ import { join } from 'node:path';
 
 /**
  * `onMark` hears the client's `MARK <name>` lines as they come (the load client marks where its
- * measured phase starts and ends, so that this process can read its own CPU time there).
+ * measured phase starts and ends, so that this process can read its own CPU time there);
+ * `onSpawn` its process id (the soak reads the client's CPU time from /proc).
  */
-export function runClientProcess<T>(script: 'load-client.js' | 'latency-client.js', spec: unknown, onMark?: (name: string) => void): Promise<T> {
+export function runClientProcess<T>(
+  script: 'load-client.js' | 'latency-client.js',
+  spec: unknown,
+  onMark?: (name: string) => void,
+  onSpawn?: (pid: number) => void,
+): Promise<T> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(__dirname, script), JSON.stringify(spec)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    // Without the flags main.ts gave the API (REWIND_BENCH_JOB_NODE_FLAGS): the client stays the same whatever the A/B.
+    const clientOptions = process.env.REWIND_BENCH_CLIENT_NODE_OPTIONS;
+    const env = clientOptions === undefined ? process.env : { ...process.env, NODE_OPTIONS: clientOptions };
+    const child = spawn(process.execPath, [join(__dirname, script), JSON.stringify(spec)], { stdio: ['ignore', 'pipe', 'inherit'], env });
+    if (child.pid !== undefined) onSpawn?.(child.pid);
     let out = '';
     let scanned = 0;
     child.stdout.setEncoding('utf8');

@@ -174,30 +174,30 @@ export function issue26Targets(rows: Row[]): TargetCheck[] {
   return checks;
 }
 
-/** The soak's minutes, per store: requests/s, latency, the API's RSS and the memory index's lag. */
+/** The soak's minutes, per store: requests/s, latency, where the CPU went, GC, the API's memory and the memory index's lag. */
 export function soakTable(rows: Row[], table: (header: string[], body: string[][]) => string): string {
   const body: string[][] = [];
+  const ms = (v: number | null | undefined) => (v == null ? '–' : v.toFixed(2));
+  const pct = (v: number | null | undefined) => (v == null ? '–' : `${Math.round(v * 100)} %`);
+  // Soaks before the probes (session 10 and earlier) have none of the CPU, GC or cache columns: dashes.
+  let probed = false;
   for (const row of rows.filter((r) => r.key === 'SOAK.http.turn')) {
     const x = row.extra ?? {};
-    const minutes = (x.minutes ?? []) as {
-      minute: number;
-      requestsPerSecond: number;
-      p50: number;
-      p99: number;
-      rssMaxBytes: number | null;
-      lagMax: number;
-      pendingVectorsMax?: number;
-      loopCpuMsPerRequest?: number | null;
-      dataBytes?: number | null;
-    }[];
+    const minutes = (x.minutes ?? []) as SoakMinute[];
+    const storeName = row.store === 'postgres' ? 'PostgreSQL' : 'SQLite';
     for (const m of minutes) {
+      probed ||= m.otherThreadsCpuMsPerRequest !== undefined;
+      const cpu = [m.loopCpuMsPerRequest, m.otherThreadsCpuMsPerRequest, m.postgresCpuMsPerRequest, m.clientCpuMsPerRequest];
       body.push([
-        row.store === 'postgres' ? 'PostgreSQL' : 'SQLite',
+        storeName,
         String(m.minute),
         fmtCount(m.requestsPerSecond),
         `${fmtMs(m.p50)} / ${fmtMs(m.p99)}`,
-        m.loopCpuMsPerRequest == null ? '–' : fmtMs(m.loopCpuMsPerRequest),
-        m.rssMaxBytes === null ? '–' : fmtBytes(m.rssMaxBytes),
+        m.otherThreadsCpuMsPerRequest === undefined ? ms(m.loopCpuMsPerRequest) : cpu.map(ms).join(' / '),
+        pct(m.machineBusy),
+        m.gcShare == null ? '–' : `${pct(m.gcShare)} (${pct(m.gcMajorShare)})`,
+        [m.rssMaxBytes, m.heapUsedMaxBytes, m.liveHeapAfterMajorGcBytes].map((b) => (b == null ? '–' : fmtBytes(b))).join(' / '),
+        m.stateCacheEvents == null ? '–' : `${fmtCount(m.stateCacheEvents)} (${m.stateCacheSessions ?? '–'})`,
         m.dataBytes == null ? '–' : fmtBytes(m.dataBytes),
         fmtCount(m.lagMax),
         m.pendingVectorsMax === undefined ? '–' : fmtCount(m.pendingVectorsMax),
@@ -205,16 +205,12 @@ export function soakTable(rows: Row[], table: (header: string[], body: string[][
     }
     const catchUp = x.catchUpAfterLoadMs as number | null;
     // A soak before two-stage indexing had one lag and one catch-up (its vectors were its keywords).
-    const vectorCatchUp = (x.vectorCatchUpAfterLoadMs ?? x.catchUpAfterLoadMs) as number | null;
-    const inSeconds = (ms: number | null) => (ms === null ? '(not within 10 min)' : `${(ms / 1000).toFixed(1)} s`);
+    const vectorCatchUp = ('vectorCatchUpAfterLoadMs' in x ? x.vectorCatchUpAfterLoadMs : x.catchUpAfterLoadMs) as number | null;
+    const inSeconds = (ms: number | null) => (ms === null ? '(not within the wait)' : `${(ms / 1000).toFixed(1)} s`);
     body.push([
-      row.store === 'postgres' ? 'PostgreSQL' : 'SQLite',
+      storeName,
       'after the load',
-      '–',
-      '–',
-      '–',
-      '–',
-      '–',
+      ...Array<string>(8).fill('–'),
       `lag ${String(x.indexLagAtEnd ?? '–')} at the end; caught up in ${inSeconds(catchUp)}`,
       x.pendingVectorsAtEnd === undefined ? '–' : `${String(x.pendingVectorsAtEnd ?? '–')} at the end; caught up in ${inSeconds(vectorCatchUp)}`,
     ]);
@@ -225,12 +221,38 @@ export function soakTable(rows: Row[], table: (header: string[], body: string[][
       'Minute',
       'requests/s (a turn each)',
       'p50 / p99 ms',
-      'event-loop CPU ms per request',
-      'API RSS (max)',
+      probed ? 'CPU ms per request: API event loop / API other threads / PostgreSQL / load client' : 'event-loop CPU ms per request',
+      'machine busy',
+      'GC pauses, share of the minute (full GCs)',
+      'API RSS / heap used (max) / live heap (after the last full GC)',
+      'state cache: events (sessions)',
       'data files (SQLite)',
       'memory index lag: events not yet searchable (max)',
       'items not yet embedded (max)',
     ],
     body,
   );
+}
+
+/** One minute of the soak as workloads/soak.ts records it (the fields after dataBytes are absent in older soaks). */
+interface SoakMinute {
+  minute: number;
+  requestsPerSecond: number;
+  p50: number;
+  p99: number;
+  rssMaxBytes: number | null;
+  lagMax: number;
+  pendingVectorsMax?: number;
+  loopCpuMsPerRequest?: number | null;
+  dataBytes?: number | null;
+  otherThreadsCpuMsPerRequest?: number | null;
+  postgresCpuMsPerRequest?: number | null;
+  clientCpuMsPerRequest?: number | null;
+  machineBusy?: number | null;
+  gcShare?: number | null;
+  gcMajorShare?: number | null;
+  heapUsedMaxBytes?: number | null;
+  liveHeapAfterMajorGcBytes?: number | null;
+  stateCacheEvents?: number | null;
+  stateCacheSessions?: number | null;
 }

@@ -84,6 +84,19 @@ function runChild(script: string, args: string[], env: NodeJS.ProcessEnv, timeou
 }
 
 /**
+ * REWIND_BENCH_JOB_NODE_FLAGS (e.g. `--max-semi-space-size=32`): Node/V8 flags for the jobs'
+ * processes, where the API runs, to A/B a runtime setting of the service. Given as NODE_OPTIONS, as
+ * the product would take them: a V8 flag on the command line lands in process.execArgv, which
+ * worker threads inherit and refuse (ERR_WORKER_INVALID_EXEC_ARGV: the memory indexer's thread
+ * pool would not start). The load clients are started without them (client-process.ts).
+ */
+function jobNodeOptions(): NodeJS.ProcessEnv {
+  const flags = process.env.REWIND_BENCH_JOB_NODE_FLAGS?.trim();
+  if (!flags) return {};
+  return { NODE_OPTIONS: [process.env.NODE_OPTIONS, flags].filter(Boolean).join(' '), REWIND_BENCH_CLIENT_NODE_OPTIONS: process.env.NODE_OPTIONS ?? '' };
+}
+
+/**
  * Re-renders BENCHMARKS.md (or the mode's .bench/ file) from saved JSONs of raw figures: the first
  * is the report; the rows and jobs of any others (e.g. a `--soak` run right after a full run) are
  * added to it, each row replacing one of the same system, store, path and key.
@@ -144,7 +157,7 @@ async function main(): Promise<void> {
       console.error(`\n[${job}]${busy !== null && busy > 0.25 ? ` (the machine is ${Math.round(busy * 100)} % busy with other work)` : ''}`);
       const resultFile = join(tmp, `${job}.json`);
       const spec: JobSpec = { job, run, quick: args.quick, resultFile, ...(args.only ? { only: args.only } : {}) };
-      const env = { ...process.env, ...(args.profile ? { REWIND_BENCH_PROFILE_DIR: join(profileDir, job) } : {}) };
+      const env = { ...process.env, ...(args.profile ? { REWIND_BENCH_PROFILE_DIR: join(profileDir, job) } : {}), ...jobNodeOptions() };
       const jobStart = Date.now();
       const code = await runChild(join(__dirname, 'job.js'), [JSON.stringify(spec)], env, timeoutMs);
       let result: JobResult | null = null;

@@ -128,6 +128,11 @@ export class InfrastructureModule implements OnApplicationBootstrap, OnApplicati
     this.metrics.gauge('rewind_store_size_bytes', "Bytes the event store takes on disk (its growth rate is seed 001's storage metric)", () =>
       storeSizeBytes(this.backend.events, this.backend.databaseFile),
     );
+    this.metrics.gauge(
+      'rewind_state_cache_events',
+      "Events' worth of session state held in memory (bounded by REWIND_STATE_CACHE_EVENTS; the heap follows it)",
+      () => this.sessions.repository.cachedEvents,
+    );
     this.metrics.gauge('rewind_rollbacks_running', 'Rollbacks this process is carrying out now', () => this.saga.runningCount);
     this.registerRelayLag();
     this.sealer = new AuditSealer(this.store, this.backend.seals, this.config.auditSealIntervalMs, (m) => new Logger('Audit').warn(m));

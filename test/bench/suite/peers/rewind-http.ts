@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '@rewind/config';
 import { createApp } from '@rewind/api';
+import { SessionService } from '@rewind/engine';
 import type { TestDatabase } from '../../../support/postgres';
 import { createBenchDatabase } from '../databases';
 import type { StoreName } from '../results';
@@ -17,6 +18,8 @@ export interface RunningApi {
   databaseUrl?: string;
   dataDir: string;
   description: string;
+  /** The session state cache now: events' worth held (bounded by REWIND_STATE_CACHE_EVENTS) and sessions. */
+  stateCache(): { events: number; sessions: number };
   close(): Promise<void>;
 }
 
@@ -53,6 +56,7 @@ export async function startRewindApi(store: StoreName, run: string, purpose = 'a
   });
   await app.listen(0, '127.0.0.1');
   const { port } = app.getHttpServer().address() as { port: number };
+  const repository = app.get(SessionService).repository;
   return {
     baseUrl: `http://127.0.0.1:${port}`,
     apiKey,
@@ -63,6 +67,7 @@ export async function startRewindApi(store: StoreName, run: string, purpose = 'a
       store === 'postgres'
         ? `Rewind API (createApp: Fastify + NestJS, PostgresEventStore pool ${config.pgPoolSize}, snapshots every ${config.snapshotEvery})`
         : `Rewind API (createApp: Fastify + NestJS, SQLite WAL synchronous=${config.sqliteSynchronous}, snapshots every ${config.snapshotEvery})`,
+    stateCache: () => ({ events: repository.cachedEvents, sessions: repository.cachedSessions }),
     async close() {
       await app.close();
       rmSync(dataDir, { recursive: true, force: true });

@@ -13,10 +13,12 @@
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { cpuTimes } from '../cpu';
 import type { LoadSpec } from '../load-client';
 import { startRewindApi } from '../peers/rewind-http';
 import type { Row, StoreName } from '../results';
 import type { Sizes } from '../sizes';
+import { GcPauses, PostgresCpu, processCpuUs } from '../soak-probes';
 import { memoryStatus } from './mem-http-load';
 import { runLoadClient } from './w4-throughput';
 
@@ -29,6 +31,25 @@ interface Sample {
   pendingVectors: number | null;
   /** CPU µs of the API's event loop (this thread: requests, projections, followers; not the indexer's thread). */
   loopCpuUs: number;
+  /** CPU µs of the API's process (all its threads: the memory indexer's worker, libuv's pool, V8's GC helpers). */
+  processCpuUs: number;
+  /** CPU µs of the PostgreSQL server's processes for the bench's database (its connections and the shared background ones); null on SQLite. */
+  postgresCpuUs: number | null;
+  /** CPU µs of every `postgres` process on the machine (other databases' too); null on SQLite. */
+  postgresAllCpuUs: number | null;
+  /** CPU µs of the load client's process. */
+  clientCpuUs: number | null;
+  /** The machine's busy and total CPU ticks so far (/proc/stat). */
+  machine: { busy: number; total: number } | null;
+  /** GC pauses of the API's event loop so far (ms): all, and full (mark-compact) collections. */
+  gcMs: number;
+  gcMajorMs: number;
+  /** Heap used just after the latest full GC: the live heap (the state cache's share of it is what its budget bounds). */
+  liveHeapAfterMajorGc: number | null;
+  heapTotal: number;
+  /** Events' worth of session state in the API's cache (REWIND_STATE_CACHE_EVENTS bounds it), and its sessions. */
+  stateCacheEvents: number;
+  stateCacheSessions: number;
   /** SQLite: bytes of the data directory's files (the log, read models, the memory index); PostgreSQL: null. */
   dataBytes: number | null;
 }
@@ -44,7 +65,11 @@ const dirBytes = (dir: string) => readdirSync(dir).reduce((sum, file) => sum + (
 const MINUTE = 60_000;
 
 export async function measureSoak(store: StoreName, run: string, sizes: Sizes): Promise<Row[]> {
-  const api = await startRewindApi(store, run, 'soak');
+  // The default configuration, but for the state cache's budget when the bench is told one (to see whether RSS follows it).
+  const cacheBudget = process.env.REWIND_STATE_CACHE_EVENTS;
+  const api = await startRewindApi(store, run, 'soak', cacheBudget ? { REWIND_STATE_CACHE_EVENTS: cacheBudget } : {});
+  const postgres = api.databaseUrl ? new PostgresCpu(api.databaseUrl) : null;
+  const gc = new GcPauses();
   try {
     // The model loads before the load starts: the soak measures indexing under load, not start-up.
     const loaded = performance.now() + 90_000;
@@ -63,25 +88,42 @@ export async function measureSoak(store: StoreName, run: string, sizes: Sizes): 
     console.error(`  SOAK ${store}: ${spec.sessions} writers, a turn per request, for ${sizes.soakMinutes} min`);
     const samples: Sample[] = [];
     let loading = true;
+    let clientPid: number | null = null;
+    gc.start();
     const start = performance.now();
-    const load = runLoadClient(spec).finally(() => (loading = false));
+    const load = runLoadClient(spec, undefined, (pid) => (clientPid = pid)).finally(() => (loading = false));
     const sampler = (async () => {
       while (loading) {
         const status = await memoryStatus(api).catch(() => null);
-        const { rss, heapUsed } = process.memoryUsage();
+        const pg = await postgres?.read();
+        const { rss, heapUsed, heapTotal } = process.memoryUsage();
         const dataBytes = store === 'sqlite' ? dirBytes(api.dataDir) : null;
-        const sample = {
+        const { user, system } = process.cpuUsage();
+        const cache = api.stateCache();
+        const sample: Sample = {
           atMs: performance.now() - start,
           rss,
           heapUsed,
+          heapTotal,
           lag: status?.lag ?? null,
           pendingVectors: status?.pendingVectors ?? null,
           loopCpuUs: loopCpuUs(),
+          processCpuUs: user + system,
+          postgresCpuUs: pg?.ours ?? null,
+          postgresAllCpuUs: pg?.all ?? null,
+          // Once the client has exited (the last sample may come after), its last reading stands.
+          clientCpuUs: (clientPid === null ? null : processCpuUs(clientPid)) ?? samples[samples.length - 1]?.clientCpuUs ?? null,
+          machine: cpuTimes(),
+          gcMs: gc.totalMs,
+          gcMajorMs: gc.majorMs,
+          liveHeapAfterMajorGc: gc.liveAfterMajor,
+          stateCacheEvents: cache.events,
+          stateCacheSessions: cache.sessions,
           dataBytes,
         };
         if (samples.length > 0 && Math.floor(sample.atMs / MINUTE) > Math.floor(samples[samples.length - 1]!.atMs / MINUTE)) {
           console.error(
-            `  SOAK ${store}: minute ${Math.floor(sample.atMs / MINUTE)} done, RSS ${Math.round(rss / 2 ** 20)} MiB, memory index lag ${sample.lag ?? '–'} events (keywords), ${sample.pendingVectors ?? '–'} items not embedded`,
+            `  SOAK ${store}: minute ${Math.floor(sample.atMs / MINUTE)} done, RSS ${Math.round(rss / 2 ** 20)} MiB (heap used ${Math.round(heapUsed / 2 ** 20)}, state cache ${cache.events} events), GC ${Math.round(gc.totalMs)} ms so far, memory index lag ${sample.lag ?? '–'} events (keywords), ${sample.pendingVectors ?? '–'} items not embedded`,
           );
         }
         samples.push(sample);
@@ -91,6 +133,7 @@ export async function measureSoak(store: StoreName, run: string, sizes: Sizes): 
     })();
     const result = await load;
     await sampler;
+    gc.stop();
     const loadEnded = performance.now();
     if (result.errors > 0) throw new Error(`soak ${store}: ${result.errors} failed requests, first: ${result.firstError}`);
     // Each stage's catch-up: keywords (lag 0), then vectors (no item awaiting one).
@@ -98,7 +141,8 @@ export async function measureSoak(store: StoreName, run: string, sizes: Sizes): 
     let vectorsAt: number | null = null;
     let lagAtEnd: number | null = null;
     let pendingVectorsAtEnd: number | null = null;
-    const giveUp = performance.now() + 10 * MINUTE;
+    // REWIND_BENCH_SOAK_CATCHUP_MINUTES: how long to wait for the index (10 min; less for quick A/B runs of the minutes alone).
+    const giveUp = performance.now() + Number(process.env.REWIND_BENCH_SOAK_CATCHUP_MINUTES ?? 10) * MINUTE;
     while (performance.now() < giveUp) {
       const status = await memoryStatus(api);
       lagAtEnd ??= status?.lag ?? null;
@@ -132,14 +176,41 @@ export async function measureSoak(store: StoreName, run: string, sizes: Sizes): 
     // Event-loop CPU per request in each minute, from the samples nearest its start and end: what a
     // request costs the API as the data grows, whatever else the machine was doing.
     const nearest = (atMs: number) => samples.reduce((best, s) => (Math.abs(s.atMs - atMs) < Math.abs(best.atMs - atMs) ? s : best), samples[0]!);
-    const cpuPerRequestMs = (i: number, requests: number) => {
-      if (samples.length < 2 || requests === 0) return null;
+    /** A counter's growth over minute i+1 (between the samples nearest its ends), scaled to the whole minute. */
+    const growth = (i: number, counter: (s: Sample) => number | null) => {
       const [from, to] = [nearest(i * MINUTE), nearest((i + 1) * MINUTE)];
-      return to.atMs > from.atMs ? (to.loopCpuUs - from.loopCpuUs) / 1000 / (requests * ((to.atMs - from.atMs) / MINUTE)) : null;
+      const [a, b] = [counter(from), counter(to)];
+      return samples.length >= 2 && to.atMs > from.atMs && a !== null && b !== null ? (b - a) / ((to.atMs - from.atMs) / MINUTE) : null;
     };
+    const perRequestMs = (i: number, requests: number, cpuUs: (s: Sample) => number | null) => {
+      const used = growth(i, cpuUs);
+      return used === null || requests === 0 ? null : used / 1000 / requests;
+    };
+    const shareOfMinute = (ms: number | null) => (ms === null ? null : ms / MINUTE);
+    const inMinute = (i: number) => samples.filter((s) => s.atMs >= i * MINUTE && s.atMs < (i + 1) * MINUTE);
+    const maxIn = (i: number, value: (s: Sample) => number) => (inMinute(i).length ? Math.max(...inMinute(i).map(value)) : null);
     const perMinute = buckets.map((b, i) => ({
       minute: i + 1,
-      loopCpuMsPerRequest: cpuPerRequestMs(i, b.requestsPerSecond * 60),
+      loopCpuMsPerRequest: perRequestMs(i, b.requestsPerSecond * 60, (s) => s.loopCpuUs),
+      // The API's threads other than the event loop: the memory indexer's worker (embeddings), libuv's pool, V8's GC helpers.
+      otherThreadsCpuMsPerRequest: perRequestMs(i, b.requestsPerSecond * 60, (s) => s.processCpuUs - s.loopCpuUs),
+      postgresCpuMsPerRequest: perRequestMs(i, b.requestsPerSecond * 60, (s) => s.postgresCpuUs),
+      postgresAllCpuMsPerRequest: perRequestMs(i, b.requestsPerSecond * 60, (s) => s.postgresAllCpuUs),
+      clientCpuMsPerRequest: perRequestMs(i, b.requestsPerSecond * 60, (s) => s.clientCpuUs),
+      // Share of the machine's CPU time (all cores) that was busy, whoever's.
+      machineBusy: (() => {
+        const [busy, total] = [growth(i, (s) => s.machine?.busy ?? null), growth(i, (s) => s.machine?.total ?? null)];
+        return busy !== null && total ? busy / total : null;
+      })(),
+      // GC pauses of the event loop, as a share of the minute's wall-clock time, and of them full collections.
+      gcShare: shareOfMinute(growth(i, (s) => s.gcMs)),
+      gcMajorShare: shareOfMinute(growth(i, (s) => s.gcMajorMs)),
+      gcMsPerRequest: perRequestMs(i, b.requestsPerSecond * 60, (s) => s.gcMs * 1000),
+      heapUsedMaxBytes: maxIn(i, (s) => s.heapUsed),
+      heapTotalMaxBytes: maxIn(i, (s) => s.heapTotal),
+      liveHeapAfterMajorGcBytes: nearest((i + 1) * MINUTE)?.liveHeapAfterMajorGc ?? null,
+      stateCacheEvents: nearest((i + 1) * MINUTE)?.stateCacheEvents ?? null,
+      stateCacheSessions: nearest((i + 1) * MINUTE)?.stateCacheSessions ?? null,
       dataBytes: nearest((i + 1) * MINUTE)?.dataBytes ?? null,
       requestsPerSecond: b.requestsPerSecond,
       p50: b.p50,
@@ -148,6 +219,26 @@ export async function measureSoak(store: StoreName, run: string, sizes: Sizes): 
       lagMax: Math.max(0, ...samples.filter((s) => s.atMs >= i * MINUTE && s.atMs < (i + 1) * MINUTE).map((s) => s.lag ?? 0)),
       pendingVectorsMax: Math.max(0, ...samples.filter((s) => s.atMs >= i * MINUTE && s.atMs < (i + 1) * MINUTE).map((s) => s.pendingVectors ?? 0)),
     }));
+    // From minute 2 (after the warm-up) to the last full one, per request: the figures an A/B of a setting compares.
+    const steady = (() => {
+      const [from, to] = [nearest(MINUTE), nearest(lastFull * MINUTE)];
+      const counted = buckets.slice(1, lastFull).reduce((sum, b) => sum + b.requestsPerSecond * 60, 0);
+      // The client's minutes, scaled to the span between the two samples.
+      const requests = lastFull > 1 ? (counted * (to.atMs - from.atMs)) / ((lastFull - 1) * MINUTE) : 0;
+      const per = (counter: (s: Sample) => number | null) => {
+        const [a, b] = [counter(from), counter(to)];
+        return a === null || b === null || requests === 0 ? null : (b - a) / 1000 / requests;
+      };
+      return {
+        requests: Math.round(requests),
+        loopCpuMsPerRequest: per((s) => s.loopCpuUs),
+        otherThreadsCpuMsPerRequest: per((s) => s.processCpuUs - s.loopCpuUs),
+        postgresCpuMsPerRequest: per((s) => s.postgresCpuUs),
+        clientCpuMsPerRequest: per((s) => s.clientCpuUs),
+        gcMsPerRequest: per((s) => s.gcMs * 1000),
+        gcMajorMsPerRequest: per((s) => s.gcMajorMs * 1000),
+      };
+    })();
     const row: Row = {
       workload: 'SOAK',
       key: 'SOAK.http.turn',
@@ -174,11 +265,17 @@ export async function measureSoak(store: StoreName, run: string, sizes: Sizes): 
         pendingVectorsAtEnd,
         vectorCatchUpAfterLoadMs: vectorCatchUpMs,
         requests: result.requests,
+        steady,
+        // The API's Node flags (the bench gives them as NODE_OPTIONS: see main.ts).
+        nodeFlags: [process.env.NODE_OPTIONS, ...process.execArgv].filter(Boolean).join(' '),
+        stateCacheBudget: Number(cacheBudget ?? 2_000_000),
       },
     };
     console.error(`  SOAK ${store}: ${JSON.stringify(row.extra, null, 0).slice(0, 2000)}`);
     return [row];
   } finally {
+    gc.stop();
+    await postgres?.close();
     await api.close();
   }
 }

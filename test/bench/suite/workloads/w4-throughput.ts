@@ -16,8 +16,8 @@ import { LatencyRecorder } from '../recorder';
 import type { Row, StoreName, SystemName } from '../results';
 import type { Sizes } from '../sizes';
 
-export function runLoadClient(spec: LoadSpec, onMark?: (name: string) => void): Promise<LoadResult> {
-  return runClientProcess<LoadResult>('load-client.js', spec, onMark);
+export function runLoadClient(spec: LoadSpec, onMark?: (name: string) => void, onSpawn?: (pid: number) => void): Promise<LoadResult> {
+  return runClientProcess<LoadResult>('load-client.js', spec, onMark, onSpawn);
 }
 
 export async function measureHttpThroughput(
