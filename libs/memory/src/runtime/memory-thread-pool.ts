@@ -19,18 +19,21 @@ function threadEntry(): string {
 }
 
 /**
- * This process's Node flags minus the `@rewind/source` export condition (the test runner's):
- * the thread runs the compiled packages, and a thread inherits the flags it is not given.
+ * The Node flags to give the thread: none (it inherits this process's, V8 flags such as
+ * --max-old-space-size included) unless they hold the test runner's `@rewind/source` export
+ * condition, which must go (the thread runs the compiled packages). A flag list given
+ * explicitly must not name V8 flags (ERR_WORKER_INVALID_EXEC_ARGV), so only then is it given.
  */
-function threadExecArgv(): string[] {
-  const argv = process.execArgv;
-  return argv.filter(
-    (arg, i) =>
-      !/^(--conditions|-C)=?@rewind\/source$/.test(arg) &&
-      !(/^(--conditions|-C)$/.test(arg) && argv[i + 1] === '@rewind/source') &&
-      !(arg === '@rewind/source' && /^(--conditions|-C)$/.test(argv[i - 1] ?? '')),
-  );
+export function threadExecArgv(argv: readonly string[] = process.execArgv): string[] | undefined {
+  const isSourceCondition = (arg: string, i: number) =>
+    /^(--conditions|-C)=?@rewind\/source$/.test(arg) ||
+    (/^(--conditions|-C)$/.test(arg) && argv[i + 1] === '@rewind/source') ||
+    (arg === '@rewind/source' && /^(--conditions|-C)$/.test(argv[i - 1] ?? ''));
+  if (!argv.some(isSourceCondition)) return undefined;
+  return argv.filter((arg, i) => !isSourceCondition(arg, i));
 }
+
+const withExecArgv = (execArgv: string[] | undefined) => (execArgv ? { execArgv } : {});
 
 /**
  * One worker thread (tinypool, one thread, restarted on the next task when it crashed) running
@@ -45,7 +48,7 @@ class MemoryThread {
     this.pool ??= (async () => {
       // ESM-only package: a native dynamic import, kept as such by the CommonJS build.
       const { default: Pool } = await import('tinypool');
-      return new Pool({ filename: threadEntry(), minThreads: 1, maxThreads: 1, workerData: this.data, teardown: 'close', execArgv: threadExecArgv() });
+      return new Pool({ filename: threadEntry(), minThreads: 1, maxThreads: 1, workerData: this.data, teardown: 'close', ...withExecArgv(threadExecArgv()) });
     })();
     return this.pool;
   }
