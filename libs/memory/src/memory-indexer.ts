@@ -30,6 +30,8 @@ export interface MemoryIndexerOptions {
   name?: string;
   /** Events read per round (default 256). */
   batchSize?: number;
+  /** The largest round while a backlog lasts (default 4 × batchSize): after a full round the next reads twice as many. */
+  maxBatchSize?: number;
   /** How often an idle indexer looks for new events (default 100 ms; a commit in this process wakes it at once through the hub). */
   pollIntervalMs?: number;
   /**
@@ -317,6 +319,9 @@ export class MemoryIndexer {
     };
     const options = {
       batchSize: this.options.batchSize ?? 256,
+      // Under a backlog, fewer and larger rounds: each costs a read of the log, a policy read and a
+      // checkpoint besides its events (the keyword stage's transaction holds the event loop longer, a bounded 4×).
+      maxBatchSize: this.options.maxBatchSize ?? 4 * (this.options.batchSize ?? 256),
       idleDelayMs: this.options.pollIntervalMs ?? 100,
       // Two stages: the keyword stage runs on this event loop, so commits gather for 50 ms into one
       // batch (one read of the log, one transaction) instead of costing each write a batch of its own.
