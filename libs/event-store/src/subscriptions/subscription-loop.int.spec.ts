@@ -231,6 +231,31 @@ describe.each(backends)('SubscriptionHub on $name', (backend) => {
     expect(batches).toEqual([1, 3]);
   });
 
+  it('grows its batches while a backlog lasts (up to maxBatchSize) and goes back to batchSize once caught up', { timeout: 20_000 }, async () => {
+    const processOf = await open();
+    const p = await processOf();
+    const follower = recorder('growing', p.checkpoints);
+    const batches: number[] = [];
+    const handle = follower.handle.bind(follower);
+    follower.handle = async (batch) => {
+      batches.push(batch.events.length);
+      await handle(batch);
+    };
+    await append(p.store, 'b', 20);
+    const growing = hub(p, { idleDelayMs: 20, lingerMs: 1 });
+    const loop = growing.add(follower, { batchSize: 2, maxBatchSize: 8 });
+    growing.start();
+    await until(() => follower.seen.length === 20, 'the backlog');
+    // 2, 4, 8 while every batch is full; 6 (the rest of an 8) ends the backlog.
+    expect(batches).toEqual([2, 4, 8, 6]);
+    await until(() => loop.nextBatchSize === 2, 'the size to go back');
+    await append(p.store, 'b', 3);
+    growing.poke();
+    await until(() => follower.seen.length === 23, 'the three new events');
+    expect(batches.slice(4)).toEqual([2, 1]);
+    expect(follower.seen.map((e) => e.streamVersion)).toEqual(Array.from({ length: 23 }, (_, i) => i + 1));
+  });
+
   it('cuts the linger short for a reader waiting for its write (read your writes)', { timeout: 20_000 }, async () => {
     const processOf = await open();
     const p = await processOf();

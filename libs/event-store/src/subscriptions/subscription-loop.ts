@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import { ExponentialBackoff, type IBackoff } from 'cockatiel';
 import { silentLogger, type Logger } from '@rewind/config';
 import type { EventStore, StoredEvent } from '../event-store';
+import { batchBounds, nextBatchSize, type BatchBounds } from './batch-size';
 import { countEventsAfter } from './lag';
 import { SharedLogReader } from './shared-log-reader';
 import type { LogSubscription, SubscriptionState, SubscriptionStatus } from './subscription';
@@ -19,6 +20,11 @@ const IN_HANDLER_CHECKPOINT_RECHECK_MS = 1000;
 export interface SubscriptionLoopOptions {
   /** Events per batch (default 1000). */
   batchSize?: number;
+  /**
+   * The largest batch while a backlog lasts (default: batchSize, a fixed size): after a full
+   * batch the next is twice as large, up to this; after one that was not, batchSize again.
+   */
+  maxBatchSize?: number;
   /** Pause between polls once caught up, in ms (default 250): the fallback, as `poke()` wakes the loop at once. */
   idleDelayMs?: number;
   /**
@@ -46,7 +52,9 @@ export interface SubscriptionLoopOptions {
  */
 export class SubscriptionLoop {
   readonly name: string;
-  private readonly batchSize: number;
+  private readonly batchBounds: BatchBounds;
+  /** The size of the next batch (see nextBatchSize). */
+  private batchSize: number;
   private readonly logger: Logger;
   private readonly reader: SharedLogReader;
   private readonly backoffs: ExponentialBackoff<unknown>;
@@ -82,7 +90,8 @@ export class SubscriptionLoop {
     private readonly options: SubscriptionLoopOptions = {},
   ) {
     this.name = subscription.name;
-    this.batchSize = options.batchSize ?? 1000;
+    this.batchBounds = batchBounds(options.batchSize ?? 1000, options.maxBatchSize ?? options.batchSize ?? 1000);
+    this.batchSize = this.batchBounds.min;
     this.logger = options.logger ?? silentLogger;
     this.reader = options.reader ?? new SharedLogReader(store);
     this.backoffs = new ExponentialBackoff({ initialDelay: options.backoff?.initialDelayMs ?? 100, maxDelay: options.backoff?.maxDelayMs ?? 10_000 });
@@ -155,7 +164,22 @@ export class SubscriptionLoop {
 
   /** Handles at most one batch, ignoring exclusivity (tests, catch-up); resolves to the number of events handled. */
   runOnce(): Promise<number> {
-    const next = this.serial.then(() => this.handleNextBatch());
+    return this.runBatch().then((batch) => batch.handled);
+  }
+
+  /** The size the next batch asks for (batchSize, or more while a backlog lasts). */
+  get nextBatchSize(): number {
+    return this.batchSize;
+  }
+
+  /** One batch; resolves to the events handled and whether the batch was full (a backlog: no linger, a larger next batch). */
+  private runBatch(): Promise<{ handled: number; full: boolean }> {
+    const next = this.serial.then(async () => {
+      const limit = this.batchSize;
+      const handled = await this.handleNextBatch(limit);
+      this.batchSize = nextBatchSize(limit, handled, this.batchBounds);
+      return { handled, full: handled >= limit };
+    });
     this.serial = next.catch(() => undefined);
     return next;
   }
@@ -234,7 +258,7 @@ export class SubscriptionLoop {
     }
   }
 
-  private async handleNextBatch(): Promise<number> {
+  private async handleNextBatch(limit: number): Promise<number> {
     const checkpoint = this.subscription.checkpoint;
     // An in-handler checkpoint may move behind this loop's back (a rebuild's swap). The handler
     // checks it under lock, so a batch read from a stale position is refused, never applied:
@@ -247,7 +271,7 @@ export class SubscriptionLoop {
       }
     } else if (this.position < 0) this.position = await checkpoint.store.load(this.name);
     const from = this.position;
-    const events: readonly StoredEvent[] = await this.reader.read(from, this.batchSize);
+    const events: readonly StoredEvent[] = await this.reader.read(from, limit);
     if (events.length === 0) {
       this.note(from);
       return 0;
@@ -331,12 +355,12 @@ export class SubscriptionLoop {
           continue;
         }
         this.state = 'running';
-        const handled = await this.runOnce();
+        const { handled, full } = await this.runBatch();
         if (this.lastError) this.logger.log(`Subscription "${this.name}" recovered at position ${this.checkpoint}.`);
         this.lastError = null;
         backoff = undefined;
         if (handled === 0) await this.pause(this.options.idleDelayMs ?? 250);
-        else if (handled < this.batchSize) await this.pause(this.options.lingerMs ?? 50, true);
+        else if (!full) await this.pause(this.options.lingerMs ?? 50, true);
       } catch (error) {
         if (error instanceof StopFollowing) {
           this.state = 'stopped';

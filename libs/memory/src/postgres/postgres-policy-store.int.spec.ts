@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { Pool } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../../test/support/postgres';
-import { effectivePolicy } from '../memory-policy';
+import { effectivePolicies, effectivePolicy, policyKeyOf } from '../memory-policy';
 import { memoryMigrations } from './migrations';
 import { PostgresPolicyStore } from './postgres-policy-store';
 
@@ -61,6 +61,35 @@ describe('PostgresPolicyStore', () => {
     expect(await fromWorker.get('t1', 's1')).toBe('none');
     const { rows } = await api.query(`SELECT version, name FROM rewind.memory_migrations`);
     expect(rows).toEqual([{ version: 1, name: 'memory policies' }]);
+  });
+
+  it('reads many keys in one round trip (getMany), each as get reads it, and effectivePolicies agrees with effectivePolicy', async () => {
+    const store = new PostgresPolicyStore(api, 'many_keys');
+    await store.set('t1', undefined, 'none');
+    await store.set('t1', 's1', 'persistent');
+    await store.set('t2', 's1', 'none');
+    const keys = [
+      { tenantId: 't1' },
+      { tenantId: 't1', sessionId: 's1' },
+      { tenantId: 't1', sessionId: 's2' },
+      { tenantId: 't2', sessionId: 's1' },
+      { tenantId: 't3' },
+    ];
+    const one = await Promise.all(keys.map((k) => store.get(k.tenantId, k.sessionId)));
+    expect(one).toEqual(['none', 'persistent', null, 'none', null]);
+    let queries = 0;
+    const counted = new Proxy(api, {
+      get: (target, p) =>
+        p === 'query' ? (...args: unknown[]) => (queries++, (target.query as (...a: unknown[]) => unknown)(...args)) : Reflect.get(target, p),
+    });
+    const countedStore = new PostgresPolicyStore(counted, 'many_keys');
+    expect(await countedStore.getMany(keys)).toEqual(one);
+    const sessions = ['s1', 's2', 's3'].flatMap((sessionId) => ['t1', 't2', 't3'].map((tenantId) => ({ tenantId, sessionId })));
+    queries = 0;
+    const policies = await effectivePolicies(countedStore, sessions);
+    expect(queries).toBe(1);
+    for (const s of sessions) expect(policies.get(policyKeyOf(s.tenantId, s.sessionId))).toBe(await effectivePolicy(store, s.tenantId, s.sessionId));
+    expect(await store.getMany([])).toEqual([]);
   });
 
   it('keeps schemas apart and refuses a schema name it would have to quote', async () => {

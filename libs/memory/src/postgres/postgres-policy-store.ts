@@ -1,5 +1,5 @@
 import type { Pool } from 'pg';
-import type { MemoryPolicy, MemoryPolicyStore } from '../memory-policy';
+import type { MemoryPolicy, MemoryPolicyStore, PolicyKey } from '../memory-policy';
 import { migrateMemory } from './migrations';
 
 /**
@@ -35,6 +35,21 @@ export class PostgresPolicyStore implements MemoryPolicyStore {
       sessionId ?? '',
     ]);
     return rows[0]?.policy ?? null;
+  }
+
+  /** One round trip for all the keys (the indexer's batch: every session it holds events of). */
+  async getMany(keys: readonly PolicyKey[]): Promise<(MemoryPolicy | null)[]> {
+    if (keys.length === 0) return [];
+    await this.ensure();
+    const { rows } = await this.pool.query<{ i: string; policy: MemoryPolicy }>(
+      `SELECT k.i, p.policy
+         FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS k(tenant_id, session_id, i)
+         JOIN ${this.table} p ON p.tenant_id = k.tenant_id AND p.session_id = k.session_id`,
+      [keys.map((k) => k.tenantId), keys.map((k) => k.sessionId ?? '')],
+    );
+    const settings: (MemoryPolicy | null)[] = keys.map(() => null);
+    for (const row of rows) settings[Number(row.i) - 1] = row.policy;
+    return settings;
   }
 
   async set(tenantId: string, sessionId: string | undefined, policy: MemoryPolicy): Promise<void> {
