@@ -142,7 +142,8 @@ export async function measureSoak(store: StoreName, run: string, sizes: Sizes): 
     let lagAtEnd: number | null = null;
     let pendingVectorsAtEnd: number | null = null;
     // REWIND_BENCH_SOAK_CATCHUP_MINUTES: how long to wait for the index (10 min; less for quick A/B runs of the minutes alone).
-    const giveUp = performance.now() + Number(process.env.REWIND_BENCH_SOAK_CATCHUP_MINUTES ?? 10) * MINUTE;
+    const catchUpMinutes = Number(process.env.REWIND_BENCH_SOAK_CATCHUP_MINUTES ?? 10);
+    const giveUp = performance.now() + catchUpMinutes * MINUTE;
     while (performance.now() < giveUp) {
       const status = await memoryStatus(api);
       lagAtEnd ??= status?.lag ?? null;
@@ -157,7 +158,7 @@ export async function measureSoak(store: StoreName, run: string, sizes: Sizes): 
     }
     const catchUpMs = keywordsAt === null ? null : keywordsAt - loadEnded;
     const vectorCatchUpMs = vectorsAt === null ? null : vectorsAt - loadEnded;
-    const seconds = (ms: number | null) => (ms === null ? 'not within 10 min' : `${(ms / 1000).toFixed(1)} s`);
+    const seconds = (ms: number | null) => (ms === null ? `not within ${catchUpMinutes} min` : `${(ms / 1000).toFixed(1)} s`);
     console.error(`  SOAK ${store}: load over; keyword search caught up in ${seconds(catchUpMs)}, vectors in ${seconds(vectorCatchUpMs)}`);
 
     // Whole minutes only: requests answered after the deadline make a short last bucket.
