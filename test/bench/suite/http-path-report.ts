@@ -1,19 +1,7 @@
 /** The HTTP-path section of BENCHMARKS.md and issue 17's targets for it (kept apart from report.ts). */
 import { fmtMs } from './recorder';
 import type { Row } from './results';
-
-/** The shape of report.ts's target checks (declared here too so that neither file imports the other's types). */
-interface TargetCheck {
-  target: string;
-  measured: string;
-  met: boolean | null;
-  value: number | null;
-}
-
-const STORES = [
-  ['postgres', 'PostgreSQL'],
-  ['sqlite', 'SQLite'],
-] as const;
+import { STORES, type TargetCheck } from './target-check';
 
 const rewindRow = (rows: Row[], key: string, store: string) => rows.find((r) => r.system === 'rewind' && r.key === key && r.store === store && r.latency);
 

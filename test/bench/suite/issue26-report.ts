@@ -4,19 +4,7 @@
  */
 import { fmtBytes, fmtCount, fmtMs } from './recorder';
 import type { Row } from './results';
-
-/** The shape of report.ts's target checks (declared here too so that neither file imports the other's types). */
-interface TargetCheck {
-  target: string;
-  measured: string;
-  met: boolean | null;
-  value: number | null;
-}
-
-const STORES = [
-  ['postgres', 'PostgreSQL'],
-  ['sqlite', 'SQLite'],
-] as const;
+import { STORES, type TargetCheck } from './target-check';
 
 const find = (rows: Row[], where: Partial<Pick<Row, 'system' | 'store' | 'key' | 'path'>>) =>
   rows.find((r) => (Object.keys(where) as (keyof typeof where)[]).every((k) => r[k] === where[k]) && !r.notMeasured);

@@ -1,14 +1,7 @@
 /** The MEM section of BENCHMARKS.md and its targets (kept apart from report.ts's store workloads). */
 import { fmtCount, fmtMs, storeLabel } from './recorder';
 import type { Row } from './results';
-
-/** The shape of report.ts's target checks (declared here too so that neither file imports the other's types). */
-interface TargetCheck {
-  target: string;
-  measured: string;
-  met: boolean | null;
-  value: number | null;
-}
+import type { TargetCheck } from './target-check';
 
 const pct = (v: unknown) => (typeof v === 'number' ? `${(v * 100).toFixed(1)} %` : '–');
 

@@ -3,6 +3,7 @@ import type { MachineFacts } from './machine';
 import { fmtBytes, fmtCount, fmtMs, storeLabel } from './recorder';
 import type { Row, WorkloadId } from './results';
 import type { Sizes } from './sizes';
+import type { TargetCheck } from './target-check';
 import { memoryTables, memoryTargets } from './memory-report';
 import { langgraphSection, type LangGraphResults } from './langgraph-report';
 import { httpPathTable, httpPathTargets } from './http-path-report';
@@ -34,12 +35,7 @@ export interface SuiteReport {
   locomo?: string | null;
 }
 
-export interface TargetCheck {
-  target: string;
-  measured: string;
-  met: boolean | null;
-  value: number | null;
-}
+export type { TargetCheck } from './target-check';
 
 const rewindRef = (rows: Row[], row: Row): Row | undefined =>
   rows.find((r) => r.system === 'rewind' && r.key === row.key && r.store === 'postgres' && r.path === row.path && !r.notMeasured);
