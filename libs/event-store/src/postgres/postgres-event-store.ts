@@ -3,7 +3,7 @@ import { decodeMetadata, encodeMetadata } from '../metadata-codec';
 import { DatabaseError, Pool, types as pgTypes, type CustomTypesConfig, type PoolClient, type QueryArrayConfig } from 'pg';
 import { GroupCommitQueue, type Settled } from '../group-commit';
 import { storedIdempotencyKey } from '../idempotency-key';
-import { decodeSegment, encodeSegment, encodeSnapshotJson } from '../snapshot-codec';
+import { decodeSegment, encodeSegmentOffThread, encodeSnapshotJsonOffThread } from '../snapshot-codec';
 import { eventDigest, sha256Bytes } from '../audit/audit-chain';
 import type { ChainEvent, ReadChainOptions } from '../event-store';
 import {
@@ -405,7 +405,8 @@ export class PostgresEventStore implements EventStore {
 
   async saveSnapshot(snapshot: Snapshot, segments: readonly SnapshotSegment[] = []): Promise<void> {
     const json = JSON.stringify(snapshot.state ?? null);
-    const stored = encodeSnapshotJson(json);
+    // Deflated off the event loop (libuv's pool): a snapshot is written after its request was answered.
+    const [stored, encodedSegments] = await Promise.all([encodeSnapshotJsonOffThread(json), Promise.all(segments.map((x) => encodeSegmentOffThread(x.data)))]);
     // The seal is computed by the statement, from the link at the snapshot's version and this digest.
     const row = [
       snapshot.streamId,
@@ -422,7 +423,7 @@ export class PostgresEventStore implements EventStore {
     // One statement: the segments and the snapshot that refers to them commit together.
     await this.pool.query({
       ...this.sql.saveSnapshotWithSegments,
-      values: [...row, segments.map((x) => x.id), segments.map((x) => encodeSegment(x.data))],
+      values: [...row, segments.map((x) => x.id), encodedSegments],
     });
   }
 

@@ -21,7 +21,7 @@ import { storedIdempotencyKey } from '../idempotency-key';
 import { GroupCommitQueue, type Settled } from '../group-commit';
 import { decodeMetadata, encodeMetadata } from '../metadata-codec';
 import { SqliteEventTypeCodes } from './event-type-codes';
-import { decodeSegment, decodeSnapshotJson, encodeSegment, encodeSnapshotJson } from '../snapshot-codec';
+import { decodeSegment, decodeSnapshotJson, encodeSegmentOffThread, encodeSnapshotJsonOffThread } from '../snapshot-codec';
 import { eventDigest, eventLink, GENESIS_LINK, sha256Bytes, snapshotProblem, snapshotSeal } from '../audit/audit-chain';
 import { noteSnapshotRejected } from '../audit/snapshot-rejections';
 import type { ChainEvent, ReadChainOptions, SnapshotCheck } from '../event-store';
@@ -177,6 +177,13 @@ interface PendingAppend {
   options: AppendOptions;
 }
 
+/** A snapshot as its transaction writes it: the state's text or deflated bytes, the digest its seal covers, deflated segments. */
+interface EncodedSnapshotRow {
+  state: string | Buffer;
+  digest: Buffer;
+  segments: readonly { id: string; data: Buffer }[];
+}
+
 interface SnapshotRow {
   version: number;
   state: string | Buffer;
@@ -261,13 +268,12 @@ export class SqliteEventStore implements EventStore {
       saveSegment: db.prepare('INSERT OR IGNORE INTO snapshot_segments (stream_id, segment_id, data, created_at) VALUES (?, ?, ?, ?)'),
       loadSegment: db.prepare<[string, string], { data: Buffer }>('SELECT data FROM snapshot_segments WHERE stream_id = ? AND segment_id = ?'),
     };
-    this.saveSnapshotTx = db.transaction((snapshot: Snapshot, segments: readonly SnapshotSegment[]) => {
+    this.saveSnapshotTx = db.transaction((snapshot: Snapshot, encoded: EncodedSnapshotRow) => {
       const now = new Date().toISOString();
-      for (const segment of segments) this.statements.saveSegment.run(snapshot.streamId, segment.id, encodeSegment(segment.data), now);
-      const json = JSON.stringify(snapshot.state ?? null);
+      for (const segment of encoded.segments) this.statements.saveSegment.run(snapshot.streamId, segment.id, segment.data, now);
       const link = this.statements.linkAt.get(snapshot.streamId, snapshot.version)?.link ?? null;
-      const seal = snapshotSeal(link, snapshot.version, sha256Bytes(json));
-      this.statements.saveSnapshot.run(snapshot.streamId, snapshot.version, snapshot.reducerVersion, encodeSnapshotJson(json), now, seal);
+      const seal = snapshotSeal(link, snapshot.version, encoded.digest);
+      this.statements.saveSnapshot.run(snapshot.streamId, snapshot.version, snapshot.reducerVersion, encoded.state, now, seal);
     });
     this.appendTx = db.transaction((streamId: string, events: readonly NewEvent[], options: AppendOptions): AppendResult => {
       const claim = options.idempotency;
@@ -382,7 +388,15 @@ export class SqliteEventStore implements EventStore {
   }
 
   async saveSnapshot(snapshot: Snapshot, segments: readonly SnapshotSegment[] = []): Promise<void> {
-    this.saveSnapshotTx.immediate(snapshot, segments);
+    // Deflated before the transaction, off the event loop; the transaction itself stays synchronous.
+    const json = JSON.stringify(snapshot.state ?? null);
+    const [state, encodedSegments] = await Promise.all([
+      encodeSnapshotJsonOffThread(json),
+      Promise.all(segments.map(async (segment) => ({ id: segment.id, data: await encodeSegmentOffThread(segment.data) }))),
+    ]);
+    // Closed meanwhile (shutdown): a snapshot is a cache, and the next process writes its own.
+    if (!this.db.open) return;
+    this.saveSnapshotTx.immediate(snapshot, { state, digest: sha256Bytes(json), segments: encodedSegments });
   }
 
   async loadSnapshotAndTail(streamId: string, reducerVersion: number, version: number): Promise<SnapshotAndTail> {
