@@ -3,7 +3,7 @@ import type { EventStore } from '@rewind/event-store';
 import { countEventsAfter, SubscriptionLoop, type CheckpointStore, type LogBatch, type SubscriptionHub } from '@rewind/event-store/subscriptions';
 import type { EmbeddingModel, EmbeddingModelInfo } from './embedding-model';
 import { MemoryItemExtractor, type MemoryItem, type MemorySourceEvent } from './memory-item';
-import { LocalItemWriter, type MemoryIndexerPlacement, type MemoryItemWriter } from './memory-item-writer';
+import { LocalItemWriter, type MemoryIndexerPlacement, type MemoryItemAdmitter, type MemoryItemWriter } from './memory-item-writer';
 import { hadSpareCore, machineCpuTimes, type CpuTimes } from './machine-load';
 import { effectivePolicies, policyKeyOf, type MemoryPolicyStore } from './memory-policy';
 import { TurnContext } from './turn-context';
@@ -19,6 +19,11 @@ export interface MemoryIndexerOptions {
   model?: EmbeddingModel;
   /** Embeds and writes items elsewhere, e.g. in a worker thread (default: here, with `model` and `index`). */
   writer?: MemoryItemWriter;
+  /**
+   * With two stages: makes items searchable by keywords elsewhere, e.g. in a worker thread with its
+   * own connection to the index (`@rewind/memory/runtime`'s ThreadKeywordAdmitter); default: `index.admit` here.
+   */
+  admitter?: MemoryItemAdmitter;
   policies: MemoryPolicyStore;
   extractor?: MemoryItemExtractor;
   /** For the embedded subscription (start()): the global log and where the indexer got to in it. */
@@ -63,6 +68,8 @@ export interface MemoryIndexerStatus {
   state: MemoryIndexerState;
   /** `thread`: embedding and index writes run in a worker thread; `process`: on the caller's event loop. */
   runsIn: MemoryIndexerPlacement;
+  /** Where items are made searchable by keywords (stage 1's index writes; with one stage, where the writer runs). */
+  keywordsRunIn: MemoryIndexerPlacement;
   /** The embedding model; with language routing (the default local models), the default one, and `models` lists each. */
   model: string | null;
   dimensions: number | null;
@@ -144,6 +151,7 @@ export class MemoryIndexer {
     this.opened ??= (async () => {
       const info = await this.writer.open();
       if (this.options.writer) await this.options.index.open(info);
+      await this.options.admitter?.open(info);
       return info;
     })();
     this.opened.catch(() => (this.opened = undefined));
@@ -226,7 +234,7 @@ export class MemoryIndexer {
     items = items.filter((item) => !shredBefore.some((scope) => inScope(item, scope)));
     if (items.length === 0) return 0;
     if (this.twoStage) {
-      await this.options.index.admit!(items);
+      await (this.options.admitter ? this.options.admitter.admit(items) : this.options.index.admit!(items));
       this.wakeIdle?.();
     } else {
       await this.writer.write(items);
@@ -323,8 +331,9 @@ export class MemoryIndexer {
       // checkpoint besides its events (the keyword stage's transaction holds the event loop longer, a bounded 4×).
       maxBatchSize: this.options.maxBatchSize ?? 4 * (this.options.batchSize ?? 256),
       idleDelayMs: this.options.pollIntervalMs ?? 100,
-      // Two stages: the keyword stage runs on this event loop, so commits gather for 50 ms into one
-      // batch (one read of the log, one transaction) instead of costing each write a batch of its own.
+      // Two stages: the keyword stage reads the log and extracts on this event loop (its index writes too,
+      // without an admitter), so commits gather for 50 ms into one batch (one read of the log, one
+      // transaction) instead of costing each write a batch of its own.
       lingerMs: this.twoStage ? 50 : 0,
       backoff: { initialDelayMs: 400, maxDelayMs: 30_000 },
       logger: {
@@ -385,6 +394,7 @@ export class MemoryIndexer {
     this.vectorLoop = undefined;
     this.state = 'stopped';
     await this.writer.close();
+    await this.options.admitter?.close();
   }
 
   private rest(ms: number): Promise<void> {
@@ -410,6 +420,7 @@ export class MemoryIndexer {
     return {
       state: this.state,
       runsIn: this.writer.runsIn,
+      keywordsRunIn: twoStage ? (this.options.admitter?.runsIn ?? 'process') : this.writer.runsIn,
       // With language routing, the default model (the one every language but those routed elsewhere uses); `models` lists them all.
       model: (info?.spaces?.[0] ?? info)?.id ?? null,
       dimensions: (info?.spaces?.[0] ?? info)?.dimensions ?? null,

@@ -26,6 +26,19 @@ export interface MemoryItemWriter {
   close(): Promise<void>;
 }
 
+/**
+ * Stage 1 of two-stage indexing somewhere else than the indexer's thread (e.g. a worker thread
+ * with its own connection to the same index): makes items searchable by keywords.
+ */
+export interface MemoryItemAdmitter {
+  readonly runsIn: MemoryIndexerPlacement;
+  /** Opens its connection to the index for the model the writer loaded (the tables are named after it). */
+  open(model: EmbeddingModelInfo): Promise<void>;
+  /** The items' rows and words, committed when this resolves (idempotent by item id); tells how many were new. */
+  admit(items: readonly MemoryItem[]): Promise<number>;
+  close(): Promise<void>;
+}
+
 /** Embeds and writes in the caller's thread. */
 export class LocalItemWriter implements MemoryItemWriter {
   readonly runsIn: MemoryIndexerPlacement = 'process';

@@ -29,6 +29,10 @@ export const MEMORY_SCHEMAS: Record<string, JsonSchema> = {
       index: str({ example: 'sqlite' }),
       state: oneOf(['idle', 'running', 'stopping', 'stopped']),
       runsIn: oneOf(['thread', 'process'], 'Where embedding and index writes run: a worker thread (default) or the event loop.'),
+      keywordsRunIn: oneOf(
+        ['thread', 'process'],
+        'Where items are made searchable by keywords (stage 1’s index writes): a worker thread at normal priority (default) or the event loop; with one stage, where embedding runs.',
+      ),
       model: orNull(str({ description: 'The embedding model; with language routing (the default local models) the default one, `models` lists each.' })),
       dimensions: orNull(int()),
       models: array(

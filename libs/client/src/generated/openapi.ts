@@ -2545,6 +2545,11 @@ export interface components {
              * @enum {string}
              */
             runsIn?: "thread" | "process";
+            /**
+             * @description Where items are made searchable by keywords (stage 1’s index writes): a worker thread at normal priority (default) or the event loop; with one stage, where embedding runs.
+             * @enum {string}
+             */
+            keywordsRunIn?: "thread" | "process";
             /** @description The embedding model; with language routing (the default local models) the default one, `models` lists each. */
             model?: string | null;
             /** Format: int64 */

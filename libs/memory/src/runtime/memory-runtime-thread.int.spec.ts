@@ -2,7 +2,7 @@ import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { SessionRepository, SessionService } from '@rewind/engine';
 import type { EventStore } from '@rewind/event-store';
 import { PostgresCheckpointStore, PostgresEventStore } from '@rewind/event-store/postgres';
@@ -96,7 +96,12 @@ describe.each(['sqlite', 'postgres'] as const)('memory indexer in a worker threa
     const first = runtime();
     expect(first.placement).toBe('thread');
     const before = await first.indexer.status();
-    expect(before).toMatchObject({ runsIn: 'thread', checkpoint: 0, lag: (await stores.store.readAll({ after: 0, limit: 1000 })).length }); // lag counts events
+    expect(before).toMatchObject({
+      runsIn: 'thread',
+      keywordsRunIn: 'thread',
+      checkpoint: 0,
+      lag: (await stores.store.readAll({ after: 0, limit: 1000 })).length,
+    }); // lag counts events
 
     first.indexer.start();
     const indexed = await until(first, (s) => s.lag === 0 && s.items === 2 && s.pendingVectors === 0, 'indexing the first turns');
@@ -127,6 +132,33 @@ describe.each(['sqlite', 'postgres'] as const)('memory indexer in a worker threa
     // At least once: the whole log again writes the same items, not new ones.
     await second.indexer.indexEvents(await stores.store.readAll({ after: 0, limit: 100 }));
     expect((await second.indexer.status()).items).toBe(3);
+  });
+
+  it('makes items searchable by keywords in a thread of its own: the event loop writes no row of the index, and the checkpoint follows the commit', async () => {
+    await say('I booked Hotel Avenida in Lisbon for May');
+    await say('Noted: Hotel Avenida, Lisbon, 3 to 7 May.', 'agent');
+    const threaded = runtime();
+    // The event loop's connection (recall, status, shreds) must not be the one admitting items.
+    const admitHere = vi.spyOn(threaded.index, 'admit');
+    await threaded.indexer.catchUp({ vectors: false });
+    const admitted = await threaded.indexer.status();
+    expect(admitted).toMatchObject({ stages: 2, keywordsRunIn: 'thread', lag: 0, items: 2, indexedItems: 2 });
+    expect(admitHere).not.toHaveBeenCalled();
+    // The thread committed before the checkpoint moved: a fresh connection sees the rows and the position.
+    const file = new Database(join(dir, 'rewind.memory.db'), { readonly: true });
+    try {
+      const tables = file.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'memory\\_%\\_items' ESCAPE '\\'").all() as {
+        name: string;
+      }[];
+      const rows = tables.reduce((sum, { name }) => sum + (file.prepare(`SELECT count(*) AS n FROM "${name}"`).get() as { n: number }).n, 0);
+      expect(rows).toBe(2);
+    } finally {
+      file.close();
+    }
+    expect(await indexCheckpoint()).toBe(await stores.store.lastPosition());
+    // Stage 2 then embeds what the keyword thread admitted.
+    await threaded.indexer.catchUp();
+    expect(await threaded.indexer.status()).toMatchObject({ pendingVectors: 0, items: 2 });
   });
 
   it('upgrade: an index file whose progress lived in the shared store starts from there once, re-embedding nothing and skipping nothing', async () => {

@@ -15,7 +15,7 @@ import { IndexFileCheckpoints, SqlitePolicyStore, type IndexerCheckpoints } from
 import type { VectorIndex } from '../vector-index';
 import type { MemoryConfig } from './memory-config';
 import { embeddingModelFor, modelFusion, vectorIndexFor } from './memory-parts';
-import { ThreadEmbeddingModel, ThreadItemWriter } from './memory-thread-pool';
+import { ThreadEmbeddingModel, ThreadItemWriter, ThreadKeywordAdmitter } from './memory-thread-pool';
 
 export interface MemoryRuntimeOptions {
   config: MemoryConfig;
@@ -40,7 +40,8 @@ export interface MemoryRuntimeOptions {
   logger?: Logger;
   /**
    * Where embedding runs (default: the configuration's, REWIND_MEMORY_INDEXER). `thread`:
-   * indexing in one worker thread and recall's questions in another, off the event loop;
+   * embedding and vectors in one worker thread (nice 19), the keyword stage's index writes in
+   * another (normal priority), recall's questions in a third, all off the event loop;
    * `process`: in this thread (library mode; an index in `:memory:` is always `process`).
    */
   placement?: MemoryIndexerPlacement;
@@ -87,6 +88,9 @@ export class MemoryRuntime {
     this.indexer = new MemoryIndexer({
       index: this.index,
       ...(threaded ? { writer: new ThreadItemWriter(config) } : { model: this.model }),
+      // Stage 1's index writes (rows, FTS5) in a thread of their own at normal priority: off the event
+      // loop, yet not behind the niced writer (the keyword lag stays bounded). SQLite only: Qdrant has one stage.
+      ...(threaded && config.index === 'sqlite' && config.indexStages === 2 ? { admitter: new ThreadKeywordAdmitter(config) } : {}),
       policies: this.policies,
       cpuShare: threaded ? config.indexerCpuShare : 1,
       twoStage: config.indexStages === 2,

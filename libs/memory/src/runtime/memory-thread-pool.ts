@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import type Tinypool from 'tinypool' with { 'resolution-mode': 'import' };
 import type { EmbeddingModel, EmbeddingModelInfo, EmbedOptions } from '../embedding-model';
 import type { MemoryItem } from '../memory-item';
-import type { MemoryIndexerPlacement, MemoryItemWriter } from '../memory-item-writer';
+import type { MemoryIndexerPlacement, MemoryItemAdmitter, MemoryItemWriter } from '../memory-item-writer';
 import type { MemoryConfig } from './memory-config';
 import type { MemoryThreadData } from './memory-thread';
 
@@ -53,7 +53,7 @@ class MemoryThread {
     return this.pool;
   }
 
-  async run<T>(name: 'open' | 'write' | 'embedPending' | 'embed', argument: unknown): Promise<T> {
+  async run<T>(name: 'open' | 'openIndex' | 'write' | 'admit' | 'embedPending' | 'embed', argument: unknown): Promise<T> {
     return ((await this.start()).run(argument, { name }) as Promise<T>).catch((error: unknown) => {
       throw error instanceof Error ? error : new Error(`The memory ${this.data.role} thread failed: ${String(error)}`);
     });
@@ -95,6 +95,39 @@ export class ThreadItemWriter implements MemoryItemWriter {
 
   embedPending(limit: number): Promise<number> {
     return this.thread.run('embedPending', limit);
+  }
+
+  close(): Promise<void> {
+    return this.thread.close();
+  }
+}
+
+/**
+ * Stage 1 of two-stage indexing (rows and FTS5 words, no model) in a worker thread at normal
+ * priority, with its own connection to the index: the transaction and the tokenizing it does
+ * leave the API's event loop, while the keyword lag stays bounded (unlike the writer, this
+ * thread is not niced). Items cross by structured clone; the index file takes the two threads'
+ * writes one at a time (IMMEDIATE transactions).
+ */
+export class ThreadKeywordAdmitter implements MemoryItemAdmitter {
+  readonly runsIn: MemoryIndexerPlacement = 'thread';
+  private readonly thread: MemoryThread;
+  private model: EmbeddingModelInfo | undefined;
+
+  constructor(config: MemoryConfig) {
+    this.thread = new MemoryThread({ config, role: 'keywords' });
+  }
+
+  async open(model: EmbeddingModelInfo): Promise<void> {
+    this.model = model;
+    await this.thread.run('openIndex', model);
+  }
+
+  async admit(items: readonly MemoryItem[]): Promise<number> {
+    if (items.length === 0) return 0;
+    if (!this.model) throw new Error('The memory keyword thread was used before open(model): the indexer opens it with the model its writer loaded.');
+    // The model goes with every batch: a thread tinypool restarted after a crash opens its index from it.
+    return this.thread.run('admit', { model: this.model, items });
   }
 
   close(): Promise<void> {

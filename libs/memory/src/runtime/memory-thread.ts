@@ -1,8 +1,8 @@
 /**
- * The worker thread behind ThreadItemWriter and ThreadEmbeddingModel (loaded by tinypool from
- * the compiled `dist/runtime/memory-thread.js`). Each thread builds its own model (one
- * intra-op thread) and, for the writer, its own connection to the index, from the
- * MemoryConfig it was started with; tinypool calls the exported functions by name.
+ * The worker thread behind ThreadItemWriter, ThreadKeywordAdmitter and ThreadEmbeddingModel
+ * (loaded by tinypool from the compiled `dist/runtime/memory-thread.js`). Each thread builds,
+ * from the MemoryConfig it was started with, what its role needs: a model (one intra-op thread)
+ * and/or its own connection to the index; tinypool calls the exported functions by name.
  */
 import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
@@ -15,12 +15,17 @@ import { embeddingModelFor, vectorIndexFor } from './memory-parts';
 
 export interface MemoryThreadData {
   config: MemoryConfig;
-  /** `writer`: model and index (indexing); `embedder`: the model only (recall's questions). */
-  role: 'writer' | 'embedder';
+  /**
+   * `writer`: model and index, at nice 19 (stage 2, or the only stage); `keywords`: the index only,
+   * at normal priority (stage 1: rows and words, no model); `embedder`: the model only (recall's questions).
+   */
+  role: MemoryThreadRole;
 }
 
+export type MemoryThreadRole = 'writer' | 'keywords' | 'embedder';
+
 interface Parts {
-  model: EmbeddingModel;
+  model: EmbeddingModel | null;
   index: VectorIndex | null;
   writer: LocalItemWriter | null;
 }
@@ -48,6 +53,8 @@ function ready(): Promise<Parts> {
     const { config, role } = Tinypool.workerData as MemoryThreadData;
     // Before the model loads: onnxruntime's threads inherit the priority of the thread that makes them.
     if (role === 'writer') yieldToRequests();
+    // The keyword stage needs no model: it must keep up with the log, so it keeps normal priority too.
+    if (role === 'keywords') return { model: null, index: vectorIndexFor(config), writer: null };
     // The indexer's thread may be given more of onnxruntime's threads (a catch-up after a burst); recall's question keeps one.
     const model = embeddingModelFor(config, { intraOpThreads: role === 'writer' ? config.indexerThreads : 1 });
     const index = role === 'writer' ? vectorIndexFor(config) : null;
@@ -58,7 +65,36 @@ function ready(): Promise<Parts> {
 
 export async function open(): Promise<EmbeddingModelInfo> {
   const { model, writer } = await ready();
-  return writer ? writer.open() : model.info();
+  if (writer) return writer.open();
+  if (!model) throw new Error('The memory keyword thread has no model: open its index with openIndex(model) instead.');
+  return model.info();
+}
+
+/** The keyword thread's index, opened once for the model the writer thread loaded (its tables are named after it). */
+let keywordIndex: Promise<VectorIndex> | undefined;
+
+/** The keyword thread: opens its connection to the index (nothing is returned: the index cannot cross threads). */
+export async function openIndex(model: EmbeddingModelInfo): Promise<void> {
+  await keywordIndexFor(model);
+}
+
+/** The keyword thread's index (opened again after tinypool restarted a crashed thread: each call names the model). */
+function keywordIndexFor(model: EmbeddingModelInfo): Promise<VectorIndex> {
+  keywordIndex ??= (async () => {
+    const { index, model: own } = await ready();
+    if (!index || own) throw new Error('Only the memory keyword thread opens an index without a model.');
+    await index.open(model);
+    return index;
+  })();
+  keywordIndex.catch(() => (keywordIndex = undefined));
+  return keywordIndex;
+}
+
+/** Stage 1 in the keyword thread: the items' rows and words, committed when this resolves (the caller's checkpoint may then move). */
+export async function admit({ model, items }: { model: EmbeddingModelInfo; items: readonly MemoryItem[] }): Promise<number> {
+  const index = await keywordIndexFor(model);
+  if (!index.admit) throw new Error('This memory index is written in one stage (Qdrant): it has no keyword stage to run in a thread.');
+  return index.admit(items);
 }
 
 export async function write(items: readonly MemoryItem[]): Promise<number> {
@@ -76,13 +112,16 @@ export async function embedPending(limit: number): Promise<number> {
 }
 
 export async function embed({ texts, options }: { texts: readonly string[]; options: EmbedOptions }): Promise<Float32Array[]> {
-  return (await ready()).model.embed(texts, options);
+  const { model } = await ready();
+  if (!model) throw new Error('The memory keyword thread has no model: questions are embedded by the embedder thread.');
+  return model.embed(texts, options);
 }
 
 /** tinypool's teardown: closes the model and the index connection before the thread ends. */
 export async function close(): Promise<void> {
   const loaded = await parts?.catch(() => undefined);
   parts = undefined;
-  await loaded?.model.close();
+  keywordIndex = undefined;
+  await loaded?.model?.close();
   await loaded?.index?.close();
 }

@@ -20,7 +20,7 @@ import {
   type MemoryRecallOptions,
 } from '@rewind/memory';
 import { OnnxEmbeddingModel } from '@rewind/memory/onnx';
-import { memoryConfigFromEnv, sqliteIndexFor, ThreadItemWriter } from '@rewind/memory/runtime';
+import { memoryConfigFromEnv, sqliteIndexFor, ThreadItemWriter, ThreadKeywordAdmitter } from '@rewind/memory/runtime';
 import { SqliteVectorIndex } from '@rewind/memory/sqlite-vec';
 import { InMemoryCheckpointStore } from '@rewind/event-store/subscriptions';
 import { LatencyRecorder } from '../recorder';
@@ -339,7 +339,10 @@ export async function lagAndAppend(dir: string, model: OnnxEmbeddingModel, secon
       index,
       policies: new InMemoryPolicyStore(),
       pollIntervalMs: 20,
-      ...(setting === 'thread' ? { writer: new ThreadItemWriter(config), cpuShare: config.indexerCpuShare } : { model }),
+      // As the API places it: the keyword stage's index writes in a thread of their own too.
+      ...(setting === 'thread'
+        ? { writer: new ThreadItemWriter(config), admitter: new ThreadKeywordAdmitter(config), cpuShare: config.indexerCpuShare }
+        : { model }),
     });
     const caller = { tenantId: 'bench', actor: 'bench' };
     for (let s = 0; s < 10; s++) await sessions.startSession(caller, { sessionId: `s${s}` });
