@@ -4,6 +4,7 @@ import { informationWeight } from './low-information';
 import { renderMemoryWrite } from './memory-item';
 import { effectivePolicy, type MemoryPolicyStore } from './memory-policy';
 import { diversify, NO_DIVERSITY, type DiversityOptions } from './recall-diversity';
+import { blendKeywordLists, everydayExpansion, interleave } from './recall-expansion';
 import { asksForList, fusionFor, type FusionOptions } from './recall-question';
 import { favourSpeaker } from './recall-speaker';
 import { favourWhen } from './recall-temporal';
@@ -127,6 +128,25 @@ export const DEFAULT_SPEAKER_WEIGHT = 0.1;
  */
 export const DEFAULT_LIST_SPEAKER_WEIGHT = 0.2;
 
+/**
+ * Everyday-word expansion of the keyword search (recall-expansion.ts, everyday-words.ts): the words a
+ * conversation uses for the question's ("fam", "kids" for "family") searched by keywords too, that
+ * list blended into the question's at `weight` of its best. Off by default until measured.
+ */
+export const DEFAULT_EXPANSION: ExpansionOptions = { weight: 0, questions: 'all' };
+
+export interface ExpansionOptions {
+  /** The expansion list's best against the question's best (0 turns it off). */
+  weight: number;
+  /** Every question, or only those asking for several things (asksForList). */
+  questions: 'all' | 'lists';
+  /**
+   * For a list question, every `interleaveEvery`-th place goes to the expansion's own keyword hits (the
+   * speaker focus applied), instead of only blending them in (recall-expansion.ts interleave; 0 or absent: off).
+   */
+  interleaveEvery?: number;
+}
+
 export interface MemoryRecallOptions {
   /** How the two lists are fused (default DEFAULT_FUSION). */
   fusion?: FusionOptions;
@@ -158,6 +178,8 @@ export interface MemoryRecallOptions {
   speakerWeight?: number;
   /** Speaker focus for a question asking for several things (asksForList; default DEFAULT_LIST_SPEAKER_WEIGHT, never under speakerWeight's): its evidence is the named speaker's own turns spread over the conversation. */
   listSpeakerWeight?: number;
+  /** Everyday-word expansion of the keyword search (recall-expansion.ts; default DEFAULT_EXPANSION). */
+  expansion?: ExpansionOptions;
   /** Diversity in the top hits (recall-diversity.ts; default DEFAULT_DIVERSITY). */
   diversity?: DiversityOptions;
   /** Fused hits the re-ranker reads (default 20, at least k). */
@@ -241,7 +263,18 @@ export class MemoryRecall {
         this.deps.index.searchVector(vector!, scope, fetch),
         this.options.hybrid === false ? Promise.resolve([]) : this.deps.index.searchText(rewrite.query, scope, fetch),
       ]);
-      const [vectorHits, textHits] = [await onPath(byVector), await onPath(byText)];
+      const vectorHits = await onPath(byVector);
+      let textHits = await onPath(byText);
+      const expansion = this.options.expansion ?? DEFAULT_EXPANSION;
+      const isList = asksForList(rewrite.query);
+      let facet: ScoredItem[] = [];
+      if (expansion.weight > 0 && this.options.hybrid !== false && (expansion.questions === 'all' || isList)) {
+        const extra = everydayExpansion(rewrite.query);
+        if (extra.length > 0) {
+          facet = await onPath(await this.deps.index.searchText(extra.join(' '), scope, fetch));
+          textHits = blendKeywordLists(textHits, facet, expansion.weight);
+        }
+      }
       const fusion = fusionFor(rewrite.query, this.options.fusion ?? DEFAULT_FUSION, this.options.inferenceDenseWeight ?? DEFAULT_INFERENCE_DENSE_WEIGHT);
       let fused = this.fuse(fusion, vector!, vectorHits, textHits);
       const feedback = this.options.feedback ?? DEFAULT_FEEDBACK;
@@ -258,9 +291,13 @@ export class MemoryRecall {
       fused = favourWhen(rewrite.query, fused, this.options.whenWeight ?? DEFAULT_WHEN_WEIGHT);
       const speakerWeight = this.options.speakerWeight ?? DEFAULT_SPEAKER_WEIGHT;
       const listSpeakerWeight = speakerWeight > 0 ? Math.max(speakerWeight, this.options.listSpeakerWeight ?? DEFAULT_LIST_SPEAKER_WEIGHT) : 0;
-      fused = favourSpeaker(rewrite.query, fused, asksForList(rewrite.query) ? listSpeakerWeight : speakerWeight);
+      fused = favourSpeaker(rewrite.query, fused, isList ? listSpeakerWeight : speakerWeight);
+      if (isList && (expansion.interleaveEvery ?? 0) > 0 && facet.length > 0) {
+        // The facet's own order with the same speaker focus (a proportional gain: BM25's scale is its own).
+        fused = interleave(fused, favourSpeaker(rewrite.query, facet, listSpeakerWeight), expansion.interleaveEvery!);
+      }
       const diversity = this.options.diversity ?? DEFAULT_DIVERSITY;
-      if (diversity.questions !== 'lists' || asksForList(rewrite.query)) fused = diversify(fused, diversity);
+      if (diversity.questions !== 'lists' || isList) fused = diversify(fused, diversity);
       const exhausted = byVector.length < fetch && byText.length < fetch;
       if (fused.length >= k || exhausted || fetch >= MAX_FETCH) return result((await this.rerank(rewrite.query, fused, k)).slice(0, k).map(toHit));
     }
