@@ -400,6 +400,14 @@ async function main(): Promise<void> {
           ];
       sweepLines.push('| fusion (rewrite off) | conversations 1–5 (tuning): R@5 / R@10 / R@25 / R@50 | 6–10 (held out) |', '| --- | --- | --- |');
       log('');
+      if (!tableWanted) {
+        // Tuning aid: the floor every category must stay above (BM25 alone, this run's loading), per half.
+        const [tunedBm25, heldBm25] = [await score(tuning, bm25, false), await score(held, bm25, false)];
+        log(`BM25 alone  1–5:  ${byCategory(tuning, tunedBm25)}`);
+        log(`BM25 alone  6–10: ${byCategory(held, heldBm25)}`);
+        const everyBm25 = { recall: [...tunedBm25.recall, ...heldBm25.recall], all: [...tunedBm25.all, ...heldBm25.all] };
+        log(`BM25 alone  1–10: ${byCategory([...tuning, ...held], everyBm25)}`);
+      }
       log(sweepLines.join('\n'));
       for (const [name, options] of variants) {
         const recall = new MemoryRecall(deps, { ...productOptions, ...options });
