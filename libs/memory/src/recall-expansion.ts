@@ -56,32 +56,3 @@ export function blendKeywordLists(byQuestion: readonly ScoredItem[], byExpansion
   }
   return [...blended.values()].sort((a, b) => b.score - a.score);
 }
-
-/**
- * A list question's facet found its own way: every `every`-th place of the ranking goes to the next
- * hit of `facet` not yet placed (the named speaker's turns that say "fam", "kids" for "with her
- * family"), the others to `ranked` in its order. Each placed hit takes the score of the place it fills
- * in `ranked`, so scores still fall down the list.
- */
-export function interleave(ranked: readonly ScoredItem[], facet: readonly ScoredItem[], every: number): ScoredItem[] {
-  if (every < 1 || facet.length === 0) return [...ranked];
-  const byId = new Map(ranked.map((hit) => [hit.item.id, hit]));
-  const placed = new Set<string>();
-  const out: ScoredItem[] = [];
-  let [r, f] = [0, 0];
-  while (out.length < ranked.length) {
-    let next: ScoredItem | undefined;
-    if ((out.length + 1) % every === 0) {
-      while (f < facet.length && placed.has(facet[f]!.item.id)) f++;
-      if (f < facet.length) next = byId.get(facet[f]!.item.id) ?? facet[f];
-    }
-    if (!next) {
-      while (r < ranked.length && placed.has(ranked[r]!.item.id)) r++;
-      if (r >= ranked.length) break;
-      next = ranked[r];
-    }
-    placed.add(next!.item.id);
-    out.push({ ...next!, score: ranked[out.length]?.score ?? next!.score });
-  }
-  return out;
-}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { blendKeywordLists, everydayExpansion, interleave } from './recall-expansion';
+import { blendKeywordLists, everydayExpansion } from './recall-expansion';
 import type { MemoryItem } from './memory-item';
 import type { ScoredItem } from './vector-index';
 
@@ -49,25 +49,5 @@ describe('blendKeywordLists', () => {
 
   it('scales the expansion by its own best when the question found nothing', () => {
     expect(blendKeywordLists([], [hit('c', 4), hit('d', 2)], 0.5).map((h) => h.score)).toEqual([0.5, 0.25]);
-  });
-});
-
-describe('interleave', () => {
-  const ids = (hits: ScoredItem[]) => hits.map((h) => h.item.id);
-
-  it('gives every n-th place to the next facet hit not yet placed, the rest to the ranking', () => {
-    const ranked = [hit('a', 6), hit('b', 5), hit('c', 4), hit('d', 3), hit('e', 2), hit('f', 1)];
-    expect(ids(interleave(ranked, [hit('a', 9), hit('e', 8), hit('f', 7)], 2))).toEqual(['a', 'e', 'b', 'f', 'c', 'd']);
-  });
-
-  it('keeps scores falling: each hit takes the score of the place it fills', () => {
-    const ranked = [hit('a', 6), hit('b', 5), hit('c', 4)];
-    expect(interleave(ranked, [hit('c', 9)], 2).map((h) => h.score)).toEqual([6, 5, 4]);
-  });
-
-  it('leaves the ranking as it is without a facet or with every < 1', () => {
-    const ranked = [hit('a', 2), hit('b', 1)];
-    expect(interleave(ranked, [], 2)).toEqual(ranked);
-    expect(interleave(ranked, [hit('b', 3)], 0)).toEqual(ranked);
   });
 });
