@@ -25,7 +25,12 @@ function keyOf(word: string, table: Readonly<Record<string, readonly string[]>>)
  * does not hold) gets none.
  */
 export function everydayExpansion(query: string, table: Readonly<Record<string, readonly string[]>> = EVERYDAY_WORDS): string[] {
-  const words = (query.normalize('NFKC').toLowerCase().match(/[a-z]+(?:-[a-z]+)*/g) ?? []).filter((w) => w.length > 1);
+  const words = (
+    query
+      .normalize('NFKC')
+      .toLowerCase()
+      .match(/[a-z]+(?:-[a-z]+)*/g) ?? []
+  ).filter((w) => w.length > 1);
   const said = new Set(words);
   const extra = new Set<string>();
   for (const word of words) {
