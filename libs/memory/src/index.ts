@@ -16,6 +16,8 @@ export * from './recall-diversity';
 export * from './recall-speaker';
 export * from './recall-question';
 export * from './recall-temporal';
+export * from './recall-expansion';
+export * from './everyday-words';
 export * from './memory-item-writer';
 export * from './memory-indexer';
 export * from './machine-load';

@@ -39,3 +39,12 @@ export function favourSpeaker(query: string, ranked: readonly ScoredItem[], weig
     .sort((a, b) => b.hit.score - a.hit.score || a.i - b.i)
     .map(({ hit }) => hit);
 }
+
+/** The hits labelled with a speaker the question names; all of them when it names none, or every labelled speaker among them. */
+export function ofNamedSpeaker(query: string, hits: readonly ScoredItem[]): ScoredItem[] {
+  const speakers = hits.map((hit) => speakerOf(hit.item.text));
+  const labelled = new Set(speakers.filter((s): s is string => s !== null));
+  const named = speakersNamed(query, labelled);
+  if (named.size === 0 || named.size === labelled.size) return [...hits];
+  return hits.filter((_, i) => named.has(speakers[i] ?? ''));
+}

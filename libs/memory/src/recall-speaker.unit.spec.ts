@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { MemoryItem } from './memory-item';
-import { favourSpeaker, speakerOf, speakersNamed } from './recall-speaker';
+import { favourSpeaker, ofNamedSpeaker, speakerOf, speakersNamed } from './recall-speaker';
 import type { ScoredItem } from './vector-index';
 
 const hit = (text: string, score: number, version = 1): ScoredItem => ({
@@ -70,5 +70,18 @@ describe('speaker focus', () => {
         },
       ),
     );
+  });
+});
+
+describe('ofNamedSpeaker', () => {
+  const hits = [hit('[d] Melanie: took the kids camping', 3, 1), hit('[d] Caroline: my kids?', 2, 2), hit('no label here', 1, 3)];
+
+  it("keeps only the named speaker's labelled hits", () => {
+    expect(ofNamedSpeaker('What has Melanie done with her family?', hits).map((h) => h.item.version)).toEqual([1]);
+  });
+
+  it('keeps every hit when the question names no labelled speaker, or all of them', () => {
+    expect(ofNamedSpeaker('What did they do with the family?', hits)).toHaveLength(3);
+    expect(ofNamedSpeaker('What do Melanie and Caroline both do with family?', hits)).toHaveLength(3);
   });
 });
