@@ -33,8 +33,10 @@ export class SharedLogReader {
 
   read(after: number, limit: number): Promise<StoredEvent[]> {
     const cached = this.pages.get(after);
-    if (cached && cached.limit === limit && (cached.doneAt === 0 || cached.full || Date.now() - cached.doneAt <= (this.options.shortPageMs ?? 20))) {
-      return cached.events;
+    if (cached && cached.limit >= limit && (cached.doneAt === 0 || cached.full || Date.now() - cached.doneAt <= (this.options.shortPageMs ?? 20))) {
+      // Subscriptions read in batches of different sizes (the memory indexer's 256 beside the read
+      // models' 1 000): a larger page at the same position answers a smaller read with its beginning.
+      return cached.limit === limit ? cached.events : cached.events.then((events) => events.slice(0, limit));
     }
     const page: Page = { events: Promise.resolve([]), limit, doneAt: 0, full: false };
     page.events = this.store.readAll({ after, limit }).then(

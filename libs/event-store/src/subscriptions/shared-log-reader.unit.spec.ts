@@ -45,6 +45,18 @@ describe('SharedLogReader', () => {
     for (const page of pages) expect(page.map((e) => e.streamVersion)).toEqual([1, 2, 3, 4, 5]);
   });
 
+  it('answers a smaller read at the same position from a larger page, and reads for a larger one', async () => {
+    const { store, reads, append } = countingStore();
+    await append(5);
+    const reader = new SharedLogReader(store);
+    const [large, small] = await Promise.all([reader.read(0, 100), reader.read(0, 3)]);
+    expect(reads).toHaveLength(1);
+    expect(large.map((e) => e.streamVersion)).toEqual([1, 2, 3, 4, 5]);
+    expect(small.map((e) => e.streamVersion)).toEqual([1, 2, 3]);
+    expect(await reader.read(0, 200)).toHaveLength(5);
+    expect(reads).toHaveLength(2);
+  });
+
   it('keeps a full page for good, and reads a short page again once it may have grown', async () => {
     const { store, reads, append } = countingStore();
     await append(3);
