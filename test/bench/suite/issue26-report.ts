@@ -222,6 +222,26 @@ export function soakTable(rows: Row[], table: (header: string[], body: string[][
   );
 }
 
+/**
+ * PostgreSQL's statements in the soak (pg_stat_statements, when the server preloads it): the
+ * costliest, in minute 2 and in the last minute, per request and per call. Execution time counts
+ * waiting for a busy CPU; blocks per call is the work itself. Empty when no soak recorded them.
+ */
+export function soakStatementsTable(rows: Row[], table: (header: string[], body: string[][]) => string): string {
+  const row = rows.find((r) => r.key === 'SOAK.http.turn' && r.store === 'postgres');
+  const minutes = ((row?.extra?.minutes ?? []) as SoakMinute[]).filter((m) => m.statements);
+  if (minutes.length < 2) return '';
+  const [second, last] = [minutes.find((m) => m.minute === 2) ?? minutes[0]!, minutes[minutes.length - 1]!];
+  const queries = [...new Set([...second.statements!, ...last.statements!].map((s) => s.query))];
+  const cell = (m: SoakMinute, query: string) => {
+    const s = m.statements!.find((x) => x.query === query);
+    return s ? `${s.execMsPerRequest.toFixed(3)} / ${s.callsPerRequest.toFixed(2)} / ${s.rowsPerCall.toFixed(1)} / ${s.blocksPerCall.toFixed(1)}` : '–';
+  };
+  const body = queries.map((q) => ['`' + q.replace(/\|/g, '\\|').slice(0, 80) + '`', cell(second, q), cell(last, q)]);
+  const title = (m: SoakMinute) => `minute ${m.minute}: exec ms per request / calls per request / rows per call / blocks per call`;
+  return table(['PostgreSQL statement (pg_stat_statements)', title(second), title(last)], body);
+}
+
 /** One minute of the soak as workloads/soak.ts records it (the fields after dataBytes are absent in older soaks). */
 interface SoakMinute {
   minute: number;
@@ -243,4 +263,5 @@ interface SoakMinute {
   liveHeapAfterMajorGcBytes?: number | null;
   stateCacheEvents?: number | null;
   stateCacheSessions?: number | null;
+  statements?: { query: string; callsPerRequest: number; execMsPerRequest: number; execMsPerCall: number; rowsPerCall: number; blocksPerCall: number }[] | null;
 }

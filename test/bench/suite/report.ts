@@ -7,7 +7,7 @@ import type { TargetCheck } from './target-check';
 import { memoryTables, memoryTargets } from './memory-report';
 import { langgraphSection, type LangGraphResults } from './langgraph-report';
 import { httpPathTable, httpPathTargets } from './http-path-report';
-import { issue26Targets, soakTable } from './issue26-report';
+import { issue26Targets, soakStatementsTable, soakTable } from './issue26-report';
 
 export interface JobRun {
   job: string;
@@ -428,7 +428,11 @@ export function renderMarkdown(report: SuiteReport): string {
       continue;
     }
     if (w === 'MEM') lines.push(memoryTables(wrows, table), '');
-    else if (w === 'SOAK') lines.push(soakTable(wrows, table), '');
+    else if (w === 'SOAK') {
+      lines.push(soakTable(wrows, table), '');
+      const statements = soakStatementsTable(wrows, table);
+      if (statements) lines.push(statements, '');
+    }
     else if (w === 'HTTP') lines.push(httpPathTable(wrows, table), '');
     else if (w === 'W3') lines.push(appendTable(wrows), '');
     else if (w === 'W4') lines.push(throughputTable(wrows, rows), '');

@@ -75,12 +75,14 @@ export class ProcessSetCpu {
  */
 export class PostgresCpu {
   private readonly ours = new ProcessSetCpu();
+  private readonly background = new ProcessSetCpu();
   private readonly all = new ProcessSetCpu();
   private client: Client | null = null;
 
   constructor(private readonly databaseUrl: string) {}
 
-  async read(): Promise<{ ours: number | null; all: number }> {
+  /** `ours`: connections and background processes; `background`: the latter alone (shared with other databases). */
+  async read(): Promise<{ ours: number | null; background: number | null; all: number }> {
     const all = this.all.read(postgresPids());
     try {
       if (!this.client) {
@@ -88,10 +90,13 @@ export class PostgresCpu {
         await client.connect();
         this.client = client;
       }
-      const { rows } = await this.client.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = current_database() OR datname IS NULL');
-      return { ours: this.ours.read(rows.map((r) => Number(r.pid))), all };
+      const { rows } = await this.client.query<{ pid: number; background: boolean }>(
+        'SELECT pid, datname IS NULL AS background FROM pg_stat_activity WHERE datname = current_database() OR datname IS NULL',
+      );
+      const background = this.background.read(rows.filter((r) => r.background).map((r) => Number(r.pid)));
+      return { ours: this.ours.read(rows.map((r) => Number(r.pid))), background, all };
     } catch {
-      return { ours: null, all };
+      return { ours: null, background: null, all };
     }
   }
 
@@ -128,4 +133,92 @@ export class GcPauses {
   stop(): void {
     this.observer?.disconnect();
   }
+}
+
+/** One statement's cumulative counters in pg_stat_statements (see PostgresStatements). */
+export interface StatementCounters {
+  /** The statement's text, whitespace collapsed, cut to 100 characters. */
+  query: string;
+  calls: number;
+  execMs: number;
+  rows: number;
+  /** Shared buffers hit and read: the work a call does, whatever the machine's load (execution time is not). */
+  blocks: number;
+}
+
+/**
+ * The server's own account of its work per statement (pg_stat_statements), for the bench's
+ * database: which statement's cost per request grows as the soak's tables do (issue 26). Only
+ * when the server preloads the module (`shared_preload_libraries`); otherwise `read` answers
+ * null and the soak goes on without it. Keyed by queryid.
+ */
+export class PostgresStatements {
+  private client: Client | null = null;
+  private available: boolean | null = null;
+
+  constructor(private readonly databaseUrl: string) {}
+
+  async read(): Promise<Map<string, StatementCounters> | null> {
+    if (this.available === false) return null;
+    try {
+      if (!this.client) {
+        const client = new Client({ connectionString: this.databaseUrl });
+        await client.connect();
+        this.client = client;
+        await client.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+      }
+      const { rows } = await this.client.query<{ queryid: string; query: string; calls: string; exec_ms: number; rows: string; blocks: string }>(
+        `SELECT s.queryid::text AS queryid, left(regexp_replace(s.query, '\\s+', ' ', 'g'), 100) AS query, s.calls, s.total_exec_time AS exec_ms,
+                s.rows, s.shared_blks_hit + s.shared_blks_read AS blocks
+           FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid
+          WHERE d.datname = current_database()`,
+      );
+      this.available = true;
+      return new Map(rows.map((r) => [r.queryid, { query: r.query, calls: Number(r.calls), execMs: r.exec_ms, rows: Number(r.rows), blocks: Number(r.blocks) }]));
+    } catch {
+      // Not preloaded (the view cannot be read) or not installable: the soak runs without it.
+      this.available = this.available ?? false;
+      return null;
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.client?.end().catch(() => undefined);
+  }
+}
+
+/** One statement's share of a stretch of the soak: per request, and per call. */
+export interface StatementMinute {
+  query: string;
+  callsPerRequest: number;
+  execMsPerRequest: number;
+  execMsPerCall: number;
+  rowsPerCall: number;
+  blocksPerCall: number;
+}
+
+/** The `top` statements by execution time between two readings, per request (`requests` answered in between). */
+export function statementsBetween(
+  from: Map<string, StatementCounters>,
+  to: Map<string, StatementCounters>,
+  requests: number,
+  top: number,
+): StatementMinute[] {
+  const out: StatementMinute[] = [];
+  if (requests <= 0) return out;
+  for (const [id, b] of to) {
+    const a = from.get(id) ?? { calls: 0, execMs: 0, rows: 0, blocks: 0 };
+    const calls = b.calls - a.calls;
+    // A reset between the two readings (pg_stat_statements_reset) shows as fewer calls: skipped.
+    if (calls <= 0) continue;
+    out.push({
+      query: b.query,
+      callsPerRequest: calls / requests,
+      execMsPerRequest: (b.execMs - a.execMs) / requests,
+      execMsPerCall: (b.execMs - a.execMs) / calls,
+      rowsPerCall: (b.rows - a.rows) / calls,
+      blocksPerCall: (b.blocks - a.blocks) / calls,
+    });
+  }
+  return out.sort((x, y) => y.execMsPerRequest - x.execMsPerRequest).slice(0, top);
 }

@@ -18,7 +18,7 @@ import type { LoadSpec } from '../load-client';
 import { startRewindApi } from '../peers/rewind-http';
 import type { Row, StoreName } from '../results';
 import type { Sizes } from '../sizes';
-import { GcPauses, PostgresCpu, processCpuUs } from '../soak-probes';
+import { GcPauses, PostgresCpu, PostgresStatements, processCpuUs, statementsBetween, type StatementCounters } from '../soak-probes';
 import { memoryStatus } from './mem-http-load';
 import { runLoadClient } from './w4-throughput';
 
@@ -35,8 +35,12 @@ interface Sample {
   processCpuUs: number;
   /** CPU µs of the PostgreSQL server's processes for the bench's database (its connections and the shared background ones); null on SQLite. */
   postgresCpuUs: number | null;
+  /** Of postgresCpuUs, the server's background processes (WAL writer, checkpointer, …; they serve other databases too). */
+  postgresBackgroundCpuUs: number | null;
   /** CPU µs of every `postgres` process on the machine (other databases' too); null on SQLite. */
   postgresAllCpuUs: number | null;
+  /** pg_stat_statements' counters for the bench's database, by queryid; null on SQLite or when the server does not preload it. */
+  statements: Map<string, StatementCounters> | null;
   /** CPU µs of the load client's process. */
   clientCpuUs: number | null;
   /** The machine's busy and total CPU ticks so far (/proc/stat). */
@@ -69,6 +73,7 @@ export async function measureSoak(store: StoreName, run: string, sizes: Sizes): 
   const cacheBudget = process.env.REWIND_STATE_CACHE_EVENTS;
   const api = await startRewindApi(store, run, 'soak', cacheBudget ? { REWIND_STATE_CACHE_EVENTS: cacheBudget } : {});
   const postgres = api.databaseUrl ? new PostgresCpu(api.databaseUrl) : null;
+  const statements = api.databaseUrl ? new PostgresStatements(api.databaseUrl) : null;
   const gc = new GcPauses();
   try {
     // The model loads before the load starts: the soak measures indexing under load, not start-up.
@@ -96,6 +101,7 @@ export async function measureSoak(store: StoreName, run: string, sizes: Sizes): 
       while (loading) {
         const status = await memoryStatus(api).catch(() => null);
         const pg = await postgres?.read();
+        const statementCounters = (await statements?.read()) ?? null;
         const { rss, heapUsed, heapTotal } = process.memoryUsage();
         const dataBytes = store === 'sqlite' ? dirBytes(api.dataDir) : null;
         const { user, system } = process.cpuUsage();
@@ -110,7 +116,9 @@ export async function measureSoak(store: StoreName, run: string, sizes: Sizes): 
           loopCpuUs: loopCpuUs(),
           processCpuUs: user + system,
           postgresCpuUs: pg?.ours ?? null,
+          postgresBackgroundCpuUs: pg?.background ?? null,
           postgresAllCpuUs: pg?.all ?? null,
+          statements: statementCounters,
           // Once the client has exited (the last sample may come after), its last reading stands.
           clientCpuUs: (clientPid === null ? null : processCpuUs(clientPid)) ?? samples[samples.length - 1]?.clientCpuUs ?? null,
           machine: cpuTimes(),
@@ -196,7 +204,14 @@ export async function measureSoak(store: StoreName, run: string, sizes: Sizes): 
       // The API's threads other than the event loop: the memory indexer's worker (embeddings), libuv's pool, V8's GC helpers.
       otherThreadsCpuMsPerRequest: perRequestMs(i, b.requestsPerSecond * 60, (s) => s.processCpuUs - s.loopCpuUs),
       postgresCpuMsPerRequest: perRequestMs(i, b.requestsPerSecond * 60, (s) => s.postgresCpuUs),
+      postgresBackgroundCpuMsPerRequest: perRequestMs(i, b.requestsPerSecond * 60, (s) => s.postgresBackgroundCpuUs),
       postgresAllCpuMsPerRequest: perRequestMs(i, b.requestsPerSecond * 60, (s) => s.postgresAllCpuUs),
+      // The statements that cost the server most in the minute, per request and per call (blocks: work whatever the load).
+      statements: (() => {
+        const [from, to] = [nearest(i * MINUTE), nearest((i + 1) * MINUTE)];
+        if (!from.statements || !to.statements || to.atMs <= from.atMs) return null;
+        return statementsBetween(from.statements, to.statements, (b.requestsPerSecond * 60 * (to.atMs - from.atMs)) / MINUTE, 8);
+      })(),
       clientCpuMsPerRequest: perRequestMs(i, b.requestsPerSecond * 60, (s) => s.clientCpuUs),
       // Share of the machine's CPU time (all cores) that was busy, whoever's.
       machineBusy: (() => {
@@ -277,6 +292,7 @@ export async function measureSoak(store: StoreName, run: string, sizes: Sizes): 
   } finally {
     gc.stop();
     await postgres?.close();
+    await statements?.close();
     await api.close();
   }
 }
