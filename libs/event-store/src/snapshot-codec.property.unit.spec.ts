@@ -1,6 +1,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { COMPRESS_ABOVE_BYTES, decodeSegment, decodeSnapshotJson, encodeSegment, encodeSegmentOffThread, encodeSnapshot, encodeSnapshotJsonOffThread } from './snapshot-codec';
+import {
+  COMPRESS_ABOVE_BYTES,
+  decodeSegment,
+  decodeSnapshotJson,
+  encodeSegment,
+  encodeSegmentOffThread,
+  encodeSnapshot,
+  encodeSnapshotJsonOffThread,
+} from './snapshot-codec';
 
 describe('snapshot codec off the event loop', () => {
   it('deflates segments to the same bytes as on the event loop, and they inflate back to the text', async () => {

@@ -432,8 +432,7 @@ export function renderMarkdown(report: SuiteReport): string {
       lines.push(soakTable(wrows, table), '');
       const statements = soakStatementsTable(wrows, table);
       if (statements) lines.push(statements, '');
-    }
-    else if (w === 'HTTP') lines.push(httpPathTable(wrows, table), '');
+    } else if (w === 'HTTP') lines.push(httpPathTable(wrows, table), '');
     else if (w === 'W3') lines.push(appendTable(wrows), '');
     else if (w === 'W4') lines.push(throughputTable(wrows, rows), '');
     else if (w === 'W7') lines.push(storageTable(wrows), '');

@@ -174,7 +174,9 @@ export class PostgresStatements {
           WHERE d.datname = current_database()`,
       );
       this.available = true;
-      return new Map(rows.map((r) => [r.queryid, { query: r.query, calls: Number(r.calls), execMs: r.exec_ms, rows: Number(r.rows), blocks: Number(r.blocks) }]));
+      return new Map(
+        rows.map((r) => [r.queryid, { query: r.query, calls: Number(r.calls), execMs: r.exec_ms, rows: Number(r.rows), blocks: Number(r.blocks) }]),
+      );
     } catch {
       // Not preloaded (the view cannot be read) or not installable: the soak runs without it.
       this.available = this.available ?? false;
@@ -198,12 +200,7 @@ export interface StatementMinute {
 }
 
 /** The `top` statements by execution time between two readings, per request (`requests` answered in between). */
-export function statementsBetween(
-  from: Map<string, StatementCounters>,
-  to: Map<string, StatementCounters>,
-  requests: number,
-  top: number,
-): StatementMinute[] {
+export function statementsBetween(from: Map<string, StatementCounters>, to: Map<string, StatementCounters>, requests: number, top: number): StatementMinute[] {
   const out: StatementMinute[] = [];
   if (requests <= 0) return out;
   for (const [id, b] of to) {
