@@ -36,6 +36,10 @@ export interface ProfileSummary {
   busyMs: number;
   functions: FunctionCost[];
   components: { component: string; selfMs: number }[];
+  /** Rewind's functions by inclusive time (their own and their callees', each sample counted once per function). */
+  inclusive: FunctionCost[];
+  /** Native code's self time (SQLite, zlib, crypto…) by the nearest calling script function: what a native frame alone cannot say. */
+  nativeByCaller: FunctionCost[];
 }
 
 /** Which part of the system a script URL belongs to. */
@@ -56,7 +60,8 @@ export function componentOf(url: string, functionName: string): string {
     const parts = url.slice(nm + '/node_modules/'.length).split('/');
     return `npm: ${parts[0]!.startsWith('@') ? `${parts[0]}/${parts[1]}` : parts[0]}`;
   }
-  const dist = /\/dist\/(libs|apps)\/([^/]+)\//.exec(url);
+  // A workspace package's build (libs/<name>/dist/…), or a build under the root's dist/.
+  const dist = /\/(libs|apps)\/([^/]+)\/dist\//.exec(url) ?? /\/dist\/(libs|apps)\/([^/]+)\//.exec(url);
   if (dist) return `rewind: ${dist[1]}/${dist[2]}`;
   if (url.includes('/dist/test/')) return 'bench harness';
   return 'other';
@@ -91,14 +96,31 @@ export function summarizeProfile(file: string, top = 25): ProfileSummary {
       );
     for (const n of profile.nodes) self.set(n.id, (n.hitCount ?? 0) * interval);
   }
+  const parent = new Map<number, number>();
+  for (const n of profile.nodes) for (const child of n.children ?? []) parent.set(child, n.id);
+  const keyOf = (node: ProfileNode) => `${node.callFrame.functionName || '(anonymous)'}@${node.callFrame.url}:${node.callFrame.lineNumber}`;
+  const costOf = (node: ProfileNode, component: string): FunctionCost => ({
+    name: node.callFrame.functionName || '(anonymous)',
+    location: shortLocation(node.callFrame.url, node.callFrame.lineNumber),
+    component,
+    selfMs: 0,
+  });
+  const add = (into: Map<string, FunctionCost>, node: ProfileNode, component: string, us: number) => {
+    const key = keyOf(node);
+    const entry = into.get(key) ?? costOf(node, component);
+    entry.selfMs += us / 1000;
+    into.set(key, entry);
+  };
   const functions = new Map<string, FunctionCost>();
+  const inclusive = new Map<string, FunctionCost>();
+  const nativeByCaller = new Map<string, FunctionCost>();
   const components = new Map<string, number>();
   let totalUs = 0;
   let idleUs = 0;
   for (const [id, us] of self) {
     const node = byId.get(id);
     if (!node) continue;
-    const { functionName, url, lineNumber } = node.callFrame;
+    const { functionName, url } = node.callFrame;
     const name = functionName || '(anonymous)';
     const component = componentOf(url, name);
     totalUs += us;
@@ -106,18 +128,34 @@ export function summarizeProfile(file: string, top = 25): ProfileSummary {
       idleUs += us;
       continue;
     }
-    const key = `${name}@${url}:${lineNumber}`;
-    const entry = functions.get(key) ?? { name, location: shortLocation(url, lineNumber), component, selfMs: 0 };
-    entry.selfMs += us / 1000;
-    functions.set(key, entry);
+    add(functions, node, component, us);
     components.set(component, (components.get(component) ?? 0) + us / 1000);
+    // Up the stack: every distinct Rewind function on it gets the sample once; native code is charged to its caller.
+    const seen = new Set<string>();
+    let charged = component !== 'native';
+    for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
+      const frame = byId.get(at)!;
+      const frameComponent = componentOf(frame.callFrame.url, frame.callFrame.functionName);
+      if (!charged && frame.callFrame.url) {
+        add(nativeByCaller, frame, frameComponent, us);
+        charged = true;
+      }
+      const key = keyOf(frame);
+      if (frameComponent.startsWith('rewind:') && !seen.has(key)) {
+        seen.add(key);
+        add(inclusive, frame, frameComponent, us);
+      }
+    }
   }
+  const heaviest = (map: Map<string, FunctionCost>) => [...map.values()].sort((a, b) => b.selfMs - a.selfMs).slice(0, top);
   return {
     file,
     totalMs: totalUs / 1000,
     busyMs: (totalUs - idleUs) / 1000,
-    functions: [...functions.values()].sort((a, b) => b.selfMs - a.selfMs).slice(0, top),
+    functions: heaviest(functions),
     components: [...components.entries()].map(([component, selfMs]) => ({ component, selfMs })).sort((a, b) => b.selfMs - a.selfMs),
+    inclusive: heaviest(inclusive),
+    nativeByCaller: heaviest(nativeByCaller),
   };
 }
 
@@ -135,6 +173,14 @@ export function renderProfileSummary(summary: ProfileSummary): string {
     '| Function | Where | Component | self ms | share |',
     '| --- | --- | --- | --- | --- |',
     ...summary.functions.map((f) => `| \`${f.name}\` | ${f.location} | ${f.component} | ${f.selfMs.toFixed(1)} | ${pct(f.selfMs)} |`),
+    '',
+    '| Rewind function, inclusive (with its callees) | Where | ms | share |',
+    '| --- | --- | --- | --- |',
+    ...summary.inclusive.map((f) => `| \`${f.name}\` | ${f.location} | ${f.selfMs.toFixed(1)} | ${pct(f.selfMs)} |`),
+    '',
+    '| Native code (SQLite, zlib, crypto…) by its calling function | Where | Component | ms | share |',
+    '| --- | --- | --- | --- | --- |',
+    ...summary.nativeByCaller.map((f) => `| \`${f.name}\` | ${f.location} | ${f.component} | ${f.selfMs.toFixed(1)} | ${pct(f.selfMs)} |`),
     '',
   ];
   return lines.join('\n');

@@ -14,6 +14,7 @@ import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { cpuTimes } from '../cpu';
+import { profiled, profilingEnabled } from '../profiler';
 import type { LoadSpec } from '../load-client';
 import { startRewindApi } from '../peers/rewind-http';
 import type { Row, StoreName } from '../results';
@@ -67,6 +68,19 @@ const loopCpuUs = () => {
 const dirBytes = (dir: string) => readdirSync(dir).reduce((sum, file) => sum + (statSync(join(dir, file), { throwIfNoEntry: false })?.size ?? 0), 0);
 
 const MINUTE = 60_000;
+
+/** Seconds profiled in each window: long enough for ~100 000 samples at the profiler's 200 µs. */
+const PROFILE_WINDOW_MS = 20_000;
+
+/** Profiles the middle 20 s of each given minute of the load (not the first: each profile's own start costs a little). */
+async function profileWindows(store: StoreName, minutes: number[], start: number, loading: () => boolean): Promise<void> {
+  for (const m of [...new Set(minutes)].sort((a, b) => a - b)) {
+    const at = start + (m - 1) * MINUTE + (MINUTE - PROFILE_WINDOW_MS) / 2;
+    while (loading() && performance.now() < at) await new Promise((r) => setTimeout(r, Math.min(1000, at - performance.now())));
+    if (!loading()) return;
+    await profiled(`SOAK-${store}-minute-${String(m).padStart(2, '0')}`, () => new Promise((r) => setTimeout(r, PROFILE_WINDOW_MS)));
+  }
+}
 
 export async function measureSoak(store: StoreName, run: string, sizes: Sizes): Promise<Row[]> {
   // The default configuration, but for the state cache's budget when the bench is told one (to see whether RSS follows it).
@@ -139,8 +153,12 @@ export async function measureSoak(store: StoreName, run: string, sizes: Sizes): 
         await new Promise((r) => setTimeout(r, 5000));
       }
     })();
+    // With --profile: the API's CPU profile in a window of minute 2 and one of the last minute, so what a request
+    // costs more late in the soak than early can be read by function (e.g. SOAK-sqlite-minute-02.cpuprofile).
+    const profiles = profilingEnabled() ? profileWindows(store, [2, sizes.soakMinutes], start, () => loading) : Promise.resolve();
     const result = await load;
     await sampler;
+    await profiles;
     gc.stop();
     const loadEnded = performance.now();
     if (result.errors > 0) throw new Error(`soak ${store}: ${result.errors} failed requests, first: ${result.firstError}`);
