@@ -64,6 +64,15 @@ function countBounded(entries: number) {
   return { maxSize: entries, sizeCalculation: () => 1 };
 }
 
+interface RestoreOptions {
+  /**
+   * The state becomes the repository's current one, which writes fold into and snapshot: the
+   * snapshot encoder is told of its segments (so its next snapshot reuses them). Off for a state
+   * only read (a past version, a path): telling the encoder is O(the session) and nothing would use it.
+   */
+  forWrites?: boolean;
+}
+
 /**
  * Loads session state at any version: nearest valid snapshot at or before it, then the
  * tail of events folded in order; a head move in the tail resolves its target's path
@@ -107,7 +116,7 @@ export class SessionRepository {
       const latest = await this.store.streamVersion(streamId);
       if (latest === cached.version) return cached;
     }
-    const state = await this.timedRestore(streamId, version ?? Number.MAX_SAFE_INTEGER);
+    const state = await this.timedRestore(streamId, version ?? Number.MAX_SAFE_INTEGER, { forWrites: version === undefined });
     if (version === undefined) this.current.set(streamId, state);
     return state;
   }
@@ -124,22 +133,22 @@ export class SessionRepository {
   }
 
   /** `restore`, timed for `onRestored` (only here: restore recurses into the paths it needs). */
-  private async timedRestore(streamId: string, version: number): Promise<SessionState> {
-    if (!this.options.onRestored) return this.restore(streamId, version);
+  private async timedRestore(streamId: string, version: number, options: RestoreOptions = {}): Promise<SessionState> {
+    if (!this.options.onRestored) return this.restore(streamId, version, options);
     const started = performance.now();
-    const state = await this.restore(streamId, version);
+    const state = await this.restore(streamId, version, options);
     this.options.onRestored((performance.now() - started) / 1000);
     return state;
   }
 
   /** Rebuilds state at `version` from the store (snapshot + tail); never touches the cache. */
-  async restore(streamId: string, version: number): Promise<SessionState> {
+  async restore(streamId: string, version: number, { forWrites = false }: RestoreOptions = {}): Promise<SessionState> {
     let state: SessionState;
     let events: StoredEvent[];
     if (this.options.snapshotEvery > 0) {
       // One read (one round trip where the store offers it): the snapshot and the tail after it.
       const read = await loadSnapshotAndTail(this.store, streamId, REDUCER_VERSION, version);
-      const restored = read.snapshot ? await this.fromSnapshot(read.snapshot, read.events) : null;
+      const restored = read.snapshot ? await this.fromSnapshot(read.snapshot, read.events, forWrites) : null;
       if (restored) {
         state = restored;
         events = read.events;
@@ -154,7 +163,7 @@ export class SessionRepository {
     const tail = events.map(asSessionEvent);
     const paths = await this.pathsNeededBy(streamId, state, tail);
     for (const event of tail) evolveInPlace(state, event, (v) => cloneState(paths.get(v)!));
-    this.encoder.folded(state, tail);
+    if (forWrites) this.encoder.folded(state, tail);
     return state;
   }
 
@@ -163,7 +172,7 @@ export class SessionRepository {
    * the caller replays instead). A segmented snapshot takes its segments from the cache, and
    * the ones missing from the store in one read.
    */
-  private async fromSnapshot(snapshot: Snapshot, tail: readonly StoredEvent[]): Promise<SessionState | null> {
+  private async fromSnapshot(snapshot: Snapshot, tail: readonly StoredEvent[], forWrites: boolean): Promise<SessionState | null> {
     try {
       let state: SessionState;
       if (isSegmentedHead(snapshot.state)) {
@@ -189,7 +198,7 @@ export class SessionRepository {
         this.knownStored(snapshot.streamId, ids);
         const refs = head.segments;
         state = assembleState(head, (id) => found.get(id)!, touchedBy(tail));
-        this.encoder.assembled(state, refs, (id) => found.get(id)!);
+        if (forWrites) this.encoder.assembled(state, refs, (id) => found.get(id)!);
       } else {
         state = snapshot.state as SessionState;
       }
