@@ -16,7 +16,8 @@ describe('the current-state cache is bounded by events, not only by sessions', (
   it('keeps sessions whose states fit the events budget, and restores the least recently used one that did not', async () => {
     const store = new InMemoryEventStore();
     let restores = 0;
-    const repository = new SessionRepository(store, { snapshotEvery: 0, cacheEvents: 50, onRestored: () => restores++ });
+    // No residency window: a was used a moment ago, and this is about the events budget alone.
+    const repository = new SessionRepository(store, { snapshotEvery: 0, cacheEvents: 50, cacheResidencyMs: 0, onRestored: () => restores++ });
     const service = new SessionService(repository);
     const a = await session(service, 'a', 30);
     const written = structuredClone(await service.getState(caller, 'a'));
@@ -67,5 +68,55 @@ describe('a retried idempotent write is answered from the cache when nothing cam
     expect(restore).toHaveBeenCalledTimes(1);
     expect(restore.mock.calls[0]![1]).toBe(first.version);
     expect(late).toEqual({ ...first, duplicate: true });
+  });
+});
+
+const sessions = ['a', 'b', 'c'];
+
+/** Three sessions of ~15 events under a 50-event budget, then a message to each in turn for 10 rounds: how many restores. */
+async function restoresInRoundRobin(options: Partial<SessionRepositoryOptions>): Promise<{ restores: number; cachedSessions: number }> {
+  let restores = 0;
+  const repository = new SessionRepository(new InMemoryEventStore(), { snapshotEvery: 0, cacheEvents: 50, onRestored: () => restores++, ...options });
+  const service = new SessionService(repository);
+  for (const sessionId of sessions) {
+    await service.startSession(caller, { sessionId });
+    for (let i = 0; i < 14; i++) await service.execute(caller, sessionId, { type: 'RecordMessage', role: 'user', content: `setup ${i}` });
+  }
+  restores = 0;
+  for (let round = 0; round < 10; round++) {
+    for (const sessionId of sessions) await service.execute(caller, sessionId, { type: 'RecordMessage', role: 'agent', content: `round ${round}` });
+  }
+  return { restores, cachedSessions: repository.cachedSessions };
+}
+
+describe('more active sessions than the budget holds', () => {
+  it('keeps the states that fit when more sessions are active than it holds: the others are restored, not every one in turn', async () => {
+    const kept = await restoresInRoundRobin({});
+    // One session no longer fits and is restored on each use; the two that fit stay cached.
+    expect(kept.cachedSessions).toBe(2);
+    expect(kept.restores).toBeLessThanOrEqual(10);
+    // Least recently used eviction alone (no residency): each session is evicted just before its turn.
+    const lru = await restoresInRoundRobin({ cacheResidencyMs: 0 });
+    expect(lru.restores).toBeGreaterThanOrEqual(20);
+  });
+
+  it('still makes room for a new session by evicting states unused for the residency window', async () => {
+    let restores = 0;
+    const repository = new SessionRepository(new InMemoryEventStore(), {
+      snapshotEvery: 0,
+      cacheEvents: 20,
+      cacheResidencyMs: 20,
+      onRestored: () => restores++,
+    });
+    const service = new SessionService(repository);
+    await service.startSession(caller, { sessionId: 'old' });
+    for (let i = 0; i < 12; i++) await service.execute(caller, 'old', { type: 'RecordMessage', role: 'user', content: `old ${i}` });
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    await service.startSession(caller, { sessionId: 'new' });
+    for (let i = 0; i < 12; i++) await service.execute(caller, 'new', { type: 'RecordMessage', role: 'user', content: `new ${i}` });
+    expect(repository.cachedSessions).toBe(1);
+    const before = restores;
+    await service.execute(caller, 'new', { type: 'RecordMessage', role: 'agent', content: 'cached' });
+    expect(restores).toBe(before);
   });
 });

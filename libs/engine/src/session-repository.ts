@@ -42,6 +42,14 @@ export interface SessionRepositoryOptions {
    * restores it from the nearest snapshot.
    */
   cacheEvents?: number;
+  /**
+   * A cached state used within this many ms is never evicted to make room for another (default
+   * 30 000). With more active sessions than the budget holds, least-recently-used eviction takes
+   * each state just before its next use (every request a restore, the heap churning: a soak on a
+   * fast host collapsed when the budget filled); so the states that fit stay, and the others are
+   * restored on each use until room frees.
+   */
+  cacheResidencyMs?: number;
   /** Decoded snapshot segments (default: one cache for the process). */
   segmentCache?: SegmentCache;
   /** Items per snapshot segment (default DEFAULT_SEGMENT_SIZES; tests use small ones). */
@@ -90,6 +98,8 @@ export class SessionRepository {
   private readonly segmentCache: SegmentCache;
   /** Remembers the sealed chunks of the cached states between their snapshots (told of every fold into them). */
   private readonly encoder: SnapshotEncoder;
+  /** When each cached state was last used (performance.now()): eviction spares the recently used. */
+  private readonly usedAt = new WeakMap<SessionState, number>();
 
   constructor(
     readonly store: EventStore,
@@ -111,13 +121,14 @@ export class SessionRepository {
   async load(streamId: string, version?: number, options: { trustCache?: boolean } = {}): Promise<SessionState> {
     const cached = this.current.get(streamId);
     if (cached && (version === undefined || version === cached.version)) {
+      this.usedAt.set(cached, performance.now());
       // Writers may trust the cache: a stale one fails the append's expected-version check.
       if (version !== undefined || options.trustCache) return cached;
       const latest = await this.store.streamVersion(streamId);
       if (latest === cached.version) return cached;
     }
     const state = await this.timedRestore(streamId, version ?? Number.MAX_SAFE_INTEGER, { forWrites: version === undefined });
-    if (version === undefined) this.current.set(streamId, state);
+    if (version === undefined) this.keep(streamId, state);
     return state;
   }
 
@@ -277,10 +288,7 @@ export class SessionRepository {
     const before = decidedOn.version;
     const state = folded ?? this.fold(streamId, decidedOn, events, targetPath);
     this.encoder.folded(state, events);
-    // States change in place, and lru-cache keeps an entry's size when the same object is set
-    // again: set afresh, so the events budget counts what the state has grown to.
-    if (this.current.peek(streamId) === state) this.current.delete(streamId);
-    this.current.set(streamId, state);
+    this.keep(streamId, state);
     if (this.snapshotDue(streamId, before, state.version)) {
       this.lastSnapshot.set(streamId, { at: Date.now(), version: state.version });
       // A snapshot is a cache: written after the answer, off the request's latency. Encoded
@@ -306,6 +314,32 @@ export class SessionRepository {
       });
     }
     return state;
+  }
+
+  /** Caches `state` as the stream's current one, if there is room for it (see `cacheResidencyMs`). */
+  private keep(streamId: string, state: SessionState): void {
+    const now = performance.now();
+    this.usedAt.set(state, now);
+    // States change in place, and lru-cache keeps an entry's size when the same object is set
+    // again: set afresh, so the events budget counts what the state has grown to.
+    this.current.delete(streamId);
+    if (this.roomFor(Math.max(1, state.version), now)) this.current.set(streamId, state);
+  }
+
+  /** Whether `size` events' worth fits, evicting (least recently used first) only states unused for the residency window. */
+  private roomFor(size: number, now: number): boolean {
+    const residency = this.options.cacheResidencyMs ?? 30_000;
+    let free = this.current.maxSize - this.current.calculatedSize;
+    let slots = this.current.max - this.current.size;
+    if (free >= size && slots >= 1) return true;
+    for (const key of this.current.rkeys()) {
+      const state = this.current.peek(key)!;
+      if (now - (this.usedAt.get(state) ?? 0) < residency) return false;
+      free += Math.max(1, state.version);
+      slots += 1;
+      if (free >= size && slots >= 1) return true;
+    }
+    return false;
   }
 
   private snapshotDue(streamId: string, before: number, after: number): boolean {
