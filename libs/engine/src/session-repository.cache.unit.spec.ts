@@ -1,7 +1,9 @@
 import { describe, expect, it, vi } from 'vitest';
+import { replay, type RecordedSessionEvent } from '@rewind/domain';
 import { InMemoryEventStore } from '@rewind/event-store/in-memory';
 import { SessionRepository } from './session-repository';
 import { SessionService } from './session-service';
+import { sessionStreamId } from './stream-id';
 
 const caller = { tenantId: 't', actor: 'tester' };
 
@@ -86,7 +88,14 @@ async function restoresInRoundRobin(options: Partial<SessionRepositoryOptions>):
   for (let round = 0; round < 10; round++) {
     for (const sessionId of sessions) await service.execute(caller, sessionId, { type: 'RecordMessage', role: 'agent', content: `round ${round}` });
   }
-  return { restores, cachedSessions: repository.cachedSessions };
+  const counted = { restores, cachedSessions: repository.cachedSessions };
+  // A state left out of the cache is folded in place by its own write: what every session holds is still its replay.
+  for (const sessionId of sessions) {
+    const events = (await repository.store.readStream(sessionStreamId('t', sessionId))) as unknown as RecordedSessionEvent[];
+    expect(await repository.restore(sessionStreamId('t', sessionId), events.length)).toEqual(replay(events));
+    expect(await service.getState(caller, sessionId)).toEqual(replay(events));
+  }
+  return counted;
 }
 
 describe('more active sessions than the budget holds', () => {

@@ -100,6 +100,8 @@ export class SessionRepository {
   private readonly encoder: SnapshotEncoder;
   /** When each cached state was last used (performance.now()): eviction spares the recently used. */
   private readonly usedAt = new WeakMap<SessionState, number>();
+  /** States restored for a write and left out of the cache (no room): only that write holds them, so it may fold into them. */
+  private readonly unshared = new WeakSet<SessionState>();
 
   constructor(
     readonly store: EventStore,
@@ -128,7 +130,7 @@ export class SessionRepository {
       if (latest === cached.version) return cached;
     }
     const state = await this.timedRestore(streamId, version ?? Number.MAX_SAFE_INTEGER, { forWrites: version === undefined });
-    if (version === undefined) this.keep(streamId, state);
+    if (version === undefined && !this.keep(streamId, state)) this.unshared.add(state);
     return state;
   }
 
@@ -306,7 +308,9 @@ export class SessionRepository {
   private fold(streamId: string, decidedOn: SessionState, events: StoredEvent<SessionEvent>[], targetPath: PathState | undefined): SessionState {
     const cached = this.current.get(streamId);
     // The cached state may share sealed turns and tool calls with the segment cache: own those the events change first.
-    const state = cached === decidedOn ? ownTouched(cached, events) : cloneState(decidedOn);
+    // So may a state restored for this write and left out of the cache: nobody else holds it, so it need not be copied
+    // either (a long session's copy was 41 % of the event loop in a soak whose sessions outgrew the cache).
+    const state = cached === decidedOn || this.unshared.delete(decidedOn) ? ownTouched(decidedOn, events) : cloneState(decidedOn);
     for (const event of events) {
       evolveInPlace(state, event, (v) => {
         if (targetPath) return cloneState(targetPath);
@@ -316,14 +320,16 @@ export class SessionRepository {
     return state;
   }
 
-  /** Caches `state` as the stream's current one, if there is room for it (see `cacheResidencyMs`). */
-  private keep(streamId: string, state: SessionState): void {
+  /** Caches `state` as the stream's current one, if there is room for it (see `cacheResidencyMs`); false when there is not. */
+  private keep(streamId: string, state: SessionState): boolean {
     const now = performance.now();
     this.usedAt.set(state, now);
     // States change in place, and lru-cache keeps an entry's size when the same object is set
     // again: set afresh, so the events budget counts what the state has grown to.
     this.current.delete(streamId);
-    if (this.roomFor(Math.max(1, state.version), now)) this.current.set(streamId, state);
+    if (!this.roomFor(Math.max(1, state.version), now)) return false;
+    this.current.set(streamId, state);
+    return true;
   }
 
   /** Whether `size` events' worth fits, evicting (least recently used first) only states unused for the residency window. */
