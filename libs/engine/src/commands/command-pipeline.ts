@@ -1,4 +1,3 @@
-import { v7 as uuidv7 } from 'uuid';
 import { SpanStatusCode, TraceFlags, trace, type Span } from '@opentelemetry/api';
 import { handleType, retry } from 'cockatiel';
 import { EVENT_SCHEMA_VERSION } from '@rewind/domain';
@@ -13,6 +12,7 @@ import {
 } from '@rewind/event-store';
 import { KeyedMutex } from '../keyed-mutex';
 import type { Caller, WriteOptions } from './write-request';
+import { timeOrderedId } from './time-ordered-id';
 
 const MAX_CONFLICT_RETRIES = 5;
 /** Tries a write up to MAX_CONFLICT_RETRIES times in all while it meets another process's commit, at once. */
@@ -94,7 +94,7 @@ export class CommandPipeline {
     // Time-ordered ids (UUIDv7): the stores' unique index on event ids grows at its end, as the log
     // does, instead of at random pages (random v4 ids cost a SQLite insert ~35 % more CPU and 3× the
     // I/O once the index outgrows the page cache; session 9's measurement in BENCHMARKS.md).
-    this.newId = options.newId ?? uuidv7;
+    this.newId = options.newId ?? timeOrderedId;
     this.now = options.now ?? (() => new Date());
   }
 
