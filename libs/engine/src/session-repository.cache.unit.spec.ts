@@ -1,8 +1,11 @@
 import { describe, expect, it, vi } from 'vitest';
-import { replay, type RecordedSessionEvent } from '@rewind/domain';
+import fc from 'fast-check';
+import { DomainError, replay, type RecordedSessionEvent } from '@rewind/domain';
+import { commandsFor, intentArb } from '@rewind/domain/testing';
 import { InMemoryEventStore } from '@rewind/event-store/in-memory';
-import { SessionRepository } from './session-repository';
+import { SessionRepository, type SessionRepositoryOptions } from './session-repository';
 import { SessionService } from './session-service';
+import { SegmentCache } from './snapshot-segments';
 import { sessionStreamId } from './stream-id';
 
 const caller = { tenantId: 't', actor: 'tester' };
@@ -127,5 +130,87 @@ describe('more active sessions than the budget holds', () => {
     const before = restores;
     await service.execute(caller, 'new', { type: 'RecordMessage', role: 'agent', content: 'cached' });
     expect(restores).toBe(before);
+  });
+});
+
+describe('sessions outgrowing the cache, with segmented snapshots (property-based)', () => {
+  it('every snapshot written while states are restored, left out, folded in place and registered late restores to the replay', async () => {
+    const segmentSizes = { turns: 2, toolCalls: 2, timeline: 4 };
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.tuple(fc.constantFrom(...sessions), intentArb), { minLength: 10, maxLength: 60 }),
+        fc.integer({ min: 1, max: 5 }),
+        async (writes, stride) => {
+          const store = new InMemoryEventStore();
+          // A budget of ~25 events for three sessions: most writes restore a state that is then left out of the cache.
+          const options: SessionRepositoryOptions = { snapshotEvery: stride, segmentSizes, segmentCache: new SegmentCache(), cacheEvents: 25 };
+          const service = new SessionService(new SessionRepository(store, options));
+          for (const sessionId of sessions) await service.startSession(caller, { sessionId });
+          for (const [sessionId, intent] of writes) {
+            for (const command of commandsFor(intent, await service.getState(caller, sessionId))) {
+              try {
+                await service.execute(caller, sessionId, command);
+              } catch (error) {
+                if (!(error instanceof DomainError)) throw error;
+                break;
+              }
+            }
+          }
+          await service.repository.flushSnapshots();
+          const fresh = new SessionRepository(store, { ...options, segmentCache: new SegmentCache() });
+          for (const sessionId of sessions) {
+            const streamId = sessionStreamId('t', sessionId);
+            const events = (await store.readStream(streamId)) as unknown as RecordedSessionEvent[];
+            for (let v = 1; v <= events.length; v++) expect(await fresh.restore(streamId, v)).toEqual(replay(events, v));
+          }
+        },
+      ),
+      { numRuns: Math.max(1, Math.floor(Number(process.env.REWIND_PROPERTY_RUNS ?? 1000) / 10)) },
+    );
+  });
+});
+
+describe('a restored state whose tail changed a sealed segment', () => {
+  const segmentSizes = { turns: 2, toolCalls: 2, timeline: 4 };
+  const start = (toolCallId: string) =>
+    ({ type: 'StartToolCall', toolCallId, tool: 'search', input: { q: toolCallId }, effect: { kind: 'none' }, confirmed: true }) as const;
+
+  /** v1 start, v2–v4 three tool calls (c1 and c2 seal a segment), v5 a message: snapshot at 5; v6 completes c1 (the tail). */
+  async function writtenHistory(store: InMemoryEventStore): Promise<void> {
+    const writer = new SessionService(new SessionRepository(store, { snapshotEvery: 5, segmentSizes, segmentCache: new SegmentCache() }));
+    await writer.startSession(caller, { sessionId: 'a' });
+    for (const id of ['c1', 'c2', 'c3']) await writer.execute(caller, 'a', start(id));
+    await writer.execute(caller, 'a', { type: 'RecordMessage', role: 'user', content: 'hello' });
+    await writer.execute(caller, 'a', { type: 'CompleteToolCall', toolCallId: 'c1', output: { ok: true } });
+    await writer.repository.flushSnapshots();
+  }
+
+  async function restoresToReplayAfterMoreWrites(options: Partial<SessionRepositoryOptions>, before?: (service: SessionService) => Promise<void>) {
+    const store = new InMemoryEventStore();
+    await writtenHistory(store);
+    const repository = new SessionRepository(store, { snapshotEvery: 5, segmentSizes, segmentCache: new SegmentCache(), ...options });
+    const service = new SessionService(repository);
+    await before?.(service);
+    // v7–v10: the snapshot at 10 must hold c1 completed, not the sealed segment's c1 as it was at 5.
+    for (let i = 0; i < 4; i++) await service.execute(caller, 'a', { type: 'RecordMessage', role: 'agent', content: `answer ${i}` });
+    await repository.flushSnapshots();
+    const streamId = sessionStreamId('t', 'a');
+    const events = (await store.readStream(streamId)) as unknown as RecordedSessionEvent[];
+    const fresh = new SessionRepository(store, { snapshotEvery: 5, segmentSizes, segmentCache: new SegmentCache() });
+    expect(await fresh.restore(streamId, 10)).toEqual(replay(events, 10));
+    expect((await fresh.restore(streamId, 10)).path.toolCalls.c1?.status).toBe('succeeded');
+  }
+
+  it('snapshots it right when it was cached (registered at once)', async () => {
+    await restoresToReplayAfterMoreWrites({});
+  });
+
+  it('snapshots it right when it was left out of a full cache (registered when the snapshot fell due)', async () => {
+    await restoresToReplayAfterMoreWrites({ cacheEvents: 40 }, async (service) => {
+      // Another session, used a moment ago, fills the budget: a's states are restored for each write and left out.
+      await service.startSession(caller, { sessionId: 'b' });
+      for (let i = 0; i < 34; i++) await service.execute(caller, 'b', { type: 'RecordMessage', role: 'user', content: `b ${i}` });
+      expect(service.repository.cachedSessions).toBe(1);
+    });
   });
 });

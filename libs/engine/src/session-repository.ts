@@ -100,6 +100,12 @@ export class SessionRepository {
   private readonly encoder: SnapshotEncoder;
   /** When each cached state was last used (performance.now()): eviction spares the recently used. */
   private readonly usedAt = new WeakMap<SessionState, number>();
+  /**
+   * Restored states not yet registered with the snapshot encoder (its `assembled`, then `folded` for the tail): done when
+   * the state is cached, or when a snapshot of it falls due. Registering is O(the session), and a state restored for one
+   * write and left out of a full cache was registered on every write (22 % of the event loop in the soak's last minutes).
+   */
+  private readonly unregistered = new WeakMap<SessionState, () => void>();
   /** States restored for a write and left out of the cache (no room): only that write holds them, so it may fold into them. */
   private readonly unshared = new WeakSet<SessionState>();
 
@@ -130,7 +136,10 @@ export class SessionRepository {
       if (latest === cached.version) return cached;
     }
     const state = await this.timedRestore(streamId, version ?? Number.MAX_SAFE_INTEGER, { forWrites: version === undefined });
-    if (version === undefined && !this.keep(streamId, state)) this.unshared.add(state);
+    if (version === undefined) {
+      if (this.keep(streamId, state)) this.register(state);
+      else this.unshared.add(state);
+    }
     return state;
   }
 
@@ -176,7 +185,13 @@ export class SessionRepository {
     const tail = events.map(asSessionEvent);
     const paths = await this.pathsNeededBy(streamId, state, tail);
     for (const event of tail) evolveInPlace(state, event, (v) => cloneState(paths.get(v)!));
-    if (forWrites) this.encoder.folded(state, tail);
+    const assemble = this.unregistered.get(state);
+    if (assemble) {
+      this.unregistered.set(state, () => {
+        assemble();
+        this.encoder.folded(state, tail);
+      });
+    }
     return state;
   }
 
@@ -211,7 +226,15 @@ export class SessionRepository {
         this.knownStored(snapshot.streamId, ids);
         const refs = head.segments;
         state = assembleState(head, (id) => found.get(id)!, touchedBy(tail));
-        if (forWrites) this.encoder.assembled(state, refs, (id) => found.get(id)!);
+        if (forWrites) {
+          const { turns, toolCalls } = state.path;
+          const timeline = state.timeline;
+          this.unregistered.set(state, () => {
+            // A head move since (in the tail, or in the write) replaced the containers: the segments describe none of them.
+            if (state.path.turns !== turns || state.path.toolCalls !== toolCalls || state.timeline !== timeline) return;
+            this.encoder.assembled(state, refs, (id) => found.get(id)!);
+          });
+        }
       } else {
         state = snapshot.state as SessionState;
       }
@@ -289,9 +312,14 @@ export class SessionRepository {
   ): Promise<SessionState> {
     const before = decidedOn.version;
     const state = folded ?? this.fold(streamId, decidedOn, events, targetPath);
+    const due = this.snapshotDue(streamId, before, state.version);
+    // A state restored for this write and left out of the cache is registered only if a snapshot needs it now; else
+    // never (folded without the encoder told, its segments no longer describe it: its first snapshot starts afresh).
+    if (due) this.register(state);
+    else this.unregistered.delete(state);
     this.encoder.folded(state, events);
     this.keep(streamId, state);
-    if (this.snapshotDue(streamId, before, state.version)) {
+    if (due) {
       this.lastSnapshot.set(streamId, { at: Date.now(), version: state.version });
       // A snapshot is a cache: written after the answer, off the request's latency. Encoded
       // now, because the cached state keeps changing in place.
@@ -318,6 +346,14 @@ export class SessionRepository {
       });
     }
     return state;
+  }
+
+  /** Tells the snapshot encoder of a restored state's segments (see `unregistered`), once. */
+  private register(state: SessionState): void {
+    const registration = this.unregistered.get(state);
+    if (!registration) return;
+    this.unregistered.delete(state);
+    registration();
   }
 
   /** Caches `state` as the stream's current one, if there is room for it (see `cacheResidencyMs`); false when there is not. */
