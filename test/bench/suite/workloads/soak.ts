@@ -301,6 +301,7 @@ export async function measureSoak(store: StoreName, run: string, sizes: Sizes): 
         pendingVectorsMax: pendings.length ? Math.max(...pendings) : null,
         pendingVectorsAtEnd,
         vectorCatchUpAfterLoadMs: vectorCatchUpMs,
+        catchUpMinutes,
         requests: result.requests,
         steady,
         // The API's Node flags (the bench gives them as NODE_OPTIONS: see main.ts).
