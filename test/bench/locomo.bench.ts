@@ -6,7 +6,7 @@
  * The data (CC BY-NC 4.0) is never committed: pass the path of `data/locomo10.json` from
  * github.com/snap-research/LoCoMo.
  *
- * Usage: npm run bench:locomo -- --data <path to locomo10.json> [--sweep] [--conversations 1-10] [--no-captions]
+ * Usage: npm run bench:locomo -- --data <path to locomo10.json> [--sweep] [--conversations 1-10] [--no-captions] [--context-weight <w>|none]
  *
  * Driven through the library (`@rewind/embedded`, the same code as `POST /v1/sessions/:id/recall`):
  * each conversation is one session in one data directory, each turn a message
@@ -28,13 +28,16 @@ import { join, resolve } from 'node:path';
 import { Rewind } from '@rewind/embedded';
 import { summarize } from './stats';
 import { modelFusion } from '@rewind/memory/runtime';
+import { DEFAULT_LOCAL_MODEL, LOCAL_MODELS, OnnxEmbeddingModel } from '@rewind/memory/onnx';
 import { LOCOMO_RESULTS_FILE } from './suite/locomo-report';
 import {
+  DEFAULT_CANDIDATES,
   DEFAULT_FUSION,
   DEFAULT_INFERENCE_DENSE_WEIGHT,
   DEFAULT_LIST_SPEAKER_WEIGHT,
   DEFAULT_SPEAKER_WEIGHT,
   DEFAULT_WHEN_WEIGHT,
+  asWindows,
   EngineSessionPaths,
   MemoryIndexer,
   MemoryRecall,
@@ -134,14 +137,21 @@ function persistentCache(model: EmbeddingModel, file: string, modelId: string): 
     save: () => writeFileSync(file, JSON.stringify(stored)),
     async embed(texts, options) {
       const kind = options?.kind ?? 'passage';
-      const missing = [...new Set(texts.filter((t) => !(keyOf(t, kind) in stored)))];
+      // A turn's vector depends on its previous turn too: kept by both (a cache file per model and context weight).
+      const keys = asWindows(texts, options?.contexts).map((window) => keyOf(window, kind));
+      const missing = [...new Map(texts.map((t, i) => [keys[i]!, i] as const).filter(([key]) => !(key in stored))).values()];
       if (missing.length > 0) {
-        (await model.embed(missing, options)).forEach(
-          (v, i) => (stored[keyOf(missing[i]!, kind)] = Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('base64')),
-        );
+        const { contexts } = options ?? {};
+        const given = { ...options, ...(contexts ? { contexts: missing.map((i) => contexts[i]) } : {}) };
+        (
+          await model.embed(
+            missing.map((i) => texts[i]!),
+            given,
+          )
+        ).forEach((v, j) => (stored[keys[missing[j]!]!] = Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('base64')));
       }
-      return texts.map((t) => {
-        const bytes = Buffer.from(stored[keyOf(t, kind)]!, 'base64');
+      return keys.map((key) => {
+        const bytes = Buffer.from(stored[key]!, 'base64');
         return new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4).slice();
       });
     },
@@ -290,11 +300,26 @@ async function main(): Promise<void> {
         : "Image captions: off (--no-captions; DRAGON's figures were made with them).",
     );
     const cacheFile = flag('vector-cache');
-    const vectors = cacheFile ? persistentCache(runtime.model, cacheFile, info.id) : runtime.model;
-    // The product's indexer over the runtime's index, its store and checkpoints (with the cache when asked).
-    const indexer = cacheFile
-      ? new MemoryIndexer({ index: runtime.index, model: vectors, policies: runtime.policies, store: rewind.store, checkpoints: runtime.checkpoints! })
-      : runtime.indexer;
+    // `--context-weight <w>` (with REWIND_EMBEDDING_MODEL naming one local model): how much of the previous
+    // turn's vector a turn's vector carries, instead of the catalogue's (`none`: the two embedded as one window).
+    const contextWeight = flag('context-weight');
+    if (contextWeight !== undefined && !process.env.REWIND_EMBEDDING_MODEL) throw new Error('--context-weight needs REWIND_EMBEDDING_MODEL (one local model).');
+    const embedder =
+      contextWeight === undefined
+        ? runtime.model
+        : new OnnxEmbeddingModel({ model: process.env.REWIND_EMBEDDING_MODEL!, contextWeight: contextWeight === 'none' ? null : Number(contextWeight) });
+    const vectors = cacheFile ? persistentCache(embedder, cacheFile, info.id) : embedder;
+    const englishModel = process.env.REWIND_EMBEDDING_MODEL ?? DEFAULT_LOCAL_MODEL;
+    const weightUsed = contextWeight === undefined ? LOCAL_MODELS[englishModel]?.contextWeight : contextWeight === 'none' ? undefined : Number(contextWeight);
+    const contextLine =
+      weightUsed === undefined
+        ? 'the two turns embedded as one text'
+        : `the message embedded alone, its vector plus ${weightUsed} × the previous turn's own vector, normalised`;
+    // The product's indexer over the runtime's index, its store and checkpoints (with the cache or the weight when asked).
+    const indexer =
+      cacheFile || contextWeight !== undefined
+        ? new MemoryIndexer({ index: runtime.index, model: vectors, policies: runtime.policies, store: rewind.store, checkpoints: runtime.checkpoints! })
+        : runtime.indexer;
     const indexStart = performance.now();
     const indexCpu = process.cpuUsage();
     await indexer.open();
@@ -441,8 +466,8 @@ async function main(): Promise<void> {
         `Generated by \`npm run bench:locomo -- ${commandLine()}\` on ${new Date().toISOString().slice(0, 10)}. ` +
           'Data: `data/locomo10.json` of github.com/snap-research/LoCoMo (CC BY-NC 4.0, not in this repository). ' +
           `Each of the 10 conversations is one session (${turns} turns, each a message \`[<session date>] <speaker>: <text>\`${withCaptions ? ", followed by ` [shared <caption>]` when the turn shared an image (its BLIP caption, as the paper's retrievers and so DRAGON's figures saw it; `--no-captions` leaves it out)" : "; image captions left out (`--no-captions`: DRAGON's figures had them)"}), indexed by the product's indexer into its SQLite index ` +
-          `(FTS5 + vectors) through the library (\`@rewind/embedded\`) with the product's defaults: each message embedded with its previous turn, and searched by keywords with its previous turn in a column of its own ` +
-          `(BM25 weight 0.6 against the turn's 1; Porter-stemmed words); recall fuses both lists' 200 best by a convex combination (dense weight ${(productOptions.fusion ?? DEFAULT_FUSION).method === 'convex' ? ((productOptions.fusion ?? DEFAULT_FUSION) as { denseWeight: number }).denseWeight : '–'}; every candidate scored by both signals: a keyword hit by its stored vector's cosine too), ` +
+          `(FTS5 + vectors) through the library (\`@rewind/embedded\`) with the product's defaults: each message embedded with its previous turn (${contextLine}), and searched by keywords with its previous turn in a column of its own ` +
+          `(BM25 weight 0.6 against the turn's 1; Porter-stemmed words); recall fuses both lists' ${productOptions.candidates ?? DEFAULT_CANDIDATES} best by a convex combination (dense weight ${(productOptions.fusion ?? DEFAULT_FUSION).method === 'convex' ? ((productOptions.fusion ?? DEFAULT_FUSION) as { denseWeight: number }).denseWeight : '–'}; every candidate scored by both signals: a keyword hit by its stored vector's cosine too), ` +
           `then looks again from the 3 best hits (pseudo-relevance feedback), and a turn gains a quarter of its better neighbour’s score; ` +
           `for a question asking when, a turn that says when ("last Friday", "two weeks ago") gains ${DEFAULT_WHEN_WEIGHT} of the best score, a question asking for an inference ("Would…", "likely") is fused at dense weight ${DEFAULT_INFERENCE_DENSE_WEIGHT}, ` +
           `and for a question naming a speaker ("What has Melanie seen?"), that speaker's messages gain ${DEFAULT_SPEAKER_WEIGHT} of their own score (${DEFAULT_LIST_SPEAKER_WEIGHT} when it asks for several things: "What activities has Melanie done?"). Every question is asked with scope \`session\`, once per k. Evidence recall@k: the share of a question's evidence turns among the k hits ` +

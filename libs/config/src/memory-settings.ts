@@ -15,7 +15,7 @@ export interface MemoryConfig {
   /**
    * REWIND_EMBEDDING_MODEL: a local model id, or the hosted model's name when REWIND_EMBEDDING_URL is set;
    * that one model then embeds every text. Unset (the default): each text is embedded by its language's
-   * local model (Chinese: bge-small-zh-v15-q, loaded on the first Chinese text; else all-minilm-l6-v2-q).
+   * local model (Chinese: bge-small-zh-v15-q, loaded on the first Chinese text; else e5-small-v2-q).
    */
   embeddingModel: string | undefined;
   embeddingUrl: string | undefined;

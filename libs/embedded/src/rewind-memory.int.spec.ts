@@ -52,7 +52,7 @@ describe('library mode: long-term memory', () => {
       );
       const status = await rewind.memory().indexer.status();
       expect(status.models.map(({ id, items }) => ({ id, items }))).toEqual([
-        { id: 'all-minilm-l6-v2-q', items: 1 },
+        { id: 'e5-small-v2-q', items: 1 },
         { id: 'bge-small-zh-v15-q', items: 2 },
       ]);
     } finally {

@@ -31,6 +31,13 @@ export interface EmbedOptions {
    * text itself). An item is embedded with its previous turn but routed by its own words.
    */
   languageOf?: readonly string[];
+  /**
+   * Per text, the previous turn it follows (indexed items; `undefined` for none). A model with a
+   * context weight (a catalogued local model: see LocalModelSpec.contextWeight) embeds the text
+   * alone and adds the previous turn's own vector at that weight; any other model embeds the two
+   * as one text, the previous turn first.
+   */
+  contexts?: readonly (string | undefined)[];
 }
 
 export interface EmbeddingModel {

@@ -7,6 +7,7 @@ import { LocalItemWriter, type MemoryIndexerPlacement, type MemoryItemAdmitter, 
 import { hadSpareCore, machineCpuTimes, type CpuTimes } from './machine-load';
 import { effectivePolicies, policyKeyOf, type MemoryPolicyStore } from './memory-policy';
 import { TurnContext } from './turn-context';
+import { ModelCheckpoints } from './model-checkpoints';
 import type { MemoryScope, VectorIndex } from './vector-index';
 
 /** @deprecated The one Logger of @rewind/config. */
@@ -118,6 +119,8 @@ export class MemoryIndexer {
   private readonly name: string;
   private readonly logger: MemoryIndexerLogger;
   private readonly writer: MemoryItemWriter;
+  /** The checkpoint store, per model (ModelCheckpoints). */
+  private readonly checkpoints: CheckpointStore | undefined;
   private readonly turnContext = new TurnContext();
   private cpuAtLastBatch: CpuTimes | undefined;
   private state: MemoryIndexerState = 'idle';
@@ -144,6 +147,20 @@ export class MemoryIndexer {
     this.logger = options.logger ?? silent;
     if (!options.writer && !options.model) throw new Error('A memory indexer needs an embedding model, or a writer that embeds elsewhere.');
     this.writer = options.writer ?? new LocalItemWriter({ model: options.model!, index: options.index });
+    this.checkpoints =
+      options.checkpoints &&
+      new ModelCheckpoints(options.checkpoints, async () => {
+        const info = await this.open();
+        return { id: info.id, holdsItems: () => this.holdsItems(info) };
+      });
+  }
+
+  /** Whether the index holds items of this model (with language routing: of its first, default-language model). */
+  private async holdsItems(info: EmbeddingModelInfo): Promise<boolean> {
+    const { index } = this.options;
+    const first = info.spaces?.[0];
+    if (!first || !index.models) return (await index.count()) > 0;
+    return (await index.models()).some((model) => model.id === first.id && model.items > 0);
   }
 
   /** Loads the model (downloading it on first use) and opens the index for it (here too when a writer runs elsewhere: status counts items here). */
@@ -316,7 +333,8 @@ export class MemoryIndexer {
 
   /** The indexer's follower of the global log (from its checkpoint, in every process that indexes: exclusivity `none`). */
   private subscription(): SubscriptionLoop {
-    const { store, checkpoints } = this.options;
+    const { store } = this.options;
+    const { checkpoints } = this;
     if (!store || !checkpoints) throw new Error('This memory indexer has no event store and checkpoint store: it is fed by indexEvents (Kafka) instead.');
     if (this.loop) return this.loop;
     const subscription = {
@@ -410,8 +428,10 @@ export class MemoryIndexer {
   }
 
   async status(): Promise<MemoryIndexerStatus> {
-    const info = await this.opened?.catch(() => undefined);
-    const { store, checkpoints } = this.options;
+    // The position is kept per model: the model is loaded to tell it (when it cannot be, the position kept under the plain name).
+    const info = await this.open().catch(() => undefined);
+    const { store } = this.options;
+    const checkpoints = info ? this.checkpoints : this.options.checkpoints;
     const lastPosition = store ? await store.lastPosition() : this.highestSeen;
     const checkpoint = checkpoints ? await checkpoints.load(this.name) : this.highestSeen;
     const lag = store && checkpoints ? await countEventsAfter(store, checkpoint) : Math.max(0, lastPosition - checkpoint);

@@ -215,18 +215,19 @@ describe('two-stage memory indexing (SQLite index on a file, a stand-in model)',
             else if (step.kind === 'keywords') await indexer.catchUp({ vectors: false });
             else if (step.kind === 'vectors') await indexer.embedPending(step.limit);
             else {
+              // (Kept per model: ModelCheckpoints.)
+              const key = `memory-indexer@${(await indexer.open()).id}`;
               await indexer.stop();
               await fileIndex.close();
               // A checkpoint store never moves back: a crash that lost the last saves is a store holding an earlier position.
-              const at = await checkpoints.load('memory-indexer');
+              const at = await checkpoints.load(key);
               checkpoints = new InMemoryCheckpointStore();
-              await checkpoints.save('memory-indexer', Math.max(0, at - step.rewind));
+              await checkpoints.save(key, Math.max(0, at - step.rewind));
               fileIndex = new SqliteVectorIndex({ filename });
               indexer = make();
             }
             // Whatever stage 1 has passed is searchable by keywords, with or without a vector.
-            await indexer.open();
-            const position = await checkpoints.load('memory-indexer');
+            const position = await checkpoints.load(`memory-indexer@${(await indexer.open()).id}`);
             const events = await f.store.readAll({ after: 0, limit: 10_000 });
             const passed = events.filter((e) => e.type === 'UserMessageReceived' && e.globalPosition <= position).length;
             expect(await fileIndex.count()).toBeGreaterThanOrEqual(passed);

@@ -1,6 +1,5 @@
-import type { EmbeddingModel, EmbeddingModelInfo } from './embedding-model';
+import type { EmbeddingModel, EmbeddingModelInfo, EmbedOptions } from './embedding-model';
 import type { MemoryItem } from './memory-item';
-import { indexedText } from './turn-context';
 import type { VectorIndex } from './vector-index';
 
 /**
@@ -59,7 +58,7 @@ export class LocalItemWriter implements MemoryItemWriter {
   async write(items: readonly MemoryItem[]): Promise<void> {
     if (items.length === 0) return;
     await this.open();
-    const vectors = await this.parts.model.embed(items.map(indexedText), { languageOf: items.map((item) => item.text) });
+    const vectors = await this.parts.model.embed(...embedArguments(items));
     await this.parts.index.upsert(items.map((item, i) => ({ item, vector: vectors[i]! })));
   }
 
@@ -69,11 +68,16 @@ export class LocalItemWriter implements MemoryItemWriter {
     if (!index.pendingItems || !index.attachVectors) throw new Error('This memory index is written in one stage: it keeps no items awaiting vectors.');
     const items = await index.pendingItems(limit);
     if (items.length === 0) return 0;
-    const vectors = await model.embed(items.map(indexedText), { languageOf: items.map((item) => item.text) });
+    const vectors = await model.embed(...embedArguments(items));
     await index.attachVectors(items.map((item, i) => ({ item, vector: vectors[i]! })));
     return items.length;
   }
 
   /** The model and index belong to whoever passed them in: closing the writer leaves them open. */
   async close(): Promise<void> {}
+}
+
+/** An item is embedded with its previous turn (how, is the model's: see EmbedOptions.contexts) and routed by its own words. */
+function embedArguments(items: readonly MemoryItem[]): [string[], EmbedOptions] {
+  return [items.map((item) => item.text), { contexts: items.map((item) => item.context) }];
 }

@@ -78,6 +78,11 @@ export function indexedText(item: Pick<MemoryItem, 'text' | 'context'>): string 
   return item.context ? `${item.context}\n${item.text}` : item.text;
 }
 
+/** Each text after its previous turn, as one text (a model that embeds a turn with its context as a window). */
+export function asWindows(texts: readonly string[], contexts: readonly (string | undefined)[] | undefined): string[] {
+  return texts.map((text, i) => indexedText({ text, context: contexts?.[i] }));
+}
+
 /** The item as stored: its context was only searched by, and is not kept. */
 export function withoutContext({ context: _context, ...item }: MemoryItem): Omit<MemoryItem, 'context'> {
   return item;

@@ -138,7 +138,7 @@ describe.each(E2E_STORES)('long-term memory over HTTP on the %s store', (storeNa
     expect(set.body).toEqual({ sessionId: id, policy: 'none', removedItems: 1 });
     await say(id, 'user', 'My second passport number is Y7654321');
     const status = await indexed(id);
-    expect(status).toMatchObject({ enabled: true, index: 'sqlite', model: 'all-minilm-l6-v2-q', dimensions: 384 });
+    expect(status).toMatchObject({ enabled: true, index: 'sqlite', model: 'e5-small-v2-q', dimensions: 384 });
     expect((await http('POST', `/v1/sessions/${id}/recall`, { query: 'passport number' })).body.hits).toEqual([]);
     const metrics = await http('GET', '/metrics');
     expect(String(metrics.body)).toMatch(/rewind_subscriber_lag_events\{subscriber="memory-indexer"\} \d+/);

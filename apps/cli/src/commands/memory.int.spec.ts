@@ -40,7 +40,7 @@ describe('rewind memory status | rebuild [--verify]', () => {
     await writeTrip();
     const before = await rewind('memory', 'status');
     expect(before.code).toBe(0);
-    expect(JSON.parse(before.stdout)).toMatchObject({ index: 'sqlite', model: 'all-minilm-l6-v2-q', dimensions: 384, checkpoint: 0, lag: 4, items: 0 });
+    expect(JSON.parse(before.stdout)).toMatchObject({ index: 'sqlite', model: 'e5-small-v2-q', dimensions: 384, checkpoint: 0, lag: 4, items: 0 });
 
     const rebuilt = await rewind('memory', 'rebuild');
     expect(rebuilt.code).toBe(0);
@@ -49,7 +49,9 @@ describe('rewind memory status | rebuild [--verify]', () => {
     expect(JSON.parse((await rewind('memory', 'status')).stdout)).toMatchObject({ checkpoint: 4, lag: 0, items: 2 });
     // The progress is in the rebuilt file itself, not in the shared table of rewind.db.
     const indexFile = new Database(join(dataDir, 'rewind.memory.db'), { readonly: true });
-    expect(indexFile.prepare("SELECT position FROM memory_checkpoints WHERE name = 'memory-indexer'").get()).toEqual({ position: 4 });
+    expect(indexFile.prepare("SELECT name, position FROM memory_checkpoints WHERE name LIKE 'memory-indexer@%'").all()).toEqual([
+      { name: 'memory-indexer@e5-small-v2-q+bge-small-zh-v15-q', position: 4 },
+    ]);
     indexFile.close();
     const shared = new SqliteCheckpointStore(join(dataDir, 'rewind.db'));
     expect(await shared.load('memory-indexer')).toBe(0);
@@ -79,9 +81,9 @@ describe('rewind memory status | rebuild [--verify]', () => {
     expect(rebuilt.stderr).toMatch(/Indexed/);
     expect(rebuilt.code).toBe(0);
     const live = new SqliteVectorIndex({ filename: join(dataDir, 'rewind.memory.db') });
-    await live.open({ id: 'all-minilm-l6-v2-q', dimensions: 384 });
+    await live.open({ id: 'e5-small-v2-q', dimensions: 384 });
     const [first] = await live.listItems();
-    live.db.prepare('DELETE FROM memory_all_minilm_l6_v2_q_384_items WHERE id = ?').run(first!.id);
+    live.db.prepare('DELETE FROM memory_e5_small_v2_q_384_items WHERE id = ?').run(first!.id);
     await live.close();
     const verified = await rewind('memory', 'rebuild', '--verify');
     expect(verified.code).toBe(1);

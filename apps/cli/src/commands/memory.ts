@@ -132,7 +132,9 @@ const rebuild: CommandSpec = {
           const extra = live.filter((i) => !rebuiltKeys.has(key(i)));
           // Items of events after the live checkpoint are not indexed yet: not a mismatch.
           const liveProgress = new IndexFileCheckpoints(config.sqliteFile, backend.checkpoints);
-          const liveCheckpoint = await liveProgress.peek(CHECKPOINT);
+          // Kept per model (ModelCheckpoints); an index file from before that keeps the plain name.
+          const liveModel = await runtime.indexer.open();
+          const liveCheckpoint = Math.max(await liveProgress.peek(`${CHECKPOINT}@${liveModel.id}`), await liveProgress.peek(CHECKPOINT));
           await liveProgress.close();
           const pending = missing.filter((i) => i.globalPosition > liveCheckpoint);
           const result = {

@@ -53,15 +53,16 @@ export class LanguageRoutedEmbeddingModel implements EmbeddingModel {
   async embed(texts: readonly string[], options: EmbedOptions = {}): Promise<Float32Array[]> {
     const vectors = texts.map(() => new Float32Array(this.dimensions));
     const bySpace = new Map<(typeof this.spaces)[number], number[]>();
-    const { languageOf, ...modelOptions } = options;
+    const { languageOf, contexts, ...modelOptions } = options;
     texts.forEach((text, i) => {
       const space = this.spaces.find((s) => s.id === this.spaceOf(languageOf?.[i] ?? text).id)!;
       bySpace.set(space, [...(bySpace.get(space) ?? []), i]);
     });
     for (const [space, indices] of bySpace) {
+      // A text's previous turn is embedded in the text's own space, whatever its language.
       const embedded = await space.model.embed(
         indices.map((i) => texts[i]!),
-        modelOptions,
+        contexts ? { ...modelOptions, contexts: indices.map((i) => contexts[i]) } : modelOptions,
       );
       embedded.forEach((vector, j) => {
         if (vector.length !== space.dimensions)

@@ -46,6 +46,64 @@ describe('the local ONNX embedding model (all-MiniLM-L6-v2, quantized, from Mave
   });
 });
 
+describe('a turn and its previous turn (the default English model, e5-small-v2, quantized)', () => {
+  const e5 = new OnnxEmbeddingModel({ model: 'e5-small-v2-q' });
+  const minilm = new OnnxEmbeddingModel({ model: 'all-minilm-l6-v2-q' });
+  const previous = '[1 May 2023] Caroline: Where did you end up going on the weekend?';
+  const turn = '[1 May 2023] Melanie: We went camping by the lake with the kids.';
+
+  afterAll(async () => {
+    await e5.close();
+    await minilm.close();
+  });
+
+  it("e5 embeds the turn alone and adds the previous turn's own vector at its catalogued weight", async () => {
+    const weight = LOCAL_MODELS['e5-small-v2-q']!.contextWeight!;
+    expect(weight).toBeGreaterThan(0);
+    const [own, context] = await e5.embed([turn, previous]);
+    const [composed] = await e5.embed([turn], { contexts: [previous] });
+    const expected = own!.map((x, d) => x + weight * context![d]!);
+    expect(cosine(composed!, expected)).toBeGreaterThan(0.999);
+    expect(Math.hypot(...composed!)).toBeCloseTo(1, 4);
+    // Not the window, nor the turn alone.
+    const [window] = await e5.embed([`${previous}\n${turn}`]);
+    expect(cosine(composed!, window!)).toBeLessThan(0.995);
+    expect(cosine(composed!, own!)).toBeLessThan(0.995);
+  });
+
+  it('composes a batch whose turns are each other’s previous turns, and a previous turn embedded in an earlier call', async () => {
+    const next = '[1 May 2023] Caroline: That sounds lovely, did they enjoy it?';
+    const batch = await e5.embed([turn, next], { contexts: [previous, turn] });
+    const [ownTurn, ownNext, ownPrevious] = await e5.embed([turn, next, previous]);
+    // Batches differ (dynamic int8 quantization scales per batch): near, not bit-identical.
+    const weight = LOCAL_MODELS['e5-small-v2-q']!.contextWeight!;
+    expect(
+      cosine(
+        batch[0]!,
+        ownTurn!.map((x, d) => x + weight * ownPrevious![d]!),
+      ),
+    ).toBeGreaterThan(0.99);
+    expect(
+      cosine(
+        batch[1]!,
+        ownNext!.map((x, d) => x + weight * ownTurn![d]!),
+      ),
+    ).toBeGreaterThan(0.99);
+    const [later] = await e5.embed([next], { contexts: [turn] }); // the previous turn's vector from the earlier call
+    expect(cosine(later!, batch[1]!)).toBeGreaterThan(0.999);
+  });
+
+  it('a model without a context weight (MiniLM) embeds the turn after its previous turn as one window; a question never composes', async () => {
+    expect(LOCAL_MODELS['all-minilm-l6-v2-q']!.contextWeight).toBeUndefined();
+    const [windowed] = await minilm.embed([turn], { contexts: [previous] });
+    const [window] = await minilm.embed([`${previous}\n${turn}`]);
+    expect(cosine(windowed!, window!)).toBeGreaterThan(0.999);
+    const [asked] = await e5.embed(['Where did Melanie go camping?'], { kind: 'query' });
+    const [askedWithContext] = await e5.embed(['Where did Melanie go camping?'], { kind: 'query', contexts: [undefined] });
+    expect(cosine(asked!, askedWithContext!)).toBeGreaterThan(0.999);
+  });
+});
+
 describe('fetching a model', () => {
   let server: Server;
   let base: string;

@@ -1,13 +1,17 @@
 import { modelFileSettings } from '@rewind/config';
-import type { EmbeddingModel, EmbeddingModelInfo, EmbedOptions } from '../embedding-model';
+import { LRUCache } from 'lru-cache';
+import { normalize, type EmbeddingModel, type EmbeddingModelInfo, type EmbedOptions } from '../embedding-model';
+import { asWindows } from '../turn-context';
 import { DEFAULT_LOCAL_MODEL, localModelSpec, type LocalModelSpec } from './model-catalogue';
 import { ensureModelFiles, ModelUnavailableError, type ModelFilesOptions } from './model-files';
 
 export interface OnnxEmbeddingModelOptions extends ModelFilesOptions {
-  /** A key of LOCAL_MODELS (default REWIND_EMBEDDING_MODEL, else all-minilm-l6-v2-q). */
+  /** A key of LOCAL_MODELS (default REWIND_EMBEDDING_MODEL, else DEFAULT_LOCAL_MODEL). */
   model?: string;
   /** Texts per inference call (default 32). */
   batchSize?: number;
+  /** Overrides the catalogue's contextWeight (a sweep of it: the LoCoMo bench's --context-weight); null embeds windows. */
+  contextWeight?: number | null;
   /** onnxruntime's intra-op threads (default: its own choice, one per core); 1 keeps a background indexer to one core. */
   intraOpThreads?: number;
 }
@@ -21,6 +25,8 @@ type FeatureExtractor = (texts: string[], options: { pooling: 'mean' | 'cls'; no
  */
 export class OnnxEmbeddingModel implements EmbeddingModel {
   readonly spec: LocalModelSpec;
+  /** Vectors of the turns embedded last, by text: the next turns' previous turns. */
+  private readonly recentTurns = new LRUCache<string, Float32Array>({ max: 1024 });
   private loading: Promise<{ extractor: FeatureExtractor; dispose: () => Promise<void>; info: EmbeddingModelInfo }> | undefined;
 
   constructor(private readonly options: OnnxEmbeddingModelOptions = {}) {
@@ -73,8 +79,37 @@ export class OnnxEmbeddingModel implements EmbeddingModel {
   }
 
   async embed(texts: readonly string[], options: EmbedOptions = {}): Promise<Float32Array[]> {
+    const { contexts, kind } = options;
+    const weight = this.options.contextWeight === undefined ? this.spec.contextWeight : (this.options.contextWeight ?? undefined);
+    if (weight === undefined || kind === 'query' || !contexts?.some((context) => context !== undefined))
+      return this.embedTexts(asWindows(texts, contexts), kind);
+    // Each turn alone, then its previous turn's own vector added: the previous turn is mostly a text
+    // of this batch, or of one just before (recentTurns), so a turn costs about one short embedding.
+    const vectorOf = new Map<string, Float32Array>();
+    const wanted = new Set<string>();
+    for (const text of [...texts, ...contexts]) {
+      if (text === undefined || vectorOf.has(text)) continue;
+      const recent = this.recentTurns.get(text);
+      if (recent) vectorOf.set(text, recent);
+      else wanted.add(text);
+    }
+    const fresh = [...wanted];
+    (await this.embedTexts(fresh, kind)).forEach((vector, i) => {
+      vectorOf.set(fresh[i]!, vector);
+      this.recentTurns.set(fresh[i]!, vector);
+    });
+    return texts.map((text, i) => {
+      const own = vectorOf.get(text)!;
+      const context = contexts[i];
+      if (context === undefined) return own;
+      const previous = vectorOf.get(context)!;
+      return normalize(own.map((x, d) => x + weight * previous[d]!));
+    });
+  }
+
+  private async embedTexts(texts: readonly string[], kind: EmbedOptions['kind']): Promise<Float32Array[]> {
     const { extractor, info } = await this.load();
-    const prefix = (options.kind === 'query' ? this.spec.queryPrefix : this.spec.passagePrefix) ?? '';
+    const prefix = (kind === 'query' ? this.spec.queryPrefix : this.spec.passagePrefix) ?? '';
     const batchSize = this.options.batchSize ?? 32;
     // Texts of similar length share a batch: a batch is padded to its longest text.
     const order = texts.map((_, i) => i).sort((a, b) => texts[a]!.length - texts[b]!.length);

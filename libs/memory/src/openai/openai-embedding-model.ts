@@ -1,5 +1,6 @@
-import type { EmbeddingModel, EmbeddingModelInfo } from '../embedding-model';
+import type { EmbeddingModel, EmbeddingModelInfo, EmbedOptions } from '../embedding-model';
 import { normalize } from '../embedding-model';
+import { asWindows } from '../turn-context';
 
 export interface OpenAiEmbeddingOptions {
   /** Base URL of an OpenAI-compatible API, e.g. https://api.openai.com/v1 (REWIND_EMBEDDING_URL). */
@@ -27,7 +28,9 @@ export class OpenAiEmbeddingModel implements EmbeddingModel {
     return this.infoPromise;
   }
 
-  async embed(texts: readonly string[]): Promise<Float32Array[]> {
+  async embed(given: readonly string[], options: EmbedOptions = {}): Promise<Float32Array[]> {
+    // A hosted model's answer to a turn alone plus its previous turn's vector is unmeasured: it gets the window.
+    const texts = asWindows(given, options.contexts);
     const batchSize = this.options.batchSize ?? 128;
     const vectors: Float32Array[] = [];
     for (let start = 0; start < texts.length; start += batchSize) vectors.push(...(await this.request(texts.slice(start, start + batchSize))));

@@ -21,12 +21,13 @@ export function routesByLanguage(config: Pick<MemoryConfig, 'embeddingModel' | '
 }
 
 /**
- * Recall's fusion for the configured model: a local model catalogued with its own dense weight (e5)
- * gets it; the default models and hosted ones keep DEFAULT_FUSION (nothing returned).
+ * Recall's fusion for the configured model: a local model catalogued with its own dense weight (e5,
+ * also as the default English model of language routing) gets it; others and hosted ones keep
+ * DEFAULT_FUSION (nothing returned).
  */
 export function modelFusion(config: Partial<Pick<MemoryConfig, 'embeddingModel' | 'embeddingUrl'>>): { fusion?: FusionOptions } {
-  if (config.embeddingUrl || !config.embeddingModel) return {};
-  const denseWeight = LOCAL_MODELS[config.embeddingModel]?.denseWeight;
+  if (config.embeddingUrl) return {};
+  const denseWeight = LOCAL_MODELS[config.embeddingModel ?? DEFAULT_LOCAL_MODEL]?.denseWeight;
   return denseWeight === undefined ? {} : { fusion: { method: 'convex', denseWeight } };
 }
 

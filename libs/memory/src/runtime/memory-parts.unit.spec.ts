@@ -29,9 +29,9 @@ describe('language routing from configuration', () => {
 });
 
 describe('recall fusion from configuration', () => {
-  it('gives e5 its own dense weight, and leaves the defaults, MiniLM and hosted models on the default fusion', () => {
-    expect(modelFusion({ embeddingModel: 'e5-small-v2-q' })).toEqual({ fusion: { method: 'convex', denseWeight: 0.5 } });
-    expect(modelFusion({})).toEqual({});
+  it('gives e5 its own dense weight (named, or as the default English model), and leaves MiniLM and hosted models on the default fusion', () => {
+    expect(modelFusion({ embeddingModel: 'e5-small-v2-q' })).toEqual({ fusion: { method: 'convex', denseWeight: 0.6 } });
+    expect(modelFusion({})).toEqual({ fusion: { method: 'convex', denseWeight: 0.6 } });
     expect(modelFusion({ embeddingModel: 'all-minilm-l6-v2-q' })).toEqual({});
     expect(modelFusion({ embeddingUrl: 'https://api.example/v1', embeddingModel: 'e5-small-v2-q' })).toEqual({});
   });

@@ -12,7 +12,6 @@ import { createTestDatabase, type TestDatabase } from '../../../../test/support/
 import { EngineSessionPaths } from '../engine-session-paths';
 import type { MemoryIndexerStatus } from '../memory-indexer';
 import { DEFAULT_LOCAL_MODEL, defaultModelCacheDir } from '../onnx';
-import { IndexFileCheckpoints } from '../sqlite-vec';
 import { memoryConfigFromEnv } from './memory-config';
 import { MemoryRuntime } from './memory-runtime';
 
@@ -66,13 +65,17 @@ describe.each(['sqlite', 'postgres'] as const)('memory indexer in a worker threa
     return r;
   };
 
-  /** The checkpoint kept in the index file (a local index's own; the shared store is left alone). */
+  /** The checkpoint kept in the index file (a local index's own, per model; the shared store is left alone). */
   const indexCheckpoint = async () => {
-    const checkpoints = new IndexFileCheckpoints(join(dir, 'rewind.memory.db'));
+    const file = new Database(join(dir, 'rewind.memory.db'), { readonly: true });
     try {
-      return await checkpoints.load('memory-indexer');
+      const rows = file
+        .prepare<[], { name: string; position: number }>("SELECT name, position FROM memory_checkpoints WHERE name LIKE 'memory-indexer@%'")
+        .all();
+      expect(rows.map((row) => row.name)).toEqual(['memory-indexer@e5-small-v2-q+bge-small-zh-v15-q']);
+      return rows[0]!.position;
     } finally {
-      await checkpoints.close();
+      file.close();
     }
   };
 
@@ -105,7 +108,7 @@ describe.each(['sqlite', 'postgres'] as const)('memory indexer in a worker threa
 
     first.indexer.start();
     const indexed = await until(first, (s) => s.lag === 0 && s.items === 2 && s.pendingVectors === 0, 'indexing the first turns');
-    expect(indexed).toMatchObject({ state: 'running', model: 'all-minilm-l6-v2-q', dimensions: 384, indexedItems: 2, lastError: null });
+    expect(indexed).toMatchObject({ state: 'running', model: 'e5-small-v2-q', dimensions: 384, indexedItems: 2, lastError: null });
     expect(indexed.skippedEvents).toBeGreaterThan(0); // "hi" and SessionStarted
     // The writer thread runs at the lowest priority (Linux: nice 19 per thread); this process's other threads do not.
     const nice = readdirSync('/proc/self/task').map((tid) => Number(readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ')[16]));

@@ -358,9 +358,11 @@ export async function lagAndAppend(dir: string, model: OnnxEmbeddingModel, secon
     const turns = seconds * 50;
     const begin = performance.now();
     let watching = true;
+    // The indexer keeps its position per embedding model (ModelCheckpoints).
+    const checkpointName = indexing ? `memory-indexer@${(await indexer.open()).id}` : 'memory-indexer';
     const watcher = (async () => {
       while (watching || pending.length > 0 || unembedded.length > 0) {
-        const checkpoint = await checkpoints.load('memory-indexer');
+        const checkpoint = await checkpoints.load(checkpointName);
         // Two stages: every item before the oldest one awaiting a vector has its vector.
         const oldest = indexing ? (await index.pendingVectors?.())?.oldestPosition : null;
         const embeddedThrough = oldest == null ? checkpoint : Math.min(checkpoint, oldest - 1);
