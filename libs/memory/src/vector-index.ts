@@ -1,6 +1,17 @@
 import type { EmbeddingModelInfo } from './embedding-model';
 import type { MemoryItem } from './memory-item';
 
+/**
+ * The index could not be opened (its file locked past every retry, its server down): recall is
+ * unavailable until it can be, and the next recall tries again. Writes to sessions are not affected.
+ */
+export class IndexUnavailableError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'IndexUnavailableError';
+  }
+}
+
 /** Which items a search may return: always one tenant; optionally one session. */
 export interface MemoryScope {
   tenantId: string;

@@ -1,3 +1,4 @@
+import { IndexUnavailableError } from '@rewind/memory';
 import { ModelUnavailableError } from '@rewind/memory/onnx';
 import type { MemoryRuntime } from '@rewind/memory/runtime';
 import { ApiError } from '../common/api-error';
@@ -17,8 +18,8 @@ export function requireMemory(runtime: MemoryRuntime | null): MemoryRuntime {
   return runtime;
 }
 
-/** A model that cannot be fetched or a vector service that is down is the server's problem, said plainly. */
+/** A model that cannot be fetched or an index that cannot be opened is the server's problem, said plainly. */
 export function memoryUnavailable(error: unknown): never {
-  if (error instanceof ModelUnavailableError) throw new ApiError(503, 'memory_unavailable', error.message);
+  if (error instanceof ModelUnavailableError || error instanceof IndexUnavailableError) throw new ApiError(503, 'memory_unavailable', error.message);
   throw error;
 }

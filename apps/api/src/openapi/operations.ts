@@ -35,7 +35,7 @@ export const ERROR_STATUSES: Record<number, string> = {
   415: 'The body is not JSON (unsupported_media_type).',
   429: 'The key made more requests than its rate allows (rate_limited): retry after Retry-After seconds.',
   428: 'An irreversible effect needs confirmed: true, or acknowledgeIrreversible: true to roll back past it (confirmation_required).',
-  503: 'The store (store_unavailable) or the memory model (memory_unavailable) cannot be reached: nothing was acknowledged. Retry after Retry-After seconds with the same Idempotency-Key.',
+  503: 'The store (store_unavailable) or long-term memory (memory_unavailable: its model or its index) cannot be reached: nothing was acknowledged. Retry after Retry-After seconds with the same Idempotency-Key.',
 };
 
 const READ = [400, 401, 503];

@@ -2894,7 +2894,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
-        /** @description The store (store_unavailable) or the memory model (memory_unavailable) cannot be reached: nothing was acknowledged. Retry after Retry-After seconds with the same Idempotency-Key. */
+        /** @description The store (store_unavailable) or long-term memory (memory_unavailable: its model or its index) cannot be reached: nothing was acknowledged. Retry after Retry-After seconds with the same Idempotency-Key. */
         Error503: {
             headers: {
                 "Retry-After": components["headers"]["Retry-After"];

@@ -12,7 +12,7 @@ import type { QueryRewriter } from '../query-rewriter';
 import { MemoryRecall } from '../recall';
 import type { SessionPaths } from '../session-paths';
 import { IndexFileCheckpoints, SqlitePolicyStore, type IndexerCheckpoints } from '../sqlite-vec';
-import type { VectorIndex } from '../vector-index';
+import { IndexUnavailableError, type VectorIndex } from '../vector-index';
 import type { MemoryConfig } from './memory-config';
 import { embeddingModelFor, modelFusion, vectorIndexFor } from './memory-parts';
 import { ThreadEmbeddingModel, ThreadItemWriter, ThreadKeywordAdmitter } from './memory-thread-pool';
@@ -127,7 +127,12 @@ export class MemoryRuntime {
         await ensureModelFiles(spec, { ...(config.modelDir ? { cacheDir: config.modelDir } : {}), ...(logger ? { logger } : {}) });
       }
       const info = await this.model.info();
-      await this.index.open(info);
+      await this.index.open(info).catch((error: Error) => {
+        throw new IndexUnavailableError(
+          `The memory index (${config.index === 'qdrant' ? `Qdrant at ${config.qdrantUrl}` : config.sqliteFile}) could not be opened: ${error.message}. Recall is unavailable until it can be; the next recall tries again.`,
+          { cause: error },
+        );
+      });
       return info;
     })();
     this.opened.catch(() => (this.opened = undefined));

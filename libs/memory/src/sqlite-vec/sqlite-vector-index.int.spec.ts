@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { axisVector, memoryItem, vectorIndexContract } from '../testing';
 import { SqliteVectorIndex } from './sqlite-vector-index';
 import { SqlitePolicyStore } from './sqlite-policy-store';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -31,6 +32,36 @@ describe('SqliteVectorIndex on a file', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it("opening waits out another process holding the file's write lock past the busy timeout (5 s), and sets up every table at once", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'rewind-memory-'));
+    const filename = join(dir, 'memory.db');
+    // Another process (an indexing batch, a rebuild) holds the write lock for 6 s.
+    const holder = spawn(
+      process.execPath,
+      [
+        '-e',
+        `const db = new (require('better-sqlite3'))(${JSON.stringify(filename)}); db.pragma('journal_mode = WAL');
+              db.exec('BEGIN IMMEDIATE'); console.log('locked'); Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 6000);
+              db.exec('COMMIT'); db.close();`,
+      ],
+      { cwd: __dirname, stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    try {
+      await new Promise<void>((resolve, reject) => {
+        holder.stdout!.on('data', (data: Buffer) => data.toString().includes('locked') && resolve());
+        holder.on('exit', (code) => reject(new Error(`the lock holder exited (${code}) before locking`)));
+      });
+      const index = new SqliteVectorIndex({ filename });
+      await index.open({ id: 'model-a', dimensions: 8 });
+      await index.upsert([{ item: memoryItem({ id: 'a:0', text: 'hotel in Lisbon' }), vector: axisVector(8, 1) }]);
+      expect((await index.searchText('Lisbon', { tenantId: 't1' }, 1))[0]!.item.id).toBe('a:0');
+      await index.close();
+    } finally {
+      holder.kill();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 30_000);
 
   it('keyword search stems words ("painted" finds "paintings"), and weighs a turn\'s own words above its previous turn\'s', async () => {
     const index = new SqliteVectorIndex({ filename: ':memory:' });

@@ -1,4 +1,5 @@
 import { openSqliteFile } from '@rewind/event-store/sqlite';
+import { ExponentialBackoff, handleWhen, noJitterGenerator, retry } from 'cockatiel';
 import type Database from 'better-sqlite3';
 import { LRUCache } from 'lru-cache';
 import * as sqliteVec from 'sqlite-vec';
@@ -28,6 +29,15 @@ export interface SqliteVectorIndexOptions {
 
 /** Candidates re-ranked beyond the wanted hits, at most (each costs a row read of ~1.5 KB). */
 const MAX_CANDIDATES = 256;
+
+/**
+ * Another connection held the file's write lock past the busy timeout (5 s; a long indexing
+ * batch, a rebuild): try the setup again, 6 times more at most (about a minute in all).
+ */
+const SETUP_RETRY = retry(
+  handleWhen((error) => /^SQLITE_(BUSY|LOCKED)/.test(String((error as { code?: unknown }).code))),
+  { maxAttempts: 6, backoff: new ExponentialBackoff({ generator: noJitterGenerator, initialDelay: 100, maxDelay: 2_000 }) },
+);
 
 /**
  * The embedded vector index, one SQLite file: full vectors and 1-bit codes (sign bits, made by
@@ -89,6 +99,17 @@ export class SqliteVectorIndex implements VectorIndex {
     this.prefix = `memory_${slug}_${model.dimensions}`;
     this.dimensions = model.dimensions;
     const p = this.prefix;
+    // One IMMEDIATE transaction, retried while another connection holds the write lock: the API's
+    // event loop and its memory threads open the same file at once, and a CREATE VIRTUAL TABLE run
+    // in autocommit reads the schema before it takes the lock — if another connection commits in
+    // between, FTS5's constructor fails ("vtable constructor failed") instead of waiting.
+    await SETUP_RETRY.execute(() => this.db.transaction(() => this.setUp(p)).immediate());
+    this.statements = this.prepare();
+    this.codes = new BinaryCodeCache(this.db, p, Math.ceil(model.dimensions / 8));
+  }
+
+  /** Creates what is missing of this model's tables, converts an old format, sets FTS5's ranking. */
+  private setUp(p: string): void {
     this.db.exec(`
       CREATE TABLE IF NOT EXISTS ${p}_items (
         rowid INTEGER PRIMARY KEY,
@@ -148,8 +169,6 @@ export class SqliteVectorIndex implements VectorIndex {
       .run(this.contextColumn ? `bm25(1.0, 0.0, ${CONTEXT_WEIGHT})` : 'bm25(1.0, 0.0)');
     // A deleted row's words leave the full-text index at once (not at some later merge).
     this.db.prepare(`INSERT INTO ${p}_fts (${p}_fts, rank) VALUES ('secure-delete', 1)`).run();
-    this.statements = this.prepare();
-    this.codes = new BinaryCodeCache(this.db, p, Math.ceil(model.dimensions / 8));
   }
 
   /**
@@ -158,15 +177,9 @@ export class SqliteVectorIndex implements VectorIndex {
    */
   private convertFormat1(p: string): void {
     if (!this.tableExists(`${p}_vec`)) return;
-    // IMMEDIATE, and checked again inside: the API's thread and its event loop open the file at once.
-    this.db
-      .transaction(() => {
-        if (!this.tableExists(`${p}_vec`)) return;
-        this.db.exec(`INSERT OR IGNORE INTO ${p}_codes (tenant_id, item_rowid, session_id, code)
-                      SELECT tenant_id, rowid, session_id, vec_quantize_binary(vector) FROM ${p}_items`);
-        this.db.exec(`DROP TABLE ${p}_vec; DROP TABLE IF EXISTS ${p}_session_vectors`);
-      })
-      .immediate();
+    this.db.exec(`INSERT OR IGNORE INTO ${p}_codes (tenant_id, item_rowid, session_id, code)
+                  SELECT tenant_id, rowid, session_id, vec_quantize_binary(vector) FROM ${p}_items`);
+    this.db.exec(`DROP TABLE ${p}_vec; DROP TABLE IF EXISTS ${p}_session_vectors`);
   }
 
   private tableExists(name: string): boolean {
