@@ -104,6 +104,44 @@ describe('a turn and its previous turn (the default English model, e5-small-v2, 
   });
 });
 
+describe("pooling, against transformers.js's own feature-extraction pipeline", () => {
+  // Texts of different lengths in one batch: mean pooling must leave the padding out.
+  const texts = ['Book a hotel in Lisbon for three nights, near the river, with breakfast.', 'Thanks!', '我们周五去上海', 'The museum opens at nine.'];
+
+  it.each(['all-minilm-l6-v2-q', 'e5-small-v2-q', 'bge-small-zh-v15-q'])(
+    "%s: each text's vector is the pipeline's (pooling and normalisation as the model card says), to float precision",
+    async (id) => {
+      const spec = LOCAL_MODELS[id]!;
+      const model = new OnnxEmbeddingModel({ model: id });
+      try {
+        const ours = await model.embed(texts);
+        const { cacheDir } = await ensureModelFiles(spec);
+        const transformers = await import('@huggingface/transformers');
+        transformers.env.allowRemoteModels = false;
+        transformers.env.localModelPath = `${cacheDir}/`;
+        const pipe = await transformers.pipeline('feature-extraction', spec.id, { dtype: 'fp32', device: 'cpu' });
+        try {
+          const theirs = await pipe(
+            texts.map((text) => (spec.passagePrefix ?? '') + text),
+            { pooling: spec.pooling, normalize: true },
+          );
+          const dimensions = theirs.dims[1]!;
+          ours.forEach((vector, row) => {
+            expect(vector).toHaveLength(dimensions);
+            const expected = (theirs.data as Float32Array).slice(row * dimensions, (row + 1) * dimensions);
+            vector.forEach((x, d) => expect(Math.abs(x - expected[d]!)).toBeLessThan(1e-5));
+          });
+        } finally {
+          await pipe.dispose();
+        }
+      } finally {
+        await model.close();
+      }
+    },
+    120_000,
+  );
+});
+
 describe('fetching a model', () => {
   let server: Server;
   let base: string;

@@ -4,6 +4,7 @@ import { normalize, type EmbeddingModel, type EmbeddingModelInfo, type EmbedOpti
 import { asWindows } from '../turn-context';
 import { DEFAULT_LOCAL_MODEL, localModelSpec, type LocalModelSpec } from './model-catalogue';
 import { ensureModelFiles, ModelUnavailableError, type ModelFilesOptions } from './model-files';
+import { pooledVectors } from './pooling';
 
 export interface OnnxEmbeddingModelOptions extends ModelFilesOptions {
   /** A key of LOCAL_MODELS (default REWIND_EMBEDDING_MODEL, else DEFAULT_LOCAL_MODEL). */
@@ -16,7 +17,17 @@ export interface OnnxEmbeddingModelOptions extends ModelFilesOptions {
   intraOpThreads?: number;
 }
 
-type FeatureExtractor = (texts: string[], options: { pooling: 'mean' | 'cls'; normalize: boolean }) => Promise<{ data: Float32Array; dims: number[] }>;
+interface Tensor {
+  data: Float32Array | BigInt64Array;
+  dims: number[];
+}
+
+/** The parts of transformers.js's feature-extraction pipeline used: its tokenizer and its model, pooled here (see pooledVectors). */
+interface FeatureExtractor {
+  tokenizer(texts: string[], options: { padding: boolean; truncation: boolean }): { attention_mask: Tensor };
+  model(inputs: object): Promise<{ last_hidden_state: Tensor }>;
+  dispose(): Promise<void>;
+}
 
 /**
  * The default embeddings: a quantized ONNX model from Maven Central, run in-process by
@@ -27,7 +38,7 @@ export class OnnxEmbeddingModel implements EmbeddingModel {
   readonly spec: LocalModelSpec;
   /** Vectors of the turns embedded last, by text: the next turns' previous turns. */
   private readonly recentTurns = new LRUCache<string, Float32Array>({ max: 1024 });
-  private loading: Promise<{ extractor: FeatureExtractor; dispose: () => Promise<void>; info: EmbeddingModelInfo }> | undefined;
+  private loading: Promise<{ extractor: FeatureExtractor; info: EmbeddingModelInfo }> | undefined;
 
   constructor(private readonly options: OnnxEmbeddingModelOptions = {}) {
     this.spec = localModelSpec(options.model ?? modelFileSettings().embeddingModel ?? DEFAULT_LOCAL_MODEL);
@@ -62,13 +73,8 @@ export class OnnxEmbeddingModel implements EmbeddingModel {
         );
       }
       const extractor = pipe as FeatureExtractor;
-      const probe = await extractor(['dimension probe'], { pooling: this.spec.pooling, normalize: true });
-      const dimensions = probe.dims[probe.dims.length - 1]!;
-      return {
-        extractor,
-        dispose: () => (pipe as { dispose(): Promise<void> }).dispose(),
-        info: { id: this.spec.id, dimensions },
-      };
+      const [probe] = await this.run(extractor, ['dimension probe']);
+      return { extractor, info: { id: this.spec.id, dimensions: probe!.length } };
     })();
     this.loading.catch(() => (this.loading = undefined));
     return this.loading;
@@ -108,7 +114,7 @@ export class OnnxEmbeddingModel implements EmbeddingModel {
   }
 
   private async embedTexts(texts: readonly string[], kind: EmbedOptions['kind']): Promise<Float32Array[]> {
-    const { extractor, info } = await this.load();
+    const { extractor } = await this.load();
     const prefix = (kind === 'query' ? this.spec.queryPrefix : this.spec.passagePrefix) ?? '';
     const batchSize = this.options.batchSize ?? 32;
     // Texts of similar length share a batch: a batch is padded to its longest text.
@@ -116,18 +122,25 @@ export class OnnxEmbeddingModel implements EmbeddingModel {
     const vectors = new Array<Float32Array>(texts.length);
     for (let start = 0; start < order.length; start += batchSize) {
       const batch = order.slice(start, start + batchSize);
-      const output = await extractor(
+      const output = await this.run(
+        extractor,
         batch.map((i) => prefix + texts[i]!),
-        { pooling: this.spec.pooling, normalize: true },
       );
-      batch.forEach((textIndex, row) => (vectors[textIndex] = output.data.slice(row * info.dimensions, (row + 1) * info.dimensions)));
+      batch.forEach((textIndex, row) => (vectors[textIndex] = output[row]!));
     }
     return vectors;
+  }
+
+  /** One normalised vector per text, as the pipeline with this model's pooling would give. */
+  private async run(extractor: FeatureExtractor, texts: string[]): Promise<Float32Array[]> {
+    const inputs = extractor.tokenizer(texts, { padding: true, truncation: true });
+    const { last_hidden_state: hidden } = await extractor.model(inputs);
+    return pooledVectors(hidden.data as Float32Array, hidden.dims, inputs.attention_mask.data, this.spec.pooling);
   }
 
   async close(): Promise<void> {
     const loaded = await this.loading?.catch(() => undefined);
     this.loading = undefined;
-    await loaded?.dispose();
+    await loaded?.extractor.dispose();
   }
 }
