@@ -1,5 +1,4 @@
 import { openSqliteFile } from '@rewind/event-store/sqlite';
-import { ExponentialBackoff, handleWhen, noJitterGenerator, retry } from 'cockatiel';
 import type Database from 'better-sqlite3';
 import { LRUCache } from 'lru-cache';
 import * as sqliteVec from 'sqlite-vec';
@@ -10,7 +9,8 @@ import { withoutContext } from '../turn-context';
 import type { IndexedItem, MemoryScope, PendingVectors, ScoredItem, VectorIndex } from '../vector-index';
 import { BinaryCodeCache } from './binary-code-cache';
 import { shredIndexFile } from './shred-index-file';
-import { CONTEXT_WEIGHT, ftsQuery, MATCH_BUDGET, PLAN_FIGURES_TTL_MS, scopeWordOf, scopeWordsOf, TOKENIZER, tokenizerOf } from './fts-query';
+import { ftsQuery, MATCH_BUDGET, PLAN_FIGURES_TTL_MS, scopeWordOf, scopeWordsOf } from './fts-query';
+import { setUpIndexTables } from './index-tables';
 import { blobOf, dot, NO_VECTOR, storedVector, toItem, type ItemRow } from './item-rows';
 
 export interface SqliteVectorIndexOptions {
@@ -29,15 +29,6 @@ export interface SqliteVectorIndexOptions {
 
 /** Candidates re-ranked beyond the wanted hits, at most (each costs a row read of ~1.5 KB). */
 const MAX_CANDIDATES = 256;
-
-/**
- * Another connection held the file's write lock past the busy timeout (5 s; a long indexing
- * batch, a rebuild): try the setup again, 6 times more at most (about a minute in all).
- */
-const SETUP_RETRY = retry(
-  handleWhen((error) => /^SQLITE_(BUSY|LOCKED)/.test(String((error as { code?: unknown }).code))),
-  { maxAttempts: 6, backoff: new ExponentialBackoff({ generator: noJitterGenerator, initialDelay: 100, maxDelay: 2_000 }) },
-);
 
 /**
  * The embedded vector index, one SQLite file: full vectors and 1-bit codes (sign bits, made by
@@ -99,91 +90,9 @@ export class SqliteVectorIndex implements VectorIndex {
     this.prefix = `memory_${slug}_${model.dimensions}`;
     this.dimensions = model.dimensions;
     const p = this.prefix;
-    // One IMMEDIATE transaction, retried while another connection holds the write lock: the API's
-    // event loop and its memory threads open the same file at once, and a CREATE VIRTUAL TABLE run
-    // in autocommit reads the schema before it takes the lock — if another connection commits in
-    // between, FTS5's constructor fails ("vtable constructor failed") instead of waiting.
-    await SETUP_RETRY.execute(() => this.db.transaction(() => this.setUp(p)).immediate());
+    ({ contextColumn: this.contextColumn } = await setUpIndexTables(this.db, p));
     this.statements = this.prepare();
     this.codes = new BinaryCodeCache(this.db, p, Math.ceil(model.dimensions / 8));
-  }
-
-  /** Creates what is missing of this model's tables, converts an old format, sets FTS5's ranking. */
-  private setUp(p: string): void {
-    this.db.exec(`
-      CREATE TABLE IF NOT EXISTS ${p}_items (
-        rowid INTEGER PRIMARY KEY,
-        id TEXT NOT NULL UNIQUE,
-        tenant_id TEXT NOT NULL,
-        session_id TEXT NOT NULL,
-        event_id TEXT NOT NULL,
-        version INTEGER NOT NULL,
-        global_position INTEGER NOT NULL,
-        role TEXT NOT NULL,
-        occurred_at TEXT NOT NULL,
-        chunk INTEGER NOT NULL,
-        text TEXT NOT NULL,
-        memory_key TEXT,
-        vector BLOB NOT NULL
-      );
-      CREATE INDEX IF NOT EXISTS ${p}_items_scope ON ${p}_items (tenant_id, session_id);
-      CREATE VIRTUAL TABLE IF NOT EXISTS ${p}_fts USING fts5(tokens, scope, context, tokenize = '${TOKENIZER}');
-      CREATE VIRTUAL TABLE IF NOT EXISTS ${p}_fts_vocab USING fts5vocab(${p}_fts, 'row');
-      -- 1-bit codes clustered by tenant: a tenant's codes are one range, read once into memory.
-      CREATE TABLE IF NOT EXISTS ${p}_codes (
-        tenant_id TEXT NOT NULL,
-        item_rowid INTEGER NOT NULL,
-        session_id TEXT NOT NULL,
-        code BLOB NOT NULL,
-        PRIMARY KEY (tenant_id, item_rowid)
-      ) WITHOUT ROWID;
-      -- Covers a session's codes: loading them reads one range of the index.
-      CREATE INDEX IF NOT EXISTS ${p}_codes_session ON ${p}_codes (tenant_id, session_id, item_rowid, code);
-      -- Counts deleted items: a process holding codes in memory reads them again when it changes.
-      CREATE TABLE IF NOT EXISTS ${p}_deletions (n INTEGER NOT NULL);
-      INSERT INTO ${p}_deletions (n) SELECT 0 WHERE NOT EXISTS (SELECT 1 FROM ${p}_deletions);
-      CREATE TRIGGER IF NOT EXISTS ${p}_items_deleted AFTER DELETE ON ${p}_items BEGIN UPDATE ${p}_deletions SET n = n + 1; END;
-      -- Stage 2's backlog: items searchable by keywords awaiting their vectors, with the previous turn they are embedded with.
-      CREATE TABLE IF NOT EXISTS ${p}_pending (item_rowid INTEGER PRIMARY KEY, context TEXT);
-      CREATE TRIGGER IF NOT EXISTS ${p}_items_pending_gone AFTER DELETE ON ${p}_items BEGIN DELETE FROM ${p}_pending WHERE item_rowid = old.rowid; END;
-      -- The highest row id given a code: caches read new codes by row id, so a lower one given later must make them read all again.
-      -- Made when no item awaits a vector yet (pending items come with this table): every item's row has its code.
-      CREATE TABLE IF NOT EXISTS ${p}_codes_high (rowid_high INTEGER NOT NULL);
-      INSERT INTO ${p}_codes_high (rowid_high) SELECT coalesce((SELECT max(rowid) FROM ${p}_items), 0) WHERE NOT EXISTS (SELECT 1 FROM ${p}_codes_high);
-    `);
-    this.convertFormat1(p);
-    // The words of a question are reduced the way its index reduced its documents: a file made before
-    // stemming keeps its plain words (and works as before), until `rewind memory rebuild` makes it anew.
-    const ftsSql = this.db.prepare<[string], { sql: string }>(`SELECT sql FROM sqlite_master WHERE name = ?`).get(`${p}_fts`)!.sql;
-    const tokenizer = tokenizerOf(ftsSql);
-    // A file made before the context column searches a turn and its previous turn as one text.
-    this.contextColumn = /\bcontext\b/.test(ftsSql.replace(/tokenize\s*=\s*'[^']*'/i, ''));
-    this.db.exec(`
-      CREATE VIRTUAL TABLE IF NOT EXISTS temp.${p}_terms USING fts5(word, tokenize = '${tokenizer}');
-      CREATE VIRTUAL TABLE IF NOT EXISTS temp.${p}_terms_vocab USING fts5vocab('temp', '${p}_terms', 'instance');
-    `);
-    // The scope column only filters: it must not weigh in BM25 (it would favour short texts).
-    // The previous turn's words weigh CONTEXT_WEIGHT of the turn's own: the turn is the hit.
-    this.db
-      .prepare(`INSERT INTO ${p}_fts (${p}_fts, rank) VALUES ('rank', ?)`)
-      .run(this.contextColumn ? `bm25(1.0, 0.0, ${CONTEXT_WEIGHT})` : 'bm25(1.0, 0.0)');
-    // A deleted row's words leave the full-text index at once (not at some later merge).
-    this.db.prepare(`INSERT INTO ${p}_fts (${p}_fts, rank) VALUES ('secure-delete', 1)`).run();
-  }
-
-  /**
-   * A format-1 file kept its codes in a vec0 table and every vector again in a table clustered by
-   * session: make the codes from the stored vectors, then drop both.
-   */
-  private convertFormat1(p: string): void {
-    if (!this.tableExists(`${p}_vec`)) return;
-    this.db.exec(`INSERT OR IGNORE INTO ${p}_codes (tenant_id, item_rowid, session_id, code)
-                  SELECT tenant_id, rowid, session_id, vec_quantize_binary(vector) FROM ${p}_items`);
-    this.db.exec(`DROP TABLE ${p}_vec; DROP TABLE IF EXISTS ${p}_session_vectors`);
-  }
-
-  private tableExists(name: string): boolean {
-    return this.db.prepare(`SELECT 1 FROM sqlite_master WHERE name = ?`).get(name) !== undefined;
   }
 
   private prepare() {
