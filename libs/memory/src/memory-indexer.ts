@@ -7,7 +7,7 @@ import { LocalItemWriter, type MemoryIndexerPlacement, type MemoryItemAdmitter, 
 import { hadSpareCore, machineCpuTimes, type CpuTimes } from './machine-load';
 import { effectivePolicies, policyKeyOf, type MemoryPolicyStore } from './memory-policy';
 import { TurnContext } from './turn-context';
-import { ModelCheckpoints } from './model-checkpoints';
+import { modelCheckpointName, ModelCheckpoints } from './model-checkpoints';
 import type { MemoryScope, VectorIndex } from './vector-index';
 
 /** @deprecated The one Logger of @rewind/config. */
@@ -153,6 +153,11 @@ export class MemoryIndexer {
         const info = await this.open();
         return { id: info.id, holdsItems: () => this.holdsItems(info) };
       });
+  }
+
+  /** The name this indexer's position is kept under for its model (ModelCheckpoints); loads the model. */
+  async checkpointName(): Promise<string> {
+    return modelCheckpointName(this.name, (await this.open()).id);
   }
 
   /** Whether the index holds items of this model (with language routing: of its first, default-language model). */

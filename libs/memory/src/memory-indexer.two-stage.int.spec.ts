@@ -216,7 +216,7 @@ describe('two-stage memory indexing (SQLite index on a file, a stand-in model)',
             else if (step.kind === 'vectors') await indexer.embedPending(step.limit);
             else {
               // (Kept per model: ModelCheckpoints.)
-              const key = `memory-indexer@${(await indexer.open()).id}`;
+              const key = await indexer.checkpointName();
               await indexer.stop();
               await fileIndex.close();
               // A checkpoint store never moves back: a crash that lost the last saves is a store holding an earlier position.
@@ -227,7 +227,7 @@ describe('two-stage memory indexing (SQLite index on a file, a stand-in model)',
               indexer = make();
             }
             // Whatever stage 1 has passed is searchable by keywords, with or without a vector.
-            const position = await checkpoints.load(`memory-indexer@${(await indexer.open()).id}`);
+            const position = await checkpoints.load(await indexer.checkpointName());
             const events = await f.store.readAll({ after: 0, limit: 10_000 });
             const passed = events.filter((e) => e.type === 'UserMessageReceived' && e.globalPosition <= position).length;
             expect(await fileIndex.count()).toBeGreaterThanOrEqual(passed);

@@ -7,6 +7,11 @@ import type { CheckpointStore } from '@rewind/event-store/subscriptions';
  * history unsearchable. A position kept before this, under the plain name, is adopted by a model
  * whose index already holds items (the model that wrote them: the only one whose tables were filled).
  */
+/** Where a model's position is kept: the subscription's name with the model's id (`memory-indexer@e5-small-v2-q`). */
+export function modelCheckpointName(name: string, modelId: string): string {
+  return `${name}@${modelId}`;
+}
+
 export class ModelCheckpoints implements CheckpointStore {
   constructor(
     private readonly inner: CheckpointStore,
@@ -14,7 +19,7 @@ export class ModelCheckpoints implements CheckpointStore {
   ) {}
 
   private async key(name: string): Promise<string> {
-    return `${name}@${(await this.model()).id}`;
+    return modelCheckpointName(name, (await this.model()).id);
   }
 
   async load(name: string): Promise<number> {

@@ -133,8 +133,7 @@ const rebuild: CommandSpec = {
           // Items of events after the live checkpoint are not indexed yet: not a mismatch.
           const liveProgress = new IndexFileCheckpoints(config.sqliteFile, backend.checkpoints);
           // Kept per model (ModelCheckpoints); an index file from before that keeps the plain name.
-          const liveModel = await runtime.indexer.open();
-          const liveCheckpoint = Math.max(await liveProgress.peek(`${CHECKPOINT}@${liveModel.id}`), await liveProgress.peek(CHECKPOINT));
+          const liveCheckpoint = Math.max(await liveProgress.peek(await runtime.indexer.checkpointName()), await liveProgress.peek(CHECKPOINT));
           await liveProgress.close();
           const pending = missing.filter((i) => i.globalPosition > liveCheckpoint);
           const result = {

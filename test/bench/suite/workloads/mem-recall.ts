@@ -359,7 +359,7 @@ export async function lagAndAppend(dir: string, model: OnnxEmbeddingModel, secon
     const begin = performance.now();
     let watching = true;
     // The indexer keeps its position per embedding model (ModelCheckpoints).
-    const checkpointName = indexing ? `memory-indexer@${(await indexer.open()).id}` : 'memory-indexer';
+    const checkpointName = indexing ? await indexer.checkpointName() : 'memory-indexer';
     const watcher = (async () => {
       while (watching || pending.length > 0 || unembedded.length > 0) {
         const checkpoint = await checkpoints.load(checkpointName);
