@@ -149,6 +149,12 @@ export interface EventStore {
   /** The highest global position a reader may see now. */
   lastPosition(): Promise<number>;
   /**
+   * The highest committed global position, readable or not yet: on PostgreSQL a commit can be
+   * held back (for milliseconds) behind an older transaction still in flight, and `lastPosition`
+   * stops below it. What a read-your-writes wait must reach; stores that hold nothing back omit it.
+   */
+  committedTail?(): Promise<number>;
+  /**
    * Optional: how many events have a global position in (after, upTo] — a count of events, which
    * a difference of positions is not where positions have gaps (PostgreSQL). See `countEventsAfter`.
    */

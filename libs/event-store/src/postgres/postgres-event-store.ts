@@ -144,8 +144,10 @@ interface PgError {
  *
  * Here the position itself is the transaction id: `(xid8 - origin) * 2^16 + ordinal`, so
  * position order is (transaction id, ordinal) order. A reader returns only positions below
- * `(xmin - origin) * 2^16`, where xmin is its snapshot's oldest running transaction id. Every
- * transaction with a smaller id has finished (committed and visible, or aborted), so the set
+ * `(xmin - origin) * 2^16`, where xmin is the oldest transaction id of this database still running
+ * at its snapshot (the snapshot's own xmin spans every database of the server, so other databases'
+ * transactions are left out: they cannot write here; see statements.ts). Every transaction of this
+ * database with a smaller id has finished (committed and visible, or aborted), so the set
  * of events below the bound is final; every transaction that can still commit has an id >= xmin,
  * so all its positions are above the bound, and above anything a reader has already seen. So
  * once a reader has seen position P, nothing below P can appear: page by page it sees every
@@ -378,6 +380,11 @@ export class PostgresEventStore implements EventStore {
       if (bound > committedTail || Date.now() >= deadline) return safe ?? 0;
       await sleep(wait.duration);
     }
+  }
+
+  async committedTail(): Promise<number> {
+    const result = await this.pool.query<[number | null]>({ ...this.sql.committedTail, rowMode: 'array' });
+    return result.rows[0]?.[0] ?? 0;
   }
 
   async countBetween(after: number, upTo: number): Promise<number> {
