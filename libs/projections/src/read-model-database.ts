@@ -182,6 +182,11 @@ export class ReadModelDatabase {
     }
   }
 
+  /** A projection's checkpoint (0 before its first batch), read on the shared pool: no writer connection is taken or held for it. */
+  async checkpoint(name: string): Promise<number> {
+    return (await this.run(this.dialect.checkpoint(name))) ?? 0;
+  }
+
   /** Every checkpoint row (projections, and the shadows of rebuilds in progress). */
   async checkpoints(): Promise<{ name: string; position: number; updatedAt: string; pausedUntil: string | null }[]> {
     return this.run(this.dialect.checkpoints());

@@ -60,16 +60,18 @@ function projected(events: readonly StoredEvent[]): ProjectedEvent[] {
  * lock, that the checkpoint is still where its events were read from.
  */
 class ProjectionSubscription implements LogSubscription, ExclusiveLock {
-  readonly checkpoint = { kind: 'in-handler' as const, read: () => this.serially(() => this.readCheckpoint()) };
+  /**
+   * Read on the read models' shared pool, not the writer connection: waitFor and status read it
+   * while a batch's transaction runs on the writer (pg's "client.query() when the client is
+   * already executing a query" on every replica, the read queued into the batch's transaction),
+   * and a process that does not run the projection (the API beside the workers) took a writer
+   * connection per projection just to read it, and held them.
+   */
+  readonly checkpoint = { kind: 'in-handler' as const, read: () => this.db.checkpoint(this.name) };
   readonly exclusivity = { kind: 'lock' as const, lock: this };
   private connection: WriterConnection | null = null;
   private leader = false;
-  /**
-   * The writer connection answers one caller at a time. Its checkpoint is also read from
-   * outside the loop (waitFor, status) while a batch's transaction runs: on the same client
-   * that was pg's "client.query() when the client is already executing a query" on every
-   * replica, and a read queued into the middle of the batch's transaction.
-   */
+  /** The writer connection answers one caller at a time (and two callers never open two). */
   private queue: Promise<unknown> = Promise.resolve();
 
   constructor(
@@ -128,11 +130,6 @@ class ProjectionSubscription implements LogSubscription, ExclusiveLock {
       await connection?.unlock('projection', this.name).catch(() => undefined);
     }
     await connection?.close().catch(() => undefined);
-  }
-
-  private async readCheckpoint(): Promise<number> {
-    const connection = await this.writer();
-    return (await connection.run(() => connection.dialect.checkpoint(this.name))) ?? 0;
   }
 
   /** The writer connection; a lost one (its PostgreSQL locks went with it) is replaced. Call it serially. */
