@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { spawn } from 'node:child_process';
+import Database from 'better-sqlite3';
 import { Pool } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { httpClient } from '../support/http-client';
@@ -63,6 +65,80 @@ describe('API processes started at once on a fresh PostgreSQL database', () => {
       }
     } finally {
       await pool.end();
+    }
+  });
+});
+
+/** Node processes that open the embedded file's every store at the same moment (the built @rewind/runtime), then close. */
+async function openTogether(dataDir: string, processes: number): Promise<{ code: number | null; output: string }[]> {
+  const at = Date.now() + 3000; // each waits for this moment, so that node's own start does not space them out
+  const script = `
+    const { openSqliteBackend } = require('@rewind/runtime');
+    while (Date.now() < ${at});
+    const backend = openSqliteBackend({ dataDir: process.env.DIR });
+    backend.readModels().then(() => backend.close()).then(() => console.log('opened'), (e) => { console.error(e.message); process.exit(1); });`;
+  return Promise.all(
+    Array.from(
+      { length: processes },
+      () =>
+        new Promise<{ code: number | null; output: string }>((resolve) => {
+          const child = spawn(process.execPath, ['-e', script], { env: { ...process.env, DIR: dataDir }, stdio: ['ignore', 'pipe', 'pipe'] });
+          let output = '';
+          child.stdout.on('data', (d) => (output += d));
+          child.stderr.on('data', (d) => (output += d));
+          child.on('exit', (code) => resolve({ code, output }));
+        }),
+    ),
+  );
+}
+
+describe('processes opening one embedded SQLite file at once', () => {
+  const dirs: string[] = [];
+  afterAll(() => {
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  });
+  const stores = { 'api-keys': 2, checkpoints: 1, 'data-keys': 1, events: 1, seals: 1, 'signing-secrets': 1 };
+  const latest = Object.entries(stores).map(([store, version]) => ({ store, version }));
+  const versions = (file: string) => {
+    const db = new Database(file, { readonly: true });
+    try {
+      return db.prepare<[], { store: string; version: number }>('SELECT store, version FROM schema_versions ORDER BY store').all();
+    } finally {
+      db.close();
+    }
+  };
+
+  it('all open a fresh file, each store migrated once (one version per store in the file)', { timeout: 120_000 }, async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'rewind-concurrent-sqlite-'));
+    dirs.push(dataDir);
+    const results = await openTogether(dataDir, 4);
+    expect(results.filter((r) => r.code !== 0)).toEqual([]);
+    expect(versions(join(dataDir, 'rewind.db'))).toEqual(latest);
+  });
+
+  it('all open a file the old open-time code made, adopting its tables and rows', { timeout: 120_000 }, async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'rewind-concurrent-sqlite-old-'));
+    dirs.push(dataDir);
+    expect((await openTogether(dataDir, 1))[0]!.code).toBe(0);
+    // What an older release left: the same tables, no schema_versions, a secret replaced before each secret kept its own grace.
+    const file = join(dataDir, 'rewind.db');
+    const db = new Database(file);
+    db.exec('DROP TABLE schema_versions');
+    db.prepare(
+      `INSERT INTO kafka_signing_keys (key_id, tenant_id, name, secret, created_at, previous_secret, previous_valid_until) VALUES ('k1', 'acme', 'bot', 'new', ?, 'old', ?)`,
+    ).run(new Date().toISOString(), new Date(Date.now() + 3_600_000).toISOString());
+    db.prepare("INSERT INTO retention_policies (tenant_id, inactive_days) VALUES ('acme', 30)").run();
+    db.close();
+
+    const results = await openTogether(dataDir, 4);
+    expect(results.filter((r) => r.code !== 0)).toEqual([]);
+    expect(versions(file)).toEqual(latest);
+    const after = new Database(file, { readonly: true });
+    try {
+      expect(after.prepare('SELECT key_id, secret FROM kafka_signing_previous_secrets').all()).toEqual([{ key_id: 'k1', secret: 'old' }]);
+      expect(after.prepare('SELECT inactive_days FROM retention_policies').all()).toEqual([{ inactive_days: 30 }]);
+    } finally {
+      after.close();
     }
   });
 });
