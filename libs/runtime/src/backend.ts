@@ -102,7 +102,7 @@ export interface Backend {
   readonly memoryPolicies: (MemoryPolicyStore & Closable) | null;
   /** The projections' database (TypeORM, migrations applied), opened at the first call. */
   readModels(): Promise<ReadModelDatabase>;
-  /** Event-store migrations not applied yet (PostgreSQL; the other stores create their tables when opened). */
+  /** Event-store migrations not applied yet (PostgreSQL; the other stores apply their own migrations when opened or first used). */
   pendingMigrations(): Promise<string[]>;
   /** Snapshot retention in the events' store. */
   pruneSnapshots(options: PruneSnapshotsOptions): Promise<PruneSnapshotsResult>;
