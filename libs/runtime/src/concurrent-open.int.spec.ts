@@ -2,11 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { Pool } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '@rewind/config';
-import { checkpointMigrations, eventStoreMigrations, type MigrationSet } from '@rewind/event-store/postgres';
+import { checkpointMigrations, eventStoreMigrations, PostgresCheckpointStore, type MigrationSet } from '@rewind/event-store/postgres';
 import { createTestDatabase, type TestDatabase } from '@rewind/event-store/testing/postgres';
-import { memoryMigrations } from '@rewind/memory/postgres';
-import { signingSecretMigrations } from '@rewind/messaging/postgres';
-import { apiKeyMigrations, dataKeyMigrations } from '@rewind/tenancy/postgres';
+import { memoryMigrations, PostgresPolicyStore } from '@rewind/memory/postgres';
+import { PostgresKafkaSigningSecretStore, signingSecretMigrations } from '@rewind/messaging/postgres';
+import { apiKeyMigrations, dataKeyMigrations, PostgresApiKeyStore, PostgresDataKeyStore } from '@rewind/tenancy/postgres';
 import { openBackend, type Backend } from './backend';
 
 const OPENERS = 5;
@@ -107,5 +107,26 @@ describe('openBackend on PostgreSQL, several processes at once', () => {
     expect((await pool.query(`SELECT inactive_days FROM "${schema}".retention_policies`)).rows).toEqual([{ inactive_days: 30 }]);
     // The replaced secret moved into its own table once, whichever opener ran the migration.
     expect((await pool.query(`SELECT key_id, secret FROM "${schema}".kafka_signing_previous_secrets`)).rows).toEqual([{ key_id: 'k1', secret: 'old' }]);
+  });
+
+  it('every store beside the events opens 5 times at once on a schema that does not exist yet', async () => {
+    const schema = `bare_${randomBytes(3).toString('hex')}`;
+    const stores = new Pool({ connectionString: database.url, max: 20 });
+    try {
+      const opens = Array.from({ length: OPENERS }, (_, i) => [
+        new PostgresCheckpointStore(stores, Date.now, schema).save(`follower-${i}`, i + 1),
+        PostgresDataKeyStore.open(stores, schema),
+        PostgresApiKeyStore.open(stores, schema),
+        new PostgresKafkaSigningSecretStore(stores, schema).list(),
+        new PostgresPolicyStore(stores, schema).get('acme'),
+      ]).flat();
+      const results = await Promise.allSettled(opens);
+      expect(results.filter((r) => r.status === 'rejected')).toEqual([]);
+    } finally {
+      await stores.end();
+    }
+    for (const set of storeSets(schema).slice(1)) {
+      expect(await appliedVersions(set), `${set.table}`).toEqual(set.migrations(`"${schema}"`).map((m) => m.version));
+    }
   });
 });
