@@ -2,8 +2,8 @@ import type { Pool, PoolClient } from 'pg';
 import { inTransaction } from '../transaction';
 import type { Migration } from './migration';
 
-/** Taken, with the schema's name, by every set's runner before its own lock (see applyMigrations). */
-const SCHEMA_LOCK = 'rewind.schema.migrate';
+/** Taken, with the schema's name, by every set's runner before its own lock, and by the read models' migrations (see applyMigrations). */
+export const SCHEMA_MIGRATION_LOCK = 'rewind.schema.migrate';
 
 /** One set of numbered migrations in a schema, recorded in its own table. */
 export interface MigrationSet {
@@ -43,7 +43,7 @@ export async function applyMigrations(client: PoolClient, set: MigrationSet, mig
   };
   const done = await applied();
   if (all.every((m) => done.has(m.version))) return;
-  const locks = [SCHEMA_LOCK, set.lock];
+  const locks = [SCHEMA_MIGRATION_LOCK, set.lock];
   for (const lock of locks) await client.query(`SELECT pg_advisory_lock(hashtext($1::text), hashtext($2::text))`, [lock, set.schema]);
   try {
     await inTransaction(client, async () => {
