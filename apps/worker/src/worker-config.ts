@@ -5,7 +5,9 @@ import {
   loadJsonCostLimits,
   loadWorkspaceSettings,
   type EgressSettings,
+  readPostgresPools,
   readStoreChoice,
+  type PostgresPools,
   type StoreChoice,
   type WorkspaceSettings,
 } from '@rewind/config';
@@ -15,11 +17,10 @@ import type { MessagingLogLevel } from '@rewind/messaging';
 export type BusKind = 'inprocess' | 'kafka';
 
 /** Where events live (StoreChoice: the embedded file in dataDir, PostgreSQL, or EventStoreDB beside the file), and the rest. */
-export interface WorkerConfig extends StoreChoice {
+export interface WorkerConfig extends StoreChoice, PostgresPools {
   bus: BusKind;
   /** Only read (and checked) when bus = kafka. */
   kafka: KafkaSettings | null;
-  pgPoolSize: number;
   dataDir: string;
   snapshotEvery: number;
   sqliteSynchronous: 'FULL' | 'NORMAL' | 'EXTRA';
@@ -66,7 +67,7 @@ export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env): WorkerCo
   const choice = readStoreChoice(read, env, (message) => new WorkerConfigError(message));
   return {
     ...choice,
-    pgPoolSize: read.integer('REWIND_PG_POOL_SIZE', 20, 1, 1000),
+    ...readPostgresPools(read),
     bus,
     kafka: bus === 'kafka' ? loadKafkaSettings(env, { clientId: 'rewind-worker' }) : null,
     dataDir: resolve(env.REWIND_DATA_DIR || './data'),

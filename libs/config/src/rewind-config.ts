@@ -1,13 +1,11 @@
 import { join, resolve } from 'node:path';
 import { loadEgressSettings, loadJsonCostLimits, type EgressSettings } from './egress-settings';
 import { EnvReader } from './env-reader';
-import { readStoreChoice, type StoreChoice } from './store-choice';
+import { readPostgresPools, readStoreChoice, type PostgresPools, type StoreChoice } from './store-choice';
 import { loadTrustProxy, type TrustProxy } from './trust-proxy';
 import { loadWorkspaceSettings, type WorkspaceSettings } from './workspace-settings';
 
-export interface RewindConfig extends StoreChoice {
-  /** PostgreSQL pool size. */
-  pgPoolSize: number;
+export interface RewindConfig extends StoreChoice, PostgresPools {
   /** REWIND_PG_SCHEMA: the PostgreSQL schema of the event store, API keys and signing keys (default rewind). */
   pgSchema: string;
   /** REWIND_READ_SCHEMA: the read models' PostgreSQL schema; undefined: the projections' default. */
@@ -69,7 +67,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RewindConfig {
   const choice = readStoreChoice(read, env, (message) => new ConfigError(message));
   return {
     ...choice,
-    pgPoolSize: read.integer('REWIND_PG_POOL_SIZE', 20, 1, 1000),
+    ...readPostgresPools(read),
     pgSchema: read.raw('REWIND_PG_SCHEMA') ?? 'rewind',
     readModelSchema: read.raw('REWIND_READ_SCHEMA'),
     port: read.integer('PORT', 3000, 0, 65535),

@@ -209,7 +209,7 @@ describe.each([
         /** What a rotation by a version before the previous-secrets table left behind. */
         rotateTheOldWay: async (keyId: string, newSecret: string) => {
           const db = new Database(file);
-          db.exec('DROP TABLE api_key_previous_secrets');
+          db.exec("DROP TABLE api_key_previous_secrets; UPDATE schema_versions SET version = 1 WHERE store = 'api-keys'");
           db.prepare(`UPDATE api_keys SET previous_hash = hash, previous_valid_until = ?, hash = ? WHERE key_id = ?`).run(
             new Date(Date.now() + 3_600_000).toISOString(),
             hashKey(newSecret),

@@ -58,9 +58,9 @@ describe('SqliteEventStore event ids', () => {
     const first = new SqliteEventStore({ filename });
     const old = randomUUID();
     await first.append('session:t:s', [{ ...newEvent(), eventId: 'legacy' }, newEvent()], { expectedVersion: 'no_stream' });
-    // As the earlier format wrote it: the UUID as text, and no format row.
+    // As the earlier format wrote it: the UUID as text, and no format row (nor table versions: the file predates them).
     first.db.prepare('UPDATE events SET event_id = ? WHERE stream_version = 2').run(old);
-    first.db.exec('DROP TABLE events_format');
+    first.db.exec("DROP TABLE events_format; DELETE FROM schema_versions WHERE store = 'events'");
     await first.close();
     const second = new SqliteEventStore({ filename });
     expect(second.db.prepare('SELECT typeof(event_id) AS kind FROM events ORDER BY global_position').all()).toEqual([{ kind: 'text' }, { kind: 'blob' }]);

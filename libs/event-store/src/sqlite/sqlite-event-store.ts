@@ -1,4 +1,5 @@
 import { openSqliteFile, type SqliteSynchronous } from './open-sqlite-file';
+import { applySqliteMigrations, type SqliteMigrationSet } from './sqlite-migrations';
 import type Database from 'better-sqlite3';
 import {
   checkExpectedVersion,
@@ -33,6 +34,11 @@ export interface SqliteEventStoreOptions {
   synchronous?: SqliteSynchronous;
 }
 
+/**
+ * The tables as the first release created them at every open, now events migration 1 (frozen:
+ * a new table or index is a new migration in EVENT_MIGRATIONS). Files made before keep their
+ * tables and take it as it is; the events' row format has its own version (events_format).
+ */
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS events (
   global_position INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -86,6 +92,12 @@ CREATE TABLE IF NOT EXISTS snapshot_segments (
 );
 CREATE UNIQUE INDEX IF NOT EXISTS snapshot_segments_by_id ON snapshot_segments (stream_id, segment_id);
 `;
+
+/** The events file's table migrations (store `events` in its schema_versions), in one IMMEDIATE transaction. */
+const EVENT_MIGRATIONS: SqliteMigrationSet = {
+  store: 'events',
+  migrations: [{ version: 1, name: 'events, streams, idempotency keys, snapshots', up: SCHEMA }],
+};
 
 /** Matches what encodeEventId stores as a BLOB. */
 const CANONICAL_UUID_GLOB = ['8', '4', '4', '4', '12'].map((n) => '[0-9a-f]'.repeat(Number(n))).join('-');
@@ -221,7 +233,7 @@ export class SqliteEventStore implements EventStore {
 
   constructor(options: SqliteEventStoreOptions) {
     this.db = openSqliteFile(options.filename, options.synchronous ?? 'FULL');
-    this.db.exec(SCHEMA);
+    applySqliteMigrations(this.db, EVENT_MIGRATIONS);
     upgradeEventsFormat(this.db);
     const db = this.db;
     this.types = new SqliteEventTypeCodes(db);

@@ -11,7 +11,7 @@ import type { Migration } from './migration';
 import { applyMigrations, type MigrationSet } from './runner';
 
 export type { Migration } from './migration';
-export { applyMigrations, type MigrationSet } from './runner';
+export { applyMigrations, applyMigrationsInPool, SCHEMA_MIGRATION_LOCK, type MigrationSet } from './runner';
 
 /** Every migration, in order, over the quoted schema name `s`. */
 export function migrations(s: string): Migration[] {
