@@ -60,7 +60,13 @@ describe('failover of rollbacks between API replicas on PostgreSQL', () => {
 
   it('a live replica finishes the undo of a killed one within 10 s, each effect once, and the session takes writes again', async () => {
     // Memory off: it has no part in this, and two embedding models loading at once slow the starts on a small machine.
-    const env = (dataDir: string) => ({ REWIND_STORE: 'postgres', DATABASE_URL: db.url, REWIND_DATA_DIR: dataDir, REWIND_ADMIN_KEY: adminKey, REWIND_MEMORY: 'off' });
+    const env = (dataDir: string) => ({
+      REWIND_STORE: 'postgres',
+      DATABASE_URL: db.url,
+      REWIND_DATA_DIR: dataDir,
+      REWIND_ADMIN_KEY: adminKey,
+      REWIND_MEMORY: 'off',
+    });
     // One after the other: processes starting at once on a fresh database is another part of the issue.
     replicas.push(await startServerProcess(env(dataDirs[0]!)));
     replicas.push(await startServerProcess(env(dataDirs[1]!)));

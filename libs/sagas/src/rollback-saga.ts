@@ -151,9 +151,11 @@ export class RollbackSaga {
     try {
       return await this.execute(caller, sessionId, rollbackId);
     } finally {
-      await leases.release(ref).catch((error: unknown) =>
-        this.options.logger?.warn(`rollback ${rollbackId}: could not give its lease up (${(error as Error).message}); it expires in ${leases.ttlMs} ms.`),
-      );
+      await leases
+        .release(ref)
+        .catch((error: unknown) =>
+          this.options.logger?.warn(`rollback ${rollbackId}: could not give its lease up (${(error as Error).message}); it expires in ${leases.ttlMs} ms.`),
+        );
     }
   }
 

@@ -136,7 +136,9 @@ export class RollbackSubscription implements LogSubscription {
       }
       if (requestedHere) {
         this.local.delete(rollbackId);
-        context.with(requestedHere, () => (this.options.leases ? this.carryOut(tenantId, sessionId, rollbackId) : this.saga.kick(tenantId, sessionId, rollbackId)));
+        context.with(requestedHere, () =>
+          this.options.leases ? this.carryOut(tenantId, sessionId, rollbackId) : this.saga.kick(tenantId, sessionId, rollbackId),
+        );
       } else if (this.options.leases) {
         continue;
       } else if (event.globalPosition <= this.resumeUpTo && !this.checked.has(rollbackId)) {
@@ -153,7 +155,9 @@ export class RollbackSubscription implements LogSubscription {
     // Rollbacks left in progress when processes stopped: resumed now, not at the first tick of the takeover timer.
     if (takeOverNow) {
       await this.takeOver().catch((error: unknown) =>
-        this.options.logger?.warn(`Could not take over the rollbacks left in progress yet (${(error as Error).message}); trying again every ${Math.round((this.options.leases?.ttlMs ?? 0) / 3)} ms.`),
+        this.options.logger?.warn(
+          `Could not take over the rollbacks left in progress yet (${(error as Error).message}); trying again every ${Math.round((this.options.leases?.ttlMs ?? 0) / 3)} ms.`,
+        ),
       );
     }
     return this.scanned;

@@ -108,6 +108,9 @@ export function createSessionRuntime(store: EventStore, options: SessionRuntimeO
     ...(leases ? { leases } : {}),
   });
   const rollbacks = options.hub ? options.hub.add(late.rollbacks) : null;
-  const takeover = rollbacks && leases && options.resumeRollbacks !== false ? new RollbackTakeover(late.rollbacks, Math.max(1, Math.floor(leases.ttlMs / 3)), options.logger) : null;
+  const takeover =
+    rollbacks && leases && options.resumeRollbacks !== false
+      ? new RollbackTakeover(late.rollbacks, Math.max(1, Math.floor(leases.ttlMs / 3)), options.logger)
+      : null;
   return { sessions, tools, saga, rollbacks, inline, takeover };
 }

@@ -54,7 +54,9 @@ describe('PostgresRollbackLeaseStore: one holder per unfinished rollback among p
             expect(keys(await store[c.op](c.holder, c.refs, HOUR))).toEqual(keys(await reference[c.op](c.holder, c.refs, HOUR)));
           }
         }
-        const { rows } = await pool.query<{ tenant_id: string; rollback_id: string; holder: string }>('SELECT tenant_id, rollback_id, holder FROM rewind.rollback_leases');
+        const { rows } = await pool.query<{ tenant_id: string; rollback_id: string; holder: string }>(
+          'SELECT tenant_id, rollback_id, holder FROM rewind.rollback_leases',
+        );
         for (const ref of refs) {
           const row = rows.find((r) => r.tenant_id === ref.tenantId && r.rollback_id === ref.rollbackId);
           expect((await reference.acquire('nobody', [ref], HOUR)).length === 0).toBe(row !== undefined);
@@ -73,7 +75,9 @@ describe('PostgresRollbackLeaseStore: one holder per unfinished rollback among p
         const taken = results.flatMap((list) => keys(list));
         expect(new Set(taken).size).toBe(taken.length);
         expect(new Set(taken)).toEqual(new Set(wanted.flatMap((list) => keys(list))));
-        const { rows } = await pool.query<{ tenant_id: string; rollback_id: string; holder: string }>('SELECT tenant_id, rollback_id, holder FROM rewind.rollback_leases');
+        const { rows } = await pool.query<{ tenant_id: string; rollback_id: string; holder: string }>(
+          'SELECT tenant_id, rollback_id, holder FROM rewind.rollback_leases',
+        );
         for (const [i, list] of results.entries()) {
           for (const ref of list) expect(rows.find((r) => r.tenant_id === ref.tenantId && r.rollback_id === ref.rollbackId)?.holder).toBe(`holder-${i}`);
         }
