@@ -83,7 +83,14 @@ export class RollbackLeases {
     await this.renewing;
     const refs = [...this.held.values()].map((lease) => lease.ref);
     this.held.clear();
-    await this.store.release(this.holder, refs);
+    // Never in the way of the rest of a shutdown: a lease not given up expires by itself.
+    await this.store
+      .release(this.holder, refs)
+      .catch((error: unknown) =>
+        this.options.logger?.warn(
+          `Could not give up ${refs.length} rollback lease(s) while stopping (${(error as Error).message}); other processes take them over once they expire, within ${this.ttlMs} ms.`,
+        ),
+      );
   }
 
   get count(): number {

@@ -78,6 +78,24 @@ describe('RollbackLeases: the leases one process holds', () => {
     await b.close();
   });
 
+  it('stops without failing when the database is gone: the leases then expire by themselves', async () => {
+    const { clock, shared, link, through } = setup();
+    const warnings: string[] = [];
+    const a = new RollbackLeases(through, {
+      ttlMs: 3000,
+      holder: 'a',
+      now: clock.now,
+      logger: { log: () => undefined, warn: (m) => warnings.push(m), error: () => undefined },
+    });
+    await a.take([ref]);
+    link.down = true;
+    await expect(a.close()).resolves.toBeUndefined();
+    expect(warnings.join()).toMatch(/expire/);
+    expect(await shared.acquire('b', [ref], 3000)).toEqual([]);
+    clock.advance(3001);
+    expect(await shared.acquire('b', [ref], 3000)).toEqual([ref]);
+  });
+
   it('renews by itself every third of the lease while it holds something', async () => {
     const shared = new InMemoryRollbackLeaseStore();
     const a = new RollbackLeases(shared, { ttlMs: 300, holder: 'a' });
