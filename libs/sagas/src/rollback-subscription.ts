@@ -61,6 +61,11 @@ interface Candidate extends RollbackRef {
  * `resumeAll`: each compensation's idempotency key is the same on every attempt, and a
  * record that another run made first is a conflict the saga re-reads past.
  *
+ * With leases (several processes on PostgreSQL) a run needs its rollback's lease, so one
+ * process at a time carries each out, and every process keeps the open rollbacks of any
+ * process as candidates: `takeOver()` (at start-up, then every third of the lease) runs those
+ * that no live process holds, so a rollback whose process died is finished by a live one.
+ *
  * Checkpoint: the read position is kept in memory (`in-handler`); what is saved is the oldest
  * open (not yet `RollbackCompleted`: in progress or needing attention) rollback's position − 1,
  * so a restart re-scans from there and resumes unfinished rollbacks.
@@ -69,7 +74,7 @@ export class RollbackSubscription implements LogSubscription {
   readonly name = SAGA_CHECKPOINT;
   readonly exclusivity = { kind: 'none' } as const;
   readonly checkpoint: CheckpointPolicy = { kind: 'in-handler', read: () => this.readPosition() };
-  /** How many in-progress rollbacks the start-up scan resumed. */
+  /** How many in-progress rollbacks the start-up scan resumed (with leases: that this process took over). */
   resumed = 0;
   /** Where this process has read to (-1: not loaded yet). */
   private scanned = -1;
@@ -92,6 +97,7 @@ export class RollbackSubscription implements LogSubscription {
    * them again) or the log completes them.
    */
   private readonly candidates = new Map<string, Candidate>();
+  private takingOver: Promise<number> | undefined;
   /**
    * Rollbacks of any process not completed in the log (in progress or needing attention): id →
    * position of the first event seen. Read from the log alone, so every process saves the same
@@ -168,7 +174,13 @@ export class RollbackSubscription implements LogSubscription {
    * stopped, or lost the database) and carries it out here. Called every third of the lease by
    * RollbackTakeover, and after the start-up scan; resolves to how many rollbacks it started.
    */
-  async takeOver(graceMs = this.options.leases?.ttlMs ?? 0): Promise<number> {
+  takeOver(graceMs = this.options.leases?.ttlMs ?? 0): Promise<number> {
+    // One at a time (the timer and the start-up scan): a rollback is taken and started once.
+    this.takingOver ??= this.takeOverDue(graceMs).finally(() => (this.takingOver = undefined));
+    return this.takingOver;
+  }
+
+  private async takeOverDue(graceMs: number): Promise<number> {
     const leases = this.options.leases;
     if (!leases) return 0;
     const now = Date.now();
