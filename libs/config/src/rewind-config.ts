@@ -32,6 +32,8 @@ export interface RewindConfig extends StoreChoice, PostgresPools {
   rateLimitPerSecond: number;
   /** The bucket's size: requests a key may make at once after a quiet spell. */
   rateLimitBurst: number;
+  /** REWIND_ROLLBACK_LEASE_MS (PostgreSQL): how long a rollback's lease lasts without renewal; a live process takes over a dead one's rollbacks within about 4/3 of it. */
+  rollbackLeaseMs: number;
   /** How often new events are sealed into the audit hash chains, in ms (0: only by `rewind audit digest`). */
   auditSealIntervalMs: number;
   /** Wraps the data keys of encrypted fields: REWIND_MASTER_KEY (64 hex digits or base64 of 32 bytes)... */
@@ -85,6 +87,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RewindConfig {
     runProjections: read.oneOf('REWIND_RUN_PROJECTIONS', ['true', 'false'] as const, 'true') === 'true',
     rateLimitPerSecond: read.integer('REWIND_RATE_LIMIT_PER_SECOND', 1000, 0, 1_000_000),
     rateLimitBurst: read.integer('REWIND_RATE_LIMIT_BURST', 2000, 1, 10_000_000),
+    rollbackLeaseMs: read.integer('REWIND_ROLLBACK_LEASE_MS', 6_000, 500, 600_000),
     auditSealIntervalMs: read.integer('REWIND_AUDIT_SEAL_INTERVAL_MS', 1000, 0, 3_600_000),
     masterKey: env.REWIND_MASTER_KEY || undefined,
     masterKeyFile: resolve(env.REWIND_MASTER_KEY_FILE || join(env.REWIND_DATA_DIR || './data', 'master.key')),
