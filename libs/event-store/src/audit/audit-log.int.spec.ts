@@ -26,6 +26,8 @@ interface Opened {
   raw(sql: string): Promise<void>;
   /** SQL that plants a copy of the trip's first event as the first event of a new session, 'session:acme:planted'. */
   plant(): Promise<void>;
+  /** Raises the recorded boundary of links (links_from) above every event, as someone hiding an inserted event would. */
+  raiseLinksFrom(): Promise<void>;
   /** Leaves the events as the version before links wrote them: no link, and links start after them. */
   unlink(): Promise<void>;
   /** SQL for a bytea / BLOB literal. */
@@ -59,6 +61,7 @@ function openSqlite(file: string): Opened {
       SELECT (SELECT max(global_position) FROM events) + 1, 'session:acme:planted', 1, 'planted-1', type, type_code, parent_version, data, metadata
         FROM events WHERE stream_id = 'session:acme:trip' AND stream_version = 1`),
     reopen: async () => openSqlite(file),
+    raiseLinksFrom: () => run('UPDATE audit_chain SET links_from = (SELECT max(global_position) + 1 FROM events)'),
     unlink: () => run(`UPDATE events SET link = NULL; DELETE FROM events_format; INSERT INTO events_format (version) VALUES (2); DROP TABLE audit_chain;`),
     close: async () => {
       await seals.close();
@@ -82,6 +85,9 @@ function openPostgres(store: PostgresEventStore): Opened {
             FROM ${s}.events e WHERE e.stream_key = (SELECT id FROM ${s}.streams WHERE stream_id = 'session:acme:trip') AND e.stream_version = 1`);
     },
     reopen: async () => openPostgres(await db.openStore({ schema: store.schema })),
+    raiseLinksFrom: async () => {
+      await store.pool.query(`UPDATE ${s}.store_info SET links_from = (SELECT max(global_position) + 1 FROM ${s}.events)`);
+    },
     unlink: async () => {
       await store.pool.query(`UPDATE ${s}.events SET link = NULL; UPDATE ${s}.store_info SET links_from = (SELECT max(global_position) + 1 FROM ${s}.events)`);
     },
@@ -223,6 +229,21 @@ describe.each(backends)('tamper evidence on %s', (_name, open) => {
     });
   });
 
+  it('raising the recorded boundary of links above an inserted event does not hide it, nor get it sealed', async () => {
+    await withLog(async ({ store, seals, plant, raiseLinksFrom }) => {
+      await plant();
+      await raiseLinksFrom();
+      for (const options of [{}, { streamPrefix: 'session:acme:' }, { streamIds: ['session:acme:planted'] }]) {
+        const result = await verifyLog(store, seals, options);
+        expect(result.ok).toBe(false);
+        expect(result.firstBroken).toMatchObject({ streamId: 'session:acme:planted', problem: expect.stringContaining('inserted') });
+      }
+      // The sealer does not take it for an event written before links either.
+      expect(await sealLog(store, seals)).toMatchObject({ sealed: 0, done: true });
+      expect((await verifyLog(store, seals)).ok).toBe(false);
+    });
+  });
+
   it('a forger who recomputes the links too passes the chains but not a digest recorded before', async () => {
     await withLog(async ({ store, seals, raw, bytes }) => {
       const recorded = formatDigest(await logDigest(store, seals));
@@ -301,6 +322,13 @@ describe.each(backends)('upgrade from sealed events on %s', (_name, open) => {
       expect((await verifyLog(store, seals, { streamPrefix: 'session:acme:' })).firstBroken).toMatchObject({
         streamVersion: 2,
         problem: expect.stringContaining('altered'),
+      });
+      // An event with neither link nor seal planted below sealed or linked ones, the boundary raised over it: inserted.
+      await opened.plant();
+      await opened.raiseLinksFrom();
+      expect((await verifyLog(store, seals, { streamIds: ['session:acme:planted'] })).firstBroken).toMatchObject({
+        streamId: 'session:acme:planted',
+        problem: expect.stringContaining('inserted'),
       });
     } finally {
       await (opened ?? old).close();

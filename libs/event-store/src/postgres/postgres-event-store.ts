@@ -483,7 +483,13 @@ export class PostgresEventStore implements EventStore {
   }
 
   async linksFrom(): Promise<number> {
-    const result = await this.pool.query<[number | null]>({ text: `SELECT links_from FROM "${this.schema}".store_info`, rowMode: 'array' });
+    // Never above the first event written with a link: raising the recorded boundary in the database must
+    // not turn events after it into "written before links" (an event inserted there would pass as one).
+    const s = `"${this.schema}"`;
+    const result = await this.pool.query<[number | null]>({
+      text: `SELECT least(links_from, (SELECT min(global_position) FROM ${s}.events WHERE link IS NOT NULL)) FROM ${s}.store_info`,
+      rowMode: 'array',
+    });
     return result.rows[0]?.[0] ?? 0;
   }
 

@@ -264,7 +264,11 @@ export class SqliteEventStore implements EventStore {
         `SELECT s.stream_id, s.version, s.state, s.seal, e.link FROM snapshots s LEFT JOIN events e ON e.stream_id = s.stream_id AND e.stream_version = s.version
           WHERE s.stream_id >= ? AND s.stream_id < ? ORDER BY s.stream_id, s.version`,
       ),
-      linksFrom: db.prepare<[], { links_from: number }>('SELECT links_from FROM audit_chain'),
+      // Never above the first event written with a link: raising the recorded boundary in the file must
+      // not turn events after it into "written before links" (an event inserted there would pass as one).
+      linksFrom: db.prepare<[], { links_from: number | null }>(
+        'SELECT min(links_from, coalesce((SELECT min(global_position) FROM events WHERE link IS NOT NULL), links_from)) AS links_from FROM audit_chain',
+      ),
       saveSegment: db.prepare('INSERT OR IGNORE INTO snapshot_segments (stream_id, segment_id, data, created_at) VALUES (?, ?, ?, ?)'),
       loadSegment: db.prepare<[string, string], { data: Buffer }>('SELECT data FROM snapshot_segments WHERE stream_id = ? AND segment_id = ?'),
     };
