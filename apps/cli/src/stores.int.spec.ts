@@ -185,6 +185,28 @@ describe.each(E2E_STORES.filter((s) => s !== 'eventstoredb'))('rewind CLI on the
     expect((await rewind('audit', 'verify', '--digest', 'not-a-digest')).code).toBe(2);
   });
 
+  it('audit rotate-snapshot-key draws a newer key where the API seals snapshots; a snapshot sealed before still verifies', async () => {
+    const store: EventStore =
+      storeName === 'postgres'
+        ? await PostgresEventStore.open({ connectionString: env.DATABASE_URL!, poolSize: 2 })
+        : new SqliteEventStore({ filename: join(dataDir, 'rewind.db') });
+    try {
+      const sessions = new SessionService(new SessionRepository(store, { snapshotEvery: 1 }));
+      await sessions.startSession({ tenantId: 'keyed', actor: 't' }, { sessionId: 'snap' });
+      await sessions.execute({ tenantId: 'keyed', actor: 't' }, 'snap', { type: 'WriteMemory', key: 'k', value: 1 });
+    } finally {
+      await store.close();
+    }
+    const first = await rewind('audit', 'rotate-snapshot-key');
+    const second = await rewind('audit', 'rotate-snapshot-key');
+    expect([first.code, second.code]).toEqual([0, 0]);
+    const id = (text: string) => Number(/Snapshot key (\d+) seals snapshots from now on/.exec(text)?.[1]);
+    expect(id(second.stdout)).toBeGreaterThan(id(first.stdout));
+    const verified = await rewind('audit', 'verify', '--tenant', 'keyed');
+    expect(verified.code).toBe(0);
+    expect(verified.stdout).not.toMatch(/and 0 snapshot\(s\)/);
+  });
+
   it('events export decrypts encrypted fields (shredded ones read "[shredded]"); --as-stored writes the ciphertext', async () => {
     const keys = pool ? await PostgresDataKeyStore.open(pool) : new SqliteDataKeyStore(join(dataDir, 'rewind.db'));
     const events: EventStore =

@@ -184,6 +184,8 @@ export interface EventStore {
    * that boundary is a mutable row, and raising it must not hide an event inserted after it.
    */
   linksFrom?(): Promise<number>;
+  /** With readChain: a new key seals snapshots from now on (earlier keys keep verifying); returns its id. */
+  rotateSnapshotKey?(): Promise<number>;
   /** With readChain: every snapshot (of these streams) checked against its seal. */
   checkSnapshots?(options: { streamPrefix?: string; streamId?: string }): Promise<SnapshotCheck>;
   close(): Promise<void>;
