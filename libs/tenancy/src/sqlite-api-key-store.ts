@@ -133,6 +133,14 @@ export class SqliteApiKeyStore implements ApiKeyStore {
     this.version = this.db.prepare<[], { version: number }>('SELECT version FROM api_key_changes WHERE id = 1');
   }
 
+  async lookup(presentedKey: string): Promise<{ record: ApiKeyRecord; replaced: boolean } | null> {
+    const hash = hashKey(presentedKey);
+    const row = this.byHash.get(hash);
+    if (row) return { record: toRecord(row), replaced: false };
+    const previous = this.byPreviousHash.get(hash);
+    return previous ? { record: toRecord(previous), replaced: true } : null;
+  }
+
   async authenticate(presentedKey: string): Promise<AuthenticatedKey | null> {
     const hash = hashKey(presentedKey);
     const row = this.byHash.get(hash);
@@ -183,8 +191,8 @@ export class SqliteApiKeyStore implements ApiKeyStore {
       this.require(keyId, true);
       const now = new Date();
       const graceEnds = new Date(now.getTime() + graceSeconds * 1000).toISOString();
-      // The replaced secret keeps its own grace, beside those of earlier rotations still running; ended ones go.
-      this.db.prepare('DELETE FROM api_key_previous_secrets WHERE key_id = ? AND valid_until <= ?').run(keyId, now.toISOString());
+      // The replaced secret keeps its own grace, beside those of earlier rotations. Ended ones stay (they
+      // authenticate no more): a replaced secret configured again (REWIND_ADMIN_KEY) is then still known as replaced.
       this.db
         .prepare('INSERT OR REPLACE INTO api_key_previous_secrets (hash, key_id, valid_until) SELECT hash, key_id, ? FROM api_keys WHERE key_id = ?')
         .run(graceEnds, keyId);

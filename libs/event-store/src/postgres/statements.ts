@@ -22,7 +22,7 @@ export function statements(s: string) {
   // The link of stream $1's event at `version` (a snapshot is sealed to it).
   const linkAt = (version: string) =>
     `(SELECT l.link FROM ${s}.events l WHERE l.stream_key = (SELECT st.id FROM ${s}.streams st WHERE st.stream_id = $1::text) AND l.stream_version = ${version})`;
-  // sha256(link at the version ‖ version ‖ $6, the sha256 of the state's JSON): see snapshotSeal.
+  // sha256(link at the version ‖ version ‖ $6, the state's keyed tag): see snapshotSeal and snapshotTag.
   const snapshotSeal = `sha256(coalesce(${linkAt('$3::bigint')}, '\\x${'00'.repeat(32)}'::bytea) || int8send($3::bigint) || $6::bytea)`;
   return {
     append: named(

@@ -135,3 +135,25 @@ describe('SqliteEventStore idempotency keys', () => {
     expect(bytes.includes(Buffer.from('alice@example.com'))).toBe(false);
   });
 });
+
+describe('SqliteEventStore snapshot keys', () => {
+  it('drops the snapshots of a file sealed before seals were keyed (caches, never taken for forgeries), and seals the next with a key', async () => {
+    const filename = freshFile();
+    const first = new SqliteEventStore({ filename });
+    await first.append('session:t:s', [newEvent(), newEvent()], { expectedVersion: 'no_stream' });
+    await first.saveSnapshot({ streamId: 'session:t:s', version: 2, reducerVersion: 1, state: { n: 2 } });
+    // As the version before keyed seals left the file: no key table (its snapshot's seal then was a plain hash).
+    first.db.exec('DROP TABLE snapshot_keys');
+    await first.close();
+    const second = new SqliteEventStore({ filename });
+    expect(second.db.prepare('SELECT count(*) AS n FROM snapshots').get()).toEqual({ n: 0 });
+    expect(await second.checkSnapshots({})).toEqual({ checked: 0, rejected: [] });
+    expect(second.db.prepare('SELECT count(*) AS n FROM snapshot_keys').get()).toEqual({ n: 1 });
+    await second.saveSnapshot({ streamId: 'session:t:s', version: 2, reducerVersion: 1, state: { n: 2 } });
+    expect((await second.loadSnapshot('session:t:s', 1, 2))?.state).toEqual({ n: 2 });
+    // The same snapshot read as another reducer version does not hold: the reducer version is sealed too.
+    second.db.exec('UPDATE snapshots SET reducer_version = 2');
+    expect(await second.loadSnapshot('session:t:s', 2, 2)).toBeNull();
+    await second.close();
+  });
+});
