@@ -1,13 +1,14 @@
 import type { Pool } from 'pg';
 import { applyMigrations } from '@rewind/event-store/postgres';
 import { memoryMigration1 } from './0001-memory-policies';
+import { memoryMigration2 } from './0002-memory-index';
 import type { MemoryMigration } from './memory-migration';
 
 export type { MemoryMigration } from './memory-migration';
 
 /** Every memory migration, in order, over the quoted schema name `s`. */
 export function memoryMigrations(s: string): MemoryMigration[] {
-  return [memoryMigration1(s)];
+  return [memoryMigration1(s), memoryMigration2(s)];
 }
 
 /**
