@@ -13,12 +13,12 @@ export interface MemoryIndexing {
 /**
  * The consumer group the memory indexer reads `rewind.events` in. Kafka's committed offsets
  * are the indexer's checkpoint here, and a checkpoint follows its index: a shared index
- * (Qdrant) is fed by one group whose members split the partitions; a local SQLite index must
+ * (PostgreSQL, Qdrant) is fed by one group whose members split the partitions; a local SQLite index must
  * see every partition, so each worker's gets a group of its own, named after its stable
  * REWIND_WORKER_ID. KAFKA_MEMORY_GROUP_ID, when set, wins (and must then be unique per worker
  * with a local index).
  */
-export function memoryGroupId(env: Record<string, string | undefined>, index: 'sqlite' | 'qdrant'): string {
+export function memoryGroupId(env: Record<string, string | undefined>, index: 'sqlite' | 'qdrant' | 'postgres'): string {
   if (env.KAFKA_MEMORY_GROUP_ID) return env.KAFKA_MEMORY_GROUP_ID;
   if (index === 'sqlite' && env.REWIND_WORKER_ID) return `rewind-memory-indexer.${env.REWIND_WORKER_ID}`;
   return 'rewind-memory-indexer';

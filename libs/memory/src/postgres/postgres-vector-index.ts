@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import { Pool, type PoolClient } from 'pg';
+import type { Pool, PoolClient } from 'pg';
 import type { EmbeddingModelInfo } from '../embedding-model';
 import type { MemoryItem, MemoryRole } from '../memory-item';
 import { searchTokens } from '../search-tokens';
@@ -51,8 +51,8 @@ interface ItemRow {
  * number of processes may open it at once.
  */
 export class PostgresVectorIndex implements VectorIndex {
-  readonly pool: Pool;
-  private readonly ownsPool: boolean;
+  private poolPromise: Promise<Pool> | undefined;
+  private ownsPool: boolean;
   private readonly schema: string;
   private readonly sql: IndexSql;
   private space: string | undefined;
@@ -67,22 +67,29 @@ export class PostgresVectorIndex implements VectorIndex {
     this.schema = options.schema ?? 'rewind';
     if (!/^[a-z_][a-z0-9_]*$/.test(this.schema)) throw new Error(`"${this.schema}" is not a valid schema name: use lower-case letters, digits and "_".`);
     this.sql = indexSql(`"${this.schema}"`);
-    if ('pool' in options) {
-      this.pool = options.pool;
-      this.ownsPool = false;
-    } else {
-      this.pool = new Pool({ connectionString: options.connectionString, max: options.poolSize ?? 3 });
-      this.ownsPool = true;
-    }
+    this.ownsPool = !('pool' in options);
+  }
+
+  /** The pool (its own made on first use: `pg` is an optional peer dependency, loaded only when this index is used). */
+  pool(): Promise<Pool> {
+    const { options } = this;
+    this.poolPromise ??=
+      'pool' in options
+        ? Promise.resolve(options.pool)
+        : import('pg').then(({ Pool }) => new Pool({ connectionString: options.connectionString, max: options.poolSize ?? 3 }));
+    return this.poolPromise;
   }
 
   /** An index over the same pool, to be opened for another model (language routing keeps one per model). */
   sibling(): PostgresVectorIndex {
-    return new PostgresVectorIndex({ pool: this.pool, schema: this.schema, ...(this.options.oversample ? { oversample: this.options.oversample } : {}) });
+    const sibling = new PostgresVectorIndex(this.options);
+    sibling.poolPromise = this.pool();
+    sibling.ownsPool = false;
+    return sibling;
   }
 
   private migrate(): Promise<void> {
-    this.migrated ??= migrateMemory(this.pool, this.schema).catch((error: unknown) => {
+    this.migrated ??= this.pool().then((pool) => migrateMemory(pool, this.schema)).catch((error: unknown) => {
       this.migrated = undefined;
       throw error;
     });
@@ -129,7 +136,7 @@ export class PostgresVectorIndex implements VectorIndex {
   }
 
   private async transaction<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
-    const client = await this.pool.connect();
+    const client = await (await this.pool()).connect();
     try {
       await client.query('BEGIN');
       const result = await work(client);
@@ -179,7 +186,7 @@ export class PostgresVectorIndex implements VectorIndex {
     const space = this.s;
     const batch = [...new Map(items.map((i) => [i.id, i])).values()];
     if (batch.length === 0) return 0;
-    const { rowCount } = await this.pool.query(this.sql.admitItems, [
+    const { rowCount } = await (await this.pool()).query(this.sql.admitItems, [
       space,
       ...this.batchParameters(
         batch,
@@ -192,7 +199,7 @@ export class PostgresVectorIndex implements VectorIndex {
 
   async pendingItems(limit: number): Promise<MemoryItem[]> {
     if (limit <= 0) return [];
-    const { rows } = await this.pool.query<ItemRow & { context: string | null }>(this.sql.pendingItems, [this.s, limit]);
+    const { rows } = await (await this.pool()).query<ItemRow & { context: string | null }>(this.sql.pendingItems, [this.s, limit]);
     return rows.map((row) => ({ ...toItem(row), ...(row.context !== null ? { context: row.context } : {}) }));
   }
 
@@ -213,7 +220,7 @@ export class PostgresVectorIndex implements VectorIndex {
   }
 
   async pendingVectors(): Promise<PendingVectors> {
-    const { rows } = await this.pool.query<{ n: number; oldest: string | null }>(this.sql.pendingVectors, [this.s]);
+    const { rows } = await (await this.pool()).query<{ n: number; oldest: string | null }>(this.sql.pendingVectors, [this.s]);
     return { items: rows[0]!.n, oldestPosition: rows[0]!.oldest === null ? null : Number(rows[0]!.oldest) };
   }
 
@@ -223,8 +230,8 @@ export class PostgresVectorIndex implements VectorIndex {
     const code = signBits(vector);
     const { rows } =
       scope.sessionId === undefined
-        ? await this.pool.query<ItemRow>(this.sql.nearestInTenant, [this.s, scope.tenantId, code, k])
-        : await this.pool.query<ItemRow>(this.sql.nearestInSession, [this.s, scope.tenantId, code, k, scope.sessionId]);
+        ? await (await this.pool()).query<ItemRow>(this.sql.nearestInTenant, [this.s, scope.tenantId, code, k])
+        : await (await this.pool()).query<ItemRow>(this.sql.nearestInSession, [this.s, scope.tenantId, code, k, scope.sessionId]);
     return rows
       .filter((row) => row.vector !== null)
       .map((row) => ({ row, score: dot(vector, row.vector!) }))
@@ -239,7 +246,7 @@ export class PostgresVectorIndex implements VectorIndex {
     if (terms.length === 0) return [];
     const total = await this.countIn();
     const idf = terms.map((t) => Math.log(1 + (total - t.doc + 0.5) / (t.doc + 0.5)));
-    const { rows } = await this.pool.query<ItemRow & { score: number }>(this.sql.rankText, [
+    const { rows } = await (await this.pool()).query<ItemRow & { score: number }>(this.sql.rankText, [
       this.s,
       scope.tenantId,
       scope.sessionId ?? null,
@@ -276,7 +283,7 @@ export class PostgresVectorIndex implements VectorIndex {
   private async lexemesOf(words: readonly string[]): Promise<string[]> {
     const unseen = words.filter((w) => !this.lexemes.has(w));
     if (unseen.length > 0) {
-      const { rows } = await this.pool.query<{ word: string; lexeme: string }>(this.sql.lexemesOf, [unseen]);
+      const { rows } = await (await this.pool()).query<{ word: string; lexeme: string }>(this.sql.lexemesOf, [unseen]);
       for (const word of unseen) this.lexemes.set(word, []);
       for (const { word, lexeme } of rows) this.lexemes.get(word)!.push(lexeme);
     }
@@ -288,7 +295,7 @@ export class PostgresVectorIndex implements VectorIndex {
     const key = `${this.s}\u0000${lexeme}`;
     let n = this.documentFrequencies.get(key);
     if (n !== undefined) return n;
-    const { rows } = await this.pool.query<{ n: number }>(this.sql.documentFrequency, [this.s, tsqueryLexeme(lexeme), Math.ceil(cap)]);
+    const { rows } = await (await this.pool()).query<{ n: number }>(this.sql.documentFrequency, [this.s, tsqueryLexeme(lexeme), Math.ceil(cap)]);
     n = rows[0]!.n;
     if (n > 0) this.documentFrequencies.set(key, n);
     return n;
@@ -296,7 +303,7 @@ export class PostgresVectorIndex implements VectorIndex {
 
   private async meanItemLength(): Promise<number> {
     if (this.meanLength && Date.now() - this.meanLength.at < PLAN_FIGURES_TTL_MS) return this.meanLength.value;
-    const { rows } = await this.pool.query<{ mean: number }>(this.sql.meanLength, [this.s]);
+    const { rows } = await (await this.pool()).query<{ mean: number }>(this.sql.meanLength, [this.s]);
     this.meanLength = { value: rows[0]!.mean, at: Date.now() };
     return this.meanLength.value;
   }
@@ -309,7 +316,7 @@ export class PostgresVectorIndex implements VectorIndex {
   }
 
   async deleteScope(scope: MemoryScope): Promise<number> {
-    const { rowCount } = await this.pool.query(this.sql.deleteInSpace, [this.s, scope.tenantId, scope.sessionId ?? null]);
+    const { rowCount } = await (await this.pool()).query(this.sql.deleteInSpace, [this.s, scope.tenantId, scope.sessionId ?? null]);
     return rowCount ?? 0;
   }
 
@@ -320,28 +327,29 @@ export class PostgresVectorIndex implements VectorIndex {
    */
   async shredScope(scope: MemoryScope): Promise<number> {
     await this.migrate();
-    const { rowCount } = await this.pool.query(this.sql.shred, [scope.tenantId, scope.sessionId ?? null]);
-    if (rowCount) await this.pool.query(this.sql.vacuum);
+    const { rowCount } = await (await this.pool()).query(this.sql.shred, [scope.tenantId, scope.sessionId ?? null]);
+    if (rowCount) await (await this.pool()).query(this.sql.vacuum);
     return rowCount ?? 0;
   }
 
   async count(scope?: MemoryScope): Promise<number> {
     const { rows } = !scope
-      ? await this.pool.query<{ n: number }>(this.sql.countAll, [this.s])
+      ? await (await this.pool()).query<{ n: number }>(this.sql.countAll, [this.s])
       : scope.sessionId === undefined
-        ? await this.pool.query<{ n: number }>(this.sql.countTenant, [this.s, scope.tenantId])
-        : await this.pool.query<{ n: number }>(this.sql.countSession, [this.s, scope.tenantId, scope.sessionId]);
+        ? await (await this.pool()).query<{ n: number }>(this.sql.countTenant, [this.s, scope.tenantId])
+        : await (await this.pool()).query<{ n: number }>(this.sql.countSession, [this.s, scope.tenantId, scope.sessionId]);
     return rows[0]!.n;
   }
 
   /** Every item's id and text, in id order (to compare two indexes: `rewind memory rebuild --verify`). */
   async listItems(): Promise<{ id: string; text: string; globalPosition: number }[]> {
-    const { rows } = await this.pool.query<{ id: string; text: string; global_position: string }>(this.sql.listItems, [this.s]);
+    const { rows } = await (await this.pool()).query<{ id: string; text: string; global_position: string }>(this.sql.listItems, [this.s]);
     return rows.map((r) => ({ id: r.id, text: r.text, globalPosition: Number(r.global_position) }));
   }
 
   async close(): Promise<void> {
-    if (this.ownsPool) await this.pool.end();
+    if (this.ownsPool && this.poolPromise) await (await this.poolPromise).end();
+    this.poolPromise = undefined;
   }
 }
 
