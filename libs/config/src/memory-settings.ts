@@ -63,7 +63,9 @@ export function memoryConfigFromEnv(env: NodeJS.ProcessEnv, dataDir: string): Me
   const qdrantUrl = read.raw('QDRANT_URL');
   if (index === 'qdrant' && !qdrantUrl) throw new MemoryConfigError('REWIND_MEMORY_INDEX=qdrant needs QDRANT_URL (e.g. http://127.0.0.1:6333).');
   if (index === 'postgres' && !postgresUrl) {
-    throw new MemoryConfigError('REWIND_MEMORY_INDEX=postgres needs DATABASE_URL (the database of REWIND_STORE=postgres, e.g. postgres://user:password@127.0.0.1:5432/rewind).');
+    throw new MemoryConfigError(
+      'REWIND_MEMORY_INDEX=postgres needs DATABASE_URL (the database of REWIND_STORE=postgres, e.g. postgres://user:password@127.0.0.1:5432/rewind).',
+    );
   }
   const { embeddingModel, modelDir } = modelFileSettings(env);
   const embeddingUrl = read.raw('REWIND_EMBEDDING_URL');

@@ -26,7 +26,11 @@ describe('memory configuration', () => {
 
   it('keeps memory in the shared database with REWIND_STORE=postgres (unless told otherwise), and needs DATABASE_URL for it', () => {
     const url = 'postgres://u@127.0.0.1:5432/rewind';
-    expect(memoryConfigFromEnv({ REWIND_STORE: 'postgres', DATABASE_URL: url }, '/d')).toMatchObject({ index: 'postgres', postgresUrl: url, postgresSchema: 'rewind' });
+    expect(memoryConfigFromEnv({ REWIND_STORE: 'postgres', DATABASE_URL: url }, '/d')).toMatchObject({
+      index: 'postgres',
+      postgresUrl: url,
+      postgresSchema: 'rewind',
+    });
     expect(memoryConfigFromEnv({ REWIND_STORE: 'postgres', DATABASE_URL: url, REWIND_PG_SCHEMA: 'other' }, '/d').postgresSchema).toBe('other');
     expect(memoryConfigFromEnv({ REWIND_STORE: 'postgres', DATABASE_URL: url, REWIND_MEMORY_INDEX: 'sqlite' }, '/d').index).toBe('sqlite');
     expect(memoryConfigFromEnv({ REWIND_STORE: 'postgres', DATABASE_URL: url, QDRANT_URL: 'http://127.0.0.1:6333' }, '/d').index).toBe('qdrant');

@@ -42,7 +42,10 @@ describe('PostgresVectorIndex', () => {
   it('ranks a rare word above a common one (idf), as BM25 does', async () => {
     const index = new PostgresVectorIndex({ pool, schema: 'idf' });
     await index.open({ id: 'model-a', dimensions: 8 });
-    const filler = Array.from({ length: 20 }, (_, i) => ({ item: memoryItem({ id: `f${i}:0`, text: `a walk in the park number ${i}` }), vector: axisVector(8, 2) }));
+    const filler = Array.from({ length: 20 }, (_, i) => ({
+      item: memoryItem({ id: `f${i}:0`, text: `a walk in the park number ${i}` }),
+      vector: axisVector(8, 2),
+    }));
     await index.upsert([
       ...filler,
       { item: memoryItem({ id: 'rare:0', text: 'the zeppelin landed' }), vector: axisVector(8, 1) },

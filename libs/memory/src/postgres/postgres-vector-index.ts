@@ -89,10 +89,12 @@ export class PostgresVectorIndex implements VectorIndex {
   }
 
   private migrate(): Promise<void> {
-    this.migrated ??= this.pool().then((pool) => migrateMemory(pool, this.schema)).catch((error: unknown) => {
-      this.migrated = undefined;
-      throw error;
-    });
+    this.migrated ??= this.pool()
+      .then((pool) => migrateMemory(pool, this.schema))
+      .catch((error: unknown) => {
+        this.migrated = undefined;
+        throw error;
+      });
     return this.migrated;
   }
 
@@ -186,7 +188,9 @@ export class PostgresVectorIndex implements VectorIndex {
     const space = this.s;
     const batch = [...new Map(items.map((i) => [i.id, i])).values()];
     if (batch.length === 0) return 0;
-    const { rowCount } = await (await this.pool()).query(this.sql.admitItems, [
+    const { rowCount } = await (
+      await this.pool()
+    ).query(this.sql.admitItems, [
       space,
       ...this.batchParameters(
         batch,
@@ -246,7 +250,9 @@ export class PostgresVectorIndex implements VectorIndex {
     if (terms.length === 0) return [];
     const total = await this.countIn();
     const idf = terms.map((t) => Math.log(1 + (total - t.doc + 0.5) / (t.doc + 0.5)));
-    const { rows } = await (await this.pool()).query<ItemRow & { score: number }>(this.sql.rankText, [
+    const { rows } = await (
+      await this.pool()
+    ).query<ItemRow & { score: number }>(this.sql.rankText, [
       this.s,
       scope.tenantId,
       scope.sessionId ?? null,

@@ -48,8 +48,7 @@ async function openProcess(url: string) {
   const indexer = new MemoryIndexer({ index, model, policies, store, checkpoints, pollIntervalMs: 50, ...indexing });
   const recall = new MemoryRecall({ index, model, paths: new EngineSessionPaths(sessions), rewriter: new DeterministicRewriter(), policies });
   await index.open(await model.info());
-  const ask = async (query: string) =>
-    (await recall.recall({ tenantId: 't1', sessionId: 'trip', query, k: 5, rewrite: false })).hits.map((h) => h.text);
+  const ask = async (query: string) => (await recall.recall({ tenantId: 't1', sessionId: 'trip', query, k: 5, rewrite: false })).hits.map((h) => h.text);
   return {
     store,
     sessions,

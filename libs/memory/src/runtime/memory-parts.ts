@@ -76,7 +76,10 @@ export function vectorIndexFor(config: MemoryConfig): VectorIndex {
  * The shared index in PostgreSQL, as the configuration uses it; `tables` holds the pool (its own,
  * `poolSize` connections: every thread that opens the index has one). Siblings share it.
  */
-export function postgresIndexFor(config: MemoryConfig, poolSize = 3): { index: VectorIndex & Pick<PostgresVectorIndex, 'listItems'>; tables: PostgresVectorIndex } {
+export function postgresIndexFor(
+  config: MemoryConfig,
+  poolSize = 3,
+): { index: VectorIndex & Pick<PostgresVectorIndex, 'listItems'>; tables: PostgresVectorIndex } {
   const tables = new PostgresVectorIndex({ connectionString: config.postgresUrl!, schema: config.postgresSchema, poolSize });
   return { index: routesByLanguage(config) ? new LanguageSpacesIndex(tables, () => tables.sibling()) : tables, tables };
 }
@@ -105,7 +108,11 @@ export const POSTGRES_INDEXER_NAME = 'postgres-memory-indexer';
 export function sharedPostgresIndex(
   config: MemoryConfig,
   poolSize = 4,
-): { index: VectorIndex & Pick<PostgresVectorIndex, 'listItems'>; tables: PostgresVectorIndex; indexing: Required<Pick<MemoryIndexerOptions, 'exclusivity' | 'name'>> } {
+): {
+  index: VectorIndex & Pick<PostgresVectorIndex, 'listItems'>;
+  tables: PostgresVectorIndex;
+  indexing: Required<Pick<MemoryIndexerOptions, 'exclusivity' | 'name'>>;
+} {
   const { index, tables } = postgresIndexFor(config, poolSize);
   const lock = lazyAdvisoryLock(() => tables.pool(), config.postgresSchema, INDEXER_LOCK);
   return { index, tables, indexing: { exclusivity: { kind: 'lock', lock }, name: POSTGRES_INDEXER_NAME } };
