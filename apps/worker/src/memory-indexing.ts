@@ -1,6 +1,6 @@
 import type { SessionService } from '@rewind/engine';
 import { EngineSessionPaths, type MemorySourceEvent } from '@rewind/memory';
-import { MemoryRuntime, memoryConfigFromEnv, type MemoryRuntimeOptions } from '@rewind/memory/runtime';
+import { MemoryRuntime, memoryConfigFromEnv, type MemoryDatabase, type MemoryRuntimeOptions } from '@rewind/memory/runtime';
 import { holdIndexFile } from '@rewind/memory/sqlite-vec';
 import type { Logger } from '@rewind/config';
 import type { MessageBus, Subscription } from '@rewind/messaging';
@@ -43,8 +43,10 @@ export async function startMemoryIndexing(options: {
   logger: Logger;
   /** On PostgreSQL: memory policies are read there, shared with the API. */
   policies?: MemoryRuntimeOptions['policies'];
+  /** The worker's store (its configuration): on PostgreSQL the memory index is tables of that database, shared with the API. */
+  database?: MemoryDatabase;
 }): Promise<MemoryIndexing | null> {
-  const config = memoryConfigFromEnv(options.env, options.dataDir);
+  const config = memoryConfigFromEnv(options.env, options.dataDir, options.database);
   if (!config.enabled || options.busKind !== 'kafka') return null;
   const runtime = new MemoryRuntime({
     config,

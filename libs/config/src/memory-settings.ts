@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { EnvReader } from './env-reader';
 import { ConfigError } from './rewind-config';
+import type { StoreKind } from './store-choice';
 
 /** Memory's settings, from the environment (see docs/guide/memory.md and docs/operations/configuration.md). */
 export interface MemoryConfig {
@@ -55,10 +56,22 @@ export interface MemoryConfig {
 /** A bad memory setting: the service stops at start with this one sentence, like any other ConfigError. */
 export class MemoryConfigError extends ConfigError {}
 
-export function memoryConfigFromEnv(env: NodeJS.ProcessEnv, dataDir: string): MemoryConfig {
+/**
+ * Where the process keeps its events, as its own configuration read them: memory then follows it (on
+ * PostgreSQL, the index is tables of the same database) whatever the environment it was given says.
+ */
+export interface MemoryDatabase {
+  store: StoreKind;
+  databaseUrl: string | undefined;
+  /** The event store's schema (REWIND_PG_SCHEMA; default rewind). */
+  pgSchema?: string | undefined;
+}
+
+export function memoryConfigFromEnv(env: NodeJS.ProcessEnv, dataDir: string, database?: MemoryDatabase): MemoryConfig {
   const read = new EnvReader(env, (message) => new MemoryConfigError(message));
-  const postgresUrl = read.raw('DATABASE_URL');
-  const sharedDefault = read.raw('QDRANT_URL') ? 'qdrant' : read.raw('REWIND_STORE') === 'postgres' && postgresUrl ? 'postgres' : 'sqlite';
+  const postgresUrl = database ? database.databaseUrl : read.raw('DATABASE_URL');
+  const store = database ? database.store : read.raw('REWIND_STORE');
+  const sharedDefault = read.raw('QDRANT_URL') ? 'qdrant' : store === 'postgres' && postgresUrl ? 'postgres' : 'sqlite';
   const index = read.oneOfAnyCase('REWIND_MEMORY_INDEX', ['sqlite', 'qdrant', 'postgres'] as const, sharedDefault);
   const qdrantUrl = read.raw('QDRANT_URL');
   if (index === 'qdrant' && !qdrantUrl) throw new MemoryConfigError('REWIND_MEMORY_INDEX=qdrant needs QDRANT_URL (e.g. http://127.0.0.1:6333).');
@@ -84,7 +97,7 @@ export function memoryConfigFromEnv(env: NodeJS.ProcessEnv, dataDir: string): Me
     qdrantUrl,
     qdrantApiKey: read.raw('QDRANT_API_KEY'),
     postgresUrl,
-    postgresSchema: read.raw('REWIND_PG_SCHEMA') ?? 'rewind',
+    postgresSchema: database?.pgSchema ?? read.raw('REWIND_PG_SCHEMA') ?? 'rewind',
     embeddingModel,
     embeddingUrl,
     embeddingApiKey: read.raw('REWIND_EMBEDDING_API_KEY'),

@@ -35,7 +35,7 @@ import { ShredSessionMemoryHandler } from './shred-session-memory.command';
         sessions: SessionService,
         hub: SubscriptionHub,
       ) => {
-        const memoryConfig = memoryConfigFromEnv(process.env, config.dataDir);
+        const memoryConfig = memoryConfigFromEnv(process.env, config.dataDir, config);
         if (!memoryConfig.enabled) return null;
         const logger = new Logger('Memory');
         // The shared checkpoint store: Qdrant's progress; a local index keeps its own in its file

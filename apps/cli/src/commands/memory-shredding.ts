@@ -8,7 +8,7 @@ import { CliError, type CommandContext } from '../command';
  */
 export async function shredFromMemory(context: CommandContext, scope: { tenantId: string; sessionId?: string }): Promise<number> {
   try {
-    return await shredMemoryIndex(memoryConfigFromEnv(context.io.env, context.config.dataDir), scope);
+    return await shredMemoryIndex(memoryConfigFromEnv(context.io.env, context.config.dataDir, context.config), scope);
   } catch (error) {
     if (error instanceof MemoryConfigError) throw new CliError(error.message);
     throw error;

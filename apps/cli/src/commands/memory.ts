@@ -12,7 +12,7 @@ const CHECKPOINT = 'memory-indexer';
 
 function memoryConfig(context: CommandContext): MemoryConfig {
   try {
-    const config = memoryConfigFromEnv(context.io.env, context.config.dataDir);
+    const config = memoryConfigFromEnv(context.io.env, context.config.dataDir, context.config);
     if (!config.enabled) throw new CliError('Long-term memory is turned off (REWIND_MEMORY=off): there is no index to inspect or rebuild.');
     return config;
   } catch (error) {
