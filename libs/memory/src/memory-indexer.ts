@@ -386,8 +386,10 @@ export class MemoryIndexer {
       // transaction) instead of costing each write a batch of its own.
       lingerMs: this.twoStage ? 50 : 0,
       backoff: { initialDelayMs: 400, maxDelayMs: 30_000 },
+      // Methods, not a spread: a class's logger (Nest's) keeps them on its prototype.
       logger: {
-        ...this.logger,
+        log: (message: string) => this.logger.log(message),
+        warn: (message: string) => this.logger.warn(message),
         error: (message: string) => this.logger.error(`${message} (memory indexing: writes are not affected, recall misses what is not indexed yet)`),
       },
     };
