@@ -37,7 +37,11 @@ describe('memory configuration', () => {
     expect(memoryConfigFromEnv({ DATABASE_URL: url }, '/d').index).toBe('sqlite');
     expect(() => memoryConfigFromEnv({ REWIND_MEMORY_INDEX: 'postgres' }, '/d')).toThrow(/REWIND_MEMORY_INDEX=postgres needs DATABASE_URL/);
     // The process's own configuration of its store wins over the environment given (the API's, the worker's).
-    expect(memoryConfigFromEnv({}, '/d', { store: 'postgres', databaseUrl: url, pgSchema: 'x' })).toMatchObject({ index: 'postgres', postgresUrl: url, postgresSchema: 'x' });
+    expect(memoryConfigFromEnv({}, '/d', { store: 'postgres', databaseUrl: url, pgSchema: 'x' })).toMatchObject({
+      index: 'postgres',
+      postgresUrl: url,
+      postgresSchema: 'x',
+    });
     expect(memoryConfigFromEnv({ REWIND_STORE: 'postgres', DATABASE_URL: url }, '/d', { store: 'sqlite', databaseUrl: undefined }).index).toBe('sqlite');
   });
 
