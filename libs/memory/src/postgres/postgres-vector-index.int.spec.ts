@@ -43,4 +43,33 @@ describe('PostgresVectorIndex', () => {
       await Promise.all(pools.map((p) => p.end()));
     }
   });
+
+  it("a process's codes in memory follow what another process writes, replaces and shreds", async () => {
+    const [writerPool, readerPool] = [new Pool({ connectionString: db.url, max: 2 }), new Pool({ connectionString: db.url, max: 2 })];
+    const writer = new PostgresVectorIndex({ pool: writerPool, schema: 'followers' });
+    const reader = new PostgresVectorIndex({ pool: readerPool, schema: 'followers' });
+    try {
+      await writer.open({ id: 'model-a', dimensions: 8 });
+      await reader.open({ id: 'model-a', dimensions: 8 });
+      const ids = async (sessionId?: string) =>
+        (await reader.searchVector(axisVector(8, 1), sessionId ? { tenantId: 't1', sessionId } : { tenantId: 't1' }, 1)).map((h) => h.item.id);
+      await writer.upsert([{ item: memoryItem({ id: 'a:0', text: 'hotel in Lisbon' }), vector: axisVector(8, 1) }]);
+      expect(await ids()).toEqual(['a:0']);
+      expect(await ids('s1')).toEqual(['a:0']);
+      // New: read incrementally.
+      await writer.upsert([{ item: memoryItem({ id: 'b:0', text: 'hotel in Porto' }), vector: axisVector(8, 1, 2, 0.01) }]);
+      await writer.upsert([{ item: memoryItem({ id: 'a:0', text: 'hotel in Lisbon' }), vector: axisVector(8, 5) }]);
+      // Replaced: a:0 now points elsewhere, so b:0 is the nearest.
+      expect(await ids()).toEqual(['b:0']);
+      expect(await ids('s1')).toEqual(['b:0']);
+      // Shredded by the other process: gone from this one's search at once.
+      await writer.shredScope({ tenantId: 't1', sessionId: 's1' });
+      expect(await ids()).toEqual([]);
+      await writer.admit([memoryItem({ id: 'c:0', text: 'castle' })]);
+      await writer.attachVectors([{ item: memoryItem({ id: 'c:0', text: 'castle' }), vector: axisVector(8, 1) }]);
+      expect(await ids()).toEqual(['c:0']);
+    } finally {
+      await Promise.all([writerPool.end(), readerPool.end()]);
+    }
+  });
 });

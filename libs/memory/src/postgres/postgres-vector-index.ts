@@ -6,6 +6,7 @@ import { searchTokens } from '../search-tokens';
 import { CONTEXT_WEIGHT, MATCH_BUDGET, PLAN_FIGURES_TTL_MS } from '../sqlite-vec/fts-query';
 import { blobOf, dot, vectorOf } from '../sqlite-vec/item-rows';
 import type { IndexedItem, MemoryScope, PendingVectors, ScoredItem, VectorIndex } from '../vector-index';
+import { PostgresCodeCache, type CodeRow } from './code-cache';
 import { indexSql, type IndexSql } from './index-sql';
 import { migrateMemory } from './migrations';
 
@@ -62,6 +63,7 @@ export class PostgresVectorIndex implements VectorIndex {
   private readonly documentFrequencies = new LRUCache<string, number>({ max: 50_000, ttl: PLAN_FIGURES_TTL_MS });
   private readonly lexemes = new LRUCache<string, string[]>({ max: 50_000 });
   private meanLength: { value: number; at: number } | undefined;
+  private codes: PostgresCodeCache | undefined;
 
   constructor(private readonly options: PostgresVectorIndexOptions) {
     this.schema = options.schema ?? 'rewind';
@@ -102,6 +104,18 @@ export class PostgresVectorIndex implements VectorIndex {
     await this.migrate();
     this.space = `${model.id}@${model.dimensions}`;
     this.dimensions = model.dimensions;
+    const space = this.space;
+    this.codes = new PostgresCodeCache(
+      async (scope, after) => {
+        const pool = await this.pool();
+        const { rows } =
+          scope.sessionId === undefined
+            ? await pool.query<CodeRow>(this.sql.codesOfTenant, [space, scope.tenantId, after])
+            : await pool.query<CodeRow>(this.sql.codesOfSession, [space, scope.tenantId, after, scope.sessionId]);
+        return rows;
+      },
+      Math.ceil(model.dimensions / 8),
+    );
   }
 
   private get s(): string {
@@ -231,12 +245,12 @@ export class PostgresVectorIndex implements VectorIndex {
   async searchVector(vector: Float32Array, scope: MemoryScope, limit: number): Promise<ScoredItem[]> {
     if (limit <= 0) return [];
     const k = Math.max(limit, Math.min(limit * (this.options.oversample ?? 4), MAX_CANDIDATES));
-    const code = signBits(vector);
-    const { rows } =
-      scope.sessionId === undefined
-        ? await (await this.pool()).query<ItemRow>(this.sql.nearestInTenant, [this.s, scope.tenantId, code, k])
-        : await (await this.pool()).query<ItemRow>(this.sql.nearestInSession, [this.s, scope.tenantId, code, k, scope.sessionId]);
+    const seqs = await this.codes!.nearest(scope, signBits(vector), k);
+    if (seqs.length === 0) return [];
+    const { rows } = await (await this.pool()).query<ItemRow>(this.sql.rowsBySeq, [seqs]);
+    // Re-ranked on the full vectors; the scope is checked on the rows too (an item may have left it since the codes were read).
     return rows
+      .filter((row) => row.tenant_id === scope.tenantId && (scope.sessionId === undefined || row.session_id === scope.sessionId))
       .filter((row) => row.vector !== null)
       .map((row) => ({ row, score: dot(vector, row.vector!) }))
       .sort((a, b) => b.score - a.score)
@@ -359,11 +373,11 @@ export class PostgresVectorIndex implements VectorIndex {
   }
 }
 
-/** A vector's 1-bit code as `bit varying` text: 1 where the component is positive (sqlite-vec's vec_quantize_binary). */
-export function signBits(vector: Float32Array): string {
-  let bits = '';
-  for (const x of vector) bits += x > 0 ? '1' : '0';
-  return bits;
+/** A vector's 1-bit code: bit i (of byte i / 8, lowest first) set where component i is positive (sqlite-vec's vec_quantize_binary). */
+export function signBits(vector: Float32Array): Buffer {
+  const code = Buffer.alloc(Math.ceil(vector.length / 8));
+  for (let i = 0; i < vector.length; i++) if (vector[i]! > 0) code[i >> 3]! |= 1 << (i & 7);
+  return code;
 }
 
 /** A lexeme as a tsquery operand: quoted, so that no tsquery syntax in it reaches the parser. */

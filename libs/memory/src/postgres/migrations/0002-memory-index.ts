@@ -39,17 +39,33 @@ CREATE INDEX memory_items_words ON ${s}.memory_items USING gin (words);
 -- Stage 2's backlog, oldest first.
 CREATE INDEX memory_items_pending ON ${s}.memory_items (space, seq) WHERE vector IS NULL;
 
--- 1-bit codes (sign bits) of the items' vectors, in a narrow table of their own: the Hamming
--- prefilter scans a scope's codes (bit_count of an XOR) without reading the items' text or vectors.
+-- 1-bit codes (sign bits, packed 8 to a byte) of the items' vectors, in a narrow table of their own:
+-- each process holds a scope's codes in memory and scans them (as the SQLite index does), reading only
+-- what is new since it last looked (stamp, from a sequence: an updated code gets a new one).
+CREATE SEQUENCE ${s}.memory_code_stamps;
 CREATE TABLE ${s}.memory_codes (
-  seq        bigint      NOT NULL,
-  space      text        NOT NULL,
-  tenant_id  text        NOT NULL,
-  session_id text        NOT NULL,
-  code       bit varying NOT NULL,
+  seq        bigint NOT NULL,
+  space      text   NOT NULL,
+  tenant_id  text   NOT NULL,
+  session_id text   NOT NULL,
+  code       bytea  NOT NULL,
+  stamp      bigint NOT NULL DEFAULT nextval('${s}.memory_code_stamps'),
   CONSTRAINT memory_codes_pk PRIMARY KEY (seq),
   CONSTRAINT memory_codes_item_fk FOREIGN KEY (seq) REFERENCES ${s}.memory_items (seq) ON DELETE CASCADE
 );
-CREATE INDEX memory_codes_scope ON ${s}.memory_codes (space, tenant_id, session_id);
+CREATE INDEX memory_codes_tenant ON ${s}.memory_codes (space, tenant_id, stamp);
+CREATE INDEX memory_codes_session ON ${s}.memory_codes (space, tenant_id, session_id, stamp);
+
+-- Counts statements that removed codes (a shred, a deletion, an item replaced): a process holding codes in
+-- memory reads them all again when it changes.
+CREATE TABLE ${s}.memory_code_removals (n bigint NOT NULL);
+INSERT INTO ${s}.memory_code_removals (n) VALUES (0);
+CREATE FUNCTION ${s}.memory_codes_removed() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  UPDATE ${s}.memory_code_removals SET n = n + 1 WHERE EXISTS (SELECT 1 FROM gone);
+  RETURN NULL;
+END $$;
+CREATE TRIGGER memory_codes_removed AFTER DELETE ON ${s}.memory_codes
+  REFERENCING OLD TABLE AS gone FOR EACH STATEMENT EXECUTE FUNCTION ${s}.memory_codes_removed();
 `,
 });
