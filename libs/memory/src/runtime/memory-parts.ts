@@ -74,11 +74,12 @@ export function vectorIndexFor(config: MemoryConfig): VectorIndex {
 
 /**
  * The shared index in PostgreSQL, as the configuration uses it; `tables` holds the pool (its own,
- * `poolSize` connections: every thread that opens the index has one). Siblings share it.
+ * `poolSize` connections: every thread that opens the index has one; the embedding thread's reads
+ * and writes one batch at a time, so 2). Siblings share it.
  */
 export function postgresIndexFor(
   config: MemoryConfig,
-  poolSize = 3,
+  poolSize = 2,
 ): { index: VectorIndex & Pick<PostgresVectorIndex, 'listItems'>; tables: PostgresVectorIndex } {
   const tables = new PostgresVectorIndex({ connectionString: config.postgresUrl!, schema: config.postgresSchema, poolSize });
   return { index: routesByLanguage(config) ? new LanguageSpacesIndex(tables, () => tables.sibling()) : tables, tables };
