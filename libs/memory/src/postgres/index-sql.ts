@@ -1,6 +1,6 @@
 /**
  * The memory index's SQL on PostgreSQL (tables of memory migration 2), over the quoted schema `s`.
- * `$1` is always the model's space: every statement but a shred's stays within one model's items.
+ * A statement about one model's items takes its space as `$1`; a shred's covers every model's.
  */
 export function indexSql(s: string) {
   const items = `${s}.memory_items`;

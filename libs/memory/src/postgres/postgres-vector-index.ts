@@ -43,13 +43,13 @@ interface ItemRow {
 /**
  * The memory index in the shared PostgreSQL database (stock PostgreSQL 14+, no extension), so that
  * every API process and the worker of a deployment recall from one index that one indexer writes.
- * The SQLite index's design in plain SQL: 1-bit codes (sign bits, `bit varying`) scanned by Hamming
- * distance (`bit_count(a # b)`) find `oversample` × limit candidates, re-ranked here by exact cosine
- * on their float vectors; keywords through a tsvector column (english: stemmed, like FTS5's Porter)
- * and a GIN index, ranked by BM25 computed in SQL from the same figures FTS5 uses (idf per word, the
- * previous turn's words at CONTEXT_WEIGHT, length normalization), so that recall's fusion sees
- * scores shaped like FTS5's. Tables come from memory's versioned, advisory-locked migrations: any
- * number of processes may open it at once.
+ * The SQLite index's design on plain tables: 1-bit codes (sign bits) in a narrow table, held in
+ * memory per searched scope and scanned by Hamming distance (PostgresCodeCache), find `oversample` ×
+ * limit candidates, re-ranked here by exact cosine on their float vectors; keywords through a
+ * tsvector column (english: stemmed, like FTS5's Porter) and a GIN index, ranked by BM25 computed in
+ * SQL from the same figures FTS5 uses (idf per word, the previous turn's words at CONTEXT_WEIGHT,
+ * length normalization), so that recall's fusion sees scores shaped like FTS5's. Tables come from
+ * memory's versioned, advisory-locked migrations: any number of processes may open it at once.
  */
 export class PostgresVectorIndex implements VectorIndex {
   private poolPromise: Promise<Pool> | undefined;
