@@ -133,6 +133,7 @@ export async function startWorker(
     const memory = await startMemoryIndexing({
       env: process.env,
       dataDir: config.dataDir,
+      database: { store: config.store, databaseUrl: config.databaseUrl },
       bus,
       busKind: config.bus,
       eventsTopic: topics.events,

@@ -25,7 +25,7 @@ export async function shredFromMemory(
   let told = false;
   for (let pause = 100; ; pause = Math.min(pause * 2, 2_000)) {
     try {
-      return await shredMemoryIndex(memoryConfigFromEnv(context.io.env, context.config.dataDir), scope);
+      return await shredMemoryIndex(memoryConfigFromEnv(context.io.env, context.config.dataDir, context.config), scope);
     } catch (error) {
       if (error instanceof MemoryConfigError) throw new CliError(error.message);
       if (!isBusy(error)) throw error;
