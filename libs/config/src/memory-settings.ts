@@ -21,6 +21,12 @@ export interface MemoryConfig {
   postgresUrl: string | undefined;
   postgresSchema: string;
   /**
+   * REWIND_PG_MEMORY_POOL_SIZE (default 4, at least 2): connections of the process's pool for the
+   * PostgreSQL index (one of them the indexer's lock while this process indexes); each memory
+   * thread that opens the index (keywords, writer) has a pool of half as many, at least 1.
+   */
+  postgresPoolSize: number;
+  /**
    * REWIND_EMBEDDING_MODEL: a local model id, or the hosted model's name when REWIND_EMBEDDING_URL is set;
    * that one model then embeds every text. Unset (the default): each text is embedded by its language's
    * local model (Chinese: bge-small-zh-v15-q, loaded on the first Chinese text; else e5-small-v2-q).
@@ -98,6 +104,7 @@ export function memoryConfigFromEnv(env: NodeJS.ProcessEnv, dataDir: string, dat
     qdrantApiKey: read.raw('QDRANT_API_KEY'),
     postgresUrl,
     postgresSchema: database?.pgSchema ?? read.raw('REWIND_PG_SCHEMA') ?? 'rewind',
+    postgresPoolSize: read.integer('REWIND_PG_MEMORY_POOL_SIZE', 4, 2, 100),
     embeddingModel,
     embeddingUrl,
     embeddingApiKey: read.raw('REWIND_EMBEDDING_API_KEY'),

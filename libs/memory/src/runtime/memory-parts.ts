@@ -68,8 +68,14 @@ export function vectorIndexFor(config: MemoryConfig): VectorIndex {
     const qdrant = () => new QdrantVectorIndex({ url: config.qdrantUrl!, ...(config.qdrantApiKey ? { apiKey: config.qdrantApiKey } : {}) });
     return routesByLanguage(config) ? new LanguageSpacesIndex(qdrant(), qdrant) : qdrant();
   }
-  if (config.index === 'postgres') return postgresIndexFor(config).index;
+  // A memory thread's own pool: its thread handles one batch or one search at a time.
+  if (config.index === 'postgres') return postgresIndexFor(config, threadPoolSize(config)).index;
   return sqliteIndexFor(config, config.sqliteFile).index;
+}
+
+/** Connections of a memory thread's pool for the PostgreSQL index: half the process's (REWIND_PG_MEMORY_POOL_SIZE), at least 1. */
+export function threadPoolSize(config: Pick<MemoryConfig, 'postgresPoolSize'>): number {
+  return Math.max(1, Math.floor((config.postgresPoolSize ?? 4) / 2));
 }
 
 /**
@@ -108,7 +114,7 @@ export const POSTGRES_INDEXER_NAME = 'postgres-memory-indexer';
  */
 export function sharedPostgresIndex(
   config: MemoryConfig,
-  poolSize = 4,
+  poolSize = config.postgresPoolSize ?? 4,
 ): {
   index: VectorIndex & Pick<PostgresVectorIndex, 'listItems'>;
   tables: PostgresVectorIndex;
