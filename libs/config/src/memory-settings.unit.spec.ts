@@ -35,7 +35,9 @@ describe('memory configuration', () => {
     // Its pool is part of the connection budget: 4 by default, at least 2 (one is the indexer's lock while it indexes).
     expect(memoryConfigFromEnv({ REWIND_STORE: 'postgres', DATABASE_URL: url }, '/d').postgresPoolSize).toBe(4);
     expect(memoryConfigFromEnv({ REWIND_STORE: 'postgres', DATABASE_URL: url, REWIND_PG_MEMORY_POOL_SIZE: '2' }, '/d').postgresPoolSize).toBe(2);
-    expect(() => memoryConfigFromEnv({ REWIND_STORE: 'postgres', DATABASE_URL: url, REWIND_PG_MEMORY_POOL_SIZE: '1' }, '/d')).toThrow(/REWIND_PG_MEMORY_POOL_SIZE/);
+    expect(() => memoryConfigFromEnv({ REWIND_STORE: 'postgres', DATABASE_URL: url, REWIND_PG_MEMORY_POOL_SIZE: '1' }, '/d')).toThrow(
+      /REWIND_PG_MEMORY_POOL_SIZE/,
+    );
     expect(memoryConfigFromEnv({ REWIND_STORE: 'postgres', DATABASE_URL: url, REWIND_MEMORY_INDEX: 'sqlite' }, '/d').index).toBe('sqlite');
     expect(memoryConfigFromEnv({ REWIND_STORE: 'postgres', DATABASE_URL: url, QDRANT_URL: 'http://127.0.0.1:6333' }, '/d').index).toBe('qdrant');
     expect(memoryConfigFromEnv({ DATABASE_URL: url }, '/d').index).toBe('sqlite');
