@@ -1,5 +1,6 @@
 import {
   buildContextWindow,
+  describeStateChanges,
   diffJson,
   notFound,
   planHeadMove,
@@ -106,9 +107,10 @@ export class SessionQueries {
 
   async diff(caller: Caller, sessionId: string, from: number, to: number) {
     const streamId = sessionStreamId(caller.tenantId, sessionId);
-    const a = sessionView(await this.existing(streamId, from, 'from'));
-    const b = sessionView(await this.existing(streamId, to, 'to'));
-    return { sessionId, from, to, changes: diffJson(a, b) };
+    const before = await this.existing(streamId, from, 'from');
+    const after = await this.existing(streamId, to, 'to');
+    // `changes` field by field (kept for clients that read paths), `items` one thing at a time and in words.
+    return { sessionId, from, to, changes: diffJson(sessionView(before), sessionView(after)), items: describeStateChanges(before, after) };
   }
 
   async context(

@@ -10,6 +10,8 @@ export function sessionView(state: SessionState): JsonValue {
     contextVars: state.path.contextVars,
     tasks: state.path.tasks,
     toolCalls: state.path.toolCalls,
+    thoughts: state.path.thoughts,
+    proposals: state.path.proposals,
     checkpoints: state.checkpoints,
   } as unknown as JsonValue;
 }
