@@ -209,6 +209,47 @@ async function seriousViolations(page: Page): Promise<string[]> {
     }
   });
 
+  it('draws a time axis: a pause as a gap, a zoom around the selected step, and a jump to a time', async () => {
+    const axisId = `axis-${randomUUID().slice(0, 8)}`;
+    const a = `/v1/sessions/${axisId}`;
+    await step('POST', '/v1/sessions', { sessionId: axisId, title: 'A pause' });
+    await step('POST', `${a}/messages`, { role: 'user', content: 'Hello' });
+    const before = (await step('POST', `${a}/messages`, { role: 'agent', content: 'Thinking about it' })).version as number;
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    const after = (await step('PUT', `${a}/memory/mood`, { value: 'patient' })).version as number;
+    await step('POST', `${a}/messages`, { role: 'agent', content: 'Done' });
+    await page.goto(`${t.baseUrl}/ui/#/sessions/${axisId}`);
+    const axis = page.getByRole('region', { name: 'Time axis' });
+    const gap = axis.locator(`.time-gap[data-after="${before}"][data-before="${after}"]`);
+    await gap.waitFor(EVENTUALLY);
+    expect(await gap.textContent()).toMatch(/pause/);
+    expect(await axis.locator('.time-gap').count()).toBe(1);
+
+    // Jump to the middle of the pause: the step current then is `before`.
+    const node = ((await step('GET', `${a}/timeline`)).nodes as { version: number; occurredAt: string }[]).find((n) => n.version === before)!;
+    const local = await page.evaluate(
+      (ms) => {
+        const d = new Date(ms);
+        const pad = (n: number) => String(n).padStart(2, '0');
+        return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
+      },
+      Date.parse(node.occurredAt) + 500,
+    );
+    await axis.getByLabel('Jump to a time').fill(local);
+    await axis.getByRole('button', { name: 'Go' }).click();
+    await page.getByRole('heading', { name: `State at step ${before}` }).waitFor(EVENTUALLY);
+
+    const ticks = axis.locator('.time-tick');
+    expect(await ticks.count()).toBe(5);
+    for (let i = 0; i < 4; i++) await axis.getByRole('button', { name: 'Zoom in' }).click();
+    await expect.poll(() => ticks.count(), EVENTUALLY).toBeLessThan(5);
+    expect(await axis.textContent()).toContain('zoom ×16');
+    await axis.getByRole('button', { name: 'Whole branch' }).click();
+    await expect.poll(() => ticks.count(), EVENTUALLY).toBe(5);
+    expect(await seriousViolations(page)).toEqual([]);
+    await shot('truth-time-axis', false);
+  });
+
   it("never shows another step's state under 'could not be read' while the server is away", async () => {
     const c = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     try {

@@ -12,6 +12,7 @@ import { ForkComposer } from './ForkComposer';
 import { HeadMoveDialog, type HeadMove } from './HeadMoveDialog';
 import { SagaPanel } from './SagaPanel';
 import { StatePanel } from './StatePanel';
+import { TimeAxis } from './TimeAxis';
 import { PAGE_STEPS, TimelineGraph } from './TimelineGraph';
 
 /** Versions detailed per timeline request: the rest of the DAG comes as its compact parents array. */
@@ -302,6 +303,14 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
             )}
           </output>
         </div>
+        <TimeAxis
+          points={branchPath.flatMap((version) => {
+            const at = Date.parse(model.detail(version)?.occurredAt ?? '');
+            return Number.isFinite(at) ? [{ version, at }] : [];
+          })}
+          selected={selected}
+          onSelect={(version) => setPicked(version)}
+        />
       </section>
 
       <div className="tabs" role="tablist" aria-label="Selected step">
