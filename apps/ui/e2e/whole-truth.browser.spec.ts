@@ -238,6 +238,10 @@ async function seriousViolations(page: Page): Promise<string[]> {
     await axis.getByLabel('Jump to a time').fill(local);
     await axis.getByRole('button', { name: 'Go' }).click();
     await page.getByRole('heading', { name: `State at step ${before}` }).waitFor(EVENTUALLY);
+    // Each step says who wrote it and how long after the step before.
+    const said = await page.locator('.slider output').textContent();
+    expect(said).toMatch(/after step \d+/);
+    expect(said).toMatch(/written by key:\S+/);
 
     const ticks = axis.locator('.time-tick');
     expect(await ticks.count()).toBe(5);

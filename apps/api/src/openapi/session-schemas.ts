@@ -205,6 +205,8 @@ export const SESSION_SCHEMAS: Record<string, JsonSchema> = {
     type: str({ example: 'ToolCallSucceeded' }),
     occurredAt: orNull(str({ format: 'date-time' })),
     summary: orNull(str()),
+    actor: orNull(str({ description: "Who recorded the step (the API key's actor, e.g. key:agent).", example: 'key:agent' })),
+    node: orNull(str({ description: "The LangGraph node whose writes the step records (Rewind's LangGraph saver); null otherwise.", example: 'agent' })),
   }),
   Timeline: obj(
     {

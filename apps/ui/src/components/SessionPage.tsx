@@ -301,6 +301,13 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
                 · {tookSince} after step {model.parentOf(selected)}
               </span>
             )}
+            {node?.actor && (
+              <span className="muted step-writer">
+                {' '}
+                · written by {node.actor}
+                {node.node ? ` (LangGraph node ${node.node})` : ''}
+              </span>
+            )}
           </output>
         </div>
         <TimeAxis

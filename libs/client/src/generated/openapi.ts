@@ -2337,6 +2337,16 @@ export interface components {
             /** Format: date-time */
             occurredAt: string | null;
             summary: string | null;
+            /**
+             * @description Who recorded the step (the API key's actor, e.g. key:agent).
+             * @example key:agent
+             */
+            actor: string | null;
+            /**
+             * @description The LangGraph node whose writes the step records (Rewind's LangGraph saver); null otherwise.
+             * @example agent
+             */
+            node: string | null;
         };
         Timeline: {
             sessionId: string;

@@ -16,7 +16,7 @@ import type { StoredEvent } from '@rewind/event-store';
 import type { Caller } from '../commands/write-request';
 import { asSessionEvent, type SessionRepository } from '../session-repository';
 import { sessionIdFromStream, sessionStreamId, sessionStreamPrefix } from '../stream-id';
-import { sessionView, summarizeEventData } from './session-views';
+import { langGraphNodeOf, sessionView, summarizeEventData } from './session-views';
 
 /** Reads of one tenant's sessions from the event store (through the repository's cache); never writes. */
 export class SessionQueries {
@@ -91,6 +91,9 @@ export class SessionQueries {
             type: event?.type ?? 'unknown',
             occurredAt: event?.metadata.occurredAt ?? null,
             summary: event ? summarizeEventData(event.data) : null,
+            // Who wrote the step: the caller's key, and the LangGraph node when the saver says it.
+            actor: event?.metadata.actor ?? null,
+            node: event ? langGraphNodeOf(event.data) : null,
           };
         }),
       branches: view.branches,
