@@ -189,6 +189,24 @@ async function seriousViolations(page: Page): Promise<string[]> {
     expect(await cells.nth(5).textContent()).toBe(`${head.toolCalls.length}+1 on other branches`);
   });
 
+  it('shows two branches side by side: what only each holds, in words', async () => {
+    await page.goto(`${t.baseUrl}/ui/#/sessions/${id}?tab=diff`);
+    const compare = page.getByRole('region', { name: 'Two branches side by side' });
+    await compare.waitFor(EVENTUALLY);
+    expect(await compare.getByRole('combobox', { name: 'Left branch' }).inputValue()).toBe(String(v.forked));
+    await compare.getByRole('combobox', { name: 'Right branch' }).selectOption(String(v.told));
+    const left = compare.getByRole('region', { name: 'Only on the left branch' });
+    const right = compare.getByRole('region', { name: 'Only on the right branch' });
+    await expect.poll(() => left.textContent(), EVENTUALLY).toContain("the user said 'Actually, hold on'");
+    const onRight = (await right.locator('.summary').allTextContents()).join('\n');
+    expect(onRight).toContain("the agent said 'Paid 750 EUR.'");
+    expect(onRight).toMatch(/approved 'charge_card' \(pay\)/);
+    expect(onRight).toContain('\'charge_card\' (pay) answered {"receipt":"R-750"}');
+    expect(await left.textContent()).not.toContain('Paid 750 EUR.');
+    expect(await seriousViolations(page)).toEqual([]);
+    await shot('truth-branches-side-by-side');
+  });
+
   it('at phone width: no serious axe finding with the tool-call table shown, and the branch selector stays inside its card', async () => {
     await page.setViewportSize({ width: 390, height: 844 });
     try {

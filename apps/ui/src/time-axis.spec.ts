@@ -25,6 +25,15 @@ describe('the time axis of a branch', () => {
     expect(layout.gaps.map((g) => [g.after, g.before, g.ms])).toEqual([[3, 5, 118_000]]);
   });
 
+  it('shows the pause of a short branch (three steps) as a gap too', () => {
+    const short = [
+      { version: 1, at: at(0) },
+      { version: 2, at: at(0.05) },
+      { version: 9, at: at(7.5) },
+    ];
+    expect(layoutTimeAxis(short, 1, null).gaps.map((g) => [g.after, g.before])).toEqual([[2, 9]]);
+  });
+
   it('zoomed in, shows only the window around the centre, within the branch', () => {
     const layout = layoutTimeAxis(steps, 8, at(1));
     expect(layout.from).toBe(at(0));

@@ -37,7 +37,8 @@ const MIN_GAP_MS = 1000;
 function median(values: number[]): number {
   if (values.length === 0) return 0;
   const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
+  // The lower median: on a short branch (two pauses) the long pause is not its own yardstick.
+  return sorted[Math.floor((sorted.length - 1) / 2)]!;
 }
 
 /**

@@ -5,6 +5,7 @@ import { numberParam, setViewParams, useLoad, useViewParams } from '../hooks';
 import { useLive } from '../live';
 import { buildTimelineModel, describeStep, duration, windowVersions } from '../timeline-model';
 import { ErrorMessage, LiveBadge, ServerBanner, StatusBadge } from './common';
+import { BranchCompare } from './BranchCompare';
 import { DiffPanel } from './DiffPanel';
 import { outcomeKey } from './outcome-key';
 import { ApprovalsQueue } from './ApprovalsQueue';
@@ -341,6 +342,7 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
             />
           )}
           {tab === 'diff' && <DiffPanel key={selected} sessionId={sessionId} initialFrom={model.parentOf(selected) ?? selected} initialTo={selected} />}
+          {tab === 'diff' && <BranchCompare sessionId={sessionId} branches={t.branches} />}
         </div>
         <div>
           {t.rollbacks.length > 1 && <RollbackPicker rollbacks={t.rollbacks} shown={shownRollback} onPick={pickRollback} />}
