@@ -92,9 +92,12 @@ const suiteName = canRun
         .allTextContents(),
     ).toEqual(['rule out Bairro Alto', 'search Alfama']);
     expect(await section.locator(`[data-version="${thought}"]`).getAttribute('class')).toContain('changed');
-    // A thought is not something said: the conversation does not hold it, and nothing the agent knows changed.
+    // A thought is not something said: the conversation does not hold it; what changed at the step is the thought alone.
     expect(await page.locator('.conversation').textContent()).not.toContain('Bairro Alto');
-    expect(await page.locator('.changes').textContent()).toContain('Nothing the agent knows changed');
+    const changed = page.locator('.changes .change-item');
+    await expect.poll(() => changed.count(), EVENTUALLY).toBe(1);
+    expect(await changed.getAttribute('data-kind')).toBe('thought');
+    expect(await changed.textContent()).toContain("the agent thought 'Quiet means away from Bairro Alto.'");
     await shot('thoughts');
   });
 
@@ -167,6 +170,11 @@ const suiteName = canRun
     await shot('approvals-queue');
 
     await queue.getByRole('button', { name: 'Approve charge_card (deposit)' }).click();
+    // An irreversible charge asks once more, naming what it will do.
+    await queue
+      .getByRole('group', { name: 'Confirm approval of charge_card (deposit)' })
+      .getByRole('button', { name: 'Yes, run charge_card with amount 50' })
+      .click();
     await queue.getByRole('textbox', { name: 'Reason to reject charge_card (tour)' }).fill('Too expensive: find a cheaper tour');
     await reject.click();
     await expect.poll(() => queue.locator('.proposal').count(), EVENTUALLY).toBe(0);

@@ -205,9 +205,9 @@ const suiteName = canRun
     await page.getByLabel('From step').fill(String(v.vegan));
     await page.getByLabel('To step').fill(String(v.vegetarian));
     await page.getByRole('button', { name: 'Compare' }).click();
-    const row = page.locator('tr[data-path="memory.diet"]');
-    await row.waitFor();
-    expect(await row.getAttribute('class')).toBe('op-changed');
+    const change = page.locator('.diff .change-item[data-kind="memory"][data-ref="diet"]');
+    await change.waitFor();
+    expect(await change.getAttribute('class')).toContain('op-changed');
     expect(await page.locator('.diff .sentences').textContent()).toContain("memory 'diet' changed from 'vegan' to 'vegetarian'");
     await shot('diff');
     await page.getByRole('tab', { name: 'State' }).click();
@@ -278,7 +278,7 @@ const suiteName = canRun
     await dialog.getByRole('checkbox').check();
     expect(await confirm.isDisabled()).toBe(false);
     await confirm.click();
-    await expect.poll(() => page.locator('.saga li[data-call="pay1"]').textContent(), EVENTUALLY).toContain('skipped');
+    await expect.poll(() => page.locator('.saga li[data-call="pay1"]').textContent(), EVENTUALLY).toContain('kept — irreversible');
     const rollback = (await http('GET', `/v1/sessions/${chargeId}/timeline`)).body.rollbacks[0];
     expect(rollback).toMatchObject({ kind: 'undo', acknowledgeIrreversible: true });
   });
@@ -474,7 +474,7 @@ const suiteName = canRun
 
     await page.goto(`${t.baseUrl}/ui/#/sessions/${id}`);
     await page.getByRole('heading', { name: `State at step ${done}` }).waitFor();
-    await expect.poll(() => page.locator('.changes').textContent(), EVENTUALLY).toContain('tool call early');
+    await expect.poll(() => page.locator('.changes').textContent(), EVENTUALLY).toContain(`'book_flights' (early) answered {"bookingId":"B-1"}`);
     const note = page.getByRole('note');
     await expect.poll(() => note.textContent(), EVENTUALLY).toContain('Changed here but older than the turns shown below: tool call early.');
     expect(await page.locator('.tool-calls').count()).toBe(0);

@@ -15,3 +15,4 @@ export * from './diff';
 export * from './templates';
 export * from './tool-registration';
 export * from './components';
+export * from './state-diff';

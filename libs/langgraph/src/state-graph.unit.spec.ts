@@ -2,6 +2,7 @@ import { AIMessage, HumanMessage, type BaseMessage } from '@langchain/core/messa
 import { MemorySaver, type StateSnapshot } from '@langchain/langgraph';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Rewind } from '@rewind/embedded';
+import { langGraphNodeOf } from '@rewind/engine';
 import { RewindCheckpointSaver } from './rewind-saver';
 import { ROLLED_BACK_METADATA } from './checkpoint-saver';
 import { bookingGraph } from './testing/booking-agent';
@@ -52,6 +53,14 @@ describe('a LangGraph StateGraph with a tool node, checkpointed on Rewind', () =
     graph = build();
     await graph.invoke({ messages: [new HumanMessage('thanks')] }, run);
     expect(texts(await graph.getState(thread)).slice(-2)).toEqual(['thanks', 'How can I help?']);
+  });
+
+  it("records which node wrote each step: the timeline names the graph's nodes (the UI shows them as the step's writer)", async () => {
+    await graph.invoke({ messages: [new HumanMessage('book Ritz')] }, run);
+    const events = await (await saver.session(thread)).events();
+    const nodes = events.map((e) => langGraphNodeOf(e.data)).filter((node): node is string => node !== null);
+    expect(new Set(nodes)).toEqual(new Set(['__start__', 'agent', 'tools'])); // __start__: LangGraph's input node
+    expect(nodes.filter((n) => n === 'agent')).toHaveLength(2); // the agent before and after the tool node
   });
 
   it('rolling the thread back through Rewind undoes the bookings made after the target and makes it the latest state', async () => {

@@ -63,6 +63,25 @@ for (const { backend, skip, on } of backendsUnderTest()) {
       expect((await queries.listSessions({ tenantId: 'nobody', limit: 10 })).items).toEqual([]);
     });
 
+    it("counts the current branch's messages and tool calls beside every branch's", async () => {
+      const service = new SessionService(new SessionRepository(f.store, { snapshotEvery: 0 }));
+      const alice: Caller = { tenantId: 'default', actor: 'key:alice' };
+      await service.startSession(alice, { sessionId: 'forked', title: 'Forked' });
+      const asked = await service.execute(alice, 'forked', { type: 'RecordMessage', role: 'user', content: 'Lisbon' });
+      await service.execute(alice, 'forked', { type: 'StartToolCall', toolCallId: 'c1', tool: 'search', input: {}, effect: { kind: 'none' } });
+      await service.execute(alice, 'forked', { type: 'CompleteToolCall', toolCallId: 'c1', output: {} });
+      await service.execute(alice, 'forked', { type: 'RecordMessage', role: 'agent', content: 'Found one' });
+      await service.execute(alice, 'forked', { type: 'MoveHead', kind: 'rollback', toVersion: asked.head, acknowledgeIrreversible: true });
+      await service.execute(alice, 'forked', { type: 'RecordMessage', role: 'agent', content: 'Which dates?' });
+      const runners = new ProjectionSupervisor(f.store, f.db, { logger: SILENT_LOGGER });
+      await runners.catchUp(await f.head());
+      await runners.stop();
+      const [forked] = (await queries.listSessions({ tenantId: 'default', q: 'Forked', limit: 10 })).items;
+      expect(forked).toMatchObject({ messageCount: 3, toolCallCount: 1, currentBranchMessageCount: 2, currentBranchToolCallCount: 0, branchCount: 2 });
+      const [s1] = (await queries.listSessions({ tenantId: 'default', q: 'Lisbon trip', limit: 10 })).items;
+      expect(s1).toMatchObject({ sessionId: 's1', toolCallCount: 1, currentBranchToolCallCount: 1 });
+    });
+
     it('filters by title (case-insensitive, % and _ taken literally), status and activity window', async () => {
       const titles = async (q: string) => (await queries.listSessions({ tenantId: 'default', q, limit: 10 })).items.map((s) => s.title);
       expect(await titles('LISBON')).toEqual(['Lisbon trip', 'lisbon OFFSITE']);

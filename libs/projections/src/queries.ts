@@ -1,5 +1,5 @@
 import { Brackets, type ObjectLiteral, type SelectQueryBuilder } from 'typeorm';
-import { AuditLogEntity, SessionEntity, ToolCallLedgerEntity } from './entities';
+import { AuditLogEntity, HeadMessageEntity, SessionEntity, TimelineNodeEntity, ToolCallLedgerEntity } from './entities';
 import { normalizeTimestamp } from './projected-event';
 import type { ReadModelDatabase } from './read-model-database';
 
@@ -57,8 +57,14 @@ export interface SessionSummary {
   status: string;
   head: number;
   version: number;
+  /** Messages recorded in the session, on every branch. */
   messageCount: number;
+  /** Tool calls started in the session, on every branch. */
   toolCallCount: number;
+  /** Messages on the head's branch: what the session page shows. */
+  currentBranchMessageCount: number;
+  /** Tool calls started on the head's branch. */
+  currentBranchToolCallCount: number;
   branchCount: number;
   failedEffects: number;
   createdAt: string;
@@ -166,6 +172,10 @@ export class ReadModelQueries {
           ? encodeCursor(kind, [last.sessionId])
           : encodeCursor(kind, [sort.column === 'createdAt' ? last.createdAt : last.lastActivityAt, last.sessionId])
         : null;
+    const current = await this.currentBranchCounts(
+      query.tenantId,
+      page.map((s) => s.sessionId),
+    );
     return {
       items: page.map((s) => ({
         sessionId: s.sessionId,
@@ -175,6 +185,8 @@ export class ReadModelQueries {
         version: s.version,
         messageCount: s.messageCount,
         toolCallCount: s.toolCallCount,
+        currentBranchMessageCount: current.messages.get(s.sessionId) ?? 0,
+        currentBranchToolCallCount: current.toolCalls.get(s.sessionId) ?? 0,
         branchCount: s.branchCount,
         failedEffects: s.failedEffects,
         createdAt: s.createdAt,
@@ -182,6 +194,36 @@ export class ReadModelQueries {
       })),
       nextCursor,
     };
+  }
+
+  /**
+   * Messages and started tool calls on each session's head path (the projection keeps the head's
+   * messages and flags the head's timeline nodes): one grouped count each for a page of sessions.
+   */
+  private async currentBranchCounts(tenantId: string, sessionIds: string[]): Promise<{ messages: Map<string, number>; toolCalls: Map<string, number> }> {
+    if (sessionIds.length === 0) return { messages: new Map(), toolCalls: new Map() };
+    const counted = (rows: { sessionId: string; n: string | number }[]) => new Map(rows.map((r) => [r.sessionId, Number(r.n)]));
+    const messages = await this.db.dataSource
+      .getRepository(HeadMessageEntity)
+      .createQueryBuilder('m')
+      .select('m.sessionId', 'sessionId')
+      .addSelect('COUNT(*)', 'n')
+      .where('m.tenantId = :tenantId AND m.sessionId IN (:...sessionIds)', { tenantId, sessionIds })
+      .groupBy('m.sessionId')
+      .getRawMany<{ sessionId: string; n: string | number }>();
+    const toolCalls = await this.db.dataSource
+      .getRepository(TimelineNodeEntity)
+      .createQueryBuilder('t')
+      .select('t.sessionId', 'sessionId')
+      .addSelect('COUNT(*)', 'n')
+      .where('t.tenantId = :tenantId AND t.sessionId IN (:...sessionIds) AND t.onHeadPath AND t.type = :type', {
+        tenantId,
+        sessionIds,
+        type: 'ToolCallStarted',
+      })
+      .groupBy('t.sessionId')
+      .getRawMany<{ sessionId: string; n: string | number }>();
+    return { messages: counted(messages), toolCalls: counted(toolCalls) };
   }
 
   async auditLog(query: AuditQuery): Promise<Page<AuditEntry>> {

@@ -150,8 +150,9 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     errors: SESSION_READ,
   },
   getDiff: {
-    description: 'The changes, path by path, between the states at two versions (on any branches).',
-    success: [{ description: 'Field-by-field changes.', schema: ref('Diff') }],
+    description:
+      'The changes between the states at two versions (on any branches): `items` one thing at a time in words (every message, thought, proposal, decision, tool call and answer, memory key, context variable, task, checkpoint), `changes` path by path.',
+    success: [{ description: 'The changes, in words and field by field.', schema: ref('Diff') }],
     errors: SESSION_READ,
   },
   getContext: {

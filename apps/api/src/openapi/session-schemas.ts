@@ -205,6 +205,8 @@ export const SESSION_SCHEMAS: Record<string, JsonSchema> = {
     type: str({ example: 'ToolCallSucceeded' }),
     occurredAt: orNull(str({ format: 'date-time' })),
     summary: orNull(str()),
+    actor: orNull(str({ description: "Who recorded the step (the API key's actor, e.g. key:agent).", example: 'key:agent' })),
+    node: orNull(str({ description: "The LangGraph node whose writes the step records (Rewind's LangGraph saver); null otherwise.", example: 'agent' })),
   }),
   Timeline: obj(
     {
@@ -281,7 +283,23 @@ export const SESSION_SCHEMAS: Record<string, JsonSchema> = {
     sessionId: str(),
     from: int(),
     to: int(),
-    changes: array(obj({ path: str({ example: 'memory.city' }), op: oneOf(['added', 'removed', 'changed']), from: ANY_JSON, to: ANY_JSON }, ['from', 'to'])),
+    changes: array(
+      obj({ path: str({ example: 'memory.city' }), op: oneOf(['added', 'removed', 'changed']), from: ANY_JSON, to: ANY_JSON }, ['from', 'to']),
+      'Field by field, by JSON path (the raw view).',
+    ),
+    items: array(ref('DiffItem'), 'The same changes one thing at a time, said in words, in the order they happened.'),
+  }),
+  DiffItem: obj({
+    kind: oneOf(
+      ['message', 'turn', 'thought', 'proposal', 'decision', 'tool_call', 'tool_output', 'memory', 'context_variable', 'task', 'checkpoint', 'status'],
+      'What the change is about: every message and thought, each proposal and its approval or rejection (decision), each tool call and its answer or failure (tool_output), memory keys, context variables, tasks, checkpoints of the path arrived at, the session status.',
+    ),
+    op: oneOf(['added', 'removed', 'changed']),
+    ref: str({ description: 'The item: a messageId@version, toolCallId, memory key, checkpoint label…', example: 'pay-1' }),
+    summary: str({ description: 'The change in plain words.', example: "ana approved 'charge_card' (pay-1) with the note 'ok'" }),
+    version: orNull(int('The step that recorded what the change is about; null when no single step did (a memory key compared across steps).')),
+    before: { ...ANY_JSON, description: 'The item as it was (null: absent).' },
+    after: { ...ANY_JSON, description: 'The item as it is (null: absent).' },
   }),
   ContextMessage: obj({ kind: tag('message'), role: oneOf(['user', 'agent']), content: str(), turnId: str(), version: int(), interrupted: bool() }),
   ContextToolResult: obj({

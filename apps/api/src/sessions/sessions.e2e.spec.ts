@@ -100,6 +100,16 @@ describe.each(E2E_STORES)('on the %s store', (storeName) => {
           { path: 'contextVars.locale', op: 'added', to: 'pt-PT' },
         ]),
       );
+      // The same changes one thing at a time, in words: every message of the turn, the call and its answer.
+      const said = diff.body.items.map((i: { kind: string; summary: string }) => `${i.kind}: ${i.summary}`);
+      expect(said).toEqual(
+        expect.arrayContaining([
+          "message: the agent said 'Found TP123.' (turn 1)",
+          expect.stringMatching(/^tool_output: '.+' \(c1\) answered \{"flights":\["TP123"\]\}$/),
+          "memory: memory 'destination' erased (was 'Lisbon')",
+          "context_variable: context variable 'locale' set to 'pt-PT'",
+        ]),
+      );
       // A version past the end is named by the parameter that carried it.
       const badTo = await http('GET', `/v1/sessions/${id}/diff?from=3&to=99`);
       expect(badTo.status).toBe(404);

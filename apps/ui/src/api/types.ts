@@ -26,6 +26,8 @@ export type Branch = TimelineView['branches'][number];
 
 /** GET /v1/sessions/:id/diff */
 export type Diff = Awaited<ReturnType<SessionService['diff']>>;
+/** One change of a diff, said in words, with the item's JSON before and after. */
+export type DiffItem = Diff['items'][number];
 
 /** GET /v1/sessions/:id/events */
 export interface EventsPage {

@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { ApiProblem, post, sessionPath } from '../api/client';
 import type { SessionStateView } from '../api/types';
 import { ErrorMessage } from './common';
@@ -60,6 +60,13 @@ function PendingProposal({ sessionId, proposal, onDecided }: { sessionId: string
     }
   };
   const label = `${proposal.tool} (${proposal.toolCallId})`;
+  // An irreversible call cannot be undone by a rollback: approving it asks once more, naming what it will do.
+  const [confirming, setConfirming] = useState(false);
+  const confirmButton = useRef<HTMLButtonElement>(null);
+  useEffect(() => {
+    if (confirming) confirmButton.current?.focus();
+  }, [confirming]);
+  const irreversible = proposal.effect.kind === 'irreversible';
   return (
     <li className="proposal" data-call={proposal.toolCallId}>
       <p>
@@ -71,9 +78,29 @@ function PendingProposal({ sessionId, proposal, onDecided }: { sessionId: string
       </p>
       <pre className="json small">{JSON.stringify(proposal.input, null, 2)}</pre>
       <ErrorMessage error={error} />
+      {confirming && (
+        <div className="confirm-irreversible" role="group" aria-label={`Confirm approval of ${label}`}>
+          <p>
+            Approving lets the agent run <strong>{proposal.tool}</strong> with {describeInput(proposal.input)}. This effect is <strong>irreversible</strong>: no
+            rollback will undo it.
+          </p>
+          <button ref={confirmButton} type="button" className="danger" disabled={busy} onClick={() => void decide('approve')}>
+            Yes, run {proposal.tool} with {describeInput(proposal.input)}
+          </button>{' '}
+          <button type="button" disabled={busy} onClick={() => setConfirming(false)}>
+            Cancel
+          </button>
+        </div>
+      )}
       <div className="proposal-actions">
-        <button type="button" className="primary" disabled={busy} aria-label={`Approve ${label}`} onClick={() => void decide('approve')}>
-          Approve
+        <button
+          type="button"
+          className="primary"
+          disabled={busy || confirming}
+          aria-label={`Approve ${label}`}
+          onClick={() => (irreversible ? setConfirming(true) : void decide('approve'))}
+        >
+          Approve{irreversible ? '…' : ''}
         </button>
         <label>
           Reason to reject
@@ -91,4 +118,13 @@ function PendingProposal({ sessionId, proposal, onDecided }: { sessionId: string
       </div>
     </li>
   );
+}
+
+/** A call's input as a reader says it: `amount 750, currency EUR` rather than JSON. */
+function describeInput(input: unknown): string {
+  if (input === null || input === undefined) return 'no input';
+  if (typeof input !== 'object' || Array.isArray(input)) return JSON.stringify(input);
+  const entries = Object.entries(input as Record<string, unknown>);
+  if (entries.length === 0) return 'no input';
+  return entries.map(([key, value]) => `${key} ${typeof value === 'string' ? value : JSON.stringify(value)}`).join(', ');
 }

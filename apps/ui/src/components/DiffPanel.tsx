@@ -2,12 +2,8 @@ import { useEffect, useState, type FormEvent } from 'react';
 import { get, query, sessionPath } from '../api/client';
 import type { Diff } from '../api/types';
 import { numberParam, setViewParams, useLoad, useViewParams } from '../hooks';
-import { ChangeSentences } from './ChangeList';
+import { ChangeItems } from './ChangeList';
 import { ErrorMessage } from './common';
-
-function show(value: unknown): string {
-  return value === undefined ? '' : JSON.stringify(value);
-}
 
 /** What changed between any two steps, on the same branch or across branches. */
 export function DiffPanel({ sessionId, initialFrom, initialTo }: { sessionId: string; initialFrom: number; initialTo: number }) {
@@ -42,42 +38,13 @@ export function DiffPanel({ sessionId, initialFrom, initialTo }: { sessionId: st
         <button type="submit">Compare</button>
       </form>
       <ErrorMessage error={diff.error} />
-      {diff.data && (
+      {/* Under an error, no other pair's changes: they would read as this pair's. */}
+      {diff.data && !diff.error && (
         <>
           <h3>
             From step {diff.data.from} to step {diff.data.to}
           </h3>
-          <ChangeSentences changes={diff.data.changes} empty="The two steps hold the same state." />
-          {diff.data.changes.length > 0 && (
-            <div className="table-wrap">
-              <table className="changes-table">
-                <thead>
-                  <tr>
-                    <th scope="col">Where</th>
-                    <th scope="col">Change</th>
-                    <th scope="col">Before</th>
-                    <th scope="col">After</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {diff.data.changes.map((c) => (
-                    <tr key={c.path} className={`op-${c.op}`} data-path={c.path}>
-                      <td data-label="Where">
-                        <code>{c.path}</code>
-                      </td>
-                      <td data-label="Change">{c.op}</td>
-                      <td data-label="Before">
-                        <code>{show(c.from)}</code>
-                      </td>
-                      <td data-label="After">
-                        <code>{show(c.to)}</code>
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-          )}
+          <ChangeItems items={diff.data.items} empty="The two steps hold the same state." />
         </>
       )}
     </section>

@@ -122,7 +122,7 @@ export function HeadMoveDialog({
             <label className="ack">
               <input type="checkbox" checked={acknowledged} onChange={(e) => setAcknowledged(e.target.checked)} />I understand that{' '}
               {plan.irreversible.map((e) => e.tool).join(', ')} cannot be undone: {plan.irreversible.length === 1 ? 'it stays' : 'they stay'} done in the world
-              and will be recorded as skipped.
+              and will be recorded as kept (irreversible).
             </label>
           )}
         </>

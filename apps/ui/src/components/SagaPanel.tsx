@@ -3,6 +3,7 @@ import { ApiProblem, get, post } from '../api/client';
 import type { RollbackView } from '../api/types';
 import { useLoad } from '../hooks';
 import { ErrorMessage, StatusBadge } from './common';
+import { attemptsSaid } from './outcome-key';
 
 const POLL_MS = 700;
 const rollbackPath = (id: string) => `/v1/rollbacks/${encodeURIComponent(id)}`;
@@ -44,7 +45,8 @@ export function SagaPanel({ rollbackId, revision = 0, onChanged }: { rollbackId:
                 <div>
                   <StatusBadge status={e.status === 'pending' && r.status === 'in_progress' && e.attempts > 0 ? 'attempting' : e.status} />{' '}
                   <strong>{e.tool}</strong> <span className="muted">({e.toolCallId})</span> · {e.effect}
-                  {e.channel && <> · {e.channel}</>} · {e.attempts} attempt{e.attempts === 1 ? '' : 's'}
+                  {e.channel && <> · {e.channel}</>}
+                  {attemptsSaid(e, r.status) && <> · {attemptsSaid(e, r.status)}</>}
                 </div>
                 {e.detail !== null && e.detail !== undefined && <div className="muted detail">{describeDetail(e.detail)}</div>}
                 {e.status === 'failed' && <OperatorActions rollbackId={r.rollbackId} callId={e.toolCallId} onDone={() => setTick((t) => t + 1)} />}

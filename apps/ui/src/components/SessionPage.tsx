@@ -5,6 +5,7 @@ import { numberParam, setViewParams, useLoad, useViewParams } from '../hooks';
 import { useLive } from '../live';
 import { buildTimelineModel, describeStep, duration, windowVersions } from '../timeline-model';
 import { ErrorMessage, LiveBadge, ServerBanner, StatusBadge } from './common';
+import { BranchCompare } from './BranchCompare';
 import { DiffPanel } from './DiffPanel';
 import { outcomeKey } from './outcome-key';
 import { ApprovalsQueue } from './ApprovalsQueue';
@@ -12,6 +13,7 @@ import { ForkComposer } from './ForkComposer';
 import { HeadMoveDialog, type HeadMove } from './HeadMoveDialog';
 import { SagaPanel } from './SagaPanel';
 import { StatePanel } from './StatePanel';
+import { TimeAxis } from './TimeAxis';
 import { PAGE_STEPS, TimelineGraph } from './TimelineGraph';
 
 /** Versions detailed per timeline request: the rest of the DAG comes as its compact parents array. */
@@ -300,8 +302,23 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
                 · {tookSince} after step {model.parentOf(selected)}
               </span>
             )}
+            {node?.actor && (
+              <span className="muted step-writer">
+                {' '}
+                · written by {node.actor}
+                {node.node ? ` (LangGraph node ${node.node})` : ''}
+              </span>
+            )}
           </output>
         </div>
+        <TimeAxis
+          points={branchPath.flatMap((version) => {
+            const at = Date.parse(model.detail(version)?.occurredAt ?? '');
+            return Number.isFinite(at) ? [{ version, at }] : [];
+          })}
+          selected={selected}
+          onSelect={(version) => setPicked(version)}
+        />
       </section>
 
       <div className="tabs" role="tablist" aria-label="Selected step">
@@ -325,6 +342,7 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
             />
           )}
           {tab === 'diff' && <DiffPanel key={selected} sessionId={sessionId} initialFrom={model.parentOf(selected) ?? selected} initialTo={selected} />}
+          {tab === 'diff' && <BranchCompare sessionId={sessionId} branches={t.branches} />}
         </div>
         <div>
           {t.rollbacks.length > 1 && <RollbackPicker rollbacks={t.rollbacks} shown={shownRollback} onPick={pickRollback} />}

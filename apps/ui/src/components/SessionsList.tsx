@@ -84,8 +84,12 @@ export function SessionsList() {
         </label>
       </div>
       {!unreachable && <ErrorMessage error={page.error} />}
-      <div className="table-wrap">
+      {/* Focusable and named: on a phone the table scrolls sideways, and a keyboard must reach it. */}
+      <div className="table-wrap" role="region" aria-label="Sessions" tabIndex={0}>
         <table aria-busy={page.loading}>
+          <caption className="muted">
+            Messages and tool calls are counted on the current branch (the head&apos;s), as the session page shows them; other branches apart.
+          </caption>
           <thead>
             <tr>
               <th scope="col">Session</th>
@@ -112,8 +116,12 @@ export function SessionsList() {
                   v{s.head} / {s.version}
                 </td>
                 <td>{s.branchCount}</td>
-                <td>{s.messageCount}</td>
-                <td>{s.toolCallCount}</td>
+                <td>
+                  <OnBranch current={s.currentBranchMessageCount} all={s.messageCount} />
+                </td>
+                <td>
+                  <OnBranch current={s.currentBranchToolCallCount} all={s.toolCallCount} />
+                </td>
                 <td title={s.updatedAt}>{timeAgo(s.updatedAt)}</td>
               </tr>
             ))}
@@ -129,5 +137,15 @@ export function SessionsList() {
       </div>
       <Pager pages={pages} nextCursor={page.data?.nextCursor} />
     </section>
+  );
+}
+
+/** A count on the current branch, and what the other branches add when they add anything. */
+function OnBranch({ current, all }: { current: number; all: number }) {
+  return (
+    <>
+      {current}
+      {all > current && <div className="muted">+{all - current} on other branches</div>}
+    </>
   );
 }

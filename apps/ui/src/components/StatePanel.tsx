@@ -1,9 +1,9 @@
 import { useMemo, useState } from 'react';
 import { get, query, sessionPath } from '../api/client';
-import { changedItem } from '../api/sentences';
+import { changedItem } from '../api/change-paths';
 import type { Diff, SessionStateView, WindowedStateView } from '../api/types';
 import { useDebounced, useLoad } from '../hooks';
-import { ChangeSentences } from './ChangeList';
+import { ChangeItems } from './ChangeList';
 import { ErrorMessage, Json, StatusBadge } from './common';
 import { outcomeKey } from './outcome-key';
 import { ThoughtList } from './ThoughtView';
@@ -62,9 +62,11 @@ export function StatePanel({
     return now;
   }, [current, outcomes]);
   // An answer for an earlier selection is never shown as this step's: it stays, dimmed, until the new one comes.
-  const s = state.data;
-  const fresh = s?.head === wanted;
+  const fresh = state.data?.head === wanted;
+  // Under an error, never another step's state: it would read as this step's.
+  const s = state.error && !fresh ? null : state.data;
   const changes = diff.data?.to === wanted ? diff.data.changes : null;
+  const items = diff.data?.to === wanted ? diff.data.items : null;
   const changed = useMemo(() => new Set((changes ?? []).map((c) => changedItem(c.path))), [changes]);
   const mark = (item: string) => (changed.has(item) ? 'changed' : undefined);
   const turns = s?.conversation.turns ?? [];
@@ -117,7 +119,7 @@ export function StatePanel({
           <div className="changes" aria-label="What changed in this step">
             <h3>What changed</h3>
             {wantedParent ? (
-              changes && <ChangeSentences changes={changes} empty="Nothing the agent knows changed in this step." />
+              items && <ChangeItems items={items} empty="Nothing the agent knows changed in this step." />
             ) : (
               <p className="muted">The session started here.</p>
             )}
@@ -161,6 +163,7 @@ export function StatePanel({
             ))}
           </ol>
           <ThoughtList thoughts={s.thoughts ?? []} step={wanted} />
+          <ApprovalRecords proposals={s.proposals ?? []} step={wanted} />
           {lastTurns !== FIRST_WINDOW && totalTurns > FIRST_WINDOW && (
             <button type="button" className="link" disabled={state.loading} onClick={() => choose(FIRST_WINDOW)}>
               Show only the last {FIRST_WINDOW} turns
@@ -199,7 +202,8 @@ export function StatePanel({
           {s.toolCalls.length === 0 ? (
             <p className="muted">{hiddenCalls > 0 ? 'No tool call started during the turns shown.' : 'No tool call.'}</p>
           ) : (
-            <div className="table-wrap">
+            // Focusable and named: a table wider than a phone scrolls, and a keyboard must reach it (axe scrollable-region-focusable).
+            <div className="table-wrap" role="region" aria-label="Tool calls at this step" tabIndex={0}>
               <table className="tool-calls">
                 <thead>
                   <tr>
@@ -270,5 +274,38 @@ function KeyValues({
         </div>
       ))}
     </dl>
+  );
+}
+
+type ProposalView = SessionStateView['proposals'][number];
+
+/**
+ * The approvals on the path to this step, whatever branch it is on: who proposed each call and
+ * who approved or rejected it, when. The queue at the top is the head's (to decide); these are the
+ * records, still there when the head has moved to a branch without them.
+ */
+function ApprovalRecords({ proposals, step }: { proposals: readonly ProposalView[]; step: number }) {
+  if (proposals.length === 0) return null;
+  return (
+    <section className="approval-records" aria-labelledby="approval-records-title">
+      <h3 id="approval-records-title">Approvals on this path</h3>
+      <ul>
+        {proposals.map((p) => (
+          <li key={p.toolCallId} data-call={p.toolCallId} className={p.proposedVersion === step || p.decidedVersion === step ? 'changed' : undefined}>
+            <strong>{p.tool}</strong> <span className="muted">{p.toolCallId}</span> <span className={`badge effect-${p.effect.kind}`}>{p.effect.kind}</span> ·
+            proposed by {p.proposedBy} at step {p.proposedVersion} ·{' '}
+            {p.status === 'pending' ? (
+              <>waiting for a person</>
+            ) : (
+              <>
+                {p.status} by {p.decidedBy} at step {p.decidedVersion}
+                {p.decidedAt ? ` (${new Date(p.decidedAt).toLocaleString('en')})` : ''}
+                {p.note ? `: ${p.note}` : ''}
+              </>
+            )}
+          </li>
+        ))}
+      </ul>
+    </section>
   );
 }

@@ -1,6 +1,7 @@
 import dagre from '@dagrejs/dagre';
 import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
 import type { Timeline } from '../api/types';
+import { outcomeWord } from './outcome-key';
 import { describeStep, duration, shortType, STEP_KINDS, stepMatches, windowVersions, type TimelineModel } from '../timeline-model';
 
 const NODE = 34;
@@ -212,7 +213,7 @@ export function TimelineGraph({ model, selected, branchPath, onSelect, effects, 
               describeStep(version, node),
               version === head ? 'head' : null,
               live.has(version) ? null : 'not in the head’s history',
-              effect ? `effect ${effect.replace(/_/g, ' ')}` : null,
+              effect ? `effect ${outcomeWord(effect)}` : null,
             ]
               .filter(Boolean)
               .join(', ');
@@ -247,7 +248,7 @@ export function TimelineGraph({ model, selected, branchPath, onSelect, effects, 
                   )}
                   {effect && (
                     <text className={`effect-label effect-${effect}`} dx={-NODE / 2} dy={-NODE / 2 - (version === head ? 17 : 6)}>
-                      ↺ {effect.replace(/_/g, ' ')}
+                      {effect === 'skipped' ? '⚠' : '↺'} {outcomeWord(effect)}
                     </text>
                   )}
                   {checkpoints.get(version)?.map((label, i) => (

@@ -2,6 +2,7 @@ import type { ReactNode } from 'react';
 import type { ApiProblem } from '../api/client';
 import type { CursorPages } from '../hooks';
 import type { LiveStatus } from '../live';
+import { outcomeWord } from './outcome-key';
 
 export function ErrorMessage({ error }: { error: ApiProblem | null }) {
   if (!error) return null;
@@ -50,7 +51,7 @@ export function ServerBanner({ status, onRetry }: { status: LiveStatus; onRetry:
 }
 
 export function StatusBadge({ status }: { status: string }) {
-  return <span className={`badge status-${status}`}>{status.replace(/_/g, ' ')}</span>;
+  return <span className={`badge status-${status}`}>{outcomeWord(status)}</span>;
 }
 
 export function Section({ title, children, id }: { title: string; children: ReactNode; id?: string }) {

@@ -197,7 +197,7 @@ export interface paths {
         };
         /**
          * What changed between two versions
-         * @description The changes, path by path, between the states at two versions (on any branches).
+         * @description The changes between the states at two versions (on any branches): `items` one thing at a time in words (every message, thought, proposal, decision, tool call and answer, memory key, context variable, task, checkpoint), `changes` path by path.
          */
         get: operations["getDiff"];
         put?: never;
@@ -1709,6 +1709,16 @@ export interface components {
             toolCallCount: number;
             /**
              * Format: int64
+             * @description Messages on the head's branch: what the session's state shows.
+             */
+            currentBranchMessageCount: number;
+            /**
+             * Format: int64
+             * @description Tool calls started on the head's branch.
+             */
+            currentBranchToolCallCount: number;
+            /**
+             * Format: int64
              * @description Leaves of the timeline DAG.
              */
             branchCount: number;
@@ -2327,6 +2337,16 @@ export interface components {
             /** Format: date-time */
             occurredAt: string | null;
             summary: string | null;
+            /**
+             * @description Who recorded the step (the API key's actor, e.g. key:agent).
+             * @example key:agent
+             */
+            actor: string | null;
+            /**
+             * @description The LangGraph node whose writes the step records (Rewind's LangGraph saver); null otherwise.
+             * @example agent
+             */
+            node: string | null;
         };
         Timeline: {
             sessionId: string;
@@ -2429,6 +2449,7 @@ export interface components {
             from: number;
             /** Format: int64 */
             to: number;
+            /** @description Field by field, by JSON path (the raw view). */
             changes: {
                 /** @example memory.city */
                 path: string;
@@ -2437,6 +2458,36 @@ export interface components {
                 from?: components["schemas"]["JsonValue"];
                 to?: components["schemas"]["JsonValue"];
             }[];
+            /** @description The same changes one thing at a time, said in words, in the order they happened. */
+            items: components["schemas"]["DiffItem"][];
+        };
+        DiffItem: {
+            /**
+             * @description What the change is about: every message and thought, each proposal and its approval or rejection (decision), each tool call and its answer or failure (tool_output), memory keys, context variables, tasks, checkpoints of the path arrived at, the session status.
+             * @enum {string}
+             */
+            kind: "message" | "turn" | "thought" | "proposal" | "decision" | "tool_call" | "tool_output" | "memory" | "context_variable" | "task" | "checkpoint" | "status";
+            /** @enum {string} */
+            op: "added" | "removed" | "changed";
+            /**
+             * @description The item: a messageId@version, toolCallId, memory key, checkpoint label…
+             * @example pay-1
+             */
+            ref: string;
+            /**
+             * @description The change in plain words.
+             * @example ana approved 'charge_card' (pay-1) with the note 'ok'
+             */
+            summary: string;
+            /**
+             * Format: int64
+             * @description The step that recorded what the change is about; null when no single step did (a memory key compared across steps).
+             */
+            version: number | null;
+            /** @description The item as it was (null: absent). */
+            before: components["schemas"]["JsonValue"];
+            /** @description The item as it is (null: absent). */
+            after: components["schemas"]["JsonValue"];
         };
         ContextMessage: {
             /**
@@ -3228,7 +3279,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Field-by-field changes. */
+            /** @description The changes, in words and field by field. */
             200: {
                 headers: {
                     [name: string]: unknown;

@@ -1,5 +1,6 @@
 import {
   buildContextWindow,
+  describeStateChanges,
   diffJson,
   notFound,
   planHeadMove,
@@ -15,7 +16,7 @@ import type { StoredEvent } from '@rewind/event-store';
 import type { Caller } from '../commands/write-request';
 import { asSessionEvent, type SessionRepository } from '../session-repository';
 import { sessionIdFromStream, sessionStreamId, sessionStreamPrefix } from '../stream-id';
-import { sessionView, summarizeEventData } from './session-views';
+import { langGraphNodeOf, sessionView, summarizeEventData } from './session-views';
 
 /** Reads of one tenant's sessions from the event store (through the repository's cache); never writes. */
 export class SessionQueries {
@@ -90,6 +91,9 @@ export class SessionQueries {
             type: event?.type ?? 'unknown',
             occurredAt: event?.metadata.occurredAt ?? null,
             summary: event ? summarizeEventData(event.data) : null,
+            // Who wrote the step: the caller's key, and the LangGraph node when the saver says it.
+            actor: event?.metadata.actor ?? null,
+            node: event ? langGraphNodeOf(event.data) : null,
           };
         }),
       branches: view.branches,
@@ -106,9 +110,10 @@ export class SessionQueries {
 
   async diff(caller: Caller, sessionId: string, from: number, to: number) {
     const streamId = sessionStreamId(caller.tenantId, sessionId);
-    const a = sessionView(await this.existing(streamId, from, 'from'));
-    const b = sessionView(await this.existing(streamId, to, 'to'));
-    return { sessionId, from, to, changes: diffJson(a, b) };
+    const before = await this.existing(streamId, from, 'from');
+    const after = await this.existing(streamId, to, 'to');
+    // `changes` field by field (kept for clients that read paths), `items` one thing at a time and in words.
+    return { sessionId, from, to, changes: diffJson(sessionView(before), sessionView(after)), items: describeStateChanges(before, after) };
   }
 
   async context(

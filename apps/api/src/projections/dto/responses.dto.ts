@@ -10,6 +10,8 @@ export class SessionSummaryDto {
   @ApiProperty({ type: 'integer', description: 'The stream version (events recorded).' }) version!: number;
   @ApiProperty({ type: 'integer', description: 'Messages recorded, on every branch.' }) messageCount!: number;
   @ApiProperty({ type: 'integer', description: 'Tool calls started, on every branch.' }) toolCallCount!: number;
+  @ApiProperty({ type: 'integer', description: "Messages on the head's branch: what the session's state shows." }) currentBranchMessageCount!: number;
+  @ApiProperty({ type: 'integer', description: "Tool calls started on the head's branch." }) currentBranchToolCallCount!: number;
   @ApiProperty({ type: 'integer', description: 'Leaves of the timeline DAG.' }) branchCount!: number;
   @ApiProperty({ type: 'integer', description: 'Effects whose compensation failed in the rollback in progress.' }) failedEffects!: number;
   @ApiProperty({ format: 'date-time' }) createdAt!: string;
