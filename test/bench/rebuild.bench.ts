@@ -23,7 +23,12 @@ import type { EventStore } from '@rewind/event-store';
 import { PostgresEventStore } from '@rewind/event-store/postgres';
 import { SqliteEventStore } from '@rewind/event-store/sqlite';
 import { ProjectionSupervisor, ReadModelDatabase, SILENT_LOGGER, type ReadModelConfig } from '@rewind/projections';
-import { appendWorkload } from '@rewind/projections/testing';
+import type { appendWorkload as AppendWorkload } from '@rewind/projections/testing';
+
+// The projections' test workload is a repository test helper that no package exports (its name
+// resolves through tsconfig paths for the types only): the built module, by its path.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { appendWorkload } = require(join(__dirname, '../../../libs/projections/dist/testing/workload.js')) as { appendWorkload: typeof AppendWorkload };
 
 interface ChildReport {
   exitCode: number;
