@@ -392,7 +392,7 @@ describe('OTLP export from the API process (an OTLP/HTTP receiver in the test)',
     async (variable, protocol, encoding) => {
       const service = `rewind-api-otlp-${protocol.replace('/', '-')}`;
       // The traces-specific variable wins over the general one.
-      const env =
+      const env: Record<string, string> =
         variable === 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL' ? { [variable]: protocol, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' } : { [variable]: protocol };
       const http = await startApi({ OTEL_SERVICE_NAME: service, ...env });
       expect((await http('POST', '/v1/sessions', { sessionId: 'encoded' })).status).toBe(201);
