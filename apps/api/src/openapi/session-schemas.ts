@@ -45,7 +45,10 @@ export const SESSION_SCHEMAS: Record<string, JsonSchema> = {
   Compensation: obj(
     {
       channel: oneOf(COMPENSATION_CHANNELS),
-      target: str({ description: 'http: URL template; kafka: request topic; inline: handler name.' }),
+      target: str({
+        description:
+          "http: URL template; kafka: request topic; inline: handler name. In a dry run's plan: filled from the call's input and output, as it will be sent (a template only when a value is unknown).",
+      }),
       payload: JSON_OBJECT,
       replyTopic: str(),
     },

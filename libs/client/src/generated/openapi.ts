@@ -2018,7 +2018,7 @@ export interface components {
         Compensation: {
             /** @enum {string} */
             channel: "http" | "kafka" | "inline";
-            /** @description http: URL template; kafka: request topic; inline: handler name. */
+            /** @description http: URL template; kafka: request topic; inline: handler name. In a dry run's plan: filled from the call's input and output, as it will be sent (a template only when a value is unknown). */
             target: string;
             payload?: {
                 [key: string]: components["schemas"]["JsonValue"];
