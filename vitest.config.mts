@@ -25,6 +25,7 @@ export default defineConfig({
     hookTimeout: 60_000,
     pool: 'forks',
     globalSetup: ['test/support/global-setup.ts'],
-    reporters: ['default'],
+    // The default output, then the skipped tests and why (the default only counts them).
+    reporters: ['default', './test/support/skipped-tests-reporter.ts'],
   },
 });
