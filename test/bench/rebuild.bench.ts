@@ -23,12 +23,10 @@ import type { EventStore } from '@rewind/event-store';
 import { PostgresEventStore } from '@rewind/event-store/postgres';
 import { SqliteEventStore } from '@rewind/event-store/sqlite';
 import { ProjectionSupervisor, ReadModelDatabase, SILENT_LOGGER, type ReadModelConfig } from '@rewind/projections';
-import type { appendWorkload as AppendWorkload } from '@rewind/projections/testing';
+import type * as ProjectionsTesting from '@rewind/projections/testing';
+import { builtTestHelper } from './built-test-helper';
 
-// The projections' test workload is a repository test helper that no package exports (its name
-// resolves through tsconfig paths for the types only): the built module, by its path.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const { appendWorkload } = require(join(__dirname, '../../../libs/projections/dist/testing/workload.js')) as { appendWorkload: typeof AppendWorkload };
+const { appendWorkload } = builtTestHelper<typeof ProjectionsTesting>('libs/projections/dist/testing/workload.js');
 
 interface ChildReport {
   exitCode: number;

@@ -20,8 +20,8 @@ export interface ServerProcess {
   output: () => string;
 }
 
-/** Runs the built API (`npm run build` first) as a real child process and waits for /health. */
-export async function startServerProcess(env: Record<string, string>, script = 'apps/api/dist/main.js'): Promise<ServerProcess> {
+/** Runs the built API (`npm run build` first) as a real child process and waits for /health (up to `startTimeoutMs`). */
+export async function startServerProcess(env: Record<string, string>, script = 'apps/api/dist/main.js', startTimeoutMs = 20_000): Promise<ServerProcess> {
   const port = await freePort();
   const child = spawn(process.execPath, [join(process.cwd(), script)], {
     env: { ...process.env, REWIND_LOG_LEVEL: 'warn', REWIND_EGRESS_ALLOW: '127.0.0.0/8,::1', ...env, PORT: String(port), HOST: '127.0.0.1' },
@@ -31,7 +31,7 @@ export async function startServerProcess(env: Record<string, string>, script = '
   child.stdout!.on('data', (d) => (output += d));
   child.stderr!.on('data', (d) => (output += d));
   const baseUrl = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 20_000;
+  const deadline = Date.now() + startTimeoutMs;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}: ${output}`);
     try {
@@ -41,7 +41,7 @@ export async function startServerProcess(env: Record<string, string>, script = '
     }
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
-      throw new Error(`server did not become healthy in 20 s: ${output}`);
+      throw new Error(`server did not become healthy in ${startTimeoutMs / 1000} s: ${output}`);
     }
     await new Promise((r) => setTimeout(r, 50));
   }

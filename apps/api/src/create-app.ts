@@ -120,7 +120,8 @@ export async function createApp(config: RewindConfig, options: CreateAppOptions 
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs/openapi.json' });
 
   const keys = app.get<ApiKeyStore>(API_KEY_STORE);
-  const { generated } = await ensureAdminKey(keys, config.adminKey);
+  const { generated, refused } = await ensureAdminKey(keys, config.adminKey);
+  if (refused) rootLogger.error({ event: 'admin_key_refused' }, refused);
   return { app, generatedAdminKey: generated };
 }
 

@@ -20,6 +20,9 @@ import { randomBytes } from 'node:crypto';
 import { E2E_STORES, storeEnv } from '../../../test/support/postgres';
 import { SqliteVectorIndex } from '@rewind/memory/sqlite-vec';
 import { runCli } from './cli';
+import Database from 'better-sqlite3';
+import type { CommandContext } from './command';
+import { shredFromMemory } from './commands/memory-shredding';
 
 /** The key and signing-key commands, and the store readers, on the store the API is configured with. */
 // Reads the stores' rows directly: SQLite and PostgreSQL.
@@ -185,6 +188,28 @@ describe.each(E2E_STORES.filter((s) => s !== 'eventstoredb'))('rewind CLI on the
     expect((await rewind('audit', 'verify', '--digest', 'not-a-digest')).code).toBe(2);
   });
 
+  it('audit rotate-snapshot-key draws a newer key where the API seals snapshots; a snapshot sealed before still verifies', async () => {
+    const store: EventStore =
+      storeName === 'postgres'
+        ? await PostgresEventStore.open({ connectionString: env.DATABASE_URL!, poolSize: 2 })
+        : new SqliteEventStore({ filename: join(dataDir, 'rewind.db') });
+    try {
+      const sessions = new SessionService(new SessionRepository(store, { snapshotEvery: 1 }));
+      await sessions.startSession({ tenantId: 'keyed', actor: 't' }, { sessionId: 'snap' });
+      await sessions.execute({ tenantId: 'keyed', actor: 't' }, 'snap', { type: 'WriteMemory', key: 'k', value: 1 });
+    } finally {
+      await store.close();
+    }
+    const first = await rewind('audit', 'rotate-snapshot-key');
+    const second = await rewind('audit', 'rotate-snapshot-key');
+    expect([first.code, second.code]).toEqual([0, 0]);
+    const id = (text: string) => Number(/Snapshot key (\d+) seals snapshots from now on/.exec(text)?.[1]);
+    expect(id(second.stdout)).toBeGreaterThan(id(first.stdout));
+    const verified = await rewind('audit', 'verify', '--tenant', 'keyed');
+    expect(verified.code).toBe(0);
+    expect(verified.stdout).not.toMatch(/and 0 snapshot\(s\)/);
+  });
+
   it('events export decrypts encrypted fields (shredded ones read "[shredded]"); --as-stored writes the ciphertext', async () => {
     const keys = pool ? await PostgresDataKeyStore.open(pool) : new SqliteDataKeyStore(join(dataDir, 'rewind.db'));
     const events: EventStore =
@@ -261,6 +286,41 @@ describe.each(E2E_STORES.filter((s) => s !== 'eventstoredb'))('rewind CLI on the
       await keys.close();
     }
   });
+
+  // The memory index is its own SQLite file whatever the store: checked once, on the SQLite configuration.
+  it.runIf(storeName === 'sqlite')(
+    'tenants shred waits for a memory index another process holds past the busy timeout, and reports its success (issue 42: "database is locked", exit 1)',
+    async () => {
+      await new SqliteEventStore({ filename: join(dataDir, 'rewind.db') }).close(); // the API's data directory
+      const file = join(dataDir, 'rewind.memory.db');
+      const memory = new SqliteVectorIndex({ filename: file });
+      await memory.open({ id: 'some-model', dimensions: 8 });
+      const item = { tenantId: 'busy-memory', sessionId: 'x', eventId: 'e1', version: 1, globalPosition: 1, role: 'memory' as const, chunk: 0 };
+      await memory.upsert([{ item: { ...item, id: 'e1:0', occurredAt: '2020-01-01T00:00:00.000Z', text: 'passport P1234567' }, vector: new Float32Array(8) }]);
+      await memory.close();
+      // As a running API's indexer holds it while it embeds a batch: the write lock, longer than SQLite's 5 s busy timeout.
+      const holder = new Database(file);
+      holder.exec('BEGIN IMMEDIATE');
+      try {
+        const context = { io: { env, stdout: { write: () => true }, stderr: { write: () => true } }, config: { dataDir } } as unknown as CommandContext;
+        // Given up after its wait: null (the indexer removes the items itself), never an error.
+        expect(await shredFromMemory(context, { tenantId: 'busy-memory' }, 1_000)).toBeNull();
+        setTimeout(() => holder.exec('COMMIT'), 2_000);
+        const run = await rewind('tenants', 'shred', '--tenant', 'busy-memory');
+        expect(run.stderr).toContain('the memory index is busy');
+        expect(run.code).toBe(0);
+        expect(run.stdout).toContain('removed 1 memory item(s) of the tenant from the memory index');
+      } finally {
+        if (holder.inTransaction) holder.exec('COMMIT');
+        holder.close();
+      }
+      const left = new SqliteVectorIndex({ filename: file });
+      await left.open({ id: 'some-model', dimensions: 8 });
+      expect((await left.listItems()).filter((i) => i.text.includes('P1234567'))).toEqual([]);
+      await left.close();
+    },
+    60_000,
+  );
 
   it('retention run exports inactive sessions to NDJSON (decrypted), then shreds them; --dry-run changes nothing; events stay', async () => {
     const store: EventStore =

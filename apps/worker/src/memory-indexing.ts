@@ -1,6 +1,6 @@
 import type { SessionService } from '@rewind/engine';
 import { EngineSessionPaths, type MemorySourceEvent } from '@rewind/memory';
-import { MemoryRuntime, memoryConfigFromEnv, type MemoryRuntimeOptions } from '@rewind/memory/runtime';
+import { MemoryRuntime, memoryConfigFromEnv, type MemoryDatabase, type MemoryRuntimeOptions } from '@rewind/memory/runtime';
 import { holdIndexFile } from '@rewind/memory/sqlite-vec';
 import type { Logger } from '@rewind/config';
 import type { MessageBus, Subscription } from '@rewind/messaging';
@@ -13,12 +13,12 @@ export interface MemoryIndexing {
 /**
  * The consumer group the memory indexer reads `rewind.events` in. Kafka's committed offsets
  * are the indexer's checkpoint here, and a checkpoint follows its index: a shared index
- * (Qdrant) is fed by one group whose members split the partitions; a local SQLite index must
+ * (PostgreSQL, Qdrant) is fed by one group whose members split the partitions; a local SQLite index must
  * see every partition, so each worker's gets a group of its own, named after its stable
  * REWIND_WORKER_ID. KAFKA_MEMORY_GROUP_ID, when set, wins (and must then be unique per worker
  * with a local index).
  */
-export function memoryGroupId(env: Record<string, string | undefined>, index: 'sqlite' | 'qdrant'): string {
+export function memoryGroupId(env: Record<string, string | undefined>, index: 'sqlite' | 'qdrant' | 'postgres'): string {
   if (env.KAFKA_MEMORY_GROUP_ID) return env.KAFKA_MEMORY_GROUP_ID;
   if (index === 'sqlite' && env.REWIND_WORKER_ID) return `rewind-memory-indexer.${env.REWIND_WORKER_ID}`;
   return 'rewind-memory-indexer';
@@ -43,8 +43,10 @@ export async function startMemoryIndexing(options: {
   logger: Logger;
   /** On PostgreSQL: memory policies are read there, shared with the API. */
   policies?: MemoryRuntimeOptions['policies'];
+  /** The worker's store (its configuration): on PostgreSQL the memory index is tables of that database, shared with the API. */
+  database?: MemoryDatabase;
 }): Promise<MemoryIndexing | null> {
-  const config = memoryConfigFromEnv(options.env, options.dataDir);
+  const config = memoryConfigFromEnv(options.env, options.dataDir, options.database);
   if (!config.enabled || options.busKind !== 'kafka') return null;
   const runtime = new MemoryRuntime({
     config,

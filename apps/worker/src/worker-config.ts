@@ -5,7 +5,9 @@ import {
   loadJsonCostLimits,
   loadWorkspaceSettings,
   type EgressSettings,
+  readPostgresPools,
   readStoreChoice,
+  type PostgresPools,
   type StoreChoice,
   type WorkspaceSettings,
 } from '@rewind/config';
@@ -15,19 +17,21 @@ import type { MessagingLogLevel } from '@rewind/messaging';
 export type BusKind = 'inprocess' | 'kafka';
 
 /** Where events live (StoreChoice: the embedded file in dataDir, PostgreSQL, or EventStoreDB beside the file), and the rest. */
-export interface WorkerConfig extends StoreChoice {
+export interface WorkerConfig extends StoreChoice, PostgresPools {
   bus: BusKind;
   /** Only read (and checked) when bus = kafka. */
   kafka: KafkaSettings | null;
-  pgPoolSize: number;
   dataDir: string;
   snapshotEvery: number;
   sqliteSynchronous: 'FULL' | 'NORMAL' | 'EXTRA';
   logLevel: MessagingLogLevel;
   commands: { enabled: boolean; groupId: string; maxAttempts: number };
   relay: { enabled: boolean; batchSize: number; pollIntervalMs: number; leaseMs: number };
-  /** Resume unfinished rollbacks at start and carry out those started by Kafka commands. */
-  saga: { enabled: boolean };
+  /**
+   * Resume unfinished rollbacks (at start, and those whose process died: PostgreSQL) and carry out
+   * those started by Kafka commands; leaseMs (REWIND_ROLLBACK_LEASE_MS): how long a rollback's lease lasts without renewal.
+   */
+  saga: { enabled: boolean; leaseMs: number };
   /** Run the projection runners (read models) in this worker. */
   projections: { enabled: boolean };
   /** Longest a graceful shutdown may take before the process exits anyway. */
@@ -66,7 +70,7 @@ export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env): WorkerCo
   const choice = readStoreChoice(read, env, (message) => new WorkerConfigError(message));
   return {
     ...choice,
-    pgPoolSize: read.integer('REWIND_PG_POOL_SIZE', 20, 1, 1000),
+    ...readPostgresPools(read),
     bus,
     kafka: bus === 'kafka' ? loadKafkaSettings(env, { clientId: 'rewind-worker' }) : null,
     dataDir: resolve(env.REWIND_DATA_DIR || './data'),
@@ -85,7 +89,7 @@ export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env): WorkerCo
       // 6 s: the shortest consumer session the default broker accepts, so both clocks fail over together.
       leaseMs: read.integer('REWIND_RELAY_LEASE_MS', 6_000, 500, 600_000),
     },
-    saga: { enabled: read.onOff('REWIND_WORKER_SAGA', 'on') },
+    saga: { enabled: read.onOff('REWIND_WORKER_SAGA', 'on'), leaseMs: read.integer('REWIND_ROLLBACK_LEASE_MS', 6_000, 500, 600_000) },
     projections: { enabled: read.onOff('REWIND_WORKER_PROJECTIONS', 'on') },
     shutdownTimeoutMs: read.integer('REWIND_SHUTDOWN_TIMEOUT_MS', 30_000, 100, 3_600_000),
     http: {

@@ -11,6 +11,7 @@ import { EventRelay } from '@rewind/messaging';
 import { ProjectionSupervisor, ReadModelDatabase } from '@rewind/projections';
 import { embeddedDatabaseFile, openBackend, type Backend } from '@rewind/runtime';
 import { createSessionRuntime } from '@rewind/sagas';
+import { openRollbackLeaseStore } from '@rewind/sagas/postgres';
 import { startMemoryIndexing, type MemoryIndexing } from './memory-indexing';
 import { createMetricsRegistry, meteredEventStore, registerSagaMetrics, registerStoreMetrics, type HealthServer } from '@rewind/observability';
 import { startWorkerApplication } from './worker-application';
@@ -84,11 +85,14 @@ export async function startWorker(
 
     let relay: EventRelay | null = null;
     // The same write side as the API: tool registry, and the saga started by the commits that need it.
+    // PostgreSQL: each unfinished rollback has one holder among the workers and API replicas, taken over when it dies.
+    const leases = await openRollbackLeaseStore(stores);
     const runtime = createSessionRuntime(store, {
       snapshotEvery: config.snapshotEvery,
       bus,
       hub,
       checkpoints,
+      ...(leases ? { leases, rollbackLeaseMs: config.saga.leaseMs, ...(config.workerId ? { rollbackLeaseHolder: config.workerId } : {}) } : {}),
       // Off: this worker still runs the rollbacks its own commands ask for, but resumes none at start-up.
       resumeRollbacks: config.saga.enabled,
       logger: logger('Rollbacks'),
@@ -103,7 +107,9 @@ export async function startWorker(
     if (workspace) closers.push(async () => workspace.stop());
     closers.push(() => runtime.saga.stop());
     closers.push(() => runtime.rollbacks!.stop()); // closers run last first: the follower stops before the saga
+    if (runtime.takeover) closers.push(() => runtime.takeover!.stop());
     runtime.rollbacks!.start();
+    runtime.takeover?.start();
 
     if (config.relay.enabled) {
       const r = new EventRelay({
@@ -127,6 +133,7 @@ export async function startWorker(
     const memory = await startMemoryIndexing({
       env: process.env,
       dataDir: config.dataDir,
+      database: { store: config.store, databaseUrl: config.databaseUrl },
       bus,
       busKind: config.bus,
       eventsTopic: topics.events,

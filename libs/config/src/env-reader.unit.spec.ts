@@ -43,4 +43,16 @@ describe('EnvReader', () => {
       'REWIND_LOG_LEVEL="verbose" is not valid: expected one of error, warn, log, debug (default log).',
     );
   });
+
+  it('sizes the read model pool apart from the event store pool (the connection budget): by default REWIND_PG_POOL_SIZE, from 2 to 10', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 1000 }), (n) => {
+        expect(loadConfig({ REWIND_PG_POOL_SIZE: String(n) })).toMatchObject({ pgPoolSize: n, pgReadModelPoolSize: Math.max(2, Math.min(n, 10)) });
+      }),
+    );
+    expect(loadConfig({ REWIND_PG_POOL_SIZE: '5', REWIND_PG_READ_MODEL_POOL_SIZE: '3' })).toMatchObject({ pgPoolSize: 5, pgReadModelPoolSize: 3 });
+    expect(() => loadConfig({ REWIND_PG_READ_MODEL_POOL_SIZE: '1' })).toThrow(
+      'REWIND_PG_READ_MODEL_POOL_SIZE="1" is not valid: expected a whole number from 2 to 1000 (default 10).',
+    );
+  });
 });

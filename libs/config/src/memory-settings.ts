@@ -1,17 +1,31 @@
 import { join } from 'node:path';
 import { EnvReader } from './env-reader';
 import { ConfigError } from './rewind-config';
+import type { StoreKind } from './store-choice';
 
 /** Memory's settings, from the environment (see docs/guide/memory.md and docs/operations/configuration.md). */
 export interface MemoryConfig {
   /** REWIND_MEMORY=off turns indexing and recall off (default on). */
   enabled: boolean;
-  /** REWIND_MEMORY_INDEX: `sqlite` (embedded, default) or `qdrant` (default when QDRANT_URL is set). */
-  index: 'sqlite' | 'qdrant';
+  /**
+   * REWIND_MEMORY_INDEX: `sqlite` (embedded, the default), `postgres` (the default with REWIND_STORE=postgres:
+   * tables of DATABASE_URL, one index shared by every process of the deployment) or `qdrant` (the default
+   * when QDRANT_URL is set).
+   */
+  index: 'sqlite' | 'qdrant' | 'postgres';
   /** The embedded index file: `<data dir>/rewind.memory.db`, beside the event store's. */
   sqliteFile: string;
   qdrantUrl: string | undefined;
   qdrantApiKey: string | undefined;
+  /** The PostgreSQL index's database (DATABASE_URL) and schema (REWIND_PG_SCHEMA, default rewind: the event store's). */
+  postgresUrl: string | undefined;
+  postgresSchema: string;
+  /**
+   * REWIND_PG_MEMORY_POOL_SIZE (default 4, at least 2): connections of the process's pool for the
+   * PostgreSQL index (one of them the indexer's lock while this process indexes); each memory
+   * thread that opens the index (keywords, writer) has a pool of half as many, at least 1.
+   */
+  postgresPoolSize: number;
   /**
    * REWIND_EMBEDDING_MODEL: a local model id, or the hosted model's name when REWIND_EMBEDDING_URL is set;
    * that one model then embeds every text. Unset (the default): each text is embedded by its language's
@@ -48,11 +62,30 @@ export interface MemoryConfig {
 /** A bad memory setting: the service stops at start with this one sentence, like any other ConfigError. */
 export class MemoryConfigError extends ConfigError {}
 
-export function memoryConfigFromEnv(env: NodeJS.ProcessEnv, dataDir: string): MemoryConfig {
+/**
+ * Where the process keeps its events, as its own configuration read them: memory then follows it (on
+ * PostgreSQL, the index is tables of the same database) whatever the environment it was given says.
+ */
+export interface MemoryDatabase {
+  store: StoreKind;
+  databaseUrl: string | undefined;
+  /** The event store's schema (REWIND_PG_SCHEMA; default rewind). */
+  pgSchema?: string | undefined;
+}
+
+export function memoryConfigFromEnv(env: NodeJS.ProcessEnv, dataDir: string, database?: MemoryDatabase): MemoryConfig {
   const read = new EnvReader(env, (message) => new MemoryConfigError(message));
-  const index = read.oneOfAnyCase('REWIND_MEMORY_INDEX', ['sqlite', 'qdrant'] as const, read.raw('QDRANT_URL') ? 'qdrant' : 'sqlite');
+  const postgresUrl = database ? database.databaseUrl : read.raw('DATABASE_URL');
+  const store = database ? database.store : read.raw('REWIND_STORE');
+  const sharedDefault = read.raw('QDRANT_URL') ? 'qdrant' : store === 'postgres' && postgresUrl ? 'postgres' : 'sqlite';
+  const index = read.oneOfAnyCase('REWIND_MEMORY_INDEX', ['sqlite', 'qdrant', 'postgres'] as const, sharedDefault);
   const qdrantUrl = read.raw('QDRANT_URL');
   if (index === 'qdrant' && !qdrantUrl) throw new MemoryConfigError('REWIND_MEMORY_INDEX=qdrant needs QDRANT_URL (e.g. http://127.0.0.1:6333).');
+  if (index === 'postgres' && !postgresUrl) {
+    throw new MemoryConfigError(
+      'REWIND_MEMORY_INDEX=postgres needs DATABASE_URL (the database of REWIND_STORE=postgres, e.g. postgres://user:password@127.0.0.1:5432/rewind).',
+    );
+  }
   const { embeddingModel, modelDir } = modelFileSettings(env);
   const embeddingUrl = read.raw('REWIND_EMBEDDING_URL');
   const llmUrl = read.raw('REWIND_LLM_URL');
@@ -69,6 +102,9 @@ export function memoryConfigFromEnv(env: NodeJS.ProcessEnv, dataDir: string): Me
     sqliteFile: join(dataDir, 'rewind.memory.db'),
     qdrantUrl,
     qdrantApiKey: read.raw('QDRANT_API_KEY'),
+    postgresUrl,
+    postgresSchema: database?.pgSchema ?? read.raw('REWIND_PG_SCHEMA') ?? 'rewind',
+    postgresPoolSize: read.integer('REWIND_PG_MEMORY_POOL_SIZE', 4, 2, 100),
     embeddingModel,
     embeddingUrl,
     embeddingApiKey: read.raw('REWIND_EMBEDDING_API_KEY'),

@@ -24,6 +24,33 @@ describe('memory configuration', () => {
     expect(() => memoryConfigFromEnv({ REWIND_MEMORY_INDEXER_THREADS: '0' }, '/d')).toThrow(/REWIND_MEMORY_INDEXER_THREADS/);
   });
 
+  it('keeps memory in the shared database with REWIND_STORE=postgres (unless told otherwise), and needs DATABASE_URL for it', () => {
+    const url = 'postgres://u@127.0.0.1:5432/rewind';
+    expect(memoryConfigFromEnv({ REWIND_STORE: 'postgres', DATABASE_URL: url }, '/d')).toMatchObject({
+      index: 'postgres',
+      postgresUrl: url,
+      postgresSchema: 'rewind',
+    });
+    expect(memoryConfigFromEnv({ REWIND_STORE: 'postgres', DATABASE_URL: url, REWIND_PG_SCHEMA: 'other' }, '/d').postgresSchema).toBe('other');
+    // Its pool is part of the connection budget: 4 by default, at least 2 (one is the indexer's lock while it indexes).
+    expect(memoryConfigFromEnv({ REWIND_STORE: 'postgres', DATABASE_URL: url }, '/d').postgresPoolSize).toBe(4);
+    expect(memoryConfigFromEnv({ REWIND_STORE: 'postgres', DATABASE_URL: url, REWIND_PG_MEMORY_POOL_SIZE: '2' }, '/d').postgresPoolSize).toBe(2);
+    expect(() => memoryConfigFromEnv({ REWIND_STORE: 'postgres', DATABASE_URL: url, REWIND_PG_MEMORY_POOL_SIZE: '1' }, '/d')).toThrow(
+      /REWIND_PG_MEMORY_POOL_SIZE/,
+    );
+    expect(memoryConfigFromEnv({ REWIND_STORE: 'postgres', DATABASE_URL: url, REWIND_MEMORY_INDEX: 'sqlite' }, '/d').index).toBe('sqlite');
+    expect(memoryConfigFromEnv({ REWIND_STORE: 'postgres', DATABASE_URL: url, QDRANT_URL: 'http://127.0.0.1:6333' }, '/d').index).toBe('qdrant');
+    expect(memoryConfigFromEnv({ DATABASE_URL: url }, '/d').index).toBe('sqlite');
+    expect(() => memoryConfigFromEnv({ REWIND_MEMORY_INDEX: 'postgres' }, '/d')).toThrow(/REWIND_MEMORY_INDEX=postgres needs DATABASE_URL/);
+    // The process's own configuration of its store wins over the environment given (the API's, the worker's).
+    expect(memoryConfigFromEnv({}, '/d', { store: 'postgres', databaseUrl: url, pgSchema: 'x' })).toMatchObject({
+      index: 'postgres',
+      postgresUrl: url,
+      postgresSchema: 'x',
+    });
+    expect(memoryConfigFromEnv({ REWIND_STORE: 'postgres', DATABASE_URL: url }, '/d', { store: 'sqlite', databaseUrl: undefined }).index).toBe('sqlite');
+  });
+
   it('uses Qdrant when QDRANT_URL is set, and can be turned off', () => {
     expect(memoryConfigFromEnv({ QDRANT_URL: 'http://127.0.0.1:6333' }, '/d')).toMatchObject({ index: 'qdrant', qdrantUrl: 'http://127.0.0.1:6333' });
     expect(memoryConfigFromEnv({ QDRANT_URL: 'http://127.0.0.1:6333', REWIND_MEMORY_INDEX: 'sqlite' }, '/d').index).toBe('sqlite');

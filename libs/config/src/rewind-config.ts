@@ -1,13 +1,11 @@
 import { join, resolve } from 'node:path';
 import { loadEgressSettings, loadJsonCostLimits, type EgressSettings } from './egress-settings';
 import { EnvReader } from './env-reader';
-import { readStoreChoice, type StoreChoice } from './store-choice';
+import { readPostgresPools, readStoreChoice, type PostgresPools, type StoreChoice } from './store-choice';
 import { loadTrustProxy, type TrustProxy } from './trust-proxy';
 import { loadWorkspaceSettings, type WorkspaceSettings } from './workspace-settings';
 
-export interface RewindConfig extends StoreChoice {
-  /** PostgreSQL pool size. */
-  pgPoolSize: number;
+export interface RewindConfig extends StoreChoice, PostgresPools {
   /** REWIND_PG_SCHEMA: the PostgreSQL schema of the event store, API keys and signing keys (default rewind). */
   pgSchema: string;
   /** REWIND_READ_SCHEMA: the read models' PostgreSQL schema; undefined: the projections' default. */
@@ -34,6 +32,8 @@ export interface RewindConfig extends StoreChoice {
   rateLimitPerSecond: number;
   /** The bucket's size: requests a key may make at once after a quiet spell. */
   rateLimitBurst: number;
+  /** REWIND_ROLLBACK_LEASE_MS (PostgreSQL): how long a rollback's lease lasts without renewal; a live process takes over a dead one's rollbacks within about 4/3 of it. */
+  rollbackLeaseMs: number;
   /** How often new events are sealed into the audit hash chains, in ms (0: only by `rewind audit digest`). */
   auditSealIntervalMs: number;
   /** Wraps the data keys of encrypted fields: REWIND_MASTER_KEY (64 hex digits or base64 of 32 bytes)... */
@@ -69,7 +69,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RewindConfig {
   const choice = readStoreChoice(read, env, (message) => new ConfigError(message));
   return {
     ...choice,
-    pgPoolSize: read.integer('REWIND_PG_POOL_SIZE', 20, 1, 1000),
+    ...readPostgresPools(read),
     pgSchema: read.raw('REWIND_PG_SCHEMA') ?? 'rewind',
     readModelSchema: read.raw('REWIND_READ_SCHEMA'),
     port: read.integer('PORT', 3000, 0, 65535),
@@ -87,6 +87,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RewindConfig {
     runProjections: read.oneOf('REWIND_RUN_PROJECTIONS', ['true', 'false'] as const, 'true') === 'true',
     rateLimitPerSecond: read.integer('REWIND_RATE_LIMIT_PER_SECOND', 1000, 0, 1_000_000),
     rateLimitBurst: read.integer('REWIND_RATE_LIMIT_BURST', 2000, 1, 10_000_000),
+    rollbackLeaseMs: read.integer('REWIND_ROLLBACK_LEASE_MS', 6_000, 500, 600_000),
     auditSealIntervalMs: read.integer('REWIND_AUDIT_SEAL_INTERVAL_MS', 1000, 0, 3_600_000),
     masterKey: env.REWIND_MASTER_KEY || undefined,
     masterKeyFile: resolve(env.REWIND_MASTER_KEY_FILE || join(env.REWIND_DATA_DIR || './data', 'master.key')),

@@ -34,3 +34,17 @@ export function readStoreChoice(read: EnvReader, env: NodeJS.ProcessEnv, refuse:
   );
   return { store, databaseUrl, eventStoreDbUrl, eventStoreDbNamespace };
 }
+
+/** The connections one process may open to PostgreSQL, per pool (see "Connection budget" in docs/operations/configuration.md). */
+export interface PostgresPools {
+  /** REWIND_PG_POOL_SIZE: the pool of the events and every store beside them (default 20). */
+  pgPoolSize: number;
+  /** REWIND_PG_READ_MODEL_POOL_SIZE: the read models' own pool (default REWIND_PG_POOL_SIZE, from 2 to 10). */
+  pgReadModelPoolSize: number;
+}
+
+export function readPostgresPools(read: EnvReader): PostgresPools {
+  const pgPoolSize = read.integer('REWIND_PG_POOL_SIZE', 20, 1, 1000);
+  // At least 2: the read models' migrations run on one connection of the pool while another holds their lock.
+  return { pgPoolSize, pgReadModelPoolSize: read.integer('REWIND_PG_READ_MODEL_POOL_SIZE', Math.max(2, Math.min(pgPoolSize, 10)), 2, 1000) };
+}

@@ -149,6 +149,12 @@ export interface EventStore {
   /** The highest global position a reader may see now. */
   lastPosition(): Promise<number>;
   /**
+   * The highest committed global position, readable or not yet: on PostgreSQL a commit can be
+   * held back (for milliseconds) behind an older transaction still in flight, and `lastPosition`
+   * stops below it. What a read-your-writes wait must reach; stores that hold nothing back omit it.
+   */
+  committedTail?(): Promise<number>;
+  /**
    * Optional: how many events have a global position in (after, upTo] — a count of events, which
    * a difference of positions is not where positions have gaps (PostgreSQL). See `countEventsAfter`.
    */
@@ -178,8 +184,14 @@ export interface EventStore {
    * events with their links, in global order, texts as stored.
    */
   readChain?(options: ReadChainOptions): Promise<ChainEvent[]>;
-  /** With readChain: the position from which every event carries its link (events below were written before links). */
+  /**
+   * With readChain: the position from which every event carries its link (events below were written
+   * before links). Never above the first event stored with a link, whatever the recorded boundary says:
+   * that boundary is a mutable row, and raising it must not hide an event inserted after it.
+   */
   linksFrom?(): Promise<number>;
+  /** With readChain: a new key seals snapshots from now on (earlier keys keep verifying); returns its id. */
+  rotateSnapshotKey?(): Promise<number>;
   /** With readChain: every snapshot (of these streams) checked against its seal. */
   checkSnapshots?(options: { streamPrefix?: string; streamId?: string }): Promise<SnapshotCheck>;
   close(): Promise<void>;

@@ -1,6 +1,13 @@
 import type { Logger } from '@rewind/config';
 import type { EventStore } from '@rewind/event-store';
-import { countEventsAfter, SubscriptionLoop, type CheckpointStore, type LogBatch, type SubscriptionHub } from '@rewind/event-store/subscriptions';
+import {
+  countEventsAfter,
+  SubscriptionLoop,
+  type CheckpointStore,
+  type ExclusivityPolicy,
+  type LogBatch,
+  type SubscriptionHub,
+} from '@rewind/event-store/subscriptions';
 import type { EmbeddingModel, EmbeddingModelInfo } from './embedding-model';
 import { MemoryItemExtractor, type MemoryItem, type MemorySourceEvent } from './memory-item';
 import { LocalItemWriter, type MemoryIndexerPlacement, type MemoryItemAdmitter, type MemoryItemWriter } from './memory-item-writer';
@@ -34,6 +41,13 @@ export interface MemoryIndexerOptions {
   hub?: SubscriptionHub;
   /** Checkpoint name (default `memory-indexer`). */
   name?: string;
+  /**
+   * How many processes index at once (default `none`: each its own index, e.g. a SQLite file). An index
+   * shared by the deployment (PostgreSQL) is written by one: `lock` (a PostgreSQL advisory lock) —
+   * whichever process holds it follows the log and embeds stage 2's backlog; the others stand by
+   * (they recall from the same index) and take over when its holder dies.
+   */
+  exclusivity?: ExclusivityPolicy;
   /** Events read per round (default 256). */
   batchSize?: number;
   /** The largest round while a backlog lasts (default 4 × batchSize): after a full round the next reads twice as many. */
@@ -101,6 +115,9 @@ export interface MemoryIndexerStatus {
 }
 
 const silent: MemoryIndexerLogger = { log() {}, warn() {}, error() {} };
+
+/** How often a process standing by (another holds the indexer's lock) asks for the lock again, for stage 2. */
+const STANDBY_POLL_MS = 1_000;
 
 /**
  * Indexes memory items off the write path. Embedded: a subscriber of the store's global log
@@ -301,6 +318,10 @@ export class MemoryIndexer {
     let delayMs = 400;
     while (this.state === 'running') {
       try {
+        if (!(await this.holdsLock())) {
+          await this.idle(STANDBY_POLL_MS);
+          continue;
+        }
         await this.open();
         const started = performance.now();
         const embedded = await this.embedPending();
@@ -315,6 +336,12 @@ export class MemoryIndexer {
         delayMs = Math.min(30_000, delayMs * 2);
       }
     }
+  }
+
+  /** Whether this process may write the index now: always, unless the indexer is exclusive and another process holds its lock. */
+  private async holdsLock(): Promise<boolean> {
+    const { exclusivity } = this.options;
+    return exclusivity?.kind !== 'lock' || exclusivity.lock.tryAcquire();
   }
 
   /** Waits for stage 1 to admit items (or `ms`, in case another process admitted them). */
@@ -336,7 +363,7 @@ export class MemoryIndexer {
     this.vectorLoop = this.embedInBackground();
   }
 
-  /** The indexer's follower of the global log (from its checkpoint, in every process that indexes: exclusivity `none`). */
+  /** The indexer's follower of the global log (from its checkpoint; in every process that indexes, or under `exclusivity` in one). */
   private subscription(): SubscriptionLoop {
     const { store } = this.options;
     const { checkpoints } = this;
@@ -345,7 +372,7 @@ export class MemoryIndexer {
     const subscription = {
       name: this.name,
       checkpoint: { kind: 'store' as const, store: checkpoints },
-      exclusivity: { kind: 'none' as const },
+      exclusivity: this.options.exclusivity ?? { kind: 'none' as const },
       handle: (batch: LogBatch) => this.indexPaced(batch),
     };
     const options = {
@@ -359,8 +386,10 @@ export class MemoryIndexer {
       // transaction) instead of costing each write a batch of its own.
       lingerMs: this.twoStage ? 50 : 0,
       backoff: { initialDelayMs: 400, maxDelayMs: 30_000 },
+      // Methods, not a spread: a class's logger (Nest's) keeps them on its prototype.
       logger: {
-        ...this.logger,
+        log: (message: string) => this.logger.log(message),
+        warn: (message: string) => this.logger.warn(message),
         error: (message: string) => this.logger.error(`${message} (memory indexing: writes are not affected, recall misses what is not indexed yet)`),
       },
     };
@@ -415,6 +444,8 @@ export class MemoryIndexer {
     await this.loop?.stop();
     await this.vectorLoop;
     this.vectorLoop = undefined;
+    // Stage 2 may hold the lock without a subscription (fed by Kafka): another process takes over now, not when this one exits.
+    if (this.options.exclusivity?.kind === 'lock') await this.options.exclusivity.lock.release().catch(() => undefined);
     this.state = 'stopped';
     await this.writer.close();
     await this.options.admitter?.close();

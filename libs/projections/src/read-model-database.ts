@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import { ExponentialBackoff, handleWhen, noJitterGenerator, retry } from 'cockatiel';
 import type { Pool } from 'pg';
 import { DataSource, type DataSourceOptions } from 'typeorm';
-import { maskConnectionString } from '@rewind/event-store/postgres';
+import { maskConnectionString, SCHEMA_MIGRATION_LOCK } from '@rewind/event-store/postgres';
 import { PostgresWriterConnection, SqliteWriterConnection, type WriterConnection } from './connection';
 import { READ_MODEL_ENTITIES } from './entities';
 import { CreateReadModels1763769600000 } from './migrations/1763769600000-create-read-models';
@@ -140,12 +140,14 @@ export class ReadModelDatabase {
     if (this.config.type === 'postgres') {
       const client = await this.pool.connect();
       try {
-        await client.query(`SELECT pg_advisory_lock(hashtext('rewind.read-models.migrate'), hashtext($1))`, [this.dialect.schema]);
+        // The schema's lock too: the stores' migrations create the same schema when the read models share theirs.
+        const locks = [SCHEMA_MIGRATION_LOCK, 'rewind.read-models.migrate'];
+        for (const lock of locks) await client.query(`SELECT pg_advisory_lock(hashtext($1), hashtext($2))`, [lock, this.dialect.schema]);
         try {
           await client.query(`CREATE SCHEMA IF NOT EXISTS "${this.dialect.schema}"`);
           await this.dataSource.runMigrations({ transaction: 'all' });
         } finally {
-          await client.query(`SELECT pg_advisory_unlock(hashtext('rewind.read-models.migrate'), hashtext($1))`, [this.dialect.schema]);
+          for (const lock of locks.reverse()) await client.query(`SELECT pg_advisory_unlock(hashtext($1), hashtext($2))`, [lock, this.dialect.schema]);
         }
       } finally {
         client.release();
@@ -180,6 +182,11 @@ export class ReadModelDatabase {
         cause: error,
       });
     }
+  }
+
+  /** A projection's checkpoint (0 before its first batch), read on the shared pool: no writer connection is taken or held for it. */
+  async checkpoint(name: string): Promise<number> {
+    return (await this.run(this.dialect.checkpoint(name))) ?? 0;
   }
 
   /** Every checkpoint row (projections, and the shadows of rebuilds in progress). */

@@ -60,10 +60,19 @@ function projected(events: readonly StoredEvent[]): ProjectedEvent[] {
  * lock, that the checkpoint is still where its events were read from.
  */
 class ProjectionSubscription implements LogSubscription, ExclusiveLock {
-  readonly checkpoint = { kind: 'in-handler' as const, read: () => this.readCheckpoint() };
+  /**
+   * Read on the read models' shared pool, not the writer connection: waitFor and status read it
+   * while a batch's transaction runs on the writer (pg's "client.query() when the client is
+   * already executing a query" on every replica, the read queued into the batch's transaction),
+   * and a process that does not run the projection (the API beside the workers) took a writer
+   * connection per projection just to read it, and held them.
+   */
+  readonly checkpoint = { kind: 'in-handler' as const, read: () => this.db.checkpoint(this.name) };
   readonly exclusivity = { kind: 'lock' as const, lock: this };
   private connection: WriterConnection | null = null;
   private leader = false;
+  /** The writer connection answers one caller at a time (and two callers never open two). */
+  private queue: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly db: ReadModelDatabase,
@@ -75,30 +84,45 @@ class ProjectionSubscription implements LogSubscription, ExclusiveLock {
     return this.projection.name;
   }
 
-  async handle(batch: LogBatch): Promise<number | null> {
-    const connection = await this.writer();
-    const events = projected(batch.events);
-    const applied = await connection.transaction(
-      () =>
-        applyBatch(
-          connection.dialect,
-          [{ projection: this.projection, variant: 'live', checkpoint: this.name, from: batch.after }],
-          events,
-          this.options.hooks,
-        ),
-      { durable: this.options.durable === true },
-    );
-    return applied ? events[events.length - 1]!.position : null;
+  handle(batch: LogBatch): Promise<number | null> {
+    return this.serially(async () => {
+      const connection = await this.writer();
+      const events = projected(batch.events);
+      const applied = await connection.transaction(
+        () =>
+          applyBatch(
+            connection.dialect,
+            [{ projection: this.projection, variant: 'live', checkpoint: this.name, from: batch.after }],
+            events,
+            this.options.hooks,
+          ),
+        { durable: this.options.durable === true },
+      );
+      return applied ? events[events.length - 1]!.position : null;
+    });
   }
 
-  async tryAcquire(): Promise<boolean> {
-    const connection = await this.writer();
-    if (!this.leader) this.leader = await connection.tryLock('projection', this.name);
-    return this.leader;
+  tryAcquire(): Promise<boolean> {
+    return this.serially(async () => {
+      const connection = await this.writer();
+      if (!this.leader) this.leader = await connection.tryLock('projection', this.name);
+      return this.leader;
+    });
   }
 
   /** Unlocks and closes the writer connection. */
-  async release(): Promise<void> {
+  release(): Promise<void> {
+    return this.serially(() => this.closeWriter());
+  }
+
+  /** Runs `work` once the connection's previous user is done. */
+  private serially<T>(work: () => Promise<T>): Promise<T> {
+    const turn = this.queue.then(work);
+    this.queue = turn.catch(() => undefined);
+    return turn;
+  }
+
+  private async closeWriter(): Promise<void> {
     const connection = this.connection;
     this.connection = null;
     if (this.leader) {
@@ -108,14 +132,9 @@ class ProjectionSubscription implements LogSubscription, ExclusiveLock {
     await connection?.close().catch(() => undefined);
   }
 
-  private async readCheckpoint(): Promise<number> {
-    const connection = await this.writer();
-    return (await connection.run(() => connection.dialect.checkpoint(this.name))) ?? 0;
-  }
-
-  /** The writer connection; a lost one (its PostgreSQL locks went with it) is replaced. */
+  /** The writer connection; a lost one (its PostgreSQL locks went with it) is replaced. Call it serially. */
   private async writer(): Promise<WriterConnection> {
-    if (this.connection && !this.connection.healthy) await this.release();
+    if (this.connection && !this.connection.healthy) await this.closeWriter();
     this.connection ??= await this.db.connect();
     return this.connection;
   }

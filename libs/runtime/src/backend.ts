@@ -47,6 +47,8 @@ export interface BackendConfig extends StoreChoice {
   dataDir: string;
   /** Connections of the PostgreSQL pool every store but the read models shares. */
   pgPoolSize: number;
+  /** Connections of the read models' own pool. */
+  pgReadModelPoolSize: number;
   sqliteSynchronous: 'FULL' | 'NORMAL' | 'EXTRA';
 }
 
@@ -58,7 +60,7 @@ export interface BackendOptions {
   readModelSchema?: string;
   /** Connections of the event store's pool (default `pgPoolSize`). */
   poolSize?: number;
-  /** Connections of the read models' own pool (default `pgPoolSize`, at most 10). */
+  /** Connections of the read models' own pool (default `pgReadModelPoolSize`). */
   readModelPoolSize?: number;
   /** On SQLite: refuse to create the embedded file (MissingDatabaseError), so that a read never leaves an empty database behind. */
   mustExist?: boolean;
@@ -100,7 +102,7 @@ export interface Backend {
   readonly memoryPolicies: (MemoryPolicyStore & Closable) | null;
   /** The projections' database (TypeORM, migrations applied), opened at the first call. */
   readModels(): Promise<ReadModelDatabase>;
-  /** Event-store migrations not applied yet (PostgreSQL; the other stores create their tables when opened). */
+  /** Event-store migrations not applied yet (PostgreSQL; the other stores apply their own migrations when opened or first used). */
   pendingMigrations(): Promise<string[]>;
   /** Snapshot retention in the events' store. */
   pruneSnapshots(options: PruneSnapshotsOptions): Promise<PruneSnapshotsResult>;
@@ -270,7 +272,7 @@ async function openPostgresBackend(config: BackendConfig, options: BackendOption
     {
       kind: 'postgres',
       databaseFile: embeddedDatabaseFile(config.dataDir),
-      readModelConfig: { type: 'postgres', url, schema: readSchema, poolSize: options.readModelPoolSize ?? Math.min(config.pgPoolSize, 10) },
+      readModelConfig: { type: 'postgres', url, schema: readSchema, poolSize: options.readModelPoolSize ?? config.pgReadModelPoolSize },
       pendingMigrations: () => pendingMigrations(pool, schema),
       pruneSnapshots: (prune) => prunePostgresSnapshots(pool, schema, prune),
       describe: () => `PostgreSQL ${maskConnectionString(url)} (events in schema ${schema}, read models in ${readSchema})`,

@@ -7,3 +7,5 @@ export * from './channels/bus-channel';
 export * from './rollback-saga';
 export * from './rollback-subscription';
 export * from './session-runtime';
+export * from './rollback-takeover';
+export * from './leases';

@@ -12,13 +12,22 @@ import {
 } from '@rewind/domain';
 import { CompleteRollbackCommand, RecordCompensationOutcomeCommand, type Caller, type SessionService } from '@rewind/engine';
 import type { CompensationChannel, CompensationRequest, CompensationResult } from './compensation-channel';
+import type { RollbackLeases } from './leases/rollback-leases';
 import { nextDelay } from './retry-policy';
 
 export interface RollbackSagaOptions {
   sleep?: (ms: number) => Promise<void>;
   random?: () => number;
   logger?: Logger;
+  /**
+   * Several processes on one database: a rollback runs only where its lease is held, and stops
+   * when the lease is lost (another process took it over). None: one process (SQLite, library).
+   */
+  leases?: RollbackLeases;
 }
+
+/** How often `follow` looks again at a rollback another process is carrying out, in ms. */
+const FOLLOW_POLL_MS = 250;
 
 /** Spans of the saga (no-ops unless tracing is on): one per rollback run, one per compensation attempt. */
 const tracer = trace.getTracer('rewind');
@@ -50,7 +59,11 @@ export class RollbackSaga {
     this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
   }
 
-  /** Starts (or joins) the run of one rollback; resolves with its record when it stops. */
+  /**
+   * Starts (or joins) the run of one rollback; resolves with its record when it stops, or
+   * null when it stopped unfinished (the saga stopping, its lease lost, or another process
+   * holding its lease: that process carries it out).
+   */
   run(tenantId: string, sessionId: string, rollbackId: string): Promise<RollbackRecord | null> {
     const key = `${tenantId}\u0000${rollbackId}`;
     const existing = this.running.get(key);
@@ -61,7 +74,7 @@ export class RollbackSaga {
         'rewind.saga.rollback',
         { attributes: { 'rewind.tenant_id': tenantId, 'rewind.session_id': sessionId, 'rewind.rollback_id': rollbackId } },
         (span) =>
-          this.execute({ tenantId, actor: 'saga' }, sessionId, rollbackId).then(
+          this.leased({ tenantId, actor: 'saga' }, sessionId, rollbackId).then(
             (record) => {
               span.setAttribute('rewind.rollback_status', record?.status ?? 'stopped');
               span.end();
@@ -82,8 +95,31 @@ export class RollbackSaga {
   /** Runs in the background; failures are logged, never thrown at the request that caused them. */
   kick(tenantId: string, sessionId: string, rollbackId: string): void {
     this.run(tenantId, sessionId, rollbackId).catch((error: unknown) =>
-      this.options.logger?.warn(`rollback ${rollbackId} stopped on an error and will resume on the next start: ${(error as Error).message}`),
+      this.options.logger?.warn(
+        `rollback ${rollbackId} stopped on an error and will resume ${this.options.leases ? 'within seconds (a process takes it over)' : 'on the next start'}: ${(error as Error).message}`,
+      ),
     );
+  }
+
+  /**
+   * Runs the rollback here, or, while another process holds its lease, waits for that process
+   * to finish it (taking it over if that process dies); resolves when it is no longer in
+   * progress, or after `waitMs`.
+   */
+  async follow(tenantId: string, sessionId: string, rollbackId: string, waitMs: number): Promise<void> {
+    const deadline = Date.now() + waitMs;
+    for (;;) {
+      if ((await this.run(tenantId, sessionId, rollbackId)) !== null || this.stopped) return;
+      if ((await this.statusOf(tenantId, sessionId, rollbackId)) !== 'in_progress') return;
+      const left = deadline - Date.now();
+      if (left <= 0) return;
+      await new Promise((resolve) => setTimeout(resolve, Math.min(FOLLOW_POLL_MS, left)));
+    }
+  }
+
+  /** True while this process is carrying the rollback out. */
+  isRunning(tenantId: string, rollbackId: string): boolean {
+    return this.running.has(`${tenantId}\u0000${rollbackId}`);
   }
 
   /** A rollback's status now, as the saga sees it (undefined: no such rollback). */
@@ -99,14 +135,35 @@ export class RollbackSaga {
     while (this.running.size > 0) await Promise.allSettled([...this.running.values()]);
   }
 
+  /** Stops after each run's step in progress; with leases, every lease is given up so that other processes go on at once. */
   async stop(): Promise<void> {
     this.stopped = true;
     await this.drain();
+    await this.options.leases?.close();
+  }
+
+  /** With leases: under the rollback's lease, given up when the run stops (another process may then go on at once). */
+  private async leased(caller: Caller, sessionId: string, rollbackId: string): Promise<RollbackRecord | null> {
+    const leases = this.options.leases;
+    if (!leases) return this.execute(caller, sessionId, rollbackId);
+    const ref = { tenantId: caller.tenantId, rollbackId };
+    if (!leases.holds(ref) && (await leases.take([ref])).length === 0) return null;
+    try {
+      return await this.execute(caller, sessionId, rollbackId);
+    } finally {
+      await leases
+        .release(ref)
+        .catch((error: unknown) =>
+          this.options.logger?.warn(`rollback ${rollbackId}: could not give its lease up (${(error as Error).message}); it expires in ${leases.ttlMs} ms.`),
+        );
+    }
   }
 
   private async execute(caller: Caller, sessionId: string, rollbackId: string): Promise<RollbackRecord | null> {
     for (;;) {
       if (this.stopped) return null;
+      // Lost (taken over after this process stalled or lost the database): the new holder re-reads the records and goes on.
+      if (this.options.leases && !this.options.leases.holds({ tenantId: caller.tenantId, rollbackId })) return null;
       const state = await this.sessions.getState(caller, sessionId);
       const rollback = state.rollbacks[rollbackId];
       if (!rollback || rollback.status !== 'in_progress') return rollback ?? null;

@@ -3,12 +3,16 @@ import type { Logger } from '@rewind/config';
 import type { EventStore, StoredEvent } from '@rewind/event-store';
 import type { CheckpointPolicy, CheckpointStore, LogBatch, LogSubscription } from '@rewind/event-store/subscriptions';
 import { sessionIdFromStream } from '@rewind/engine';
+import type { RollbackLeases } from './leases/rollback-leases';
+import type { RollbackRef } from './leases/rollback-lease-store';
 import type { RollbackSaga } from './rollback-saga';
 
 /** The subscription's name, and the key of its saved checkpoint (unchanged, so a saved scan position stays valid). */
 export const SAGA_CHECKPOINT = 'saga:rollbacks';
 
 const TRIGGERS = new Set(['RollbackRequested', 'CompensationRetryRequested', 'CompensationResolved']);
+
+const candidateKey = (tenantId: string, rollbackId: string) => `${tenantId}\u0000${rollbackId}`;
 
 /** The rollback an event gives the saga work on, if any. */
 function rollbackToRun(event: StoredEvent): string | null {
@@ -29,6 +33,18 @@ export interface RollbackSubscriptionOptions {
   resume?: boolean;
   /** Told about each rollback the start-up scan resumes. */
   logger?: Logger;
+  /**
+   * Several processes on one database (the saga's leases): every open rollback of any process
+   * is a candidate, taken over by `takeOver()` once no live process holds its lease.
+   */
+  leases?: RollbackLeases;
+}
+
+/** A rollback some process may have to carry out. */
+interface Candidate extends RollbackRef {
+  sessionId: string;
+  /** When this process first saw it needing a holder (0: in the log at start-up, free to take at once). */
+  since: number;
 }
 
 /**
@@ -45,6 +61,11 @@ export interface RollbackSubscriptionOptions {
  * `resumeAll`: each compensation's idempotency key is the same on every attempt, and a
  * record that another run made first is a conflict the saga re-reads past.
  *
+ * With leases (several processes on PostgreSQL) a run needs its rollback's lease, so one
+ * process at a time carries each out, and every process keeps the open rollbacks of any
+ * process as candidates: `takeOver()` (at start-up, then every third of the lease) runs those
+ * that no live process holds, so a rollback whose process died is finished by a live one.
+ *
  * Checkpoint: the read position is kept in memory (`in-handler`); what is saved is the oldest
  * open (not yet `RollbackCompleted`: in progress or needing attention) rollback's position − 1,
  * so a restart re-scans from there and resumes unfinished rollbacks.
@@ -53,7 +74,7 @@ export class RollbackSubscription implements LogSubscription {
   readonly name = SAGA_CHECKPOINT;
   readonly exclusivity = { kind: 'none' } as const;
   readonly checkpoint: CheckpointPolicy = { kind: 'in-handler', read: () => this.readPosition() };
-  /** How many in-progress rollbacks the start-up scan resumed. */
+  /** How many in-progress rollbacks the start-up scan resumed (with leases: that this process took over). */
   resumed = 0;
   /** Where this process has read to (-1: not loaded yet). */
   private scanned = -1;
@@ -70,6 +91,13 @@ export class RollbackSubscription implements LogSubscription {
   private readonly local = new Map<string, Context>();
   /** Rollbacks the start-up scan has looked at. */
   private readonly checked = new Set<string>();
+  /**
+   * With leases: rollbacks of any process in progress as far as this process knows, until a run
+   * here sees them stop (completed, or needing attention: a later retry or resolution adds
+   * them again) or the log completes them.
+   */
+  private readonly candidates = new Map<string, Candidate>();
+  private takingOver: Promise<number> | undefined;
   /**
    * Rollbacks of any process not completed in the log (in progress or needing attention): id →
    * position of the first event seen. Read from the log alone, so every process saves the same
@@ -92,9 +120,11 @@ export class RollbackSubscription implements LogSubscription {
   }
 
   async handle(batch: LogBatch): Promise<number> {
+    let takeOverNow = false;
     for (const event of batch.events) {
       if (event.type === 'RollbackCompleted') {
         this.open.delete((event.data as { rollbackId: string }).rollbackId);
+        this.candidates.delete(candidateKey(event.metadata.tenantId, (event.data as { rollbackId: string }).rollbackId));
         continue;
       }
       const rollbackId = rollbackToRun(event);
@@ -103,9 +133,20 @@ export class RollbackSubscription implements LogSubscription {
       const tenantId = event.metadata.tenantId;
       const sessionId = sessionIdFromStream(event.streamId);
       const requestedHere = this.local.get(rollbackId);
+      if (this.options.leases && this.options.resume !== false) {
+        // Any process's: taken over when no live process holds it (at once if it was in the log at start-up;
+        // otherwise after a grace that lets the process that asked for it take its lease first).
+        const inLogAtStart = event.globalPosition <= this.resumeUpTo;
+        this.candidates.set(candidateKey(tenantId, rollbackId), { tenantId, rollbackId, sessionId, since: inLogAtStart ? 0 : Date.now() });
+        takeOverNow ||= inLogAtStart && !requestedHere;
+      }
       if (requestedHere) {
         this.local.delete(rollbackId);
-        context.with(requestedHere, () => this.saga.kick(tenantId, sessionId, rollbackId));
+        context.with(requestedHere, () =>
+          this.options.leases ? this.carryOut(tenantId, sessionId, rollbackId) : this.saga.kick(tenantId, sessionId, rollbackId),
+        );
+      } else if (this.options.leases) {
+        continue;
       } else if (event.globalPosition <= this.resumeUpTo && !this.checked.has(rollbackId)) {
         this.checked.add(rollbackId);
         if ((await this.saga.statusOf(tenantId, sessionId, rollbackId)) === 'in_progress') {
@@ -117,7 +158,62 @@ export class RollbackSubscription implements LogSubscription {
     }
     this.scanned = batch.events[batch.events.length - 1]!.globalPosition;
     await this.saveCheckpoint(batch.events.some((event) => TRIGGERS.has(event.type) || event.type === 'RollbackCompleted'));
+    // Rollbacks left in progress when processes stopped: resumed now, not at the first tick of the takeover timer.
+    if (takeOverNow) {
+      await this.takeOver().catch((error: unknown) =>
+        this.options.logger?.warn(
+          `Could not take over the rollbacks left in progress yet (${(error as Error).message}); trying again every ${Math.round((this.options.leases?.ttlMs ?? 0) / 3)} ms.`,
+        ),
+      );
+    }
     return this.scanned;
+  }
+
+  /**
+   * With leases: takes the lease of every candidate that no live process holds (its holder died,
+   * stopped, or lost the database) and carries it out here. Called every third of the lease by
+   * RollbackTakeover, and after the start-up scan; resolves to how many rollbacks it started.
+   */
+  takeOver(graceMs = this.options.leases?.ttlMs ?? 0): Promise<number> {
+    // One at a time (the timer and the start-up scan): a rollback is taken and started once.
+    this.takingOver ??= this.takeOverDue(graceMs).finally(() => (this.takingOver = undefined));
+    return this.takingOver;
+  }
+
+  private async takeOverDue(graceMs: number): Promise<number> {
+    const leases = this.options.leases;
+    if (!leases) return 0;
+    const now = Date.now();
+    const due = [...this.candidates.values()].filter((c) => c.since <= now - graceMs && !this.saga.isRunning(c.tenantId, c.rollbackId));
+    if (due.length === 0) return 0;
+    const taken = await leases.take(due);
+    for (const ref of taken) {
+      const candidate = this.candidates.get(candidateKey(ref.tenantId, ref.rollbackId));
+      if (!candidate) {
+        await leases.release(ref); // completed meanwhile
+        continue;
+      }
+      this.resumed++;
+      this.options.logger?.log(
+        `Carrying on rollback ${ref.rollbackId}: no live process held it (${candidate.since === 0 ? 'left in progress when a process stopped' : 'its process stopped or died'}).`,
+      );
+      this.carryOut(candidate.tenantId, candidate.sessionId, candidate.rollbackId);
+    }
+    return taken.length;
+  }
+
+  /** Runs the rollback in the background; once a run here sees it stopped for good (completed, or waiting for an operator), it is no longer a candidate until the log says otherwise. */
+  private carryOut(tenantId: string, sessionId: string, rollbackId: string): void {
+    const key = candidateKey(tenantId, rollbackId);
+    const candidate = this.candidates.get(key);
+    this.saga
+      .run(tenantId, sessionId, rollbackId)
+      .then((record) => {
+        if (record && record.status !== 'in_progress' && this.candidates.get(key) === candidate) this.candidates.delete(key);
+      })
+      .catch((error: unknown) =>
+        this.options.logger?.warn(`rollback ${rollbackId} stopped on an error; a process takes it over again within seconds: ${(error as Error).message}`),
+      );
   }
 
   private async readPosition(): Promise<number> {

@@ -7,8 +7,11 @@ import { BusCompensationChannel } from './channels/bus-channel';
 import type { EgressPolicy } from './channels/egress-policy';
 import { HttpCompensationChannel } from './channels/http-channel';
 import { InlineCompensationChannel } from './channels/inline-channel';
+import type { RollbackLeaseStore } from './leases/rollback-lease-store';
+import { RollbackLeases } from './leases/rollback-leases';
 import { RollbackSaga } from './rollback-saga';
 import { RollbackSubscription } from './rollback-subscription';
+import { RollbackTakeover } from './rollback-takeover';
 
 export interface SessionRuntime {
   sessions: SessionService;
@@ -18,6 +21,11 @@ export interface SessionRuntime {
   rollbacks: SubscriptionLoop | null;
   /** Register in-process compensators here (library use, tests). */
   inline: InlineCompensationChannel;
+  /**
+   * With shared leases and a hub: takes over the rollbacks of processes that died. Start it
+   * with `rollbacks`, stop it before them.
+   */
+  takeover: RollbackTakeover | null;
 }
 
 export interface SessionRuntimeOptions {
@@ -40,6 +48,16 @@ export interface SessionRuntimeOptions {
   onRestored?: (seconds: number) => void;
   /** Where `http` and `kafka` compensations may go (default: public addresses only, any topic but Rewind's own). */
   egress?: EgressPolicy;
+  /**
+   * Leases shared by the processes on one database (PostgreSQL): each unfinished rollback has
+   * one holder at a time, and a live process takes over those of a process that died. None:
+   * this process is the only one (SQLite): rollbacks left in progress resume when it starts.
+   */
+  leases?: RollbackLeaseStore;
+  /** REWIND_ROLLBACK_LEASE_MS: how long a rollback's lease lasts without renewal (default 6000). */
+  rollbackLeaseMs?: number;
+  /** This process's name in the leases (default host:pid:random): a worker's stable REWIND_WORKER_ID takes its own leases back at once after a restart. */
+  rollbackLeaseHolder?: string;
 }
 
 /**
@@ -70,16 +88,29 @@ export function createSessionRuntime(store: EventStore, options: SessionRuntimeO
       },
     },
   );
+  const logger = options.logger ? { logger: options.logger } : {};
+  const leases = options.leases
+    ? new RollbackLeases(options.leases, {
+        ...logger,
+        ...(options.rollbackLeaseMs ? { ttlMs: options.rollbackLeaseMs } : {}),
+        ...(options.rollbackLeaseHolder ? { holder: options.rollbackLeaseHolder } : {}),
+      })
+    : undefined;
   const saga = new RollbackSaga(
     sessions,
     [new HttpCompensationChannel(options.egress), inline, new BusCompensationChannel(options.bus, undefined, options.egress)],
-    { ...(options.logger ? { logger: options.logger } : {}) },
+    { ...logger, ...(leases ? { leases } : {}) },
   );
   late.rollbacks = new RollbackSubscription(saga, store, {
     ...(options.checkpoints ? { checkpoints: options.checkpoints } : {}),
     ...(options.resumeRollbacks === false ? { resume: false } : {}),
-    ...(options.logger ? { logger: options.logger } : {}),
+    ...logger,
+    ...(leases ? { leases } : {}),
   });
   const rollbacks = options.hub ? options.hub.add(late.rollbacks) : null;
-  return { sessions, tools, saga, rollbacks, inline };
+  const takeover =
+    rollbacks && leases && options.resumeRollbacks !== false
+      ? new RollbackTakeover(late.rollbacks, Math.max(1, Math.floor(leases.ttlMs / 3)), options.logger)
+      : null;
+  return { sessions, tools, saga, rollbacks, inline, takeover };
 }

@@ -112,6 +112,25 @@ describe.each(adapters)('API key lifecycle (%s)', (adapterName, open) => {
     expect(await store.count()).toBe(1);
   });
 
+  it('a configured secret rotated away (twice, grace over) or revoked is refused with a clear reason, never stored again as an operator key', async () => {
+    const { store } = await open();
+    expect(await ensureAdminKey(store, 'first-admin-secret')).toEqual({ generated: null, refused: null });
+    const admin = (await store.authenticate('first-admin-secret'))!;
+    await store.rotate(admin.keyId, 0);
+    const { key: current } = await store.rotate(admin.keyId, 0);
+    // A restart with the first secret still configured (issue 42: it came back as a new operator key).
+    const restarted = await ensureAdminKey(store, 'first-admin-secret');
+    expect(restarted.refused).toMatch(new RegExp(`REWIND_ADMIN_KEY is refused .*API key ${admin.keyId} that a rotation replaced.*current secret`));
+    expect(await store.authenticate('first-admin-secret')).toBeNull();
+    expect(await store.count()).toBe(1);
+    // Its current secret is taken up as before; once revoked, refused too.
+    expect(await ensureAdminKey(store, current)).toEqual({ generated: null, refused: null });
+    await store.revoke(admin.keyId);
+    expect((await ensureAdminKey(store, current)).refused).toMatch(/was revoked on/);
+    expect(await store.authenticate(current)).toBeNull();
+    expect(await store.count()).toBe(1);
+  });
+
   it('every change to a key, even by hand in the database, moves the change counter', async () => {
     const { store, raw } = await open();
     const { record } = await store.create({ tenantId: 'acme', name: 'agent' });
@@ -209,7 +228,7 @@ describe.each([
         /** What a rotation by a version before the previous-secrets table left behind. */
         rotateTheOldWay: async (keyId: string, newSecret: string) => {
           const db = new Database(file);
-          db.exec('DROP TABLE api_key_previous_secrets');
+          db.exec("DROP TABLE api_key_previous_secrets; UPDATE schema_versions SET version = 1 WHERE store = 'api-keys'");
           db.prepare(`UPDATE api_keys SET previous_hash = hash, previous_valid_until = ?, hash = ? WHERE key_id = ?`).run(
             new Date(Date.now() + 3_600_000).toISOString(),
             hashKey(newSecret),

@@ -70,6 +70,11 @@ export class ApiKeyLifecycleError extends Error {
 export interface ApiKeyStore {
   /** The key for a presented secret when it is valid now (not revoked, not expired), or null. */
   authenticate(presentedKey: string): Promise<AuthenticatedKey | null>;
+  /**
+   * The key a secret belongs to, live or not: by its current hash, or (`replaced`) by the hash of
+   * a secret a rotation replaced, whether or not that secret's grace still runs. Null: never known.
+   */
+  lookup(presentedKey: string): Promise<{ record: ApiKeyRecord; replaced: boolean } | null>;
   /** Stores a key's hash. A configured `plaintext` already known (even revoked) is left as it is. */
   create(input: CreateApiKeyInput): Promise<{ key: string; record: ApiKeyRecord }>;
   get(keyId: string): Promise<ApiKeyRecord | null>;

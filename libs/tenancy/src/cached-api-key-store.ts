@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import { hashKey, type ApiKeyStore, type AuthenticatedKey, type CreateApiKeyInput } from './api-key-store';
+import { hashKey, type ApiKeyRecord, type ApiKeyStore, type AuthenticatedKey, type CreateApiKeyInput } from './api-key-store';
 
 /** How often, at most, a cache asks the store whether any key changed: well inside the promised second. */
 export const KEY_CHANGE_RECHECK_MS = 250;
@@ -29,6 +29,11 @@ export class CachedApiKeyStore implements ApiKeyStore {
     private readonly now: () => number = Date.now,
   ) {
     this.cache = new LRUCache({ max: maxEntries });
+  }
+
+  /** Not cached: read at startup only. */
+  lookup(presentedKey: string): Promise<{ record: ApiKeyRecord; replaced: boolean } | null> {
+    return this.inner.lookup(presentedKey);
   }
 
   async authenticate(presentedKey: string): Promise<AuthenticatedKey | null> {

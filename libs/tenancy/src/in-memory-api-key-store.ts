@@ -31,6 +31,12 @@ export class InMemoryApiKeyStore implements ApiKeyStore {
     return [...this.byId.values()].find((e) => e.hash === hash || e.previous.has(hash));
   }
 
+  async lookup(presentedKey: string): Promise<{ record: ApiKeyRecord; replaced: boolean } | null> {
+    const hash = hashKey(presentedKey);
+    const entry = this.find(hash);
+    return entry ? { record: { ...entry.record }, replaced: entry.hash !== hash } : null;
+  }
+
   async authenticate(presentedKey: string): Promise<AuthenticatedKey | null> {
     const hash = hashKey(presentedKey);
     const entry = this.find(hash);
@@ -75,8 +81,8 @@ export class InMemoryApiKeyStore implements ApiKeyStore {
     const entry = this.require(keyId, true);
     const { key } = generateKey(keyId);
     const now = Date.now();
-    // The replaced secret keeps its own grace, beside those of earlier rotations still running; ended ones go.
-    for (const [hash, until] of entry.previous) if (Date.parse(until) <= now) entry.previous.delete(hash);
+    // The replaced secret keeps its own grace, beside those of earlier rotations. Ended ones stay (they
+    // authenticate no more): a replaced secret configured again (REWIND_ADMIN_KEY) is then still known as replaced.
     entry.previous.set(entry.hash, new Date(now + graceSeconds * 1000).toISOString());
     entry.hash = hashKey(key);
     entry.record.rotatedAt = new Date(now).toISOString();

@@ -130,6 +130,14 @@ export class PostgresApiKeyStore implements ApiKeyStore {
     return new PostgresApiKeyStore(pool, table, changes, `"${schema}".api_key_previous_secrets`);
   }
 
+  async lookup(presentedKey: string): Promise<{ record: ApiKeyRecord; replaced: boolean } | null> {
+    const hash = hashKey(presentedKey);
+    const { rows } = await this.pool.query<Row>(`SELECT * FROM ${this.table} WHERE hash = $1`, [hash]);
+    if (rows[0]) return { record: toRecord(rows[0]), replaced: false };
+    const previous = await this.byPreviousSecret(hash);
+    return previous ? { record: toRecord(previous), replaced: true } : null;
+  }
+
   async authenticate(presentedKey: string): Promise<AuthenticatedKey | null> {
     const hash = hashKey(presentedKey);
     const { rows } = await this.pool.query<Row>(`SELECT * FROM ${this.table} WHERE hash = $1`, [hash]);
@@ -185,8 +193,8 @@ export class PostgresApiKeyStore implements ApiKeyStore {
   async rotate(keyId: string, graceSeconds: number) {
     checkGrace(graceSeconds);
     const { key } = generateKey(keyId);
-    // The replaced secret keeps its own grace, beside those of earlier rotations still running; ended ones go.
-    await this.pool.query(`DELETE FROM ${this.previous} WHERE key_id = $1 AND valid_until <= now()`, [keyId]);
+    // The replaced secret keeps its own grace, beside those of earlier rotations. Ended ones stay (they
+    // authenticate no more): a replaced secret configured again (REWIND_ADMIN_KEY) is then still known as replaced.
     const { rows } = await this.pool.query<Row>(
       `WITH replaced AS (
          SELECT key_id, hash FROM ${this.table} WHERE key_id = $1 AND revoked_at IS NULL FOR UPDATE

@@ -1,4 +1,4 @@
-import { openSqliteFile } from '@rewind/event-store/sqlite';
+import { addMissingColumns, applySqliteMigrations, openSqliteFile, type SqliteMigrationSet } from '@rewind/event-store/sqlite';
 import type Database from 'better-sqlite3';
 import {
   acceptance,
@@ -51,6 +51,59 @@ const toRecord = (r: Row): ApiKeyRecord => ({
 /** Columns added after the first release, for files created before them. */
 const LATER_COLUMNS = ['scopes', 'expires_at', 'revoked_at', 'rotated_at', 'previous_hash', 'previous_valid_until'];
 
+/**
+ * The API key tables' migrations (store `api-keys` in the file's schema_versions), as the
+ * PostgreSQL store's. They are what the store used to run at every open, idempotent, so a file
+ * made by that code is adopted as it is.
+ */
+const API_KEY_MIGRATIONS: SqliteMigrationSet = {
+  store: 'api-keys',
+  migrations: [
+    {
+      version: 1,
+      name: 'api keys and their change counter',
+      up: (db) => {
+        db.exec(`CREATE TABLE IF NOT EXISTS api_keys (
+          key_id     TEXT PRIMARY KEY,
+          hash       TEXT NOT NULL UNIQUE,
+          tenant_id  TEXT NOT NULL,
+          name       TEXT NOT NULL,
+          role       TEXT NOT NULL,
+          created_at TEXT NOT NULL
+        )`);
+        addMissingColumns(db, 'api_keys', LATER_COLUMNS);
+        // A counter every change to api_keys bumps, by trigger, so that a row revoked or even
+        // deleted by hand reaches every process's cache (CachedApiKeyStore polls it).
+        db.exec(`
+          CREATE TABLE IF NOT EXISTS api_key_changes (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL);
+          INSERT OR IGNORE INTO api_key_changes (id, version) VALUES (1, 0);
+          CREATE TRIGGER IF NOT EXISTS api_keys_changed_on_update AFTER UPDATE ON api_keys BEGIN UPDATE api_key_changes SET version = version + 1 WHERE id = 1; END;
+          CREATE TRIGGER IF NOT EXISTS api_keys_changed_on_delete AFTER DELETE ON api_keys BEGIN UPDATE api_key_changes SET version = version + 1 WHERE id = 1; END;
+          CREATE TRIGGER IF NOT EXISTS api_keys_changed_on_insert AFTER INSERT ON api_keys BEGIN UPDATE api_key_changes SET version = version + 1 WHERE id = 1; END;
+          CREATE INDEX IF NOT EXISTS api_keys_previous_hash ON api_keys (previous_hash) WHERE previous_hash IS NOT NULL;`);
+      },
+    },
+    {
+      version: 2,
+      name: 'every replaced secret keeps its own grace',
+      // api_keys.previous_hash held only the last replaced secret: a second rotation cut the first one's grace short.
+      up: `
+        CREATE TABLE IF NOT EXISTS api_key_previous_secrets (
+          hash        TEXT PRIMARY KEY,
+          key_id      TEXT NOT NULL,
+          valid_until TEXT NOT NULL
+        );
+        CREATE INDEX IF NOT EXISTS api_key_previous_secrets_key ON api_key_previous_secrets (key_id);
+        CREATE TRIGGER IF NOT EXISTS api_key_previous_secrets_changed_on_update AFTER UPDATE ON api_key_previous_secrets BEGIN UPDATE api_key_changes SET version = version + 1 WHERE id = 1; END;
+        CREATE TRIGGER IF NOT EXISTS api_key_previous_secrets_changed_on_delete AFTER DELETE ON api_key_previous_secrets BEGIN UPDATE api_key_changes SET version = version + 1 WHERE id = 1; END;
+        -- Secrets replaced before this table existed move into it, with their grace.
+        INSERT OR IGNORE INTO api_key_previous_secrets (hash, key_id, valid_until)
+          SELECT previous_hash, key_id, previous_valid_until FROM api_keys WHERE previous_hash IS NOT NULL AND previous_valid_until IS NOT NULL;
+        UPDATE api_keys SET previous_hash = NULL WHERE previous_hash IS NOT NULL;`,
+    },
+  ],
+};
+
 /** API keys in the embedded SQLite file (its own connection; WAL lets it share the file). */
 export class SqliteApiKeyStore implements ApiKeyStore {
   private readonly db: Database.Database;
@@ -61,54 +114,7 @@ export class SqliteApiKeyStore implements ApiKeyStore {
 
   constructor(filename: string) {
     this.db = openSqliteFile(filename, 'FULL');
-    this.db.exec(`CREATE TABLE IF NOT EXISTS api_keys (
-      key_id     TEXT PRIMARY KEY,
-      hash       TEXT NOT NULL UNIQUE,
-      tenant_id  TEXT NOT NULL,
-      name       TEXT NOT NULL,
-      role       TEXT NOT NULL,
-      created_at TEXT NOT NULL
-    )`);
-    const present = new Set(
-      this.db
-        .prepare<[], { name: string }>('PRAGMA table_info(api_keys)')
-        .all()
-        .map((c) => c.name),
-    );
-    for (const column of LATER_COLUMNS.filter((c) => !present.has(c))) {
-      try {
-        this.db.exec(`ALTER TABLE api_keys ADD COLUMN ${column} TEXT`);
-      } catch (error) {
-        // Another process opening the same file added it first.
-        if (!/duplicate column/i.test((error as Error).message)) throw error;
-      }
-    }
-    // A counter every change to api_keys bumps, by trigger, so that a row revoked or even
-    // deleted by hand reaches every process's cache (CachedApiKeyStore polls it).
-    this.db.exec(`
-      CREATE TABLE IF NOT EXISTS api_key_changes (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL);
-      INSERT OR IGNORE INTO api_key_changes (id, version) VALUES (1, 0);
-      CREATE TRIGGER IF NOT EXISTS api_keys_changed_on_update AFTER UPDATE ON api_keys BEGIN UPDATE api_key_changes SET version = version + 1 WHERE id = 1; END;
-      CREATE TRIGGER IF NOT EXISTS api_keys_changed_on_delete AFTER DELETE ON api_keys BEGIN UPDATE api_key_changes SET version = version + 1 WHERE id = 1; END;
-      CREATE TRIGGER IF NOT EXISTS api_keys_changed_on_insert AFTER INSERT ON api_keys BEGIN UPDATE api_key_changes SET version = version + 1 WHERE id = 1; END;
-      CREATE INDEX IF NOT EXISTS api_keys_previous_hash ON api_keys (previous_hash) WHERE previous_hash IS NOT NULL;
-      -- Every secret a rotation replaced, each with its own grace: a second rotation does not cut
-      -- the first one's short (api_keys.previous_hash held only the last one).
-      CREATE TABLE IF NOT EXISTS api_key_previous_secrets (
-        hash        TEXT PRIMARY KEY,
-        key_id      TEXT NOT NULL,
-        valid_until TEXT NOT NULL
-      );
-      CREATE INDEX IF NOT EXISTS api_key_previous_secrets_key ON api_key_previous_secrets (key_id);
-      CREATE TRIGGER IF NOT EXISTS api_key_previous_secrets_changed_on_update AFTER UPDATE ON api_key_previous_secrets BEGIN UPDATE api_key_changes SET version = version + 1 WHERE id = 1; END;
-      CREATE TRIGGER IF NOT EXISTS api_key_previous_secrets_changed_on_delete AFTER DELETE ON api_key_previous_secrets BEGIN UPDATE api_key_changes SET version = version + 1 WHERE id = 1; END;
-    `);
-    // Secrets replaced before that table existed move into it, with their grace.
-    this.db.transaction(() => {
-      this.db.exec(`INSERT OR IGNORE INTO api_key_previous_secrets (hash, key_id, valid_until)
-        SELECT previous_hash, key_id, previous_valid_until FROM api_keys WHERE previous_hash IS NOT NULL AND previous_valid_until IS NOT NULL`);
-      this.db.exec('UPDATE api_keys SET previous_hash = NULL WHERE previous_hash IS NOT NULL');
-    })();
+    applySqliteMigrations(this.db, API_KEY_MIGRATIONS);
     // Ids of configured keys used to be a prefix of the secret's hash; give them random ones.
     this.db.transaction(() => {
       const renamed = this.db
@@ -125,6 +131,14 @@ export class SqliteApiKeyStore implements ApiKeyStore {
       'SELECT k.*, p.valid_until AS secret_valid_until FROM api_key_previous_secrets p JOIN api_keys k ON k.key_id = p.key_id WHERE p.hash = ?',
     );
     this.version = this.db.prepare<[], { version: number }>('SELECT version FROM api_key_changes WHERE id = 1');
+  }
+
+  async lookup(presentedKey: string): Promise<{ record: ApiKeyRecord; replaced: boolean } | null> {
+    const hash = hashKey(presentedKey);
+    const row = this.byHash.get(hash);
+    if (row) return { record: toRecord(row), replaced: false };
+    const previous = this.byPreviousHash.get(hash);
+    return previous ? { record: toRecord(previous), replaced: true } : null;
   }
 
   async authenticate(presentedKey: string): Promise<AuthenticatedKey | null> {
@@ -177,8 +191,8 @@ export class SqliteApiKeyStore implements ApiKeyStore {
       this.require(keyId, true);
       const now = new Date();
       const graceEnds = new Date(now.getTime() + graceSeconds * 1000).toISOString();
-      // The replaced secret keeps its own grace, beside those of earlier rotations still running; ended ones go.
-      this.db.prepare('DELETE FROM api_key_previous_secrets WHERE key_id = ? AND valid_until <= ?').run(keyId, now.toISOString());
+      // The replaced secret keeps its own grace, beside those of earlier rotations. Ended ones stay (they
+      // authenticate no more): a replaced secret configured again (REWIND_ADMIN_KEY) is then still known as replaced.
       this.db
         .prepare('INSERT OR REPLACE INTO api_key_previous_secrets (hash, key_id, valid_until) SELECT hash, key_id, ? FROM api_keys WHERE key_id = ?')
         .run(graceEnds, keyId);

@@ -4,6 +4,7 @@ import { AuditSealer, onSnapshotRejected, rejectedSnapshotCount, type EventStore
 import { type MessageBus } from '@rewind/messaging';
 import { InProcessMessageBus } from '@rewind/messaging/in-process';
 import { createSessionRuntime, InlineCompensationChannel, RollbackSaga, type SessionRuntime } from '@rewind/sagas';
+import { openRollbackLeaseStore } from '@rewind/sagas/postgres';
 import { openWorkspaceChannel, type WorkspaceChannel } from '@rewind/sagas/workspace';
 import { CachedApiKeyStore, TokenBuckets } from '@rewind/tenancy';
 import type { RewindConfig } from '@rewind/config';
@@ -69,7 +70,9 @@ export class InfrastructureModule implements OnApplicationBootstrap, OnApplicati
         {
           provide: SESSION_RUNTIME,
           inject: [EVENT_STORE, MESSAGE_BUS, RewindMetrics, SUBSCRIPTION_HUB],
-          useFactory: (store: EventStore, bus: MessageBus, metrics: RewindMetrics, hub: SubscriptionHub) => {
+          useFactory: async (store: EventStore, bus: MessageBus, metrics: RewindMetrics, hub: SubscriptionHub) => {
+            // PostgreSQL: each unfinished rollback has one holder among the replicas and workers, taken over when it dies.
+            const leases = await openRollbackLeaseStore(backend);
             return createSessionRuntime(store, {
               snapshotEvery: config.snapshotEvery,
               snapshotEverySeconds: config.snapshotEverySeconds,
@@ -77,6 +80,7 @@ export class InfrastructureModule implements OnApplicationBootstrap, OnApplicati
               bus,
               hub,
               checkpoints: backend.checkpoints,
+              ...(leases ? { leases, rollbackLeaseMs: config.rollbackLeaseMs } : {}),
               logger: new Logger('Rollbacks'),
               egress: config.egress,
               onCommitted: (events) => {
@@ -142,6 +146,7 @@ export class InfrastructureModule implements OnApplicationBootstrap, OnApplicati
     // After the workspace channel: a rollback left in progress may have workspace changes to undo.
     // Its first batches resume the rollbacks left in progress when the service last stopped.
     this.runtime.rollbacks?.start();
+    this.runtime.takeover?.start();
   }
 
   /** A snapshot whose seal does not hold is never served (the store replays instead): counted, and the first one said. */
@@ -174,8 +179,9 @@ export class InfrastructureModule implements OnApplicationBootstrap, OnApplicati
   async onApplicationShutdown(): Promise<void> {
     this.workspace?.stop();
     await this.sealer?.stop();
+    await this.runtime.takeover?.stop();
     await this.runtime.rollbacks?.stop();
-    await this.saga.stop();
+    await this.saga.stop(); // gives its leases up: another replica carries on at once
     await this.sessions.repository.flushSnapshots();
     await this.bus.close();
     await this.backend.close();

@@ -30,6 +30,11 @@ export const keyAuthority = {
     throw operatorOnly(key, tenantId === undefined ? "listing every tenant's keys" : `listing tenant "${tenantId}"'s keys`);
   },
 
+  /** The listed keys a caller may see: a tenant's admin never sees the operator's keys, even those kept under its tenant. */
+  visible(key: AuthenticatedKey, records: readonly ApiKeyRecord[]): ApiKeyRecord[] {
+    return isOperator(key) ? [...records] : records.filter((record) => !record.scopes.includes('operator'));
+  },
+
   /** Before revoking, rotating or expiring `target` (null: no such key). */
   change(key: AuthenticatedKey, keyId: string, target: ApiKeyRecord | null): void {
     if (target && isOperator(key)) return;

@@ -7,7 +7,7 @@ import { sessionStreamId } from '@rewind/engine';
 import type { EventStore } from '@rewind/event-store';
 import { API_KEY_STORE, EVENT_STORE } from '../infrastructure/tokens';
 
-// The real API with memory on (the default): the local model, the sqlite-vec index, the indexer in-process.
+// The real API with memory on (the default): the local model, the index (sqlite-vec; on PostgreSQL its tables), the indexer in-process.
 describe.each(E2E_STORES)('long-term memory over HTTP on the %s store', (storeName) => {
   let cleanup: () => Promise<void> = async () => undefined;
   let t: TestApp;
@@ -138,7 +138,8 @@ describe.each(E2E_STORES)('long-term memory over HTTP on the %s store', (storeNa
     expect(set.body).toEqual({ sessionId: id, policy: 'none', removedItems: 1 });
     await say(id, 'user', 'My second passport number is Y7654321');
     const status = await indexed(id);
-    expect(status).toMatchObject({ enabled: true, index: 'sqlite', model: 'e5-small-v2-q', dimensions: 384 });
+    // On PostgreSQL memory is one index in the shared database (REWIND_MEMORY_INDEX defaults to postgres there).
+    expect(status).toMatchObject({ enabled: true, index: storeName === 'postgres' ? 'postgres' : 'sqlite', model: 'e5-small-v2-q', dimensions: 384 });
     expect((await http('POST', `/v1/sessions/${id}/recall`, { query: 'passport number' })).body.hits).toEqual([]);
     const metrics = await http('GET', '/metrics');
     expect(String(metrics.body)).toMatch(/rewind_subscriber_lag_events\{subscriber="memory-indexer"\} \d+/);

@@ -35,7 +35,7 @@ import { ShredSessionMemoryHandler } from './shred-session-memory.command';
         sessions: SessionService,
         hub: SubscriptionHub,
       ) => {
-        const memoryConfig = memoryConfigFromEnv(process.env, config.dataDir);
+        const memoryConfig = memoryConfigFromEnv(process.env, config.dataDir, config);
         if (!memoryConfig.enabled) return null;
         const logger = new Logger('Memory');
         // The shared checkpoint store: Qdrant's progress; a local index keeps its own in its file
@@ -100,6 +100,11 @@ export class MemoryModule implements OnApplicationBootstrap, OnApplicationShutdo
     }
     indexer.start();
     const { index, indexerCpuShare } = this.memory.options.config;
+    if (index === 'postgres') {
+      this.logger.log(
+        'Memory is one index in PostgreSQL for every process: the process holding its indexer lock indexes the log, the others stand by and recall from it.',
+      );
+    }
     this.logger.log(
       this.memory.placement === 'thread'
         ? `Indexing long-term memory in a worker thread (${index} index, at nice 19: all of an idle core, at most ${Math.round(indexerCpuShare * 100)} % of one while the machine is busy; items are searchable by keywords at once, and their vectors' lag grows under bursts and catches up after).`

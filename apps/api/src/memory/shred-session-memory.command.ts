@@ -29,7 +29,7 @@ export class ShredSessionMemoryHandler implements ICommandHandler<ShredSessionMe
       // With memory off, an index written while it was on may still hold the session's text.
       removedItems = this.memory
         ? await this.memory.shred(tenantId, sessionId)
-        : await shredMemoryIndex(memoryConfigFromEnv(process.env, this.config.dataDir), { tenantId, sessionId });
+        : await shredMemoryIndex(memoryConfigFromEnv(process.env, this.config.dataDir, this.config), { tenantId, sessionId });
     } catch (error) {
       throw new ApiError(
         503,

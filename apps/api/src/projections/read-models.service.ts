@@ -10,7 +10,7 @@ import { PROJECTIONS_OPTIONS, READ_MODEL_DATABASE } from './tokens';
 export interface ProjectionsModuleOptions {
   /** Run the projection runners in this process (default true). */
   runRunners?: boolean;
-  /** How long a query waits for its projection to reach the writes acknowledged before it, in ms (default 1000). */
+  /** How long a query waits for its projection to reach the writes acknowledged before it, in ms (default 5000). */
   freshnessWaitMs?: number;
   /** Pause of an idle runner between polls, in ms (default 250; a query wakes it at once). */
   idleDelayMs?: number;
@@ -68,12 +68,20 @@ export class ReadModelsService implements OnApplicationBootstrap, BeforeApplicat
   }
 
   /**
-   * Read-your-writes: waits (at most `freshnessWaitMs`) until the projection has applied
-   * everything in the log when the query arrived; then the query runs either way.
+   * Read-your-writes: waits (at most `freshnessWaitMs`, default 5 s) until the projection has
+   * applied everything committed when the query arrived — on any replica, whichever process runs
+   * the projection; then the query runs either way. The target is the committed tail, not the
+   * readable position: a write acknowledged while an older transaction was still in flight is
+   * committed but not yet readable, and waiting only for the readable prefix missed it (issue 38:
+   * 30 of 560 audit reads right after a write).
    */
   async fresh(projection: string): Promise<void> {
-    const head = await this.store.lastPosition();
-    await this.supervisor.runner(projection).waitFor(head, this.options.freshnessWaitMs ?? 1000);
+    const head = await (this.store.committedTail?.() ?? this.store.lastPosition());
+    const caughtUp = await this.supervisor.runner(projection).waitFor(head, this.options.freshnessWaitMs ?? 5000);
+    if (!caughtUp)
+      this.logger.warn(
+        `Read model "${projection}" had not reached global position ${head} after ${this.options.freshnessWaitMs ?? 5000} ms: the query answers from what it has applied (GET /v1/projections shows its lag; check that a process runs the projections).`,
+      );
   }
 
   async status(): Promise<ProjectionStatus[]> {

@@ -87,4 +87,23 @@ const digest: CommandSpec = {
   },
 };
 
-export const auditCommands: CommandSpec[] = [verify, digest];
+const rotateSnapshotKey: CommandSpec = {
+  name: 'audit rotate-snapshot-key',
+  summary: 'Draw a new key to seal snapshots with (SQLite, PostgreSQL); snapshots sealed with the earlier keys keep verifying',
+  flags: {},
+  async run(context) {
+    return withSeals(context, async (store) => {
+      if (!store.rotateSnapshotKey) {
+        context.io.stderr.write('rewind: this event store keeps no snapshot seals (EventStoreDB): there is no snapshot key to rotate.\n');
+        return EXIT_FAILURE;
+      }
+      const id = await store.rotateSnapshotKey();
+      context.io.stdout.write(
+        `Snapshot key ${id} seals snapshots from now on (running processes take it up at their first snapshot sealed with it); snapshots sealed with earlier keys keep verifying.\n`,
+      );
+      return EXIT_OK;
+    });
+  },
+};
+
+export const auditCommands: CommandSpec[] = [verify, digest, rotateSnapshotKey];

@@ -12,7 +12,7 @@ const CHECKPOINT = 'memory-indexer';
 
 function memoryConfig(context: CommandContext): MemoryConfig {
   try {
-    const config = memoryConfigFromEnv(context.io.env, context.config.dataDir);
+    const config = memoryConfigFromEnv(context.io.env, context.config.dataDir, context.config);
     if (!config.enabled) throw new CliError('Long-term memory is turned off (REWIND_MEMORY=off): there is no index to inspect or rebuild.');
     return config;
   } catch (error) {
@@ -45,7 +45,9 @@ const status: CommandSpec = {
       try {
         await runtime.indexer.open();
         const { state: _state, indexedItems: _i, embeddedItems: _v, skippedEvents: _s, lastError: _e, ...rest } = await runtime.indexer.status();
-        return { index: config.index, ...(config.index === 'sqlite' ? { file: config.sqliteFile } : { url: config.qdrantUrl }), ...rest };
+        const where =
+          config.index === 'sqlite' ? { file: config.sqliteFile } : config.index === 'postgres' ? { schema: config.postgresSchema } : { url: config.qdrantUrl };
+        return { index: config.index, ...where, ...rest };
       } finally {
         await runtime.close();
       }
@@ -85,7 +87,9 @@ const rebuild: CommandSpec = {
     const config = memoryConfig(context);
     if (config.index !== 'sqlite') {
       throw new CliError(
-        'memory rebuild works on the embedded index; for Qdrant, drop the collection and restart the worker with a fresh KAFKA_MEMORY_GROUP_ID to re-index from rewind.events.',
+        config.index === 'postgres'
+          ? 'memory rebuild works on the embedded index; for the PostgreSQL index, stop every API process and worker, delete its rows (DELETE FROM <schema>.memory_items) and its checkpoints (memory-indexer@…), and start them: the process holding the indexer lock indexes the log again.'
+          : 'memory rebuild works on the embedded index; for Qdrant, drop the collection and restart the worker with a fresh KAFKA_MEMORY_GROUP_ID to re-index from rewind.events.',
       );
     }
     if (!flags.verify) refuseWhileHeld(config.sqliteFile);

@@ -6,7 +6,7 @@ import type { DataKeyStore, FieldEncryption, RetentionPolicy } from '@rewind/ten
 import { EXIT_OK, idFlag, positiveIntFlag, stringFlag, UsageError, type CommandContext, type CommandSpec } from '../command';
 import { withBackend } from '../stores';
 import { cliFieldEncryption } from './data-keys';
-import { shredFromMemory } from './memory-shredding';
+import { memoryShredWords, shredFromMemory } from './memory-shredding';
 import { tenantSessions } from './tenant-sessions';
 
 const PAGE = 1000;
@@ -118,7 +118,7 @@ async function applyPolicy(
     const removedItems = await shredFromMemory(context, { tenantId, sessionId });
     out.write(
       `exported ${written.events} event(s) of session "${sessionId}" to ${file}${key ? ', then shredded its data key' : ' (nothing was encrypted; marked retired)'}` +
-        `${removedItems > 0 ? ` and removed its ${removedItems} memory item(s)` : ''}\n`,
+        `${removedItems === null ? ` (${memoryShredWords(null, 'its')})` : removedItems > 0 ? ` and removed its ${removedItems} memory item(s)` : ''}\n`,
     );
   }
   out.write(

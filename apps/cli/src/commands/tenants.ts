@@ -4,7 +4,7 @@ import { describeShred, mergeShredReports, shredReportOf, type ShredReport } fro
 import { idFlag, EXIT_OK, type CommandSpec } from '../command';
 import { withBackend } from '../stores';
 import { cliFieldEncryption } from './data-keys';
-import { shredFromMemory } from './memory-shredding';
+import { memoryShredWords, shredFromMemory } from './memory-shredding';
 import { tenantSessions } from './tenant-sessions';
 
 const shred: CommandSpec = {
@@ -55,11 +55,11 @@ const shred: CommandSpec = {
       return { keysDestroyed: keysDestroyed + rest.length, sessionsMarked, report: mergeShredReports(reports) };
     });
     const removedItems = await shredFromMemory(context, { tenantId });
-    const memory = `removed ${removedItems} memory item(s) of the tenant from the memory index`;
+    const memory = memoryShredWords(removedItems, 'the tenant');
     const done =
       keysDestroyed === 0 && sessionsMarked === 0
         ? `Tenant "${tenantId}" has no live data keys: nothing encrypted is left to shred; ${memory}.`
-        : `Destroyed ${keysDestroyed} data key(s) of tenant "${tenantId}", recorded it in its ${sessionsMarked} session(s) and ${memory}; recall finds nothing of it (other API processes drop cached keys within a second). Events stay in the log.`;
+        : `Destroyed ${keysDestroyed} data key(s) of tenant "${tenantId}", recorded it in its ${sessionsMarked} session(s) and ${memory}; ${removedItems === null ? '' : 'recall finds nothing of it '}(other API processes drop cached keys within a second). Events stay in the log.`;
     context.io.stdout.write(`${done}\n${describeShred(`tenant "${tenantId}"`, report)}\n`);
     return EXIT_OK;
   },

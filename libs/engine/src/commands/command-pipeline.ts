@@ -1,6 +1,6 @@
 import { SpanStatusCode, TraceFlags, trace, type Span } from '@opentelemetry/api';
 import { handleType, retry } from 'cockatiel';
-import { EVENT_SCHEMA_VERSION } from '@rewind/domain';
+import { DomainError, EVENT_SCHEMA_VERSION } from '@rewind/domain';
 import {
   ConcurrencyError,
   IdempotencyKeyReusedError,
@@ -176,9 +176,22 @@ export class CommandPipeline {
     const commandId = options.commandId ?? this.newId();
     const occurredAt = this.now().toISOString();
     const traceparent = sampledTraceparent(span);
-    const decided = decide(state, (events) => this.stamp(events, request, commandId, occurredAt, traceparent));
-    // Most decisions need no I/O: no await (and no extra turn of the event loop) for those.
-    const decision = decided instanceof Promise ? await decided : decided;
+    let decision: Decision<Context, E>;
+    try {
+      const decided = decide(state, (events) => this.stamp(events, request, commandId, occurredAt, traceparent));
+      // Most decisions need no I/O: no await (and no extra turn of the event loop) for those.
+      decision = decided instanceof Promise ? await decided : decided;
+    } catch (error) {
+      // A refusal decided on a cached state may be another process's write unseen (a tool call
+      // started through another replica is "not found" here): a stale cache is caught by the
+      // append's expected version only when something is appended. So before refusing, compare
+      // with the store; when it moved, decide again on fresh state (the conflict retry).
+      if (error instanceof DomainError && options.expectedVersion === undefined && state.version > 0) {
+        const latest = await this.store.streamVersion(streamId);
+        if (latest !== state.version) throw new ConcurrencyError(streamId, state.version, latest);
+      }
+      throw error;
+    }
     if (conflict) throw new ConcurrencyError(streamId, options.expectedVersion!, state.version);
     const appended = await this.store.append(streamId, decision.events, {
       expectedVersion: state.version === 0 ? 'no_stream' : state.version,

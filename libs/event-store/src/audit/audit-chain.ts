@@ -126,23 +126,15 @@ export const expectedLink = (event: ChainEvent, previous: Buffer) =>
 
 /**
  * A snapshot's seal: the link of the event at its version (so the snapshot is bound to the chain
- * there), its version, and the sha256 of its state's JSON text. Written with the snapshot;
- * checked at every load: a snapshot whose seal does not hold is not served.
+ * there), its version, and its keyed tag (see snapshotTag: the state's digest under a snapshot
+ * key). Written with the snapshot; checked at every load: a snapshot whose seal does not hold is not served.
  */
-export function snapshotSeal(link: Buffer | null, version: number, stateDigest: Buffer): Buffer {
+export function snapshotSeal(link: Buffer | null, version: number, tag: Buffer): Buffer {
   return createHash('sha256')
     .update(link ?? GENESIS_LINK)
     .update(int8(version))
-    .update(stateDigest)
+    .update(tag)
     .digest();
 }
 
 export const sha256Bytes = (text: string) => createHash('sha256').update(text, 'utf8').digest();
-
-/** A snapshot's stored state JSON checked against its seal; null when it holds. */
-export function snapshotProblem(seal: Buffer | null, link: Buffer | null, version: number, stateJson: string): string | null {
-  if (seal === null) return 'it carries no seal (written before snapshots were sealed, or its seal was removed)';
-  return snapshotSeal(link, version, sha256Bytes(stateJson)).equals(seal)
-    ? null
-    : 'its content or version is not what was sealed with it: the snapshot row was altered';
-}

@@ -12,7 +12,7 @@ import { useTestDatabase } from '../postgres/test-database';
 import { SqliteEventStore } from '../sqlite/sqlite-event-store';
 import { SqliteSealStore } from '../sqlite/sqlite-seal-store';
 import { newEvent } from '../testing/event-store.contract';
-import { expectedLink, formatDigest, parseDigest } from './audit-chain';
+import { expectedLink, formatDigest, parseDigest, sha256Bytes, snapshotSeal } from './audit-chain';
 import { rejectedSnapshotCount } from './snapshot-rejections';
 import { logDigest, sealLog, verifyLog } from './audit-log';
 import { InMemorySealStore, type SealStore } from './seal-store';
@@ -26,6 +26,8 @@ interface Opened {
   raw(sql: string): Promise<void>;
   /** SQL that plants a copy of the trip's first event as the first event of a new session, 'session:acme:planted'. */
   plant(): Promise<void>;
+  /** Raises the recorded boundary of links (links_from) above every event, as someone hiding an inserted event would. */
+  raiseLinksFrom(): Promise<void>;
   /** Leaves the events as the version before links wrote them: no link, and links start after them. */
   unlink(): Promise<void>;
   /** SQL for a bytea / BLOB literal. */
@@ -59,6 +61,7 @@ function openSqlite(file: string): Opened {
       SELECT (SELECT max(global_position) FROM events) + 1, 'session:acme:planted', 1, 'planted-1', type, type_code, parent_version, data, metadata
         FROM events WHERE stream_id = 'session:acme:trip' AND stream_version = 1`),
     reopen: async () => openSqlite(file),
+    raiseLinksFrom: () => run('UPDATE audit_chain SET links_from = (SELECT max(global_position) + 1 FROM events)'),
     unlink: () => run(`UPDATE events SET link = NULL; DELETE FROM events_format; INSERT INTO events_format (version) VALUES (2); DROP TABLE audit_chain;`),
     close: async () => {
       await seals.close();
@@ -82,6 +85,9 @@ function openPostgres(store: PostgresEventStore): Opened {
             FROM ${s}.events e WHERE e.stream_key = (SELECT id FROM ${s}.streams WHERE stream_id = 'session:acme:trip') AND e.stream_version = 1`);
     },
     reopen: async () => openPostgres(await db.openStore({ schema: store.schema })),
+    raiseLinksFrom: async () => {
+      await store.pool.query(`UPDATE ${s}.store_info SET links_from = (SELECT max(global_position) + 1 FROM ${s}.events)`);
+    },
     unlink: async () => {
       await store.pool.query(`UPDATE ${s}.events SET link = NULL; UPDATE ${s}.store_info SET links_from = (SELECT max(global_position) + 1 FROM ${s}.events)`);
     },
@@ -223,6 +229,21 @@ describe.each(backends)('tamper evidence on %s', (_name, open) => {
     });
   });
 
+  it('raising the recorded boundary of links above an inserted event does not hide it, nor get it sealed', async () => {
+    await withLog(async ({ store, seals, plant, raiseLinksFrom }) => {
+      await plant();
+      await raiseLinksFrom();
+      for (const options of [{}, { streamPrefix: 'session:acme:' }, { streamIds: ['session:acme:planted'] }]) {
+        const result = await verifyLog(store, seals, options);
+        expect(result.ok).toBe(false);
+        expect(result.firstBroken).toMatchObject({ streamId: 'session:acme:planted', problem: expect.stringContaining('inserted') });
+      }
+      // The sealer does not take it for an event written before links either.
+      expect(await sealLog(store, seals)).toMatchObject({ sealed: 0, done: true });
+      expect((await verifyLog(store, seals)).ok).toBe(false);
+    });
+  });
+
   it('a forger who recomputes the links too passes the chains but not a digest recorded before', async () => {
     await withLog(async ({ store, seals, raw, bytes }) => {
       const recorded = formatDigest(await logDigest(store, seals));
@@ -255,6 +276,61 @@ describe.each(backends)('tamper evidence on %s', (_name, open) => {
       const result = await verifyLog(store, seals, { streamPrefix: 'session:acme:' });
       expect(result).toMatchObject({ ok: false, firstBroken: null, snapshotsChecked: 1 });
       expect(result.snapshotsRejected).toEqual([{ streamId: 'session:acme:trip', version: 3, problem: expect.stringContaining('altered') }]);
+    });
+  });
+});
+
+describe.each(backends)('keyed snapshot seals on %s', (_name, open) => {
+  const withSnapshot = async (work: (o: Opened) => Promise<void>) => {
+    const opened = await open();
+    try {
+      await writeLog(opened.store);
+      await logShows(opened.store, 6);
+      await opened.store.saveSnapshot({ streamId: 'session:acme:trip', version: 3, reducerVersion: 1, state: { title: 'trip', version: 3 } });
+      await work(opened);
+    } finally {
+      await opened.close();
+    }
+  };
+
+  it('a snapshot edited with its seal recomputed the unkeyed way is never served, and every verify reports it', async () => {
+    await withSnapshot(async ({ store, seals, raw, bytes }) => {
+      const digest = formatDigest(await logDigest(store, seals));
+      // What a forger who knows the former scheme writes: sha256(link at the version ‖ version ‖ sha256(state JSON)).
+      const forged = JSON.stringify({ title: 'forged', version: 3 });
+      const link = (await store.readChain!({ after: 0, limit: 10, streamId: 'session:acme:trip' }))[2]!.link;
+      await raw(`UPDATE snapshots SET state = replace(state, 'trip', 'forged') WHERE stream_id LIKE 'session:acme:trip'`);
+      await raw(`UPDATE snapshots SET seal = ${bytes(snapshotSeal(link, 3, sha256Bytes(forged)))} WHERE stream_id LIKE 'session:acme:trip'`);
+      const read = await store.loadSnapshotAndTail!('session:acme:trip', 1, 4);
+      expect(read.snapshot).toBeNull();
+      expect(read.rejected).toMatchObject({ version: 3, problem: expect.stringContaining('altered') });
+      expect(await store.loadSnapshot('session:acme:trip', 1, 4)).toBeNull();
+      for (const options of [{}, { streamPrefix: 'session:acme:' }, { streamIds: ['session:acme:trip'] }, { expectedDigest: digest }]) {
+        const result = await verifyLog(store, seals, options);
+        expect(result).toMatchObject({ ok: false, firstBroken: null, snapshotsChecked: 1 });
+        expect(result.snapshotsRejected).toEqual([{ streamId: 'session:acme:trip', version: 3, problem: expect.stringContaining('altered') }]);
+      }
+    });
+  });
+
+  it('after a key rotation, snapshots sealed before and after are served, by this process and another', async () => {
+    await withSnapshot(async (opened) => {
+      const { store, seals } = opened;
+      const firstKey = await store.rotateSnapshotKey!();
+      await store.saveSnapshot({ streamId: 'session:acme:other', version: 2, reducerVersion: 1, state: { title: 'other', version: 2 } });
+      expect((await store.loadSnapshotAndTail!('session:acme:trip', 1, 4)).snapshot).toMatchObject({ version: 3, state: { title: 'trip' } });
+      expect((await store.loadSnapshotAndTail!('session:acme:other', 1, 2)).snapshot).toMatchObject({ version: 2, state: { title: 'other' } });
+      // Another process that read the keys before a later rotation learns the new key at its first snapshot sealed with it.
+      const other = await opened.reopen();
+      try {
+        expect(await store.rotateSnapshotKey!()).toBeGreaterThan(firstKey);
+        await store.saveSnapshot({ streamId: 'session:acme:trip', version: 4, reducerVersion: 1, state: { title: 'trip', version: 4 } });
+        expect((await other.store.loadSnapshotAndTail!('session:acme:trip', 1, 4)).snapshot).toMatchObject({ version: 4 });
+        expect(await verifyLog(other.store, other.seals)).toMatchObject({ ok: true, snapshotsChecked: 3, snapshotsRejected: [] });
+      } finally {
+        await other.close();
+      }
+      expect(await verifyLog(store, seals)).toMatchObject({ ok: true, snapshotsChecked: 3 });
     });
   });
 });
@@ -301,6 +377,13 @@ describe.each(backends)('upgrade from sealed events on %s', (_name, open) => {
       expect((await verifyLog(store, seals, { streamPrefix: 'session:acme:' })).firstBroken).toMatchObject({
         streamVersion: 2,
         problem: expect.stringContaining('altered'),
+      });
+      // An event with neither link nor seal planted below sealed or linked ones, the boundary raised over it: inserted.
+      await opened.plant();
+      await opened.raiseLinksFrom();
+      expect((await verifyLog(store, seals, { streamIds: ['session:acme:planted'] })).firstBroken).toMatchObject({
+        streamId: 'session:acme:planted',
+        problem: expect.stringContaining('inserted'),
       });
     } finally {
       await (opened ?? old).close();

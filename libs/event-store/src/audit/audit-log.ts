@@ -195,6 +195,8 @@ interface Head {
 async function verifyLinked(store: EventStore, seals: SealStore, scope: { streamId?: string; streamPrefix?: string }): Promise<Partial> {
   const upTo = await store.lastPosition();
   const linksFrom = await store.linksFrom!();
+  // The sealer seals events written before links in global order: one left unsealed below a sealed one was not there when it ran.
+  const lastSealed = await seals.lastSealedPosition();
   const heads = new Map<string, Head>();
   const sealedSeen = new Set<number>();
   let checked = 0;
@@ -225,6 +227,9 @@ async function verifyLinked(store: EventStore, seals: SealStore, scope: { stream
           );
         }
         const seal = legacy.get(row.position);
+        if (!seal && row.position < lastSealed) {
+          return fail('this event carries neither a link nor a seal though later events are sealed: it was inserted after the fact');
+        }
         if (!seal) {
           unsealed++;
           heads.set(row.streamId, { version: row.version, link: null });

@@ -1,5 +1,5 @@
 import type { Pool } from 'pg';
-import { snapshotProblem } from '../audit/audit-chain';
+import type { SnapshotKeyRing } from '../audit/snapshot-keys';
 import type { ChainEvent, ReadChainOptions, SnapshotCheck } from '../event-store';
 import { decodeSnapshotJson } from '../snapshot-codec';
 import type { EventTypeCodes } from './event-type-codes';
@@ -48,14 +48,20 @@ export async function readChain(pool: Pool, schema: string, types: EventTypeCode
 }
 
 /** Every snapshot of a stream or prefix checked against its seal; the rejected ones named. */
-export async function checkSnapshots(pool: Pool, schema: string, options: { streamPrefix?: string; streamId?: string }): Promise<SnapshotCheck> {
+export async function checkSnapshots(
+  pool: Pool,
+  schema: string,
+  keys: SnapshotKeyRing,
+  options: { streamPrefix?: string; streamId?: string },
+): Promise<SnapshotCheck> {
   const s = `"${schema}"`;
   const prefix = options.streamId ?? options.streamPrefix ?? '';
   const check: SnapshotCheck = { checked: 0, rejected: [] };
   for (let after: [string, number] = ['', 0]; ; ) {
-    const result = await pool.query<[string, number, string | null, Buffer | null, Buffer | null, Buffer | null]>({
+    const result = await pool.query<[string, number, string | null, Buffer | null, Buffer | null, Buffer | null, number]>({
       text: `SELECT n.stream_id, n.version, n.state::text, n.state_deflated, n.seal,
-                    (SELECT l.link FROM ${s}.events l WHERE l.stream_key = (SELECT st.id FROM ${s}.streams st WHERE st.stream_id = n.stream_id) AND l.stream_version = n.version)
+                    (SELECT l.link FROM ${s}.events l WHERE l.stream_key = (SELECT st.id FROM ${s}.streams st WHERE st.stream_id = n.stream_id) AND l.stream_version = n.version),
+                    n.reducer_version
                FROM ${s}.snapshots n
               WHERE n.stream_id >= $1::text AND n.stream_id < $2::text AND (n.stream_id, n.version) > ($3::text, $4::bigint)
               ORDER BY n.stream_id, n.version
@@ -63,10 +69,11 @@ export async function checkSnapshots(pool: Pool, schema: string, options: { stre
       rowMode: 'array',
       values: [prefix, prefix + '\uffff', after[0], after[1]],
     });
-    for (const [streamId, version, state, deflated, seal, link] of result.rows) {
+    for (const [streamId, version, state, deflated, seal, link, reducerVersion] of result.rows) {
       if (options.streamId !== undefined && streamId !== options.streamId) continue;
       check.checked++;
-      const problem = snapshotProblem(seal, link, version, deflated === null ? (state ?? 'null') : decodeSnapshotJson(deflated));
+      const stateJson = deflated === null ? (state ?? 'null') : decodeSnapshotJson(deflated);
+      const problem = await keys.problemAfterRefresh({ seal, link, streamId, reducerVersion, version, stateJson });
       if (problem && seal !== null) check.rejected.push({ streamId, version, problem });
     }
     if (result.rows.length < 500) return check;

@@ -1,6 +1,15 @@
 export * from './postgres-event-store';
 export * from './postgres-seal-store';
 export * from './prune-snapshots';
-export { applyMigrations, pendingMigrations, type Migration, type MigrationSet } from './migrations';
+export {
+  applyMigrations,
+  applyMigrationsInPool,
+  eventStoreMigrations,
+  pendingMigrations,
+  SCHEMA_MIGRATION_LOCK,
+  type Migration,
+  type MigrationSet,
+} from './migrations';
 export * from './transaction';
 export * from '../subscriptions/postgres-checkpoint-store';
+export * from '../subscriptions/postgres-checkpoint-migrations';

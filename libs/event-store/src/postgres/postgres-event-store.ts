@@ -4,7 +4,8 @@ import { DatabaseError, Pool, types as pgTypes, type CustomTypesConfig, type Poo
 import { GroupCommitQueue, type Settled } from '../group-commit';
 import { storedIdempotencyKey } from '../idempotency-key';
 import { decodeSegment, encodeSegmentOffThread, encodeSnapshotJsonOffThread } from '../snapshot-codec';
-import { eventDigest, sha256Bytes } from '../audit/audit-chain';
+import { eventDigest } from '../audit/audit-chain';
+import { newSnapshotKeySecret, SnapshotKeyRing, type SnapshotKey } from '../audit/snapshot-keys';
 import type { ChainEvent, ReadChainOptions } from '../event-store';
 import {
   ConcurrencyError,
@@ -144,8 +145,10 @@ interface PgError {
  *
  * Here the position itself is the transaction id: `(xid8 - origin) * 2^16 + ordinal`, so
  * position order is (transaction id, ordinal) order. A reader returns only positions below
- * `(xmin - origin) * 2^16`, where xmin is its snapshot's oldest running transaction id. Every
- * transaction with a smaller id has finished (committed and visible, or aborted), so the set
+ * `(xmin - origin) * 2^16`, where xmin is the oldest transaction id of this database still running
+ * at its snapshot (the snapshot's own xmin spans every database of the server, so other databases'
+ * transactions are left out: they cannot write here; see statements.ts). Every transaction of this
+ * database with a smaller id has finished (committed and visible, or aborted), so the set
  * of events below the bound is final; every transaction that can still commit has an id >= xmin,
  * so all its positions are above the bound, and above anything a reader has already seen. So
  * once a reader has seen position P, nothing below P can appear: page by page it sees every
@@ -156,6 +159,7 @@ interface PgError {
 export class PostgresEventStore implements EventStore {
   private closed = false;
   private readonly sql: Statements;
+  private readonly snapshotKeys: SnapshotKeyRing;
   private readonly types: EventTypeCodes;
   /** Appends that arrive while others are in flight go together (see flushAppends). */
   private readonly appends: GroupCommitQueue<AppendRequest, AppendRow>;
@@ -167,6 +171,10 @@ export class PostgresEventStore implements EventStore {
     private readonly options: PostgresEventStoreOptions,
   ) {
     this.sql = statements(`"${schema}"`);
+    this.snapshotKeys = new SnapshotKeyRing(async () => {
+      const result = await pool.query<SnapshotKey>(`SELECT key_id AS id, secret FROM "${schema}".snapshot_keys`);
+      return result.rows;
+    });
     this.types = new EventTypeCodes(pool, this.sql);
     this.appends = new GroupCommitQueue((requests) => this.flushAppends(requests), {
       // Half the pool at most: reads (state, the log) keep connections of their own.
@@ -207,7 +215,10 @@ export class PostgresEventStore implements EventStore {
     try {
       const origin = await migrate(client, schema, options.migrateTo);
       client.release();
-      return new PostgresEventStore(pool, schema, origin, options);
+      const store = new PostgresEventStore(pool, schema, origin, options);
+      // Before migration 9 (a store opened at an older migration, in tests) there is no key: no snapshot is then served.
+      if (options.migrateTo === undefined || options.migrateTo >= 9) await store.snapshotKeys.refresh();
+      return store;
     } catch (error) {
       client.release(error as Error);
       await pool.end().catch(() => undefined);
@@ -380,6 +391,11 @@ export class PostgresEventStore implements EventStore {
     }
   }
 
+  async committedTail(): Promise<number> {
+    const result = await this.pool.query<[number | null]>({ ...this.sql.committedTail, rowMode: 'array' });
+    return result.rows[0]?.[0] ?? 0;
+  }
+
   async countBetween(after: number, upTo: number): Promise<number> {
     const result = await this.pool.query<[string]>({ ...this.sql.countBetween, rowMode: 'array', values: [after, upTo] });
     return Number(result.rows[0]?.[0] ?? 0);
@@ -413,14 +429,14 @@ export class PostgresEventStore implements EventStore {
     const json = JSON.stringify(snapshot.state ?? null);
     // Deflated off the event loop (libuv's pool): a snapshot is written after its request was answered.
     const [stored, encodedSegments] = await Promise.all([encodeSnapshotJsonOffThread(json), Promise.all(segments.map((x) => encodeSegmentOffThread(x.data)))]);
-    // The seal is computed by the statement, from the link at the snapshot's version and this digest.
+    // The seal is computed by the statement, from the link at the snapshot's version and this keyed tag.
     const row = [
       snapshot.streamId,
       snapshot.reducerVersion,
       snapshot.version,
       typeof stored === 'string' ? stored : null,
       typeof stored === 'string' ? null : stored,
-      sha256Bytes(json),
+      this.snapshotKeys.tag(snapshot.streamId, snapshot.reducerVersion, snapshot.version, json),
     ];
     if (segments.length === 0) {
       await this.pool.query({ ...this.sql.saveSnapshot, values: row });
@@ -442,7 +458,7 @@ export class PostgresEventStore implements EventStore {
     await this.types.learnCodes(result.rows.map((row) => (row[4 + TYPE_CODE] as number | null) ?? null));
     for (const row of result.rows) {
       if (row[0] === 0) {
-        const checked = checkedSnapshot(streamId, reducerVersion, {
+        const checked = await checkedSnapshot(this.snapshotKeys, streamId, reducerVersion, {
           version: row[1] as number,
           state: row[2] as string | null,
           deflated: row[3] as Buffer | null,
@@ -475,20 +491,38 @@ export class PostgresEventStore implements EventStore {
       values: [streamId, reducerVersion, atOrBefore],
     });
     const row = result.rows[0];
-    return row ? checkedSnapshot(streamId, reducerVersion, { version: row[0], state: row[1], deflated: row[2], seal: row[3], link: row[4] }).snapshot : null;
+    if (!row) return null;
+    return (
+      await checkedSnapshot(this.snapshotKeys, streamId, reducerVersion, { version: row[0], state: row[1], deflated: row[2], seal: row[3], link: row[4] })
+    ).snapshot;
   }
 
   readChain(options: ReadChainOptions): Promise<ChainEvent[]> {
     return readChain(this.pool, this.schema, this.types, options);
   }
 
+  /** A new snapshot key seals from now on (every process learns it at its first seal that holds under no key it knows); earlier keys keep verifying. Returns its id. */
+  async rotateSnapshotKey(): Promise<number> {
+    const result = await this.pool.query<{ key_id: number }>(`INSERT INTO "${this.schema}".snapshot_keys (secret) VALUES ($1) RETURNING key_id`, [
+      newSnapshotKeySecret(),
+    ]);
+    await this.snapshotKeys.refresh();
+    return result.rows[0]!.key_id;
+  }
+
   async linksFrom(): Promise<number> {
-    const result = await this.pool.query<[number | null]>({ text: `SELECT links_from FROM "${this.schema}".store_info`, rowMode: 'array' });
+    // Never above the first event written with a link: raising the recorded boundary in the database must
+    // not turn events after it into "written before links" (an event inserted there would pass as one).
+    const s = `"${this.schema}"`;
+    const result = await this.pool.query<[number | null]>({
+      text: `SELECT least(links_from, (SELECT min(global_position) FROM ${s}.events WHERE link IS NOT NULL)) FROM ${s}.store_info`,
+      rowMode: 'array',
+    });
     return result.rows[0]?.[0] ?? 0;
   }
 
   checkSnapshots(options: { streamPrefix?: string; streamId?: string }): Promise<SnapshotCheck> {
-    return checkSnapshots(this.pool, this.schema, options);
+    return checkSnapshots(this.pool, this.schema, this.snapshotKeys, options);
   }
 
   async close(): Promise<void> {

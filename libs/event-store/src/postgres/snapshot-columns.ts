@@ -1,4 +1,4 @@
-import { snapshotProblem } from '../audit/audit-chain';
+import type { SnapshotKeyRing } from '../audit/snapshot-keys';
 import { noteSnapshotRejected } from '../audit/snapshot-rejections';
 import type { Snapshot } from '../event-store';
 import { decodeSnapshot, decodeSnapshotJson, encodeSnapshot } from '../snapshot-codec';
@@ -30,13 +30,14 @@ export interface SnapshotRow {
 }
 
 /** The snapshot in `row`, or null (reported) when its seal does not hold: the caller replays instead. */
-export function checkedSnapshot(
+export async function checkedSnapshot(
+  keys: SnapshotKeyRing,
   streamId: string,
   reducerVersion: number,
   row: SnapshotRow,
-): { snapshot: Snapshot | null; rejected?: { version: number; problem: string } } {
+): Promise<{ snapshot: Snapshot | null; rejected?: { version: number; problem: string } }> {
   const json = row.deflated === null ? (row.state ?? 'null') : decodeSnapshotJson(row.deflated);
-  const problem = snapshotProblem(row.seal, row.link, row.version, json);
+  const problem = await keys.problemAfterRefresh({ seal: row.seal, link: row.link, streamId, reducerVersion, version: row.version, stateJson: json });
   if (!problem) return { snapshot: { streamId, version: row.version, reducerVersion, state: JSON.parse(json) } };
   // An unsealed snapshot (written before seals) is a plain cache miss; a seal that does not hold is reported.
   if (row.seal !== null) noteSnapshotRejected({ streamId, version: row.version, problem });

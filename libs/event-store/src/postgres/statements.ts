@@ -2,14 +2,27 @@ import { POSITION_SHIFT } from './format';
 
 /** Named (prepared once per connection) statements over the quoted schema `s`. */
 export function statements(s: string) {
-  // The safe bound: positions of transactions older than the snapshot's xmin ($origin is store_info.xid_origin).
-  const bound = (origin: string) => `(SELECT (pg_snapshot_xmin(pg_current_snapshot())::text::bigint - ${origin}::bigint) * ${POSITION_SHIFT})`;
+  // The safe bound: positions of transactions older than the oldest transaction of THIS database
+  // that may still commit ($origin is store_info.xid_origin). A snapshot's xmin spans the whole
+  // server, so a transaction left open in another database would hold every reader back for as
+  // long as it runs (issue 38): an in-progress id is skipped when the activity statistics (or
+  // pg_prepared_xacts) places it in another database, since a connection can only write to its own
+  // database. An id found nowhere (it finished between the two reads, or the role may not see it)
+  // still holds the bound: the next look settles it. With none left, the bound is the snapshot's xmax.
+  const bound = (origin: string) => `(SELECT (coalesce(
+      (SELECT min(x) FROM pg_snapshot_xip(c.snap) x
+        WHERE NOT EXISTS (SELECT 1 FROM pg_stat_get_activity(NULL) a
+                           WHERE a.backend_xid::text::bigint = x::text::bigint % 4294967296 AND a.datid IS DISTINCT FROM c.db)
+          AND NOT EXISTS (SELECT 1 FROM pg_prepared_xacts p
+                           WHERE p.transaction::text::bigint = x::text::bigint % 4294967296 AND p.database <> current_database())),
+      pg_snapshot_xmax(c.snap))::text::bigint - ${origin}::bigint) * ${POSITION_SHIFT}
+     FROM (SELECT pg_current_snapshot() AS snap, (SELECT oid FROM pg_database WHERE datname = current_database()) AS db) c)`;
   const named = (name: string, text: string) => ({ name: `rewind:${s}:${name}`, text });
   const eventId = `coalesce(e.event_text, e.event_uuid::text) AS event_id`;
   // The link of stream $1's event at `version` (a snapshot is sealed to it).
   const linkAt = (version: string) =>
     `(SELECT l.link FROM ${s}.events l WHERE l.stream_key = (SELECT st.id FROM ${s}.streams st WHERE st.stream_id = $1::text) AND l.stream_version = ${version})`;
-  // sha256(link at the version ‖ version ‖ $6, the sha256 of the state's JSON): see snapshotSeal.
+  // sha256(link at the version ‖ version ‖ $6, the state's keyed tag): see snapshotSeal and snapshotTag.
   const snapshotSeal = `sha256(coalesce(${linkAt('$3::bigint')}, '\\x${'00'.repeat(32)}'::bytea) || int8send($3::bigint) || $6::bytea)`;
   return {
     append: named(
@@ -60,6 +73,7 @@ export function statements(s: string) {
               (SELECT max(global_position) FROM ${s}.events) AS tail
          FROM (SELECT ${bound('$1')} AS bound) h`,
     ),
+    committedTail: named('committedTail', `SELECT max(global_position) FROM ${s}.events`),
     countBetween: named('countBetween', `SELECT count(*) FROM ${s}.events WHERE global_position > $1::bigint AND global_position <= $2::bigint`),
     listStreams: named(
       'listStreams',

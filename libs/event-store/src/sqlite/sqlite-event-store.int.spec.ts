@@ -58,9 +58,9 @@ describe('SqliteEventStore event ids', () => {
     const first = new SqliteEventStore({ filename });
     const old = randomUUID();
     await first.append('session:t:s', [{ ...newEvent(), eventId: 'legacy' }, newEvent()], { expectedVersion: 'no_stream' });
-    // As the earlier format wrote it: the UUID as text, and no format row.
+    // As the earlier format wrote it: the UUID as text, and no format row (nor table versions: the file predates them).
     first.db.prepare('UPDATE events SET event_id = ? WHERE stream_version = 2').run(old);
-    first.db.exec('DROP TABLE events_format');
+    first.db.exec("DROP TABLE events_format; DELETE FROM schema_versions WHERE store = 'events'");
     await first.close();
     const second = new SqliteEventStore({ filename });
     expect(second.db.prepare('SELECT typeof(event_id) AS kind FROM events ORDER BY global_position').all()).toEqual([{ kind: 'text' }, { kind: 'blob' }]);
@@ -133,5 +133,27 @@ describe('SqliteEventStore idempotency keys', () => {
     await store.close();
     const bytes = Buffer.concat([filename, `${filename}-wal`].filter((f) => existsSync(f)).map((f) => readFileSync(f)));
     expect(bytes.includes(Buffer.from('alice@example.com'))).toBe(false);
+  });
+});
+
+describe('SqliteEventStore snapshot keys', () => {
+  it('drops the snapshots of a file sealed before seals were keyed (caches, never taken for forgeries), and seals the next with a key', async () => {
+    const filename = freshFile();
+    const first = new SqliteEventStore({ filename });
+    await first.append('session:t:s', [newEvent(), newEvent()], { expectedVersion: 'no_stream' });
+    await first.saveSnapshot({ streamId: 'session:t:s', version: 2, reducerVersion: 1, state: { n: 2 } });
+    // As the version before keyed seals left the file: no key table (its snapshot's seal then was a plain hash).
+    first.db.exec('DROP TABLE snapshot_keys');
+    await first.close();
+    const second = new SqliteEventStore({ filename });
+    expect(second.db.prepare('SELECT count(*) AS n FROM snapshots').get()).toEqual({ n: 0 });
+    expect(await second.checkSnapshots({})).toEqual({ checked: 0, rejected: [] });
+    expect(second.db.prepare('SELECT count(*) AS n FROM snapshot_keys').get()).toEqual({ n: 1 });
+    await second.saveSnapshot({ streamId: 'session:t:s', version: 2, reducerVersion: 1, state: { n: 2 } });
+    expect((await second.loadSnapshot('session:t:s', 1, 2))?.state).toEqual({ n: 2 });
+    // The same snapshot read as another reducer version does not hold: the reducer version is sealed too.
+    second.db.exec('UPDATE snapshots SET reducer_version = 2');
+    expect(await second.loadSnapshot('session:t:s', 2, 2)).toBeNull();
+    await second.close();
   });
 });

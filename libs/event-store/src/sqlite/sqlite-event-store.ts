@@ -1,4 +1,5 @@
 import { openSqliteFile, type SqliteSynchronous } from './open-sqlite-file';
+import { applySqliteMigrations, type SqliteMigrationSet } from './sqlite-migrations';
 import type Database from 'better-sqlite3';
 import {
   checkExpectedVersion,
@@ -22,7 +23,8 @@ import { GroupCommitQueue, type Settled } from '../group-commit';
 import { decodeMetadata, encodeMetadata } from '../metadata-codec';
 import { SqliteEventTypeCodes } from './event-type-codes';
 import { decodeSegment, decodeSnapshotJson, encodeSegmentOffThread, encodeSnapshotJsonOffThread } from '../snapshot-codec';
-import { eventDigest, eventLink, GENESIS_LINK, sha256Bytes, snapshotProblem, snapshotSeal } from '../audit/audit-chain';
+import { eventDigest, eventLink, GENESIS_LINK, snapshotSeal } from '../audit/audit-chain';
+import { newSnapshotKeySecret, SnapshotKeyRing, type SealedSnapshot, type SnapshotKey } from '../audit/snapshot-keys';
 import { noteSnapshotRejected } from '../audit/snapshot-rejections';
 import type { ChainEvent, ReadChainOptions, SnapshotCheck } from '../event-store';
 
@@ -33,6 +35,11 @@ export interface SqliteEventStoreOptions {
   synchronous?: SqliteSynchronous;
 }
 
+/**
+ * The tables as the first release created them at every open, now events migration 1 (frozen:
+ * a new table or index is a new migration in EVENT_MIGRATIONS). Files made before keep their
+ * tables and take it as it is; the events' row format has its own version (events_format).
+ */
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS events (
   global_position INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -87,6 +94,12 @@ CREATE TABLE IF NOT EXISTS snapshot_segments (
 CREATE UNIQUE INDEX IF NOT EXISTS snapshot_segments_by_id ON snapshot_segments (stream_id, segment_id);
 `;
 
+/** The events file's table migrations (store `events` in its schema_versions), in one IMMEDIATE transaction. */
+const EVENT_MIGRATIONS: SqliteMigrationSet = {
+  store: 'events',
+  migrations: [{ version: 1, name: 'events, streams, idempotency keys, snapshots', up: SCHEMA }],
+};
+
 /** Matches what encodeEventId stores as a BLOB. */
 const CANONICAL_UUID_GLOB = ['8', '4', '4', '4', '12'].map((n) => '[0-9a-f]'.repeat(Number(n))).join('-');
 
@@ -138,6 +151,20 @@ function addAuditLinks(db: Database.Database): void {
 }
 
 /**
+ * Snapshot seals keyed (issue 42): seals made before were a plain hash anyone could recompute over
+ * an edited row. Snapshots are caches, so those sealed the old way are dropped when the key table
+ * is created (the next snapshot of each session replaces them), and never mistaken for forgeries.
+ */
+function addSnapshotKeys(db: Database.Database): void {
+  db.transaction(() => {
+    if (db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'snapshot_keys'").get()) return;
+    db.exec('CREATE TABLE snapshot_keys (key_id INTEGER PRIMARY KEY, secret BLOB NOT NULL, created_at TEXT NOT NULL)');
+    db.exec('DELETE FROM snapshots');
+    db.prepare('INSERT INTO snapshot_keys (secret, created_at) VALUES (?, ?)').run(newSnapshotKeySecret(), new Date().toISOString());
+  }).immediate();
+}
+
+/**
  * The events columns as read: a BLOB event id comes back as the UUID text, formatted by SQLite
  * (a Buffer per row would cost the reader far more).
  */
@@ -180,6 +207,7 @@ interface PendingAppend {
 /** A snapshot as its transaction writes it: the state's text or deflated bytes, the digest its seal covers, deflated segments. */
 interface EncodedSnapshotRow {
   state: string | Buffer;
+  /** Its keyed tag (see snapshotTag). */
   digest: Buffer;
   segments: readonly { id: string; data: Buffer }[];
 }
@@ -218,12 +246,17 @@ export class SqliteEventStore implements EventStore {
   private readonly appends: GroupCommitQueue<PendingAppend, AppendResult>;
   private readonly types: SqliteEventTypeCodes;
   private readonly toStored = (row: EventRow) => toStored(row, this.types);
+  private readonly snapshotKeys: SnapshotKeyRing;
 
   constructor(options: SqliteEventStoreOptions) {
     this.db = openSqliteFile(options.filename, options.synchronous ?? 'FULL');
-    this.db.exec(SCHEMA);
+    applySqliteMigrations(this.db, EVENT_MIGRATIONS);
     upgradeEventsFormat(this.db);
+    addSnapshotKeys(this.db);
     const db = this.db;
+    const keys = db.prepare<[], SnapshotKey>('SELECT key_id AS id, secret FROM snapshot_keys');
+    this.snapshotKeys = new SnapshotKeyRing(() => keys.all());
+    this.snapshotKeys.set(keys.all());
     this.types = new SqliteEventTypeCodes(db);
     this.statements = {
       streamVersion: db.prepare<[string], { version: number }>('SELECT version FROM streams WHERE stream_id = ?'),
@@ -260,11 +293,15 @@ export class SqliteEventStore implements EventStore {
         `SELECT s.version, s.state, s.seal, e.link FROM snapshots s LEFT JOIN events e ON e.stream_id = s.stream_id AND e.stream_version = s.version
           WHERE s.stream_id = ? AND s.reducer_version = ? AND s.version <= ? ORDER BY s.version DESC LIMIT 1`,
       ),
-      snapshotsOf: db.prepare<[string, string], SnapshotRow & { stream_id: string }>(
-        `SELECT s.stream_id, s.version, s.state, s.seal, e.link FROM snapshots s LEFT JOIN events e ON e.stream_id = s.stream_id AND e.stream_version = s.version
+      snapshotsOf: db.prepare<[string, string], SnapshotRow & { stream_id: string; reducer_version: number }>(
+        `SELECT s.stream_id, s.reducer_version, s.version, s.state, s.seal, e.link FROM snapshots s LEFT JOIN events e ON e.stream_id = s.stream_id AND e.stream_version = s.version
           WHERE s.stream_id >= ? AND s.stream_id < ? ORDER BY s.stream_id, s.version`,
       ),
-      linksFrom: db.prepare<[], { links_from: number }>('SELECT links_from FROM audit_chain'),
+      // Never above the first event written with a link: raising the recorded boundary in the file must
+      // not turn events after it into "written before links" (an event inserted there would pass as one).
+      linksFrom: db.prepare<[], { links_from: number | null }>(
+        'SELECT min(links_from, coalesce((SELECT min(global_position) FROM events WHERE link IS NOT NULL), links_from)) AS links_from FROM audit_chain',
+      ),
       saveSegment: db.prepare('INSERT OR IGNORE INTO snapshot_segments (stream_id, segment_id, data, created_at) VALUES (?, ?, ?, ?)'),
       loadSegment: db.prepare<[string, string], { data: Buffer }>('SELECT data FROM snapshot_segments WHERE stream_id = ? AND segment_id = ?'),
     };
@@ -396,25 +433,33 @@ export class SqliteEventStore implements EventStore {
     ]);
     // Closed meanwhile (shutdown): a snapshot is a cache, and the next process writes its own.
     if (!this.db.open) return;
-    this.saveSnapshotTx.immediate(snapshot, { state, digest: sha256Bytes(json), segments: encodedSegments });
+    const tag = this.snapshotKeys.tag(snapshot.streamId, snapshot.reducerVersion, snapshot.version, json);
+    this.saveSnapshotTx.immediate(snapshot, { state, digest: tag, segments: encodedSegments });
   }
 
   async loadSnapshotAndTail(streamId: string, reducerVersion: number, version: number): Promise<SnapshotAndTail> {
-    const { snapshot, rejected } = this.checkedSnapshot(streamId, reducerVersion, version);
+    const { snapshot, rejected } = await this.checkedSnapshot(streamId, reducerVersion, version);
     const events = this.statements.readStream.all(streamId, (snapshot?.version ?? 0) + 1, version, -1).map(this.toStored);
     return { snapshot, events, ...(rejected ? { rejected } : {}) };
   }
 
   /** The nearest snapshot, served only if its seal holds (a refused one is reported, and replay takes its place). */
-  private checkedSnapshot(
+  private async checkedSnapshot(
     streamId: string,
     reducerVersion: number,
     version: number,
-  ): { snapshot: Snapshot | null; rejected?: { version: number; problem: string } } {
+  ): Promise<{ snapshot: Snapshot | null; rejected?: { version: number; problem: string } }> {
     const row = this.statements.loadSnapshot.get(streamId, reducerVersion, version);
     if (!row) return { snapshot: null };
     const json = decodeSnapshotJson(row.state);
-    const problem = snapshotProblem(row.seal, row.link, row.version, json);
+    const problem = await this.snapshotKeys.problemAfterRefresh({
+      seal: row.seal,
+      link: row.link,
+      streamId,
+      reducerVersion,
+      version: row.version,
+      stateJson: json,
+    });
     if (problem) {
       // An unsealed snapshot (written before seals) is a plain cache miss; a seal that does not hold is reported.
       if (row.seal === null) return { snapshot: null };
@@ -455,6 +500,15 @@ export class SqliteEventStore implements EventStore {
       }));
   }
 
+  /** A new snapshot key seals from now on; snapshots sealed with the earlier ones keep verifying. Returns its id. */
+  async rotateSnapshotKey(): Promise<number> {
+    const id = Number(
+      this.db.prepare('INSERT INTO snapshot_keys (secret, created_at) VALUES (?, ?)').run(newSnapshotKeySecret(), new Date().toISOString()).lastInsertRowid,
+    );
+    await this.snapshotKeys.refresh();
+    return id;
+  }
+
   async linksFrom(): Promise<number> {
     return this.statements.linksFrom.get()?.links_from ?? 1;
   }
@@ -462,11 +516,26 @@ export class SqliteEventStore implements EventStore {
   async checkSnapshots(options: { streamPrefix?: string; streamId?: string }): Promise<SnapshotCheck> {
     const prefix = options.streamId ?? options.streamPrefix ?? '';
     const result: SnapshotCheck = { checked: 0, rejected: [] };
+    const doubtful: SealedSnapshot[] = [];
     for (const row of this.statements.snapshotsOf.iterate(prefix, prefix + '\uffff')) {
       if (options.streamId !== undefined && row.stream_id !== options.streamId) continue;
       result.checked++;
-      const problem = snapshotProblem(row.seal, row.link, row.version, decodeSnapshotJson(row.state));
-      if (problem && row.seal !== null) result.rejected.push({ streamId: row.stream_id, version: row.version, problem });
+      // Unsealed rows (none since the key table) are a plain cache miss, not a finding.
+      if (row.seal === null) continue;
+      const snapshot = {
+        seal: row.seal,
+        link: row.link,
+        streamId: row.stream_id,
+        reducerVersion: row.reducer_version,
+        version: row.version,
+        stateJson: decodeSnapshotJson(row.state),
+      };
+      if (this.snapshotKeys.problem(snapshot)) doubtful.push(snapshot);
+    }
+    // Checked again once the iteration is over (the connection is free): a key another process added meanwhile.
+    for (const snapshot of doubtful) {
+      const problem = await this.snapshotKeys.problemAfterRefresh(snapshot);
+      if (problem) result.rejected.push({ streamId: snapshot.streamId, version: snapshot.version, problem });
     }
     return result;
   }
@@ -481,7 +550,7 @@ export class SqliteEventStore implements EventStore {
   }
 
   async loadSnapshot(streamId: string, reducerVersion: number, atOrBefore: number): Promise<Snapshot | null> {
-    return this.checkedSnapshot(streamId, reducerVersion, atOrBefore).snapshot;
+    return (await this.checkedSnapshot(streamId, reducerVersion, atOrBefore)).snapshot;
   }
 
   async close(): Promise<void> {

@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { EventSeal, SealStore } from '../audit/seal-store';
 import { openSqliteFile } from './open-sqlite-file';
+import { applySqliteMigrations, type SqliteMigrationSet } from './sqlite-migrations';
 
 interface Row {
   global_position: number;
@@ -10,14 +11,13 @@ interface Row {
 }
 const toSeal = (r: Row): EventSeal => ({ position: r.global_position, streamId: r.stream_id, streamVersion: r.stream_version, hash: r.hash });
 
-/** Event seals in the embedded SQLite file, beside the events (its own connection). */
-export class SqliteSealStore implements SealStore {
-  private readonly db: Database.Database;
-  private readonly insert: Database.Statement<[number, string, number, string]>;
-
-  constructor(filename: string) {
-    this.db = openSqliteFile(filename, 'FULL');
-    this.db.exec(`
+const SEAL_MIGRATIONS: SqliteMigrationSet = {
+  store: 'seals',
+  migrations: [
+    {
+      version: 1,
+      name: 'event seals',
+      up: `
       CREATE TABLE IF NOT EXISTS event_seals (
         global_position INTEGER PRIMARY KEY,
         stream_id       TEXT    NOT NULL,
@@ -25,7 +25,19 @@ export class SqliteSealStore implements SealStore {
         hash            TEXT    NOT NULL
       );
       CREATE UNIQUE INDEX IF NOT EXISTS event_seals_by_stream ON event_seals (stream_id, stream_version);
-    `);
+    `,
+    },
+  ],
+};
+
+/** Event seals in the embedded SQLite file, beside the events (its own connection). */
+export class SqliteSealStore implements SealStore {
+  private readonly db: Database.Database;
+  private readonly insert: Database.Statement<[number, string, number, string]>;
+
+  constructor(filename: string) {
+    this.db = openSqliteFile(filename, 'FULL');
+    applySqliteMigrations(this.db, SEAL_MIGRATIONS);
     this.insert = this.db.prepare('INSERT OR IGNORE INTO event_seals (global_position, stream_id, stream_version, hash) VALUES (?, ?, ?, ?)');
   }
 

@@ -1,5 +1,7 @@
 import { escapeLiteral, type Pool } from 'pg';
+import { applyMigrationsInPool } from '../postgres/migrations';
 import type { CheckpointStore } from './checkpoint-store';
+import { checkpointMigrations } from './postgres-checkpoint-migrations';
 
 /**
  * Checkpoints and leases in PostgreSQL (table `<schema>.subscriber_checkpoints`), for
@@ -21,17 +23,12 @@ export class PostgresCheckpointStore implements CheckpointStore {
     this.schema = schema;
   }
 
+  /** Migrates the table on first use; a failed attempt is retried on the next call. */
   private ensure(): Promise<void> {
-    this.ready ??= (async () => {
-      await this.pool.query(`CREATE SCHEMA IF NOT EXISTS "${this.schema}"`);
-      await this.pool.query(`CREATE TABLE IF NOT EXISTS ${this.table} (
-        name        text PRIMARY KEY,
-        position    bigint NOT NULL,
-        owner       text,
-        lease_until bigint NOT NULL DEFAULT 0,
-        updated_at  timestamptz NOT NULL DEFAULT now()
-      )`);
-    })();
+    this.ready ??= applyMigrationsInPool(this.pool, checkpointMigrations(this.schema)).catch((error: unknown) => {
+      this.ready = undefined;
+      throw error;
+    });
     return this.ready;
   }
 

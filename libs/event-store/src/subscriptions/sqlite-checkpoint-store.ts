@@ -1,6 +1,24 @@
 import { openSqliteFile } from '../sqlite/open-sqlite-file';
+import { applySqliteMigrations, type SqliteMigrationSet } from '../sqlite/sqlite-migrations';
 import type Database from 'better-sqlite3';
 import type { CheckpointStore } from './checkpoint-store';
+
+const CHECKPOINT_MIGRATIONS: SqliteMigrationSet = {
+  store: 'checkpoints',
+  migrations: [
+    {
+      version: 1,
+      name: 'subscriber checkpoints and leases',
+      up: `CREATE TABLE IF NOT EXISTS relay_checkpoints (
+      name        TEXT PRIMARY KEY,
+      position    INTEGER NOT NULL,
+      owner       TEXT,
+      lease_until INTEGER NOT NULL DEFAULT 0,
+      updated_at  TEXT NOT NULL
+    ) WITHOUT ROWID`,
+    },
+  ],
+};
 
 /**
  * Checkpoints in the embedded SQLite file (table `relay_checkpoints`), on its own
@@ -17,13 +35,7 @@ export class SqliteCheckpointStore implements CheckpointStore {
     private readonly now: () => number = Date.now,
   ) {
     this.db = openSqliteFile(filename, 'NORMAL');
-    this.db.exec(`CREATE TABLE IF NOT EXISTS relay_checkpoints (
-      name        TEXT PRIMARY KEY,
-      position    INTEGER NOT NULL,
-      owner       TEXT,
-      lease_until INTEGER NOT NULL DEFAULT 0,
-      updated_at  TEXT NOT NULL
-    ) WITHOUT ROWID`);
+    applySqliteMigrations(this.db, CHECKPOINT_MIGRATIONS);
     this.statements = {
       load: this.db.prepare<[string], { position: number }>('SELECT position FROM relay_checkpoints WHERE name = ?'),
       save: this.db.prepare(

@@ -12,6 +12,7 @@ import { PostgresPolicyStore } from './postgres-policy-store';
  */
 const RELEASED: Record<number, { name: string; sha256: string }> = {
   1: { name: 'memory policies', sha256: '4c7e42b044a83e39302478dfb60dfe05c0fc938a0d3e78b4c25c1921d8d6af19' },
+  2: { name: 'memory index', sha256: '1e87ec780bd7e3530227e5008077b367f969ce8cb7c111639c889e0d7b5d315b' },
 };
 
 describe('memory migrations', () => {
@@ -59,8 +60,11 @@ describe('PostgresPolicyStore', () => {
     expect(await effectivePolicy(fromWorker, 't2', 's1')).toBe('persistent');
     await fromApi.set('t1', 's1', 'none');
     expect(await fromWorker.get('t1', 's1')).toBe('none');
-    const { rows } = await api.query(`SELECT version, name FROM rewind.memory_migrations`);
-    expect(rows).toEqual([{ version: 1, name: 'memory policies' }]);
+    const { rows } = await api.query(`SELECT version, name FROM rewind.memory_migrations ORDER BY version`);
+    expect(rows).toEqual([
+      { version: 1, name: 'memory policies' },
+      { version: 2, name: 'memory index' },
+    ]);
   });
 
   it('reads many keys in one round trip (getMany), each as get reads it, and effectivePolicies agrees with effectivePolicy', async () => {

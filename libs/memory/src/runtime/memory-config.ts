@@ -1,2 +1,2 @@
 // Memory's settings are read with the others, by @rewind/config's EnvReader.
-export { MemoryConfigError, memoryConfigFromEnv, type MemoryConfig } from '@rewind/config';
+export { MemoryConfigError, memoryConfigFromEnv, type MemoryConfig, type MemoryDatabase } from '@rewind/config';

@@ -3,7 +3,7 @@ import { LanguageRoutedEmbeddingModel, LanguageSpacesIndex } from '../language';
 import { OnnxEmbeddingModel } from '../onnx';
 import { SqliteVectorIndex } from '../sqlite-vec';
 import { memoryConfigFromEnv } from './memory-config';
-import { embeddingModelFor, modelFusion, routesByLanguage, vectorIndexFor } from './memory-parts';
+import { embeddingModelFor, modelFusion, routesByLanguage, threadPoolSize, vectorIndexFor } from './memory-parts';
 
 describe('language routing from configuration', () => {
   it('routes by language with the defaults, and not once REWIND_EMBEDDING_MODEL names a model (today’s meaning: one model for everything)', async () => {
@@ -34,5 +34,14 @@ describe('recall fusion from configuration', () => {
     expect(modelFusion({})).toEqual({ fusion: { method: 'convex', denseWeight: 0.6 } });
     expect(modelFusion({ embeddingModel: 'all-minilm-l6-v2-q' })).toEqual({});
     expect(modelFusion({ embeddingUrl: 'https://api.example/v1', embeddingModel: 'e5-small-v2-q' })).toEqual({});
+  });
+});
+
+describe('the PostgreSQL index’s connections (the connection budget)', () => {
+  it('gives each memory thread half the process’s memory pool, at least one', () => {
+    expect(threadPoolSize({ postgresPoolSize: 4 })).toBe(2);
+    expect(threadPoolSize({ postgresPoolSize: 2 })).toBe(1);
+    expect(threadPoolSize({ postgresPoolSize: 3 })).toBe(1);
+    expect(threadPoolSize({ postgresPoolSize: 10 })).toBe(5);
   });
 });

@@ -3,7 +3,7 @@ import type { EventStore } from '@rewind/event-store';
 import type { CheckpointStore, SubscriptionHub } from '@rewind/event-store/subscriptions';
 import { DeterministicRewriter } from '../deterministic-rewriter';
 import type { EmbeddingModel, EmbeddingModelInfo } from '../embedding-model';
-import { MemoryIndexer, setMemoryPolicy } from '../memory-indexer';
+import { MemoryIndexer, setMemoryPolicy, type MemoryIndexerOptions } from '../memory-indexer';
 import type { MemoryIndexerPlacement } from '../memory-item-writer';
 import type { MemoryPolicy, MemoryPolicyStore } from '../memory-policy';
 import { DEFAULT_LOCAL_MODEL, ensureModelFiles, localModelSpec } from '../onnx';
@@ -14,7 +14,7 @@ import type { SessionPaths } from '../session-paths';
 import { IndexFileCheckpoints, SqlitePolicyStore, type IndexerCheckpoints } from '../sqlite-vec';
 import { IndexUnavailableError, type VectorIndex } from '../vector-index';
 import type { MemoryConfig } from './memory-config';
-import { embeddingModelFor, modelFusion, vectorIndexFor } from './memory-parts';
+import { embeddingModelFor, modelFusion, sharedPostgresIndex, vectorIndexFor } from './memory-parts';
 import { ThreadEmbeddingModel, ThreadItemWriter, ThreadKeywordAdmitter } from './memory-thread-pool';
 
 export interface MemoryRuntimeOptions {
@@ -23,8 +23,8 @@ export interface MemoryRuntimeOptions {
   /** For the embedded subscription; the Kafka worker feeds the indexer itself. */
   store?: EventStore;
   /**
-   * The shared checkpoint store (PostgreSQL table or `rewind.db`). A shared index (Qdrant)
-   * keeps its progress there; a local SQLite index keeps its own inside its file
+   * The shared checkpoint store (PostgreSQL table or `rewind.db`). A shared index (PostgreSQL, Qdrant)
+   * keeps its progress there (with REWIND_STORE=postgres: in the same database as the index); a local SQLite index keeps its own inside its file
    * (IndexFileCheckpoints) and reads this only once, to adopt the position of an index written
    * before that (upgrade).
    */
@@ -47,6 +47,12 @@ export interface MemoryRuntimeOptions {
   placement?: MemoryIndexerPlacement;
 }
 
+function describeIndex(config: MemoryConfig): string {
+  if (config.index === 'qdrant') return `Qdrant at ${config.qdrantUrl}`;
+  if (config.index === 'postgres') return `PostgreSQL, schema ${config.postgresSchema}`;
+  return config.sqliteFile;
+}
+
 /** Memory wired from configuration: model, index, policies, indexer, recall. */
 export class MemoryRuntime {
   /** The model recall embeds questions with (in a worker thread of its own when `placement` is `thread` and the model is local). */
@@ -67,7 +73,15 @@ export class MemoryRuntime {
     this.placement = config.sqliteFile === ':memory:' && config.index === 'sqlite' ? 'process' : (options.placement ?? config.indexerPlacement);
     const threaded = this.placement === 'thread';
     this.model = threaded && !config.embeddingUrl ? new ThreadEmbeddingModel(config) : embeddingModelFor(config, logger ? { logger } : {});
-    this.index = vectorIndexFor(config);
+    // PostgreSQL: one index for the deployment, written by whichever process holds the indexer's advisory lock.
+    let indexing: Pick<MemoryIndexerOptions, 'exclusivity' | 'name'> = {};
+    if (config.index === 'postgres') {
+      const shared = sharedPostgresIndex(config);
+      this.index = shared.index;
+      indexing = shared.indexing;
+    } else {
+      this.index = vectorIndexFor(config);
+    }
     this.policies = options.policies ?? new SqlitePolicyStore(config.sqliteFile);
     this.rewriter =
       config.llmUrl && config.llmModel
@@ -93,6 +107,7 @@ export class MemoryRuntime {
       ...(threaded && config.index === 'sqlite' && config.indexStages === 2 ? { admitter: new ThreadKeywordAdmitter(config) } : {}),
       policies: this.policies,
       cpuShare: threaded ? config.indexerCpuShare : 1,
+      ...indexing,
       twoStage: config.indexStages === 2,
       ...(options.store ? { store: options.store } : {}),
       ...(options.hub ? { hub: options.hub } : {}),
@@ -129,7 +144,7 @@ export class MemoryRuntime {
       const info = await this.model.info();
       await this.index.open(info).catch((error: Error) => {
         throw new IndexUnavailableError(
-          `The memory index (${config.index === 'qdrant' ? `Qdrant at ${config.qdrantUrl}` : config.sqliteFile}) could not be opened: ${error.message}. Recall is unavailable until it can be; the next recall tries again.`,
+          `The memory index (${describeIndex(config)}) could not be opened: ${error.message}. Recall is unavailable until it can be; the next recall tries again.`,
           { cause: error },
         );
       });

@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { PostgresVectorIndex } from '../postgres/postgres-vector-index';
 import { QdrantVectorIndex } from '../qdrant';
 import { SqliteVectorIndex } from '../sqlite-vec';
 import type { MemoryScope } from '../vector-index';
@@ -14,7 +15,9 @@ export async function shredMemoryIndex(config: MemoryConfig, scope: MemoryScope)
   const index =
     config.index === 'qdrant'
       ? new QdrantVectorIndex({ url: config.qdrantUrl!, ...(config.qdrantApiKey ? { apiKey: config.qdrantApiKey } : {}) })
-      : new SqliteVectorIndex({ filename: config.sqliteFile });
+      : config.index === 'postgres'
+        ? new PostgresVectorIndex({ connectionString: config.postgresUrl!, schema: config.postgresSchema, poolSize: 1 })
+        : new SqliteVectorIndex({ filename: config.sqliteFile });
   try {
     return await index.shredScope(scope);
   } finally {

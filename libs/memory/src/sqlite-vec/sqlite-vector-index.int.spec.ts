@@ -7,10 +7,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-vectorIndexContract('SqliteVectorIndex (sqlite-vec binary + re-rank, FTS5)', async () => new SqliteVectorIndex({ filename: ':memory:' }));
+vectorIndexContract('SqliteVectorIndex (sqlite-vec binary + re-rank, FTS5)', async () => new SqliteVectorIndex({ filename: ':memory:' }), {
+  twoStage: true,
+  stemming: true,
+});
 vectorIndexContract(
   'SqliteVectorIndex (sqlite-vec exact float scan, FTS5)',
   async () => new SqliteVectorIndex({ filename: ':memory:', quantization: 'float' }),
+  { twoStage: true, stemming: true },
 );
 
 describe('SqliteVectorIndex on a file', () => {

@@ -26,11 +26,19 @@ export function memoryItem(overrides: Partial<MemoryItem> & { id: string; text: 
   };
 }
 
+/** What an adapter has beyond the port's core, so that the contract checks it too. */
+export interface VectorIndexFeatures {
+  /** Two-stage indexing (admit, pendingItems, attachVectors, pendingVectors): SQLite and PostgreSQL. */
+  twoStage?: boolean;
+  /** Keyword search reduces words to their stems and weighs a turn's previous turn below its own words. */
+  stemming?: boolean;
+}
+
 /**
  * The contract every VectorIndex adapter passes. `create` gives a fresh, empty index
  * (not yet opened); the suite opens it for a 16-dimensional test model.
  */
-export function vectorIndexContract(name: string, create: () => Promise<VectorIndex>): void {
+export function vectorIndexContract(name: string, create: () => Promise<VectorIndex>, features: VectorIndexFeatures = {}): void {
   describe(name, () => {
     const D = 16;
     let index: VectorIndex;
@@ -131,6 +139,57 @@ export function vectorIndexContract(name: string, create: () => Promise<VectorIn
       expect(ids(await index.searchText('quixotic', { tenantId: 't2' }, 5))).toEqual(['c:0']);
       expect(await index.shredScope({ tenantId: 't1' })).toBe(0);
     });
+
+    if (features.stemming) {
+      it('keyword search stems words ("painted" finds "paintings"), weighs a turn\'s own words above its previous turn\'s, and returns hits with their vectors', async () => {
+        await index.upsert([
+          { item: memoryItem({ id: 'own:0', text: 'I sold two paintings at the fair' }), vector: axisVector(D, 1) },
+          { item: memoryItem({ id: 'led:0', text: 'Congratulations, that is great', context: 'I sold two paintings at the fair' }), vector: axisVector(D, 2) },
+          { item: memoryItem({ id: 'other:0', text: 'The weather was fine' }), vector: axisVector(D, 3) },
+        ]);
+        const hits = await index.searchText('What has she painted?', { tenantId: 't1' }, 5);
+        expect(hits.map((h) => h.item.id)).toEqual(['own:0', 'led:0']);
+        expect(hits[0]!.score).toBeGreaterThan(hits[1]!.score);
+        expect(Array.from(hits[0]!.vector!)).toEqual(Array.from(axisVector(D, 1)));
+      });
+
+      it('ranks an item holding a rare word of the question above one holding only a common one (idf), as BM25 does', async () => {
+        const filler = Array.from({ length: 20 }, (_, i) => ({
+          item: memoryItem({ id: `f${i}:0`, text: `a walk in the park number ${i}` }),
+          vector: axisVector(D, 2),
+        }));
+        await index.upsert([
+          ...filler,
+          { item: memoryItem({ id: 'rare:0', text: 'the zeppelin landed' }), vector: axisVector(D, 1) },
+          { item: memoryItem({ id: 'common:0', text: 'the park was green, the park was wide' }), vector: axisVector(D, 1) },
+        ]);
+        expect((await index.searchText('zeppelin park', { tenantId: 't1' }, 3))[0]!.item.id).toBe('rare:0');
+      });
+    }
+
+    if (features.twoStage) {
+      it('two stages: admitted items are found by keywords at once and by vector once attached; a vector never brings back a shredded item', async () => {
+        const a = memoryItem({ id: 'a:0', text: 'hotel in Lisbon', context: 'where did you stay?', globalPosition: 5 });
+        const b = memoryItem({ id: 'b:0', text: 'hotel in Porto', sessionId: 's2', globalPosition: 7 });
+        expect(await index.admit!([a, b])).toBe(2);
+        expect(await index.admit!([a])).toBe(0);
+        expect(await index.pendingVectors!()).toEqual({ items: 2, oldestPosition: 5 });
+        expect((await index.searchText('hotel', { tenantId: 't1' }, 5)).map((h) => h.item.id).sort()).toEqual(['a:0', 'b:0']);
+        expect(await index.searchVector(axisVector(D, 1), { tenantId: 't1' }, 5)).toEqual([]);
+        expect(await index.pendingItems!(10)).toEqual([a, b]);
+        await index.shredScope({ tenantId: 't1', sessionId: 's2' });
+        expect(
+          await index.attachVectors!([
+            { item: a, vector: axisVector(D, 1) },
+            { item: b, vector: axisVector(D, 1) },
+          ]),
+        ).toBe(1);
+        expect(await index.attachVectors!([{ item: a, vector: axisVector(D, 1) }])).toBe(0);
+        expect((await index.searchVector(axisVector(D, 1), { tenantId: 't1' }, 5)).map((h) => h.item.id)).toEqual(['a:0']);
+        expect(await index.pendingVectors!()).toEqual({ items: 0, oldestPosition: null });
+        expect(await index.count()).toBe(1);
+      });
+    }
 
     it('refuses a vector of the wrong dimension', async () => {
       await expect(index.upsert([{ item: memoryItem({ id: 'a:0', text: 'x' }), vector: new Float32Array(D + 1) }])).rejects.toThrow(/dimension/);

@@ -1,1 +1,2 @@
 export * from '../signing/postgres-signing-secret-store';
+export * from '../signing/postgres-signing-secret-migrations';

@@ -1,4 +1,6 @@
 import type { Pool } from 'pg';
+import { applyMigrationsInPool } from '@rewind/event-store/postgres';
+import { signingSecretMigrations } from './postgres-signing-secret-migrations';
 import {
   checkSigningGrace,
   newSecretText,
@@ -50,39 +52,12 @@ export class PostgresKafkaSigningSecretStore implements KafkaSigningSecretStore 
     this.previous = `"${schema}".kafka_signing_previous_secrets`;
   }
 
+  /** Migrates the tables on first use (advisory-locked); a failed attempt is retried on the next call. */
   private ensure(): Promise<void> {
-    this.ready ??= (async () => {
-      await this.pool.query(`CREATE SCHEMA IF NOT EXISTS "${this.schema}"`);
-      await this.pool.query(`CREATE TABLE IF NOT EXISTS ${this.table} (
-        key_id     text PRIMARY KEY,
-        tenant_id  text NOT NULL,
-        name       text NOT NULL,
-        secret     text NOT NULL,
-        created_at timestamptz NOT NULL,
-        revoked_at timestamptz
-      )`);
-      await this.pool.query(`ALTER TABLE ${this.table}
-        ADD COLUMN IF NOT EXISTS expires_at timestamptz,
-        ADD COLUMN IF NOT EXISTS previous_secret text,
-        ADD COLUMN IF NOT EXISTS previous_valid_until timestamptz`);
-      // Every secret a rotation replaced, each with its own grace: a second rotation does not cut the
-      // first one's short (previous_secret held only the last one). previous_valid_until stays the last grace's end.
-      await this.pool.query(`CREATE TABLE IF NOT EXISTS ${this.previous} (
-        key_id      text NOT NULL REFERENCES ${this.table} (key_id) ON DELETE CASCADE,
-        secret      text NOT NULL,
-        valid_until timestamptz NOT NULL,
-        PRIMARY KEY (key_id, secret)
-      )`);
-      // Secrets replaced before that table existed move into it with their grace (one statement: safe beside another process doing the same).
-      await this.pool.query(`WITH moved AS (
-          UPDATE ${this.table} k SET previous_secret = NULL FROM ${this.table} old
-          WHERE old.key_id = k.key_id AND old.previous_secret IS NOT NULL
-          RETURNING k.key_id, old.previous_secret, old.previous_valid_until
-        )
-        INSERT INTO ${this.previous} (key_id, secret, valid_until)
-        SELECT key_id, previous_secret, previous_valid_until FROM moved WHERE previous_valid_until IS NOT NULL
-        ON CONFLICT DO NOTHING`);
-    })();
+    this.ready ??= applyMigrationsInPool(this.pool, signingSecretMigrations(this.schema)).catch((error: unknown) => {
+      this.ready = undefined;
+      throw error;
+    });
     return this.ready;
   }
 

@@ -1,4 +1,4 @@
-import { openSqliteFile } from '@rewind/event-store/sqlite';
+import { addMissingColumns, applySqliteMigrations, openSqliteFile, type SqliteMigrationSet } from '@rewind/event-store/sqlite';
 import type Database from 'better-sqlite3';
 import {
   checkSigningGrace,
@@ -36,6 +36,40 @@ const toSecret = (r: Row): Omit<SigningSecret, 'previousSecrets'> => ({
   previousSecretValidUntil: r.previous_valid_until ?? null,
 });
 
+const SIGNING_SECRET_MIGRATIONS: SqliteMigrationSet = {
+  store: 'signing-secrets',
+  migrations: [
+    {
+      version: 1,
+      name: 'kafka signing secrets, each replaced secret with its own grace',
+      up: (db) => {
+        db.exec(`CREATE TABLE IF NOT EXISTS kafka_signing_keys (
+          key_id     TEXT PRIMARY KEY,
+          tenant_id  TEXT NOT NULL,
+          name       TEXT NOT NULL,
+          secret     TEXT NOT NULL,
+          created_at TEXT NOT NULL,
+          revoked_at TEXT
+        ) WITHOUT ROWID`);
+        // Columns added with rotation and expiry, for files created before them.
+        addMissingColumns(db, 'kafka_signing_keys', ['expires_at', 'previous_secret', 'previous_valid_until']);
+        // Every secret a rotation replaced, each with its own grace: a second rotation does not cut the
+        // first one's short (previous_secret held only the last one). Secrets replaced before this
+        // table existed move into it with their grace; previous_valid_until stays the last grace's end.
+        db.exec(`CREATE TABLE IF NOT EXISTS kafka_signing_previous_secrets (
+          key_id      TEXT NOT NULL,
+          secret      TEXT NOT NULL,
+          valid_until TEXT NOT NULL,
+          PRIMARY KEY (key_id, secret)
+        ) WITHOUT ROWID`);
+        db.exec(`INSERT OR IGNORE INTO kafka_signing_previous_secrets (key_id, secret, valid_until)
+          SELECT key_id, previous_secret, previous_valid_until FROM kafka_signing_keys WHERE previous_secret IS NOT NULL AND previous_valid_until IS NOT NULL`);
+        db.exec('UPDATE kafka_signing_keys SET previous_secret = NULL WHERE previous_secret IS NOT NULL');
+      },
+    },
+  ],
+};
+
 /** Signing secrets in the embedded SQLite file (table `kafka_signing_keys`; its own connection, WAL). */
 export class SqliteKafkaSigningSecretStore implements KafkaSigningSecretStore {
   private readonly db: Database.Database;
@@ -44,42 +78,7 @@ export class SqliteKafkaSigningSecretStore implements KafkaSigningSecretStore {
 
   constructor(filename: string) {
     this.db = openSqliteFile(filename, 'FULL');
-    this.db.exec(`CREATE TABLE IF NOT EXISTS kafka_signing_keys (
-      key_id     TEXT PRIMARY KEY,
-      tenant_id  TEXT NOT NULL,
-      name       TEXT NOT NULL,
-      secret     TEXT NOT NULL,
-      created_at TEXT NOT NULL,
-      revoked_at TEXT
-    ) WITHOUT ROWID`);
-    // Columns added with rotation and expiry, for files created before them.
-    const present = new Set(
-      this.db
-        .prepare<[], { name: string }>('PRAGMA table_info(kafka_signing_keys)')
-        .all()
-        .map((c) => c.name),
-    );
-    for (const column of ['expires_at', 'previous_secret', 'previous_valid_until'].filter((c) => !present.has(c))) {
-      try {
-        this.db.exec(`ALTER TABLE kafka_signing_keys ADD COLUMN ${column} TEXT`);
-      } catch (error) {
-        if (!/duplicate column/i.test((error as Error).message)) throw error;
-      }
-    }
-    // Every secret a rotation replaced, each with its own grace: a second rotation does not cut the
-    // first one's short (previous_secret held only the last one). Secrets replaced before this
-    // table existed move into it with their grace; previous_valid_until stays the last grace's end.
-    this.db.exec(`CREATE TABLE IF NOT EXISTS kafka_signing_previous_secrets (
-      key_id      TEXT NOT NULL,
-      secret      TEXT NOT NULL,
-      valid_until TEXT NOT NULL,
-      PRIMARY KEY (key_id, secret)
-    ) WITHOUT ROWID`);
-    this.db.transaction(() => {
-      this.db.exec(`INSERT OR IGNORE INTO kafka_signing_previous_secrets (key_id, secret, valid_until)
-        SELECT key_id, previous_secret, previous_valid_until FROM kafka_signing_keys WHERE previous_secret IS NOT NULL AND previous_valid_until IS NOT NULL`);
-      this.db.exec('UPDATE kafka_signing_keys SET previous_secret = NULL WHERE previous_secret IS NOT NULL');
-    })();
+    applySqliteMigrations(this.db, SIGNING_SECRET_MIGRATIONS);
     this.findStatement = this.db.prepare<[string], Row>('SELECT * FROM kafka_signing_keys WHERE key_id = ? AND revoked_at IS NULL');
     this.replacedStatement = this.db.prepare<[string, string], { secret: string; valid_until: string }>(
       'SELECT secret, valid_until FROM kafka_signing_previous_secrets WHERE key_id = ? AND valid_until > ?',

@@ -51,11 +51,54 @@ export class EgressRefused extends Error {
   }
 }
 
-/** `::ffff:127.0.0.1` is 127.0.0.1. */
-function normalize(address: string): { address: string; type: 'ipv4' | 'ipv6' } {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped) return { address: mapped[1]!, type: 'ipv4' };
-  return { address, type: isIP(address) === 6 ? 'ipv6' : 'ipv4' };
+/** An IPv6 address's 16 bytes (null when it is not one), read from its canonical form as a URL host gives it (hex groups, no dotted quad). */
+function ipv6Bytes(address: string): Buffer | null {
+  if (isIP(address) !== 6) return null;
+  let host: string;
+  try {
+    host = new URL(`http://[${address}]/`).hostname.slice(1, -1);
+  } catch {
+    return null;
+  }
+  const [head, tail] = host.includes('::') ? host.split('::') : [host, undefined];
+  const groups = (text: string | undefined) => (text ? text.split(':').map((g) => parseInt(g, 16)) : []);
+  const front = groups(head);
+  const back = groups(tail);
+  const all = [...front, ...Array<number>(8 - front.length - back.length).fill(0), ...back];
+  const bytes = Buffer.alloc(16);
+  all.forEach((group, i) => bytes.writeUInt16BE(group, i * 2));
+  return bytes;
+}
+
+const dotted = (bytes: Buffer, at: number) => [...bytes.subarray(at, at + 4)].join('.');
+const zero = (bytes: Buffer, from: number, to: number) => bytes.subarray(from, to).every((b) => b === 0);
+
+/**
+ * The IPv4 address an IPv6 address stands for, where it embeds one a host or a translator
+ * delivers to (each is classified as that IPv4 address, so `64:ff9b::7f00:1` is loopback):
+ * IPv4-mapped `::ffff:0:0/96`, IPv4-translated `::ffff:0:0:0/96`, IPv4-compatible `::/96`,
+ * NAT64 `64:ff9b::/96` (RFC 6052) and the local-use `64:ff9b:1::/96` (RFC 8215), 6to4 `2002::/16`
+ * (RFC 3056, the address in bits 16-47). The rest of `64:ff9b:1::/48` is a local translator's
+ * prefix whose layout is not known here: 'unknown', never public.
+ */
+function embeddedIpv4(bytes: Buffer): string | 'unknown' | null {
+  const wellKnownNat64 = bytes.readUInt32BE(0) === 0x0064ff9b && zero(bytes, 4, 12);
+  const mapped = zero(bytes, 0, 10) && bytes.readUInt16BE(10) === 0xffff;
+  const translated = zero(bytes, 0, 8) && bytes.readUInt16BE(8) === 0xffff && zero(bytes, 10, 12);
+  const compatible = zero(bytes, 0, 12);
+  if (wellKnownNat64 || mapped || translated || compatible) return dotted(bytes, 12);
+  if (bytes.readUInt32BE(0) === 0x0064ff9b && bytes.readUInt16BE(4) === 0x0001) return zero(bytes, 6, 12) ? dotted(bytes, 12) : 'unknown';
+  if (bytes.readUInt16BE(0) === 0x2002) return dotted(bytes, 2);
+  return null;
+}
+
+/** The address to classify: an IPv6 address embedding an IPv4 one is that IPv4 address (`::ffff:127.0.0.1` is 127.0.0.1). */
+function normalize(address: string): { address: string; type: 'ipv4' | 'ipv6' } | 'unknown' {
+  const bytes = ipv6Bytes(address);
+  if (!bytes) return { address, type: 'ipv4' };
+  const embedded = embeddedIpv4(bytes);
+  if (embedded === 'unknown') return 'unknown';
+  return embedded ? { address: embedded, type: 'ipv4' } : { address, type: 'ipv6' };
 }
 
 /** The policy's answer for one host and the addresses it resolved to. */
@@ -79,11 +122,18 @@ export class EgressRules {
 
   /** Throws when `address` is loopback, private, link-local or reserved and not allowed. */
   checkAddress(host: string, rawAddress: string): void {
-    const { address, type } = normalize(rawAddress);
-    if (!notPublic.check(address, type) || this.allowedAddresses.check(address, type)) return;
+    const classified = normalize(rawAddress);
+    const rawType = isIP(rawAddress) === 6 ? 'ipv6' : 'ipv4';
+    // An allowed address is allowed in any of its forms: as written, or as the IPv4 address it embeds.
+    if (this.allowedAddresses.check(rawAddress, rawType)) return;
+    if (classified !== 'unknown') {
+      const { address, type } = classified;
+      if (!notPublic.check(address, type) || this.allowedAddresses.check(address, type)) return;
+    }
+    const address = classified === 'unknown' ? rawAddress : classified.address;
     const shown = host === rawAddress ? address : `${host} (${address})`;
     throw new EgressRefused(
-      `${shown} is a loopback, private, link-local or reserved address, which compensations may not reach: allow it with REWIND_EGRESS_ALLOW (a CIDR or host name) if the deployment means to`,
+      `${shown} is a loopback, private, link-local or reserved address (or an IPv6 address embedding one), which compensations may not reach: allow it with REWIND_EGRESS_ALLOW (a CIDR or host name) if the deployment means to`,
     );
   }
 

@@ -1,5 +1,7 @@
 import type { Pool } from 'pg';
+import { applyMigrationsInPool } from '@rewind/event-store/postgres';
 import type { DataKeyStore, ShreddedKey, StoredDataKey } from './data-key-store';
+import { dataKeyMigrations } from './postgres-data-key-migrations';
 import { policiesFrom, type EncryptionPolicies, type EncryptionPolicyStore } from './encryption-policy';
 import type { RetentionPolicy, RetentionPolicyStore } from './retention-policy';
 
@@ -35,30 +37,10 @@ export class PostgresDataKeyStore implements DataKeyStore, EncryptionPolicyStore
     private readonly retentionTable: string,
   ) {}
 
+  /** Migrates the tables (advisory-locked: safe with any number of processes opening at once). */
   static async open(pool: Pool, schema = 'rewind'): Promise<PostgresDataKeyStore> {
-    const table = `"${schema}".data_keys`;
-    await pool.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
-    await pool.query(`CREATE TABLE IF NOT EXISTS ${table} (
-      key_id      text PRIMARY KEY,
-      tenant_id   text NOT NULL,
-      session_id  text NOT NULL,
-      wrapped     text,
-      created_at  timestamptz NOT NULL DEFAULT now(),
-      shredded_at timestamptz,
-      shredded_by text,
-      UNIQUE (tenant_id, session_id)
-    )`);
-    const policyTable = `"${schema}".encryption_policies`;
-    await pool.query(`CREATE TABLE IF NOT EXISTS ${policyTable} (
-      tenant_id text NOT NULL,
-      kind      text NOT NULL,
-      name      text NOT NULL,
-      paths     text NOT NULL,
-      PRIMARY KEY (tenant_id, kind, name)
-    )`);
-    const retentionTable = `"${schema}".retention_policies`;
-    await pool.query(`CREATE TABLE IF NOT EXISTS ${retentionTable} (tenant_id text PRIMARY KEY, inactive_days integer NOT NULL)`);
-    return new PostgresDataKeyStore(pool, table, policyTable, retentionTable);
+    await applyMigrationsInPool(pool, dataKeyMigrations(schema));
+    return new PostgresDataKeyStore(pool, `"${schema}".data_keys`, `"${schema}".encryption_policies`, `"${schema}".retention_policies`);
   }
 
   async retentionPolicies(): Promise<RetentionPolicy[]> {

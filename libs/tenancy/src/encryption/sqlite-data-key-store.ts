@@ -1,4 +1,4 @@
-import { openSqliteFile } from '@rewind/event-store/sqlite';
+import { applySqliteMigrations, openSqliteFile, type SqliteMigrationSet } from '@rewind/event-store/sqlite';
 import type Database from 'better-sqlite3';
 import type { DataKeyStore, ShreddedKey, StoredDataKey } from './data-key-store';
 import { policiesFrom, type EncryptionPolicies, type EncryptionPolicyStore } from './encryption-policy';
@@ -23,14 +23,13 @@ const toKey = (r: Row): StoredDataKey => ({
   shreddedBy: r.shredded_by,
 });
 
-/** Data keys in the embedded file. Deleted bytes are overwritten (secure_delete) and the WAL is truncated after a shred. */
-export class SqliteDataKeyStore implements DataKeyStore, EncryptionPolicyStore, RetentionPolicyStore {
-  private readonly db: Database.Database;
-
-  constructor(filename: string) {
-    this.db = openSqliteFile(filename, 'FULL');
-    this.db.pragma('secure_delete = ON');
-    this.db.exec(`CREATE TABLE IF NOT EXISTS data_keys (
+const DATA_KEY_MIGRATIONS: SqliteMigrationSet = {
+  store: 'data-keys',
+  migrations: [
+    {
+      version: 1,
+      name: 'data keys, encryption and retention policies',
+      up: `CREATE TABLE IF NOT EXISTS data_keys (
       key_id      TEXT PRIMARY KEY,
       tenant_id   TEXT NOT NULL,
       session_id  TEXT NOT NULL,
@@ -50,7 +49,19 @@ export class SqliteDataKeyStore implements DataKeyStore, EncryptionPolicyStore, 
     CREATE TABLE IF NOT EXISTS retention_policies (
       tenant_id     TEXT PRIMARY KEY,
       inactive_days INTEGER NOT NULL
-    )`);
+    )`,
+    },
+  ],
+};
+
+/** Data keys in the embedded file. Deleted bytes are overwritten (secure_delete) and the WAL is truncated after a shred. */
+export class SqliteDataKeyStore implements DataKeyStore, EncryptionPolicyStore, RetentionPolicyStore {
+  private readonly db: Database.Database;
+
+  constructor(filename: string) {
+    this.db = openSqliteFile(filename, 'FULL');
+    this.db.pragma('secure_delete = ON');
+    applySqliteMigrations(this.db, DATA_KEY_MIGRATIONS);
   }
 
   async retentionPolicies(): Promise<RetentionPolicy[]> {

@@ -9,8 +9,8 @@ import { ListApiKeysQuery } from './list-api-keys.query';
 export class ListApiKeysHandler implements IQueryHandler<ListApiKeysQuery, ApiKeyRecord[]> {
   constructor(@Inject(API_KEY_STORE) private readonly keys: ApiKeyStore) {}
 
-  execute({ by, tenantId }: ListApiKeysQuery) {
+  async execute({ by, tenantId }: ListApiKeysQuery) {
     keyAuthority.list(by, tenantId);
-    return this.keys.list(tenantId);
+    return keyAuthority.visible(by, await this.keys.list(tenantId));
   }
 }

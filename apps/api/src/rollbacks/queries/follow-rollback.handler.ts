@@ -15,7 +15,8 @@ export class FollowRollbackHandler implements IQueryHandler<FollowRollbackQuery,
     if (waitMs > 0) {
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([
-        this.saga.run(caller.tenantId, sessionId, rollbackId).catch(() => null),
+        // Here, or followed while another process carries it out (taken over if that process dies).
+        this.saga.follow(caller.tenantId, sessionId, rollbackId, waitMs).catch(() => null),
         new Promise((resolve) => (timer = setTimeout(resolve, waitMs))),
       ]);
       clearTimeout(timer);

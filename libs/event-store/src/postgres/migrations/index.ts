@@ -7,15 +7,16 @@ import { migration5 } from './0005-event-seals';
 import { migration6 } from './0006-deflated-snapshots';
 import { migration7 } from './0007-event-type-codes';
 import { migration8 } from './0008-audit-links';
+import { migration9 } from './0009-snapshot-keys';
 import type { Migration } from './migration';
 import { applyMigrations, type MigrationSet } from './runner';
 
 export type { Migration } from './migration';
-export { applyMigrations, type MigrationSet } from './runner';
+export { applyMigrations, applyMigrationsInPool, SCHEMA_MIGRATION_LOCK, type MigrationSet } from './runner';
 
 /** Every migration, in order, over the quoted schema name `s`. */
 export function migrations(s: string): Migration[] {
-  return [migration1(s), migration2(s), migration3(s), migration4(s), migration5(s), migration6(s), migration7(s), migration8(s)];
+  return [migration1(s), migration2(s), migration3(s), migration4(s), migration5(s), migration6(s), migration7(s), migration8(s), migration9(s)];
 }
 
 /** The event store's migrations, in `schema_migrations`. */

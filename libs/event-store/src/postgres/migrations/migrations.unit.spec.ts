@@ -20,6 +20,7 @@ const RELEASED: Record<number, { name: string; sha256: string }> = {
   6: { name: 'deflated snapshots', sha256: '2cf0d3dfcf5fa8eddf11d1f53b5108640f54bd7a180f8b59a188fa85b2cebd08' },
   7: { name: 'event type codes', sha256: '2b2c7058f5a337721bf10e82cb9ccd9d3311746893bedcb4f8a2688b1b1b7815' },
   8: { name: 'audit links written with the events', sha256: '31fa98281bc0f0f8aa5ff1a61335beff78cf341d87e1c7f5c6cb9faeddb04e7b' },
+  9: { name: 'snapshot seal keys', sha256: '92edea58fd4bb4d0ac2b7150c6d35b81f487dc9a4562bd8a7c10fd25045ad024' },
 };
 
 describe('PostgreSQL event store migrations', () => {

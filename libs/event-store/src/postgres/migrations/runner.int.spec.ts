@@ -9,7 +9,7 @@ const db = useTestDatabase();
 describe('applyMigrations (the one PostgreSQL runner)', () => {
   let pool: Pool;
   beforeAll(() => {
-    pool = new Pool({ connectionString: db.url, max: 4 });
+    pool = new Pool({ connectionString: db.url, max: 8 });
   });
   afterAll(() => pool.end());
 
@@ -63,5 +63,23 @@ describe('applyMigrations (the one PostgreSQL runner)', () => {
     await expect(apply(broken)).rejects.toThrow(/nonsense/);
     expect(await versions(schema)).toEqual([1, 2]);
     expect((await pool.query(`SELECT to_regclass('"${schema}".thing_3') AS t`)).rows[0].t).toBeNull();
+  });
+
+  it('lets the sets of different stores create one fresh schema at once (they wait for each other, not collide in the catalog)', async () => {
+    const schema = `runner_${randomBytes(3).toString('hex')}`;
+    const storeSet = (store: string): MigrationSet => ({
+      schema,
+      table: `${store}_migrations`,
+      lock: `rewind.test.${store}.migrate`,
+      migrations: (s) => [{ version: 1, name: store, sql: `CREATE TABLE IF NOT EXISTS ${s}.${store} (id int PRIMARY KEY)` }],
+    });
+    const stores = ['alpha', 'beta', 'gamma', 'delta'];
+    // Each set twice: without the schema's lock, CREATE SCHEMA and CREATE TABLE IF NOT EXISTS race (pg_namespace / pg_type unique indexes).
+    const results = await Promise.allSettled([...stores, ...stores].map((store) => apply(storeSet(store))));
+    expect(results.filter((r) => r.status === 'rejected')).toEqual([]);
+    for (const store of stores) {
+      const { rows } = await pool.query<{ version: number }>(`SELECT version FROM "${schema}".${store}_migrations`);
+      expect(rows.map((r) => r.version)).toEqual([1]);
+    }
   });
 });

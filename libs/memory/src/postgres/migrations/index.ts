@@ -1,20 +1,17 @@
 import type { Pool } from 'pg';
-import { applyMigrations } from '@rewind/event-store/postgres';
-import { memoryMigration1 } from './0001-memory-policies';
-import type { MemoryMigration } from './memory-migration';
+import { memoryMigrations } from './all';
 
 export type { MemoryMigration } from './memory-migration';
-
-/** Every memory migration, in order, over the quoted schema name `s`. */
-export function memoryMigrations(s: string): MemoryMigration[] {
-  return [memoryMigration1(s)];
-}
+export { memoryMigrations } from './all';
 
 /**
  * Applies memory's pending migrations (its own `memory_migrations` table, beside the event
- * store's) with the event store's runner: concurrent openers wait, then find them applied.
+ * store's) with the event store's runner: concurrent openers wait, then find them applied. The
+ * runner is loaded on first use, as `pg` is: the memory runtime (which names the PostgreSQL index)
+ * loads neither in a process on SQLite.
  */
 export async function migrateMemory(pool: Pool, schema: string): Promise<void> {
+  const { applyMigrations } = await import('@rewind/event-store/postgres');
   const client = await pool.connect();
   try {
     await applyMigrations(client, { schema, table: 'memory_migrations', lock: 'rewind.memory.migrate', migrations: memoryMigrations });
