@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # Generated clients against the real API, as a platform team would use them: OpenAPI Generator
-# (from Maven Central) makes typescript-fetch, java (native) and python clients from
+# (from Maven Central) makes typescript-fetch, java (native, and okhttp-gson: the generator's
+# default, which throws on any property the document does not declare) and python clients from
 # docs/openapi.json; each compiles and runs the same flow (flows/) against a live server.
-# Any failure fails the script (and CI).
+# Every answer the flows get passes through a proxy (test/support/validating-proxy.ts) that checks
+# it against the document with no undeclared property. Any failure fails the script (and CI).
 #
-#   bash scripts/openapi-clients/run.sh [typescript|java|python ...]   (default: all three)
+#   bash scripts/openapi-clients/run.sh [typescript|java|java-native|java-okhttp-gson|python ...]
+#   (default: all; java is both java libraries)
 #
 # Needs: java + mvn (Maven Central reachable), node with the repo built (npm run build), and
 # Debian's python3-pydantic, python3-urllib3, python3-dateutil for /usr/bin/python3 (installed
@@ -22,10 +25,16 @@ JAR=$CACHE/openapi-generator-cli-$GENERATOR_VERSION.jar
 CENTRAL=https://repo1.maven.org/maven2/org/openapitools/openapi-generator-cli/$GENERATOR_VERSION/openapi-generator-cli-$GENERATOR_VERSION.jar
 LANGUAGES=("$@")
 [ ${#LANGUAGES[@]} -gt 0 ] || LANGUAGES=(typescript java python)
+EXPANDED=()
+for language in "${LANGUAGES[@]}"; do
+  if [ "$language" = java ]; then EXPANDED+=(java-native java-okhttp-gson); else EXPANDED+=("$language"); fi
+done
+LANGUAGES=("${EXPANDED[@]}")
 
 fail() { echo "openapi-clients: $*" >&2; exit 1; }
 
 test -f apps/api/dist/main.js || fail "apps/api/dist/main.js is missing: run npm run build first"
+test -f dist/test/support/validating-proxy.js || fail "dist/test/support/validating-proxy.js is missing: run npm run build first"
 
 if [ ! -f "$JAR" ]; then
   echo "== OpenAPI Generator $GENERATOR_VERSION from Maven Central"
@@ -39,8 +48,13 @@ fi
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/rewind-openapi-clients.XXXXXX")
 SERVER_PID=
+PROXY_PID=
+stop() { # pid
+  if [ -n "$1" ]; then kill "$1" 2>/dev/null || true; wait "$1" 2>/dev/null || true; fi
+}
 cleanup() {
-  if [ -n "$SERVER_PID" ]; then kill "$SERVER_PID" 2>/dev/null || true; wait "$SERVER_PID" 2>/dev/null || true; fi
+  stop "$PROXY_PID"
+  stop "$SERVER_PID"
   if [ "${KEEP_WORK:-}" = "1" ]; then echo "openapi-clients: work dir kept: $WORK"; else rm -rf "$WORK"; fi
 }
 trap cleanup EXIT
@@ -64,7 +78,15 @@ for _ in $(seq 1 120); do
   sleep 0.5
 done
 curl -fs "http://127.0.0.1:$PORT/health/ready" >/dev/null || { cat "$WORK/server.log" >&2; fail "the server is not ready on port $PORT"; }
-export REWIND_URL="http://127.0.0.1:$PORT" REWIND_ADMIN_KEY="$ADMIN_KEY"
+
+echo "== the proxy that checks every answer against docs/openapi.json (no undeclared property)"
+REPORT=$WORK/undocumented-answers.txt
+node dist/test/support/validating-proxy.js "http://127.0.0.1:$PORT" "$REPORT" >"$WORK/proxy.port" 2>"$WORK/proxy.log" &
+PROXY_PID=$!
+for _ in $(seq 1 40); do [ -s "$WORK/proxy.port" ] && break; sleep 0.25; done
+PROXY_PORT=$(head -1 "$WORK/proxy.port")
+[ -n "$PROXY_PORT" ] || { cat "$WORK/proxy.log" >&2; fail "the validating proxy did not start"; }
+export REWIND_URL="http://127.0.0.1:$PROXY_PORT" REWIND_ADMIN_KEY="$ADMIN_KEY"
 
 for language in "${LANGUAGES[@]}"; do
   case "$language" in
@@ -79,15 +101,16 @@ for language in "${LANGUAGES[@]}"; do
         fail "typescript-fetch: the generated client (or the flow) does not compile"
       node "$out/build/flow.js" || fail "typescript-fetch: the flow failed"
       ;;
-    java)
-      echo "== java (native): generate, compile (mvn package), run the flow"
-      out=$WORK/java
-      generate java "$out" "library=native,hideGenerationTimestamp=true"
+    java-native | java-okhttp-gson)
+      library=${language#java-}
+      echo "== java ($library): generate, compile (mvn package), run the flow"
+      out=$WORK/$language
+      generate java "$out" "library=$library,hideGenerationTimestamp=true"
       mkdir -p "$out/src/main/java/flow"
-      cp "$HERE/flows/Flow.java" "$out/src/main/java/flow/Flow.java"
-      (cd "$out" && mvn -q -B package -DskipTests -Dmaven.javadoc.skip=true) || fail "java: the generated client (or the flow) does not compile"
-      (cd "$out" && mvn -q -B dependency:build-classpath -Dmdep.outputFile=classpath.txt) || fail "java: no classpath"
-      java -cp "$out/target/classes:$(cat "$out/classpath.txt")" flow.Flow || fail "java: the flow failed"
+      cp "$HERE/flows/Flow.java" "$HERE/flows/$language/Clients.java" "$out/src/main/java/flow/"
+      (cd "$out" && mvn -q -B package -DskipTests -Dmaven.javadoc.skip=true) || fail "java ($library): the generated client (or the flow) does not compile"
+      (cd "$out" && mvn -q -B dependency:build-classpath -Dmdep.outputFile=classpath.txt) || fail "java ($library): no classpath"
+      java -cp "$out/target/classes:$(cat "$out/classpath.txt")" flow.Flow || fail "java ($library): the flow failed"
       ;;
     python)
       echo "== python: generate, compile, run the flow (Debian's pydantic, urllib3, dateutil)"
@@ -103,8 +126,15 @@ for language in "${LANGUAGES[@]}"; do
       "$PYTHON" -m compileall -q "$out/rewind_client" >/dev/null || fail "python: the generated client does not compile"
       PYTHONPATH="$out" "$PYTHON" "$HERE/flows/flow.py" || fail "python ($generator): the flow failed"
       ;;
-    *) fail "unknown language $language (typescript, java, python)" ;;
+    *) fail "unknown language $language (typescript, java, java-native, java-okhttp-gson, python)" ;;
   esac
 done
 kill -0 "$SERVER_PID" 2>/dev/null || { cat "$WORK/server.log" >&2; fail "the server died during the flows"; }
+stop "$PROXY_PID"
+PROXY_PID=
+cat "$WORK/proxy.log" >&2
+if [ -s "$REPORT" ]; then
+  cat "$REPORT" >&2
+  fail "$(wc -l <"$REPORT") answer(s) of the flows do not match docs/openapi.json (undeclared properties included): declare them in apps/api/src/openapi, then npm run openapi"
+fi
 echo "openapi-clients: ${LANGUAGES[*]}: generated, compiled, and the flow passed"

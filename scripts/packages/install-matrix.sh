@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The public packages as users get them: `npm pack` of each (scripts/packages/workspace.mjs
 # says which are public), each tarball checked (no specs, nothing that loads a test
-# framework, @arethetypeswrong/cli with 0 problems under node16-CJS, node16-ESM and bundler,
+# framework, @arethetypeswrong/cli with 0 problems in every entry point under every resolution
+# (node10, node16-CJS, node16-ESM, bundler; the test helpers are exported by no package),
 # `npm publish --dry-run` without a warning), then installed into fresh projects outside the
 # repository, each type-checked against the shipped typings and run against a live API:
 #   esm-langgraph       ESM TypeScript (nodenext), LangGraph with the in-process and the HTTP saver
@@ -49,13 +50,12 @@ while read -r name dir; do
   [ -z "$loaders" ] || fail "$name ships modules that load a test framework: $loaders"
   [ -e "$unpacked/package/README.md" ] || fail "$name: README.md is missing from the tarball"
   node -e 'const m = require(process.argv[1]); for (const f of ["license", "description", "engines"]) if (!m[f]) throw new Error(`${m.name}: no "${f}" in package.json`)' "$unpacked/package/package.json"
-  # The testing subpaths are not published (see scripts/packages/exports.mjs).
-  excluded=$(workspace testing-subpaths "$name" | xargs)
-  # shellcheck disable=SC2086 # one argument per excluded entry point
-  if ! report=$("$root/node_modules/.bin/attw" "${tarball[$name]}" --profile node16 --format ascii ${excluded:+--exclude-entrypoints $excluded} 2>&1); then
+  # Every entry point, every resolution mode (what a user running attw on the package sees): any problem fails.
+  if ! report=$("$root/node_modules/.bin/attw" "${tarball[$name]}" --format ascii 2>&1); then
     echo "$report" >&2
     fail "$name: @arethetypeswrong/cli found problems"
   fi
+  grep -q 'No problems found' <<<"$report" || { echo "$report" >&2 && fail "$name: @arethetypeswrong/cli did not report 'No problems found'"; }
   entries=$(grep '^"@rewind/' <<<"$report" | grep -vc '/package.json"' || true)
   publish=$(cd "$scratch" && npm publish --dry-run --access public "${tarball[$name]}" 2>&1) || {
     echo "$publish" >&2
@@ -63,7 +63,7 @@ while read -r name dir; do
   }
   # A warning about the package (fields npm corrects, files) fails; CI is not logged in to the registry.
   ! grep -i 'npm warn' <<<"$publish" | grep -v 'requires you to be logged in' || fail "$name: npm publish --dry-run warned"
-  printf '%-22s %6s KB  attw: 0 problems (%s entry points; node16-cjs, node16-esm, bundler)  publish --dry-run: clean\n' \
+  printf '%-22s %6s KB  attw: 0 problems (%s entry points; node10, node16-cjs, node16-esm, bundler)  publish --dry-run: clean\n' \
     "$name" "$(($(stat -c %s "${tarball[$name]}") / 1024))" "$entries"
 done < <(workspace public)
 

@@ -43,6 +43,32 @@ export function publicPackages(packages = workspacePackages()) {
 export const isTestingSubpath = (subpath) => /(^|\/)testing(\/|$)/.test(subpath);
 
 /**
+ * The repository's test helpers (they load vitest and fast-check): imported by their package's
+ * name, but no package exports them, so an installed package has no entry point it cannot load.
+ * The repository resolves them by alias instead: `paths` in tsconfig.base.json (exports.mjs writes
+ * it) and `resolve.alias` in vitest.config.mts. Specifier -> source, relative to the repository.
+ */
+export const TESTING_ENTRIES = {
+  '@rewind/domain/testing': 'libs/domain/src/testing/index.ts',
+  '@rewind/event-store/testing': 'libs/event-store/src/testing/index.ts',
+  '@rewind/event-store/testing/postgres': 'libs/event-store/src/testing/postgres-test-database.ts',
+  '@rewind/memory/testing': 'libs/memory/src/testing/index.ts',
+  '@rewind/messaging/kafka/testing': 'libs/messaging/src/kafka/testing/index.ts',
+  '@rewind/messaging/testing': 'libs/messaging/src/testing/index.ts',
+  '@rewind/projections/testing': 'libs/projections/src/testing/index.ts',
+};
+
+/** The folders of a package's test helpers under dist/ (left out of its tarball), e.g. `dist/kafka/testing`. */
+export function testingDistFolders(pkg) {
+  return Object.values(TESTING_ENTRIES)
+    .filter((source) => source.startsWith(`${pkg.dir}/src/`))
+    .map((source) => source.slice(`${pkg.dir}/src/`.length).replace(/\/[^/]+$/, ''))
+    .filter((folder, i, all) => all.indexOf(folder) === i)
+    .map((folder) => `dist/${folder}`)
+    .sort();
+}
+
+/**
  * The published entry points of a package: subpath -> its TypeScript source (the
  * `@rewind/source` condition), the ESM entry name (dist/esm/<entry>.mjs) and the CommonJS
  * file tsc emits (dist/<same path>.js).
@@ -87,7 +113,6 @@ export function repositoryVersionOf(name, packages = workspacePackages()) {
 //   node scripts/packages/workspace.mjs installed-with A B  -> the @rewind packages A and B install
 //   node scripts/packages/workspace.mjs versions x y        -> "x@<version> y@<version>"
 //   node scripts/packages/workspace.mjs third-party-dependencies A B  -> what they install from the registry
-//   node scripts/packages/workspace.mjs testing-subpaths A  -> A's unpublished testing subpaths
 if (process.argv[1] && resolve(process.argv[1]) === resolve(import.meta.filename)) {
   const [command, ...args] = process.argv.slice(2);
   const packages = workspacePackages();
@@ -100,10 +125,6 @@ if (process.argv[1] && resolve(process.argv[1]) === resolve(import.meta.filename
       ),
     ],
     versions: () => [args.map((name) => `${name}@${repositoryVersionOf(name, packages)}`).join(' ')],
-    'testing-subpaths': () =>
-      Object.keys(packages.get(args[0]).manifest.exports ?? {})
-        .filter(isTestingSubpath)
-        .map((s) => s.slice(2)),
   }[command];
   if (!lines) throw new Error(`unknown command ${command}`);
   console.log(lines().join('\n'));

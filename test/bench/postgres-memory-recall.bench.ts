@@ -12,10 +12,13 @@
 import { parseArgs } from 'node:util';
 import { performance } from 'node:perf_hooks';
 import { Pool } from 'pg';
-import { createTestDatabase } from '@rewind/event-store/testing/postgres';
+import type * as PostgresTesting from '@rewind/event-store/testing/postgres';
 import type { MemoryItem } from '@rewind/memory';
 import { PostgresVectorIndex } from '@rewind/memory/postgres';
+import { builtTestHelper } from './built-test-helper';
 import { summarize } from './stats';
+
+const { createTestDatabase } = builtTestHelper<typeof PostgresTesting>('libs/event-store/dist/testing/postgres-test-database.js');
 
 const { values } = parseArgs({
   options: {

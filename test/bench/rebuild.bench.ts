@@ -23,7 +23,10 @@ import type { EventStore } from '@rewind/event-store';
 import { PostgresEventStore } from '@rewind/event-store/postgres';
 import { SqliteEventStore } from '@rewind/event-store/sqlite';
 import { ProjectionSupervisor, ReadModelDatabase, SILENT_LOGGER, type ReadModelConfig } from '@rewind/projections';
-import { appendWorkload } from '@rewind/projections/testing';
+import type * as ProjectionsTesting from '@rewind/projections/testing';
+import { builtTestHelper } from './built-test-helper';
+
+const { appendWorkload } = builtTestHelper<typeof ProjectionsTesting>('libs/projections/dist/testing/workload.js');
 
 interface ChildReport {
   exitCode: number;

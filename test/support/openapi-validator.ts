@@ -16,6 +16,15 @@ interface Route {
   responses: Json;
 }
 
+export interface ResponseValidatorOptions {
+  /**
+   * Refuse properties the document does not declare (every object schema with `properties` and no
+   * `additionalProperties` is checked as closed), as strict generated clients do: OpenAPI
+   * Generator's okhttp-gson Java client throws on a field its model does not know.
+   */
+  refuseUndeclared?: boolean;
+}
+
 /**
  * Checks each HTTP answer against docs/openapi.json (the committed document, which a test keeps
  * equal to what the app serves): the status must be documented for the operation, and the body
@@ -26,11 +35,17 @@ export class OpenApiResponseValidator {
   private readonly routes: Route[];
   private readonly compiled = new Map<string, ValidateFunction>();
 
-  constructor(private readonly document: Json = JSON.parse(readFileSync(committedDocumentPath(), 'utf8'))) {
+  private readonly refuseUndeclared: boolean;
+
+  constructor(
+    private readonly document: Json = JSON.parse(readFileSync(committedDocumentPath(), 'utf8')),
+    options: ResponseValidatorOptions = {},
+  ) {
+    this.refuseUndeclared = options.refuseUndeclared ?? false;
     // strict: false ignores the annotation keywords OpenAPI adds (example, discriminator); validation is unchanged.
     this.ajv = new Ajv2020({ strict: false, allErrors: true, allowUnionTypes: true });
     addFormats(this.ajv);
-    this.ajv.addSchema({ $id: DOCUMENT_ID, components: { schemas: document.components.schemas } });
+    this.ajv.addSchema({ $id: DOCUMENT_ID, components: { schemas: this.closed(document.components.schemas as Json) } });
     this.routes = Object.entries(document.paths as Json).flatMap(([path, item]) =>
       Object.entries(item as Json).map(([method, operation]) => ({
         method: method.toUpperCase(),
@@ -63,6 +78,11 @@ export class OpenApiResponseValidator {
     return `${method} ${path} (${route.operationId}) ${status}: the body does not match the OpenAPI document: ${errors.join('; ')}. Body: ${JSON.stringify(body).slice(0, 500)}`;
   }
 
+  /** The schema as checked: a copy with every object closed when undeclared properties are refused. */
+  private closed(schema: Json): Json {
+    return this.refuseUndeclared ? closeObjects(structuredClone(schema)) : schema;
+  }
+
   private resolve(pointer: string): Json {
     return pointer
       .replace(/^#\//, '')
@@ -74,11 +94,25 @@ export class OpenApiResponseValidator {
     let validate = this.compiled.get(key);
     if (!validate) {
       const rooted = JSON.parse(JSON.stringify(schema).replaceAll('"#/components/', `"${DOCUMENT_ID}#/components/`)) as Json;
-      validate = this.ajv.compile(rooted);
+      validate = this.ajv.compile(this.closed(rooted));
       this.compiled.set(key, validate);
     }
     return validate;
   }
+}
+
+/** Marks every object schema that lists its properties (and says nothing of others) as closed; the document has no allOf to break. */
+function closeObjects(node: unknown): Json {
+  if (Array.isArray(node)) node.forEach(closeObjects);
+  else if (node !== null && typeof node === 'object') {
+    const schema = node as Json;
+    for (const [key, child] of Object.entries(schema)) if (key !== 'example' && key !== 'examples' && key !== 'properties') closeObjects(child);
+    if (schema.properties && typeof schema.properties === 'object') {
+      Object.values(schema.properties as Json).forEach(closeObjects);
+      if (schema.additionalProperties === undefined && schema.patternProperties === undefined) schema.additionalProperties = false;
+    }
+  }
+  return node as Json;
 }
 
 /** docs/openapi.json of this checkout, from the sources or from their compiled copy in dist/. */

@@ -1,4 +1,6 @@
-// First: tracing patches http before Fastify loads it.
+// First: the Node.js version (an older one crashes silently on the native addons).
+import './require-node-24';
+// Then tracing: it patches http before Fastify loads it.
 import { tracing } from './tracing-setup';
 import 'reflect-metadata';
 import { ConfigError, loadConfig } from '@rewind/config';

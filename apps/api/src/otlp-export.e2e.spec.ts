@@ -6,10 +6,11 @@
  * the registries reachable (npm, Maven Central, Debian) carry the SDKs, the exporters and the
  * Java proto classes, not a collector. So the receiver is an HTTP server in this test that
  * speaks the OTLP/HTTP protocol of the specification (POST /v1/traces, an
- * ExportTraceServiceRequest in the JSON encoding the API's exporter sends — its protocol is
- * http/json — answered by an ExportTraceServiceResponse) and decodes the request by the
- * protobuf JSON mapping of opentelemetry-proto: hex ids, integer span kinds, typed AnyValues.
- * Anything else it receives fails the test.
+ * ExportTraceServiceRequest answered by an ExportTraceServiceResponse) in both encodings:
+ * binary protobuf (application/x-protobuf, http/protobuf: the specification's default), decoded
+ * field by field from the wire format with opentelemetry-proto's field numbers, and JSON
+ * (application/json, http/json) by the protobuf JSON mapping: hex ids, integer span kinds, typed
+ * AnyValues. Anything else it receives fails the test.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -28,6 +29,8 @@ type AnyValue = { stringValue?: string; intValue?: number | string; boolValue?: 
 type KeyValue = { key: string; value: AnyValue };
 
 interface ReceivedSpan {
+  /** The content-type the export came in. */
+  encoding: string;
   service: string;
   resource: Record<string, unknown>;
   traceId: string;
@@ -69,6 +72,7 @@ function decodeExportRequest(body: string): ReceivedSpan[] {
           throw new Error(`not an OTLP span: ${JSON.stringify(span)}`);
         }
         spans.push({
+          encoding: 'application/json',
           service: resource['service.name'] as string,
           resource,
           traceId,
@@ -77,6 +81,110 @@ function decodeExportRequest(body: string): ReceivedSpan[] {
           name: span.name,
           kind: span.kind as number,
           attributes: attributesOf(span.attributes as KeyValue[] | undefined),
+        });
+      }
+    }
+  }
+  return spans;
+}
+
+/** One field of a protobuf message on the wire: varints as bigint, fixed64 as 8 bytes, length-delimited as bytes. */
+type WireField = { number: number; varint?: bigint; bytes?: Buffer };
+
+/** Splits a protobuf message into its fields (wire types 0, 1, 2 and 5; groups are not OTLP). */
+function wireFields(message: Buffer): WireField[] {
+  const fields: WireField[] = [];
+  let at = 0;
+  const varint = (): bigint => {
+    let value = 0n;
+    for (let shift = 0n; ; shift += 7n) {
+      if (at >= message.length) throw new Error('protobuf: a varint runs past the end of the message');
+      const byte = message[at++]!;
+      value |= BigInt(byte & 0x7f) << shift;
+      if (byte < 0x80) return value;
+    }
+  };
+  while (at < message.length) {
+    const key = Number(varint());
+    const number = key >>> 3;
+    const wireType = key & 7;
+    if (wireType === 0) fields.push({ number, varint: varint() });
+    else if (wireType === 1 || wireType === 5) {
+      const size = wireType === 1 ? 8 : 4;
+      fields.push({ number, bytes: message.subarray(at, at + size) });
+      at += size;
+    } else if (wireType === 2) {
+      const length = Number(varint());
+      if (at + length > message.length) throw new Error('protobuf: a length-delimited field runs past the end of the message');
+      fields.push({ number, bytes: message.subarray(at, at + length) });
+      at += length;
+    } else throw new Error(`protobuf: wire type ${wireType} is not used by OTLP`);
+  }
+  return fields;
+}
+
+const all = (fields: WireField[], number: number): Buffer[] => fields.filter((f) => f.number === number).map((f) => f.bytes!);
+const one = (fields: WireField[], number: number): Buffer | undefined => all(fields, number)[0];
+
+/** opentelemetry.proto.common.v1.AnyValue. */
+function protoValueOf(message: Buffer): unknown {
+  const field = wireFields(message)[0];
+  if (!field) return null;
+  switch (field.number) {
+    case 1:
+      return field.bytes!.toString('utf8');
+    case 2:
+      return field.varint !== 0n;
+    case 3:
+      return Number(BigInt.asIntN(64, field.varint!));
+    case 4:
+      return field.bytes!.readDoubleLE(0);
+    case 5:
+      return all(wireFields(field.bytes!), 1).map(protoValueOf);
+    default:
+      throw new Error(`protobuf: AnyValue field ${field.number} is not expected here`);
+  }
+}
+
+/** repeated opentelemetry.proto.common.v1.KeyValue (key = 1, value = 2). */
+const protoAttributesOf = (list: Buffer[]): Record<string, unknown> =>
+  Object.fromEntries(
+    list.map((kv) => {
+      const fields = wireFields(kv);
+      const value = one(fields, 2);
+      return [one(fields, 1)!.toString('utf8'), value ? protoValueOf(value) : null];
+    }),
+  );
+
+/** Decodes an ExportTraceServiceRequest in the binary protobuf encoding (opentelemetry-proto's field numbers). */
+function decodeProtobufExportRequest(body: Buffer): ReceivedSpan[] {
+  const spans: ReceivedSpan[] = [];
+  for (const resourceSpans of all(wireFields(body), 1)) {
+    const rs = wireFields(resourceSpans);
+    const resourceMessage = one(rs, 1);
+    const resource = resourceMessage ? protoAttributesOf(all(wireFields(resourceMessage), 1)) : {};
+    for (const scopeSpans of all(rs, 2)) {
+      for (const spanMessage of all(wireFields(scopeSpans), 2)) {
+        const span = wireFields(spanMessage);
+        const traceId = one(span, 1)?.toString('hex') ?? '';
+        const spanId = one(span, 2)?.toString('hex') ?? '';
+        const parentSpanId = one(span, 4)?.toString('hex') ?? '';
+        if (!/^[0-9a-f]{32}$/.test(traceId) || !/^[0-9a-f]{16}$/.test(spanId) || !/^([0-9a-f]{16})?$/.test(parentSpanId)) {
+          throw new Error(`ids of the wrong size: ${JSON.stringify({ traceId, spanId, parentSpanId })}`);
+        }
+        const kind = Number(span.find((f) => f.number === 6)?.varint ?? 0n);
+        const name = one(span, 5)?.toString('utf8');
+        if (!name || kind < 0 || kind > 5) throw new Error(`not an OTLP span: name ${name}, kind ${kind}`);
+        spans.push({
+          encoding: 'application/x-protobuf',
+          service: resource['service.name'] as string,
+          resource,
+          traceId,
+          spanId,
+          parentSpanId,
+          name,
+          kind,
+          attributes: protoAttributesOf(all(span, 9)),
         });
       }
     }
@@ -98,9 +206,16 @@ class OtlpReceiver {
       request.on('end', () => {
         try {
           if (request.method !== 'POST' || request.url !== '/v1/traces') throw new Error(`${request.method} ${request.url} is not the traces endpoint`);
-          if (!request.headers['content-type']?.startsWith('application/json')) throw new Error(`unexpected content-type ${request.headers['content-type']}`);
-          this.spans.push(...decodeExportRequest(Buffer.concat(chunks).toString('utf8')));
-          response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+          const body = Buffer.concat(chunks);
+          const contentType = request.headers['content-type'] ?? '';
+          if (contentType.startsWith('application/x-protobuf')) {
+            this.spans.push(...decodeProtobufExportRequest(body));
+            // An empty ExportTraceServiceResponse: full success.
+            response.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
+          } else if (contentType.startsWith('application/json')) {
+            this.spans.push(...decodeExportRequest(body.toString('utf8')));
+            response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+          } else throw new Error(`unexpected content-type ${contentType}`);
         } catch (error) {
           this.problems.push((error as Error).message);
           response.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ code: 3, message: (error as Error).message }));
@@ -194,8 +309,17 @@ describe('OTLP export from the API process (an OTLP/HTTP receiver in the test)',
         receiver.of(service).find((s) => s.kind === SERVER && s.name === 'POST /v1/sessions/:id/messages'),
       );
       expect(receiver.problems).toEqual([]);
+      // No OTEL_EXPORTER_OTLP_PROTOCOL: the specification's default, http/protobuf.
+      expect(new Set(receiver.of(service).map((s) => s.encoding))).toEqual(new Set(['application/x-protobuf']));
       expect(route.attributes['http.route']).toBe('/v1/sessions/:id/messages');
-      expect(route.resource).toMatchObject({ 'service.name': service, 'deployment.environment.name': 'e2e', 'service.namespace': 'rewind-tests' });
+      expect(route.resource).toMatchObject({
+        'service.name': service,
+        'deployment.environment.name': 'e2e',
+        'service.namespace': 'rewind-tests',
+        'telemetry.sdk.name': 'opentelemetry',
+        'telemetry.sdk.language': 'nodejs',
+        'telemetry.sdk.version': expect.stringMatching(/^\d+\.\d+\.\d+/),
+      });
       // The process's default name is overridden: nothing arrives as rewind-api.
       expect(receiver.spans.filter((s) => s.service === 'rewind-api')).toEqual([]);
 
@@ -259,6 +383,27 @@ describe('OTLP export from the API process (an OTLP/HTTP receiver in the test)',
       }
     });
   });
+
+  it.each([
+    ['OTEL_EXPORTER_OTLP_PROTOCOL', 'http/json', 'application/json'],
+    ['OTEL_EXPORTER_OTLP_TRACES_PROTOCOL', 'http/protobuf', 'application/x-protobuf'],
+  ])(
+    'honours %s=%s (sent as %s), with the same spans and resource',
+    async (variable, protocol, encoding) => {
+      const service = `rewind-api-otlp-${protocol.replace('/', '-')}`;
+      // The traces-specific variable wins over the general one.
+      const env: Record<string, string> =
+        variable === 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL' ? { [variable]: protocol, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' } : { [variable]: protocol };
+      const http = await startApi({ OTEL_SERVICE_NAME: service, ...env });
+      expect((await http('POST', '/v1/sessions', { sessionId: 'encoded' })).status).toBe(201);
+      const route = await until('the start route span', () => receiver.of(service).find((s) => s.kind === SERVER && s.name === 'POST /v1/sessions'));
+      await until('the command span', () => receiver.of(service).find((s) => s.name === 'rewind.command' && s.parentSpanId === route.spanId));
+      expect(receiver.problems).toEqual([]);
+      expect(new Set(receiver.of(service).map((s) => s.encoding))).toEqual(new Set([encoding]));
+      expect(route.resource).toMatchObject({ 'service.name': service, 'telemetry.sdk.language': 'nodejs', 'telemetry.sdk.name': 'opentelemetry' });
+    },
+    30_000,
+  );
 
   it('exports nothing with OTEL_TRACES_SAMPLER=always_off, and keeps no traceparent with the events', async () => {
     const service = 'rewind-api-otlp-unsampled';

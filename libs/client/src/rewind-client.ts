@@ -103,9 +103,7 @@ export class RewindClient {
 
   /** What the LLM should see. The agent's thoughts are left out unless `includeThoughts` is true. */
   getContext(id: string, query?: { maxTurns?: number; maxChars?: number; at?: number; includeThoughts?: boolean }): Promise<Context> {
-    const { includeThoughts, ...rest } = query ?? {};
-    const params = includeThoughts === undefined ? rest : { ...rest, includeThoughts: includeThoughts ? ('true' as const) : ('false' as const) };
-    return data(this.api.GET('/v1/sessions/{id}/context', { params: { path: { id }, query: params } }));
+    return data(this.api.GET('/v1/sessions/{id}/context', { params: { path: { id }, query: query ?? {} } }));
   }
 
   // ---- steps --------------------------------------------------------------------------

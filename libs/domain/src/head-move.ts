@@ -2,7 +2,7 @@ import type { MoveHead } from './commands';
 import { conflict, invalid, notFound } from './errors';
 import type { HeadMoveKind, PlannedEffect } from './events';
 import type { EffectOutcome, PathState, SessionState, ToolCall } from './state';
-import { unfillableRefs } from './templates';
+import { fillCompensation, unfillableRefs } from './templates';
 import { commonAncestor, isAncestor, isNode, parentOf } from './timeline';
 
 export interface HeadMoveTarget {
@@ -158,4 +158,24 @@ export function planHeadMove(state: SessionState, target: HeadMoveTarget, target
     irreversible: effects.filter((e) => e.action === 'skip' && e.effect.kind === 'irreversible' && e.callStatus !== 'failed'),
     compensatedOnTheWay,
   };
+}
+
+/**
+ * A plan as a dry run shows it: each compensation that will be sent carries its target and payload
+ * filled from the call's input and output (`/bookings/H-1/cancel`, not `/bookings/{{output.bookingId}}/cancel`),
+ * as the saga will send them. Ones it cannot fill (a reason says why) keep their template. Only
+ * for answers: the plan a rollback records keeps the templates, filled when sent.
+ */
+export function withFilledCompensations(plan: HeadMovePlan, path: PathState): HeadMovePlan {
+  const filled = (planned: PlannedEffect): PlannedEffect => {
+    const spec = planned.effect.compensation;
+    const call = Object.hasOwn(path.toolCalls, planned.toolCallId) ? path.toolCalls[planned.toolCallId] : undefined;
+    if (!spec || !call || planned.action !== 'compensate' || planned.reason !== null) return planned;
+    const { target, payload } = fillCompensation(spec, { input: call.input, output: call.output });
+    return {
+      ...planned,
+      effect: { ...planned.effect, compensation: { ...spec, target, ...(spec.payload !== undefined ? { payload: payload as typeof spec.payload } : {}) } },
+    };
+  };
+  return { ...plan, effects: plan.effects.map(filled), toCompensate: plan.toCompensate.map(filled), irreversible: plan.irreversible.map(filled) };
 }

@@ -1,11 +1,10 @@
 import { context, propagation, SpanStatusCode, trace, type Attributes } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { setGlobalErrorHandler, W3CTraceContextPropagator } from '@opentelemetry/core';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { registerInstrumentations } from '@opentelemetry/instrumentation';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
-import { detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
+import { defaultResource, detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import {
   AlwaysOffSampler,
   AlwaysOnSampler,
@@ -18,11 +17,12 @@ import {
   type Sampler,
   type SpanExporter,
 } from '@opentelemetry/sdk-trace';
+import { otlpTraceExporter, otlpTracesProtocol } from './otlp-exporter';
 
 export interface TracingOptions {
   /** `service.name` of the spans (rewind-api, rewind-worker). */
   serviceName: string;
-  /** OTLP/HTTP traces endpoint, e.g. http://otel-collector:4318/v1/traces (OTEL_EXPORTER_OTLP_TRACES_ENDPOINT). */
+  /** OTLP/HTTP traces endpoint, e.g. http://otel-collector:4318/v1/traces (OTEL_EXPORTER_OTLP_TRACES_ENDPOINT); its encoding from OTEL_EXPORTER_OTLP_[TRACES_]PROTOCOL. */
   otlpEndpoint?: string;
   /** Tests: an exporter that receives every span at once (e.g. InMemorySpanExporter). */
   exporter?: SpanExporter;
@@ -95,10 +95,12 @@ export interface Tracing {
  */
 export function startTracing(options: TracingOptions): Tracing | null {
   const env = options.env ?? process.env;
-  // The exporter reads the rest of OTEL_EXPORTER_OTLP_* (headers, timeout, compression) itself.
-  const exporter = options.exporter ?? (options.otlpEndpoint ? new OTLPTraceExporter({ url: options.otlpEndpoint }) : null);
-  if (!exporter) return null;
   const warn = options.warn ?? ((message: string) => process.stderr.write(`${JSON.stringify({ level: 'warn', context: 'Tracing', msg: message })}\n`));
+  const { protocol, unsupported } = otlpTracesProtocol(env);
+  // The exporter reads the rest of OTEL_EXPORTER_OTLP_* (headers, timeout, compression) itself.
+  const exporter = options.exporter ?? (options.otlpEndpoint ? otlpTraceExporter(options.otlpEndpoint, protocol) : null);
+  if (!exporter) return null;
+  if (unsupported && !options.exporter) warn(unsupported);
   let warned = false;
   // An unreachable collector must not flood the log: the first failure is reported, the rest are not.
   setGlobalErrorHandler((error) => {
@@ -107,8 +109,11 @@ export function startTracing(options: TracingOptions): Tracing | null {
     warn(`Spans could not be exported (reported once): ${error instanceof Error ? error.message : String(error)}`);
   });
   const provider = new TracerProvider({
-    // OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES win over the default name.
-    resource: resourceFromAttributes({ 'service.name': options.serviceName }).merge(detectResources({ detectors: [envDetector] })),
+    // telemetry.sdk.name/language/version (the SDK's default resource), then the process's name;
+    // OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES win over both.
+    resource: defaultResource()
+      .merge(resourceFromAttributes({ 'service.name': options.serviceName }))
+      .merge(detectResources({ detectors: [envDetector] })),
     sampler: samplerFromEnv(env),
     spanProcessors: [options.exporter ? new SimpleSpanProcessor({ exporter }) : new BatchSpanProcessor({ exporter, ...batchConfigFromEnv(env) })],
   });

@@ -1,6 +1,5 @@
 package flow;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -17,21 +16,14 @@ import org.openapitools.client.api.TimeTravelApi;
 import org.openapitools.client.model.*;
 
 /**
- * The flow every generated client runs (see ../run.sh), here with the java (native) client:
- * copied into the generated project and compiled with it. Reads REWIND_URL and REWIND_ADMIN_KEY;
+ * The flow every generated client runs (see ../run.sh), here with the java clients (native and
+ * okhttp-gson): copied into the generated project with the library's Clients.java (java-native/,
+ * java-okhttp-gson/: how that library authenticates and reads a refusal) and compiled with it. Reads REWIND_URL and REWIND_ADMIN_KEY;
  * throws (exit 1) on the first thing that is not as documented.
  */
 public final class Flow {
   private static void check(boolean condition, String what) {
-    if (!condition) throw new AssertionError("flow (java): " + what);
-  }
-
-  private static ApiClient client(String key) {
-    ApiClient client = new ApiClient();
-    client.updateBaseUri(System.getenv("REWIND_URL"));
-    // The native library leaves authentication to the caller: the bearer key goes on every request.
-    client.setRequestInterceptor(request -> request.header("Authorization", "Bearer " + key));
-    return client;
+    if (!condition) throw new AssertionError("flow (java, " + Clients.LIBRARY + "): " + what);
   }
 
   /** The refusal a call answered with, typed by the generated model. */
@@ -39,14 +31,14 @@ public final class Flow {
     void run() throws ApiException;
   }
 
-  private static ErrorResponse refusal(Call call, int status, ObjectMapper mapper) throws IOException {
+  private static ErrorResponse refusal(Call call, int status) throws IOException {
     try {
       call.run();
     } catch (ApiException error) {
       check(error.getCode() == status, "expected " + status + ", got " + error.getCode() + ": " + error.getResponseBody());
-      return mapper.readValue(error.getResponseBody(), ErrorResponse.class);
+      return Clients.error(error.getResponseBody());
     }
-    throw new AssertionError("flow (java): the call succeeded but should have been refused");
+    throw new AssertionError("flow (java, " + Clients.LIBRARY + "): the call succeeded but should have been refused");
   }
 
   public static void main(String[] args) throws Exception {
@@ -66,12 +58,11 @@ public final class Flow {
     String compensatorUrl = "http://127.0.0.1:" + compensator.getAddress().getPort();
     try {
       // An admin key makes a write key; the flow runs with that one.
-      KeysApi admin = new KeysApi(client(System.getenv("REWIND_ADMIN_KEY")));
+      KeysApi admin = new KeysApi(Clients.client(System.getenv("REWIND_ADMIN_KEY")));
       ApiKeySecret created = admin.createApiKey(
-          new CreateApiKeyDto().name("openapi-clients flow (java)").scopes(List.of(CreateApiKeyDto.ScopesEnum.WRITE, CreateApiKeyDto.ScopesEnum.READ)));
+          new CreateApiKeyDto().name("openapi-clients flow (java, " + Clients.LIBRARY + ")").scopes(List.of(CreateApiKeyDto.ScopesEnum.WRITE, CreateApiKeyDto.ScopesEnum.READ)));
       check(created.getKey().startsWith("rwd_") && created.getRecord().getScopes().contains(ApiKey.ScopesEnum.WRITE), "createApiKey answers the secret and the record");
-      ApiClient client = client(created.getKey());
-      ObjectMapper mapper = client.getObjectMapper();
+      ApiClient client = Clients.client(created.getKey());
       SessionsApi sessions = new SessionsApi(client);
       StepsApi steps = new StepsApi(client);
       TimeTravelApi timeTravel = new TimeTravelApi(client);
@@ -109,7 +100,7 @@ public final class Flow {
       check(calls.size() == 1 && calls.get(0).startsWith("/bookings/B-42/cancel key=") && !calls.get(0).endsWith("key=null"),
           "the compensator was called once with an Idempotency-Key: " + calls);
 
-      ErrorResponse redo = refusal(() -> timeTravel.redo(id, new RedoDto(), null, null, null), 409, mapper);
+      ErrorResponse redo = refusal(() -> timeTravel.redo(id, new RedoDto(), null, null, null), 409);
       check(redo.getError().getCode() == ErrorResponseError.CodeEnum.COMPENSATED_EFFECTS_ON_PATH, "a redo over a compensated effect is refused: " + redo);
 
       Context context = sessions.getContext(id, null, null, null, null, null);
@@ -118,11 +109,11 @@ public final class Flow {
       Timeline timeline = sessions.getTimeline(id, null, null);
       check(timeline.getHead().equals(rolledBack.getHead()) && timeline.getRollbacks().size() == 2 && timeline.getNodes().size() >= 6, "the timeline shows both moves");
 
-      ErrorResponse missing = refusal(() -> sessions.getSession(id + "-missing"), 404, mapper);
+      ErrorResponse missing = refusal(() -> sessions.getSession(id + "-missing"), 404);
       check(missing.getError().getCode() == ErrorResponseError.CodeEnum.SESSION_NOT_FOUND, "an unknown session is a typed 404: " + missing);
-      ErrorResponse conflict = refusal(() -> sessions.startSession(new StartSessionDto().sessionId(id), null, null, null), 409, mapper);
+      ErrorResponse conflict = refusal(() -> sessions.startSession(new StartSessionDto().sessionId(id), null, null, null), 409);
       check(conflict.getError().getCode() == ErrorResponseError.CodeEnum.SESSION_EXISTS, "a second start is a typed 409: " + conflict);
-      System.out.println("flow (java): passed");
+      System.out.println("flow (java, " + Clients.LIBRARY + "): passed");
     } finally {
       compensator.stop(0);
     }

@@ -133,7 +133,7 @@ async function main(): Promise<void> {
       (await sessions.getContext({ id })).items.every((item) => item.kind !== 'thought'),
       'the context leaves thoughts out',
     );
-    const withThoughts = await sessions.getContext({ id, includeThoughts: 'true' });
+    const withThoughts = await sessions.getContext({ id, includeThoughts: true });
     const thought = withThoughts.items.find((item) => item.kind === 'thought');
     check(thought?.kind === 'thought' && thought.steps[0] === 'city: Lisbon', `asked for, the thought is in the context: ${JSON.stringify(withThoughts)}`);
     console.log('flow (typescript-fetch): passed');

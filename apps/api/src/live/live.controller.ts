@@ -1,4 +1,4 @@
-import { Controller, Headers, Param, Sse, type MessageEvent } from '@nestjs/common';
+import { Controller, createParamDecorator, Param, Sse, type ExecutionContext, type MessageEvent } from '@nestjs/common';
 import { ApiBearerAuth, ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Observable } from 'rxjs';
 import { sessionStreamId, sessionStreamPrefix, type Caller } from '@rewind/engine';
@@ -17,6 +17,15 @@ const LAST_EVENT_ID = {
   description: 'Resume after this event id (the `id:` of the last event received): what was missed is sent first.',
 };
 
+/**
+ * The Last-Event-ID header, when sent. Not `@Headers('last-event-id')`: Swagger documents that as
+ * a second, required header parameter beside the optional one @ApiHeader describes.
+ */
+const LastEventId = createParamDecorator((_: unknown, ctx: ExecutionContext): string | undefined => {
+  const value: unknown = ctx.switchToHttp().getRequest<{ headers: Record<string, unknown> }>().headers['last-event-id'];
+  return typeof value === 'string' ? value : undefined;
+});
+
 const STREAM_DESCRIPTION =
   "Server-sent events (`text/event-stream`): `ready` (a session's stream: data `{version}`, what the stream starts after), then one `change` per committed event " +
   "(data `{sessionId, version, type, occurredAt}`, never the event data; its id: the version on a session's stream, `<session id>:<version>` on the tenant's), " +
@@ -33,11 +42,7 @@ export class LiveController {
   @Sse('sessions/:id/stream')
   @ApiOperation({ operationId: 'streamSession', summary: "A session's changes as they are committed (server-sent events)", description: STREAM_DESCRIPTION })
   @ApiHeader(LAST_EVENT_ID)
-  async session(
-    @CurrentCaller() caller: Caller,
-    @Param('id', IdParamPipe) id: string,
-    @Headers('last-event-id') lastEventId?: string,
-  ): Promise<Observable<MessageEvent>> {
+  async session(@CurrentCaller() caller: Caller, @Param('id', IdParamPipe) id: string, @LastEventId() lastEventId?: string): Promise<Observable<MessageEvent>> {
     const after = parseEventId(lastEventId);
     if (!(await this.feed.sessionExists(caller.tenantId, id))) {
       throw new ApiError(404, 'session_not_found', 'No such session for this tenant.');
@@ -64,7 +69,7 @@ export class LiveController {
     description: STREAM_DESCRIPTION,
   })
   @ApiHeader(LAST_EVENT_ID)
-  tenant(@CurrentCaller() caller: Caller, @Headers('last-event-id') lastEventId?: string): Observable<MessageEvent> {
+  tenant(@CurrentCaller() caller: Caller, @LastEventId() lastEventId?: string): Observable<MessageEvent> {
     // Ids are `<session id>:<version>`: a position in the whole log would tell how much every tenant writes.
     const after = lastEventId === undefined ? null : parseTenantCursor(lastEventId);
     return this.stream(

@@ -35,6 +35,14 @@ describe('the OpenAPI document', () => {
     expect(JSON.parse(readFileSync(committedPath, 'utf8'))).toEqual(served);
   });
 
+  it.each(['/docs', '/docs/'])('serves the docs page at %s with every asset it links (relative URLs resolve either way)', async (page) => {
+    const html = await (await fetch(t.baseUrl + page)).text();
+    const assets = [...html.matchAll(/(?:src|href)="(\.[^"]+)"/g)].map((m) => new URL(m[1]!, t.baseUrl + page).pathname);
+    expect(assets).toEqual(expect.arrayContaining(['/docs/swagger-ui.css', '/docs/swagger-ui-bundle.js', '/docs/swagger-ui-init.js']));
+    const statuses = await Promise.all(assets.map(async (asset) => `${asset} ${(await fetch(t.baseUrl + asset)).status}`));
+    expect(statuses).toEqual(assets.map((asset) => `${asset} 200`));
+  });
+
   it('is OpenAPI 3.1 with opaque API keys as bearer tokens (no JWT format) and no 3.0-only nullable', () => {
     expect(served.openapi).toBe('3.1.0');
     expect(served.components.securitySchemes.bearer).toEqual({ type: 'http', scheme: 'bearer', description: expect.stringContaining('rwd_') });

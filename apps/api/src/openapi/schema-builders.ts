@@ -28,13 +28,20 @@ export function orNull(schema: JsonSchema): JsonSchema {
     return { ...schema, type: [schema.type, 'null'], ...(Array.isArray(schema.enum) ? { enum: [...schema.enum, null] } : {}) };
   return { anyOf: [schema, { type: 'null' }] };
 }
-/** An object whose listed properties are all required unless named in `optional`; more properties may come in later versions. */
+/**
+ * An enum that may be null: OpenAPI Generator's okhttp-gson Java client (7.17) checks a *required*
+ * enum property without a null check and throws on null, so such properties are listed as optional
+ * (they are always sent; null is still a documented value).
+ */
+const isNullableEnum = (schema: JsonSchema): boolean => Array.isArray(schema.enum) && schema.enum.includes(null);
+
+/** An object whose listed properties are all required unless named in `optional` (or a nullable enum, see above); more properties may come in later versions. */
 export function obj(properties: Record<string, JsonSchema>, optional: string[] = [], description?: string): JsonSchema {
   return {
     type: 'object',
     ...(description ? { description } : {}),
     properties,
-    required: Object.keys(properties).filter((name) => !optional.includes(name)),
+    required: Object.keys(properties).filter((name) => !optional.includes(name) && !isNullableEnum(properties[name]!)),
   };
 }
 

@@ -45,7 +45,10 @@ export const SESSION_SCHEMAS: Record<string, JsonSchema> = {
   Compensation: obj(
     {
       channel: oneOf(COMPENSATION_CHANNELS),
-      target: str({ description: 'http: URL template; kafka: request topic; inline: handler name.' }),
+      target: str({
+        description:
+          "http: URL template; kafka: request topic; inline: handler name. In a dry run's plan: filled from the call's input and output, as it will be sent (a template only when a value is unknown).",
+      }),
       payload: JSON_OBJECT,
       replyTopic: str(),
     },
@@ -176,7 +179,8 @@ export const SESSION_SCHEMAS: Record<string, JsonSchema> = {
       head: int('The timeline node whose state this is.'),
       status: SESSION_STATUS,
       activeRollbackId: orNull(str()),
-      canRedo: bool(),
+      canRedo: bool('True when redo has a step to return to and nothing blocks it (see redoBlockedBy).'),
+      redoBlockedBy: orNull(str({ description: 'Why redo would be refused (tool calls a rollback already undid on the way), or null.' })),
       conversation: obj({ turns: array(ref('Turn')) }),
       memory: JSON_OBJECT,
       contextVars: JSON_OBJECT,

@@ -236,9 +236,14 @@ describe.each(E2E_STORES)('on the %s store', (storeName) => {
         toVersion: 1,
         toCompensate: [{ toolCallId: 'book', tool: 'book_hotel', startedVersion: 2, action: 'compensate' }],
       });
+      // The target as the saga will send it (the output is known), not its template.
+      expect(plan.body.plan.toCompensate[0].effect.compensation.target).toBe('http://127.0.0.1:9/cancel/H1');
       const undoPlan = await http('POST', `/v1/sessions/${id}/undo`, { dryRun: true });
       expect(undoPlan.body.plan.toCompensate).toHaveLength(1);
+      expect(undoPlan.body.plan.effects[0].effect.compensation.target).toBe('http://127.0.0.1:9/cancel/H1');
       expect(await footprint(id)).toEqual(before);
+      // The tool call keeps its template: only the dry run's answer is filled.
+      expect((await http('GET', `/v1/sessions/${id}`)).body.toolCalls[0].effect.compensation.target).toBe('http://127.0.0.1:9/cancel/{{output.id}}');
       expect((await http('GET', `/v1/sessions/${id}`)).body).toMatchObject({ version: 3, head: 3, status: 'active' });
     });
 

@@ -2028,7 +2028,7 @@ export interface components {
         Compensation: {
             /** @enum {string} */
             channel: "http" | "kafka" | "inline";
-            /** @description http: URL template; kafka: request topic; inline: handler name. */
+            /** @description http: URL template; kafka: request topic; inline: handler name. In a dry run's plan: filled from the call's input and output, as it will be sent (a template only when a value is unknown). */
             target: string;
             payload?: {
                 [key: string]: components["schemas"]["JsonValue"];
@@ -2096,7 +2096,7 @@ export interface components {
             /** @enum {string} */
             effect: "none" | "reversible" | "compensable" | "irreversible";
             /** @enum {string|null} */
-            channel: "http" | "kafka" | "inline" | null;
+            channel?: "http" | "kafka" | "inline" | null;
             /** @enum {string} */
             action: "compensate" | "skip";
             reason: string | null;
@@ -2237,7 +2237,7 @@ export interface components {
             /** Format: int64 */
             finishedVersion: number | null;
             /** @enum {string|null} */
-            compensation: "pending" | "compensated" | "skipped" | "failed" | "resolved" | null;
+            compensation?: "pending" | "compensated" | "skipped" | "failed" | "resolved" | null;
         };
         Proposal: {
             toolCallId: string;
@@ -2285,7 +2285,10 @@ export interface components {
              */
             status: "active" | "rolling_back" | "needs_attention";
             activeRollbackId: string | null;
+            /** @description True when redo has a step to return to and nothing blocks it (see redoBlockedBy). */
             canRedo: boolean;
+            /** @description Why redo would be refused (tool calls a rollback already undid on the way), or null. */
+            redoBlockedBy: string | null;
             conversation: {
                 turns: components["schemas"]["Turn"][];
             };
@@ -3306,7 +3309,7 @@ export interface operations {
                 /** @description Build the context as it was at this version. */
                 at?: number;
                 /** @description Add the agent's recorded thoughts (items of kind "thought"). Off by default: reasoning is kept for people, not fed back to the model. */
-                includeThoughts?: "true" | "false";
+                includeThoughts?: boolean;
                 /** @description A question: adds `recalled`, what long-term memory finds for it (409 memory_disabled when memory is off). */
                 recall?: string;
             };
@@ -5193,8 +5196,7 @@ export interface operations {
     streamSession: {
         parameters: {
             query?: never;
-            header: {
-                "last-event-id": string;
+            header?: {
                 /** @description Resume after this event id (the `id:` of the last event received): what was missed is sent first. */
                 "Last-Event-ID"?: string;
             };
@@ -5225,8 +5227,7 @@ export interface operations {
     streamTenant: {
         parameters: {
             query?: never;
-            header: {
-                "last-event-id": string;
+            header?: {
                 /** @description Resume after this event id (the `id:` of the last event received): what was missed is sent first. */
                 "Last-Event-ID"?: string;
             };

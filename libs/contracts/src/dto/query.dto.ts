@@ -85,9 +85,10 @@ export class ContextQueryDto {
   @WholeNumberQuery('at')
   at?: number;
 
+  // A boolean in the document (clients send `true` or `false`); the query string carries it as text.
   @ApiPropertyOptional({
-    enum: ['true', 'false'],
-    default: 'false',
+    type: 'boolean',
+    default: false,
     description: 'Add the agent\'s recorded thoughts (items of kind "thought"). Off by default: reasoning is kept for people, not fed back to the model.',
   })
   @IsOptional()

@@ -6,6 +6,7 @@ import {
   planHeadMove,
   resolveHeadMoveTarget,
   timelineView,
+  withFilledCompensations,
   type ContextWindow,
   type ContextWindowOptions,
   type HeadMovePlan,
@@ -55,12 +56,12 @@ export class SessionQueries {
     return toolIn(await this.repository.load(streamId, undefined, { trustCache: true })) ?? toolIn(await this.repository.load(streamId));
   }
 
-  /** A head move's plan without doing anything (dry run). */
+  /** A head move's plan without doing anything (dry run), with the compensations as they would be sent. */
   async planHeadMove(caller: Caller, sessionId: string, command: MoveHead): Promise<HeadMovePlan> {
     const streamId = sessionStreamId(caller.tenantId, sessionId);
     const state = await this.existing(streamId);
     const target = resolveHeadMoveTarget(state, command);
-    return planHeadMove(state, target, await this.repository.pathAt(streamId, target.toVersion));
+    return withFilledCompensations(planHeadMove(state, target, await this.repository.pathAt(streamId, target.toVersion)), state.path);
   }
 
   /**

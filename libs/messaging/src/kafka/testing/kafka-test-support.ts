@@ -12,8 +12,11 @@ import { AsyncApiContract, type ContractChannel } from './asyncapi-contract';
 /** The broker the Kafka suites talk to: `REWIND_TEST_KAFKA_BROKERS`, else 127.0.0.1:${KAFKA_PORT:-9092}. */
 export const KAFKA_TEST_BROKERS = (process.env.REWIND_TEST_KAFKA_BROKERS ?? `127.0.0.1:${process.env.KAFKA_PORT || 9092}`).split(',');
 
-/** Warnings and errors only: what a person needs when a Kafka test fails. */
-export const testLogger: Logger = consoleLogger('kafka-test', 'warn');
+/**
+ * Errors only: the suites make handlers fail on purpose (retries, dead letters), and each of
+ * those warns; `REWIND_TEST_KAFKA_LOG=warn` shows them when a Kafka test fails.
+ */
+export const testLogger: Logger = consoleLogger('kafka-test', process.env.REWIND_TEST_KAFKA_LOG === 'warn' ? 'warn' : 'error');
 
 /** Unique per test run, so that suites running at the same time never share a topic or group. */
 export function uniqueName(prefix: string): string {
