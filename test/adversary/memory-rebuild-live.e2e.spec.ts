@@ -22,12 +22,17 @@ describe.each(E2E_STORES.filter((s) => s !== 'eventstoredb'))('memory rebuild be
     const store = await storeEnv(storeName);
     cleanup = store.cleanup;
     dataDir = mkdtempSync(join(tmpdir(), 'rewind-rebuild-live-'));
-    t = await startTestApp({ ...store.env, REWIND_DATA_DIR: dataDir });
-    env = { ...store.env, REWIND_DATA_DIR: dataDir, REWIND_LOG_LEVEL: 'error' };
+    // The per-process index file on both stores (what `memory rebuild` rebuilds; the shared PostgreSQL
+    // index, REWIND_STORE=postgres's default, has no file to hold and is re-indexed as distributed-setup.md says).
+    // (The in-process app's memory reads the process's environment.)
+    process.env.REWIND_MEMORY_INDEX = 'sqlite';
+    t = await startTestApp({ ...store.env, REWIND_DATA_DIR: dataDir, REWIND_MEMORY_INDEX: 'sqlite' });
+    env = { ...store.env, REWIND_DATA_DIR: dataDir, REWIND_LOG_LEVEL: 'error', REWIND_MEMORY_INDEX: 'sqlite' };
     expect((await t.http('POST', '/v1/sessions', { sessionId: 'trip' })).status).toBe(201);
     expect((await t.http('POST', '/v1/sessions/trip/messages', { role: 'user', content: 'Find me a hotel in Lisbon' })).status).toBe(201);
   });
   afterAll(async () => {
+    delete process.env.REWIND_MEMORY_INDEX;
     await t?.close();
     await cleanup();
     rmSync(dataDir, { recursive: true, force: true });

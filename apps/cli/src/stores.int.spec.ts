@@ -36,7 +36,9 @@ describe.each(E2E_STORES.filter((s) => s !== 'eventstoredb'))('rewind CLI on the
     const target = await storeEnv(storeName);
     cleanup = target.cleanup;
     dataDir = mkdtempSync(join(tmpdir(), 'rewind-cli-stores-'));
-    env = { ...target.env, REWIND_DATA_DIR: dataDir };
+    // Memory in the data directory's file on both stores: these specs read its rows directly (the shared
+    // PostgreSQL index, REWIND_STORE=postgres's default, has its CLI shredding spec in memory-shredding.e2e).
+    env = { ...target.env, REWIND_DATA_DIR: dataDir, REWIND_MEMORY_INDEX: 'sqlite' };
     if (storeName === 'postgres') pool = new Pool({ connectionString: env.DATABASE_URL, max: 2 });
   });
   afterAll(async () => {

@@ -84,7 +84,10 @@ export function describeReadModels(config: ReadModelConfig): string {
 const SQLITE_BUSY_RETRY = retry(
   handleWhen((error) => {
     const code = (error as { code?: string; driverError?: { code?: string } }).driverError?.code ?? (error as { code?: string }).code;
-    return String(code).startsWith('SQLITE_BUSY');
+    // TypeORM reads the pending migrations before its transaction: a process that applied them in between
+    // makes ours fail with "table … already exists" (seen with 4 processes opening a fresh file at once);
+    // looking again finds them recorded.
+    return String(code).startsWith('SQLITE_BUSY') || /already exists/.test((error as Error).message ?? '');
   }),
   { maxAttempts: 19, backoff: new ExponentialBackoff({ generator: noJitterGenerator, initialDelay: 50, maxDelay: 500 }) },
 );

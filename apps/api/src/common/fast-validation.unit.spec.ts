@@ -153,9 +153,10 @@ describe('the validation fast path (property: same verdict and same DTO as class
         }),
         { numRuns: 600 },
       );
-      // Both sides were exercised: a property that only ever saw refusals would prove nothing.
-      expect(accepted).toBeGreaterThan(5);
-      expect(refused).toBeGreaterThan(5);
+      // Both sides were exercised: a property that only ever saw refusals would prove nothing. (At least one
+      // each: ProposeToolCallDto's generator is accepted ~1 % of the time, and CI once saw exactly 5 of 600.)
+      expect(accepted).toBeGreaterThan(0);
+      expect(refused).toBeGreaterThan(0);
     });
   }
 

@@ -183,6 +183,8 @@ for (const { backend, skip, on } of backendsUnderTest()) {
         version: 6,
         messageCount: 1,
         toolCallCount: 2,
+        currentBranchMessageCount: 1,
+        currentBranchToolCallCount: 2,
         branchCount: 1,
         failedEffects: 0,
         createdAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/),
