@@ -16,8 +16,19 @@ import type { ScoredItem } from './vector-index';
  * cosine and its keyword term — so a poor cosine cannot drop it below a vectorless item its
  * keywords beat. When every candidate has its vector, nothing of this applies: the caught-up
  * ranking is the plain convex combination.
+ *
+ * `vectorless`: what a keyword hit without a vector means. `pending` (an index with two stages, whose
+ * keyword hits carry the vector when it has one: SQLite, PostgreSQL): not embedded yet, as above.
+ * `unread` (an index whose keyword search does not read vectors, e.g. Qdrant's): it has one, unseen,
+ * so it is scored by its keywords only, as the convex fusion always has.
  */
-export function convexFusion(query: Float32Array, byVector: readonly ScoredItem[], byText: readonly ScoredItem[], denseWeight: number): ScoredItem[] {
+export function convexFusion(
+  query: Float32Array,
+  byVector: readonly ScoredItem[],
+  byText: readonly ScoredItem[],
+  denseWeight: number,
+  vectorless: 'pending' | 'unread' = 'pending',
+): ScoredItem[] {
   const cosines = new Map<string, number>();
   for (const hit of byVector) cosines.set(hit.item.id, hit.score);
   for (const hit of byText) if (!cosines.has(hit.item.id) && hit.vector) cosines.set(hit.item.id, dot(query, hit.vector));
@@ -31,12 +42,12 @@ export function convexFusion(query: Float32Array, byVector: readonly ScoredItem[
   for (const hit of [...byVector, ...byText]) {
     if (!fused.has(hit.item.id)) fused.set(hit.item.id, { item: hit.item, score: 0, ...(hit.vector ? { vector: hit.vector } : {}) });
   }
-  const catchingUp = [...fused.keys()].some((id) => !cosines.has(id));
+  const catchingUp = vectorless === 'pending' && [...fused.keys()].some((id) => !cosines.has(id));
   for (const [id, entry] of fused) {
     const words = keyword.get(id) ?? 0;
     const cosine = cosines.get(id);
     const scaled = cosine === undefined ? undefined : max > min ? (cosine - min) / (max - min) : 1;
-    const dense = scaled === undefined ? words : catchingUp ? Math.max(scaled, words) : scaled;
+    const dense = scaled === undefined ? (catchingUp ? words : 0) : catchingUp ? Math.max(scaled, words) : scaled;
     entry.score = (1 - denseWeight) * words + denseWeight * dense;
   }
   return [...fused.values()];

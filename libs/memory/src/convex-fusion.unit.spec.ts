@@ -129,3 +129,16 @@ describe('convexFusion (items stage 2 has not embedded yet)', () => {
     expect(scores.get('near:0')).toBeCloseTo(0.3, 12); // no keyword match: 0.3 × its cosine's 1
   });
 });
+
+describe('convexFusion over an index whose keyword hits do not carry vectors (Qdrant)', () => {
+  it('scores a keyword hit without a vector by its keywords only, exactly as before', () => {
+    fc.assert(
+      fc.property(vectorArb, candidatesArb, weightArb, (query, candidates, w) => {
+        const { byVector, byText } = lists(query, candidates);
+        const unread = byText.map(({ vector: _, ...hit }) => hit);
+        const expected = before(query, byVector, unread, w);
+        for (const s of convexFusion(query, byVector, unread, w, 'unread')) expect(s.score).toBeCloseTo(expected.get(s.item.id)!, 12);
+      }),
+    );
+  });
+});

@@ -329,7 +329,9 @@ export class MemoryRecall {
       for (const list of [byVector, byText]) list.forEach((hit, rank) => (entryOf(hit).score += 1 / (fusion.k + rank + 1)));
     } else {
       // Both signals for every candidate, and none penalised for a vector stage 2 has not attached yet (convex-fusion.ts).
-      for (const scored of convexFusion(query, byVector, byText, fusion.denseWeight)) fused.set(scored.item.id, scored);
+      // An index with two stages (`admit`) returns a keyword hit's vector when it has one: one without it awaits stage 2.
+      const vectorless = this.deps.index.admit ? 'pending' : 'unread';
+      for (const scored of convexFusion(query, byVector, byText, fusion.denseWeight, vectorless)) fused.set(scored.item.id, scored);
     }
     // What a fresh item gains at most: half the best fused score possible.
     const bestPossible = fusion.method === 'rrf' ? 2 / (fusion.k + 1) : 1;
