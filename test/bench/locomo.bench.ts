@@ -20,6 +20,12 @@
  * The embedding model is the product's default unless REWIND_EMBEDDING_MODEL says otherwise.
  * `--vector-cache <file>` keeps the vectors of texts already embedded by that model between runs
  * (a faster loop when tuning; the indexing rate it reports is then meaningless).
+ *
+ * Asked right after writing (issue 39), beside after catch-up: the indexer's keyword stage (stage 1) runs
+ * first and every question is asked before stage 2 has attached any vector — what a user meets when
+ * `/v1/memory/status` says the index has the writes — then stage 2 catches up and the questions are asked
+ * again. `--embedded-shares 0,0.5` asks at each of these shares of the items embedded (stage 2 embeds
+ * oldest first, so a share is the earlier conversations' turns; default `0`); `--caught-up-only` skips it.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -320,21 +326,31 @@ async function main(): Promise<void> {
       cacheFile || contextWeight !== undefined
         ? new MemoryIndexer({ index: runtime.index, model: vectors, policies: runtime.policies, store: rewind.store, checkpoints: runtime.checkpoints! })
         : runtime.indexer;
-    const indexStart = performance.now();
-    const indexCpu = process.cpuUsage();
-    await indexer.open();
-    await indexer.catchUp();
-    if (cacheFile) (vectors as ReturnType<typeof persistentCache>).save();
-    const indexSeconds = (performance.now() - indexStart) / 1000;
-    const indexCpuUsed = process.cpuUsage(indexCpu);
-    const indexCpuSeconds = (indexCpuUsed.user + indexCpuUsed.system) / 1e6;
-    const loadWhileIndexing = loadavg()[0]!;
-    const items = await runtime.index.count();
-    const indexing = cacheFile
-      ? `${items} items (vectors from --vector-cache: indexing rate not measured)`
-      : `${items} items in ${indexSeconds.toFixed(1)} s: ${Math.round(items / indexSeconds)} items/s on one thread (load average ${loadWhileIndexing.toFixed(1)} on ${cpus().length} cores; ` +
-        `${indexCpuSeconds.toFixed(1)} s of CPU, ${Math.round(items / indexCpuSeconds)} items per CPU second)`;
-    log(`Indexed ${indexing} with ${info.id} (${info.dimensions} dims).`);
+    const tableWanted = !argv.includes('--sweep-only');
+    const freshShares =
+      argv.includes('--caught-up-only') || !tableWanted
+        ? []
+        : (flag('embedded-shares') ?? '0')
+            .split(',')
+            .map(Number)
+            .sort((a, b) => a - b);
+    if (freshShares.some((share) => !(share >= 0 && share < 1)))
+      throw new Error(`--embedded-shares takes shares from 0 up to (not including) 1, e.g. 0,0.5: got ${flag('embedded-shares')}.`);
+    // Indexing time and CPU, summed over its steps (the questions asked right after writing fall between them, uncounted).
+    let indexSeconds = 0;
+    let indexCpuSeconds = 0;
+    const timed = async (step: () => Promise<unknown>) => {
+      const [start, cpu] = [performance.now(), process.cpuUsage()];
+      await step();
+      const used = process.cpuUsage(cpu);
+      indexSeconds += (performance.now() - start) / 1000;
+      indexCpuSeconds += (used.user + used.system) / 1e6;
+    };
+    await timed(async () => {
+      await indexer.open();
+      // With questions asked right after writing: stage 1 alone (every item searchable by keywords, none by vector).
+      await indexer.catchUp({ vectors: freshShares.length === 0 });
+    });
 
     const tenantId = rewind.tenantId;
     const model = cachingModel(vectors);
@@ -376,8 +392,49 @@ async function main(): Promise<void> {
       return turnsOf((await runtime.index.searchVector(vector!, scope(q), k)).map((h) => h.item));
     };
 
+    const freshRows: [string, Scores][] = [];
+    if (freshShares.length > 0) {
+      const pending = async () => (await runtime.index.pendingVectors?.())?.items ?? 0;
+      const admitted = await pending();
+      for (const share of freshShares) {
+        // Stage 2 in its own batches, oldest first, until this share of the admitted items has its vector.
+        await timed(async () => {
+          for (
+            let left = Math.floor(share * admitted) - (admitted - (await pending()));
+            left > 0;
+            left = Math.floor(share * admitted) - (admitted - (await pending()))
+          )
+            if ((await indexer.embedPending(Math.min(128, left))) === 0) break;
+        });
+        const embedded = admitted - (await pending());
+        const askedAt = performance.now();
+        freshRows.push([
+          `Rewind, asked right after writing (${embedded === 0 ? 'no vector yet' : `${pct(embedded / Math.max(1, admitted))} % of the items embedded`})`,
+          await score(questions, rewindRanker(product, false), true),
+        ]);
+        log(
+          `Asked right after writing, ${embedded} of ${admitted} items embedded: R@5/10/25/50 ${summary(
+            questions,
+            freshRows[freshRows.length - 1]![1],
+            () => true,
+          )
+            .recall.map(pct)
+            .join('/')} (${((performance.now() - askedAt) / 1000).toFixed(1)} s).`,
+        );
+      }
+      latency.wallMs.length = latency.cpuMs.length = 0;
+      await timed(() => indexer.catchUp());
+    }
+    if (cacheFile) (vectors as ReturnType<typeof persistentCache>).save();
+    const loadWhileIndexing = loadavg()[0]!;
+    const items = await runtime.index.count();
+    const indexing = cacheFile
+      ? `${items} items (vectors from --vector-cache: indexing rate not measured)`
+      : `${items} items in ${indexSeconds.toFixed(1)} s: ${Math.round(items / indexSeconds)} items/s on one thread (load average ${loadWhileIndexing.toFixed(1)} on ${cpus().length} cores; ` +
+        `${indexCpuSeconds.toFixed(1)} s of CPU, ${Math.round(items / indexCpuSeconds)} items per CPU second)`;
+    log(`Indexed ${indexing} with ${info.id} (${info.dimensions} dims).`);
+
     const askStart = performance.now();
-    const tableWanted = !argv.includes('--sweep-only');
     let rewritten = 0;
     let main = '';
     let recallLatency = '';
@@ -392,7 +449,8 @@ async function main(): Promise<void> {
       recallLatency = latencyLine();
       log(recallLatency);
       const systems: [string, Scores][] = [
-        ['Rewind, rewrite off', off],
+        ...freshRows,
+        [freshRows.length > 0 ? 'Rewind, after catch-up, rewrite off' : 'Rewind, rewrite off', off],
         ['Rewind, rewrite on', rewritten === 0 ? off : await score(questions, rewindRanker(product, true), true)],
         ['BM25 alone (FTS5)', await score(questions, bm25, false)],
         [`dense alone (${info.id})`, await score(questions, dense, false)],
@@ -475,6 +533,14 @@ async function main(): Promise<void> {
           'DRAGON: the paper’s Table 3 (retrieval over dialogs; R@50 published overall only). Categories: 4 single-hop, 1 multi-hop, 2 temporal, 3 open-domain, 5 adversarial (in “all questions”); ' +
           `questions whose evidence names no turn of the data are left out (${data.reduce((n, c) => n + c.qa.length, 0) - questions.length}).`,
         '',
+        ...(freshRows.length > 0
+          ? [
+              '“Asked right after writing”: every question asked once the indexer’s keyword stage (stage 1) has admitted every turn and before stage 2 has attached ' +
+                `${freshShares.length === 1 && freshShares[0] === 0 ? 'any vector' : 'the vectors beyond the share given (oldest first)'} — the state \`/v1/memory/status\` reports as indexed — rewrite off; ` +
+                '“after catch-up”: the same questions once every turn has its vector.',
+              '',
+            ]
+          : []),
         `Model ${info.id} (${info.dimensions} dims); indexed ${indexing}. Rewriting on: ${rewritten} of ${questions.length} questions rewritten${rewritten === 0 ? ' (so “on” is “off”)' : ''}. ${recallLatency}`,
         '',
         main,

@@ -1,5 +1,6 @@
 import type { EmbeddingModel } from './embedding-model';
 import type { MemoryItem } from './memory-item';
+import { convexFusion, dot } from './convex-fusion';
 import { informationWeight } from './low-information';
 import { renderMemoryWrite } from './memory-item';
 import { effectivePolicy, type MemoryPolicyStore } from './memory-policy';
@@ -327,19 +328,10 @@ export class MemoryRecall {
     if (fusion.method === 'rrf') {
       for (const list of [byVector, byText]) list.forEach((hit, rank) => (entryOf(hit).score += 1 / (fusion.k + rank + 1)));
     } else {
-      // Every candidate is scored on both signals where it can be: a keyword hit the vector list did
-      // not reach gets its own cosine (from its stored vector), not none. Cosines are scaled over all
-      // candidates (min-max); BM25 is 0 for an item that matches nothing, so it is scaled by its best
-      // alone: the weakest match listed is not put level with no match at all.
-      const cosines = new Map<string, number>();
-      for (const hit of byVector) cosines.set(hit.item.id, hit.score);
-      for (const hit of byText) if (!cosines.has(hit.item.id) && hit.vector) cosines.set(hit.item.id, dot(query, hit.vector));
-      const values = [...cosines.values()];
-      const [min, max] = [Math.min(...values), Math.max(...values)];
-      const best = Math.max(0, ...byText.map((h) => h.score));
-      for (const hit of [...byVector, ...byText]) entryOf(hit);
-      for (const hit of byText) entryOf(hit).score += (1 - fusion.denseWeight) * (best > 0 ? Math.max(0, hit.score) / best : 1);
-      for (const [id, cosine] of cosines) fused.get(id)!.score += fusion.denseWeight * (max > min ? (cosine - min) / (max - min) : 1);
+      // Both signals for every candidate, and none penalised for a vector stage 2 has not attached yet (convex-fusion.ts).
+      // An index with two stages (`admit`) returns a keyword hit's vector when it has one: one without it awaits stage 2.
+      const vectorless = this.deps.index.admit ? 'pending' : 'unread';
+      for (const scored of convexFusion(query, byVector, byText, fusion.denseWeight, vectorless)) fused.set(scored.item.id, scored);
     }
     // What a fresh item gains at most: half the best fused score possible.
     const bestPossible = fusion.method === 'rrf' ? 2 / (fusion.k + 1) : 1;
@@ -378,12 +370,6 @@ export function isOnPath(item: MemoryItem, path: SessionPath): boolean {
   if (item.memoryKey === undefined) return true;
   if (!(item.memoryKey in path.memory)) return false;
   return renderMemoryWrite(item.memoryKey, path.memory[item.memoryKey]!).includes(item.text);
-}
-
-function dot(a: Float32Array, b: Float32Array): number {
-  let sum = 0;
-  for (let i = 0; i < a.length; i++) sum += a[i]! * b[i]!;
-  return sum;
 }
 
 /** The query moved towards the mean of the seeds by `weight` (0: unchanged), back to unit length. */
