@@ -27,7 +27,9 @@ import { PostgresEventStore } from '@rewind/event-store/postgres';
 import { RewindCheckpointSaver } from '@rewind/langgraph';
 import { RewindHttpCheckpointSaver } from '@rewind/langgraph/http';
 import { createRewindClient } from '@rewind/client';
-import { createTestDatabase, type TestDatabase } from '../support/postgres';
+import type * as PostgresTesting from '@rewind/event-store/testing/postgres';
+import type { TestDatabase } from '../support/postgres';
+import { builtTestHelper } from './built-test-helper';
 import { withClient } from './suite/databases';
 import {
   LANGGRAPH_RESULTS_FILE,
@@ -39,6 +41,9 @@ import {
   type LangGraphSystem,
 } from './suite/langgraph-report';
 import { startRewindApi } from './suite/peers/rewind-http';
+
+// The test helper from its build output: no package exports it, and the bench runs compiled under plain Node.
+const { createTestDatabase } = builtTestHelper<typeof PostgresTesting>('libs/event-store/dist/testing/postgres-test-database.js');
 
 function agent(state: typeof MessagesAnnotation.State): { messages: BaseMessage[] } {
   const last = state.messages[state.messages.length - 1]!;

@@ -3,7 +3,12 @@
  * drop whatever a crashed job left behind (and nothing else).
  */
 import { Client } from 'pg';
-import { createTestDatabase, TEST_DATABASE_ADMIN_URL, type TestDatabase } from '../../support/postgres';
+import type * as PostgresTesting from '@rewind/event-store/testing/postgres';
+import type { TestDatabase } from '../../support/postgres';
+import { builtTestHelper } from '../built-test-helper';
+
+// The test helper from its build output: no package exports it, and the suite runs compiled under plain Node.
+const { createTestDatabase, TEST_DATABASE_ADMIN_URL } = builtTestHelper<typeof PostgresTesting>('libs/event-store/dist/testing/postgres-test-database.js');
 
 export const ADMIN_URL = TEST_DATABASE_ADMIN_URL;
 
