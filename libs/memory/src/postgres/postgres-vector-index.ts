@@ -78,7 +78,14 @@ export class PostgresVectorIndex implements VectorIndex {
     this.poolPromise ??=
       'pool' in options
         ? Promise.resolve(options.pool)
-        : import('pg').then(({ Pool }) => new Pool({ connectionString: options.connectionString, max: options.poolSize ?? 3 }));
+        : import('pg').then(({ Pool }) => {
+            const pool = new Pool({ connectionString: options.connectionString, max: options.poolSize ?? 3 });
+            // An idle connection the server closed (a restart, an outage) is dropped by the pool; without a
+            // listener its 'error' is an uncaught exception that ends the process (seen in the outage spec).
+            // The next query opens a new connection or fails with the reason.
+            pool.on('error', () => undefined);
+            return pool;
+          });
     return this.poolPromise;
   }
 
