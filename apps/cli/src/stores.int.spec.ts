@@ -291,7 +291,7 @@ describe.each(E2E_STORES.filter((s) => s !== 'eventstoredb'))('rewind CLI on the
 
   // The memory index is its own SQLite file whatever the store: checked once, on the SQLite configuration.
   it.runIf(storeName === 'sqlite')(
-    'tenants shred waits for a memory index another process holds past the busy timeout, and reports its success (issue 42: "database is locked", exit 1)',
+    'tenants shred waits for a memory index another process holds past the busy timeout, and reports its success (issue 42: "database is locked", exit 1) [SQLite only: the lock is the memory file\'s]',
     async () => {
       await new SqliteEventStore({ filename: join(dataDir, 'rewind.db') }).close(); // the API's data directory
       const file = join(dataDir, 'rewind.memory.db');

@@ -119,7 +119,7 @@ for (const { backend, skip, on } of backendsUnderTest()) {
     }
 
     it.runIf(backend.name === 'postgres')(
-      'read-your-writes: a write held back behind an older transaction still in flight is waited for, not missed',
+      'read-your-writes: a write held back behind an older transaction still in flight is waited for, not missed [PostgreSQL only: SQLite commits one writer at a time, nothing is held back]',
       async () => {
         // An older transaction of this database, with its id, still open: the write below commits
         // after it started, so the log cannot give it to readers until it ends (the no-holes rule).
