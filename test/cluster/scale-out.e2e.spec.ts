@@ -272,7 +272,7 @@ describeWithKafka('scale-out: three API replicas and two workers on one PostgreS
     console.log(
       `cluster: the undo killed with its replica was finished by a live replica ${finishedIn + (Date.now() - killedAt - finishedIn)} ms after the kill`,
     );
-    expect(Date.now() - killedAt).toBeLessThan(15_000 + 5_000); // the issue's bound is 15 s; polling and a loaded CI host add a little
+    expect(Date.now() - killedAt).toBeLessThan(15_000); // the issue's bound (a rollback lease of 6 s; 8.2–8.8 s seen under CI's load)
 
     await writing;
     expect(failures).toEqual([]);
@@ -339,7 +339,7 @@ describeWithKafka('scale-out: three API replicas and two workers on one PostgreS
           outputs,
         );
         console.log(`cluster: recalled on ${api.baseUrl} ${Date.now() - written} ms after the write through ${via.baseUrl} (${tookMs} ms polling)`);
-        expect(Date.now() - written).toBeLessThan(5_000 + 5_000); // the issue's bound is 5 s; polling and a loaded CI host add a little
+        expect(Date.now() - written).toBeLessThan(5_000); // the issue's bound (0.2–1.0 s seen under CI's load)
       }
     }
 
