@@ -3,8 +3,9 @@
 # says which are public), each tarball checked (no specs, nothing that loads a test
 # framework, @arethetypeswrong/cli with 0 problems in every entry point under every resolution
 # (node10, node16-CJS, node16-ESM, bundler; the test helpers are exported by no package),
-# `npm publish --dry-run` without a warning), then installed into fresh projects outside the
-# repository, each type-checked against the shipped typings and run against a live API:
+# `npm publish --dry-run` without a warning), all of them installed together without an ERESOLVE
+# or peer-dependency warning, then installed into fresh projects outside the repository (again
+# with no such warning), each type-checked against the shipped typings and run against a live API:
 #   esm-langgraph       ESM TypeScript (nodenext), LangGraph with the in-process and the HTTP saver
 #   esm-langgraph-http  the same, HTTP saver only: Rewind's share of node_modules under 30 MB
 #   cjs                 CommonJS TypeScript (node16), @rewind/embedded and @rewind/client
@@ -67,6 +68,21 @@ while read -r name dir; do
     "$name" "$(($(stat -c %s "${tarball[$name]}") / 1024))" "$entries"
 done < <(workspace public)
 
+# What a user's `npm install` must not print about the packages' dependencies (ERESOLVE, a peer
+# dependency overridden or unmet); npm's notice about the .npmrc line below is not about them.
+peer_warnings() { grep -iE '^npm (warn|error).*(ERESOLVE|peer)' || true; }
+
+echo "== every public package installed together: no ERESOLVE or peer-dependency warning"
+mkdir -p "$scratch/all-public"
+echo '{ "name": "rewind-matrix-all-public", "private": true }' > "$scratch/all-public/package.json"
+all_log=$(cd "$scratch/all-public" && npm install --package-lock-only --prefer-offline --no-audit --no-fund "${tarball[@]}" 2>&1) || {
+  echo "$all_log" >&2
+  fail "npm could not resolve the public packages together"
+}
+warned=$(peer_warnings <<<"$all_log")
+[ -z "$warned" ] || { echo "$all_log" >&2 && fail "installing the public packages warned about peer dependencies: $(head -n 3 <<<"$warned")"; }
+echo "  $(workspace public | wc -l) packages: no ERESOLVE, no peer-dependency warning"
+
 echo "== the API, for the HTTP saver and client projects"
 port=$(node -e "const s = require('node:net').createServer().listen(0, '127.0.0.1', () => { console.log(s.address().port); s.close(); })")
 export REWIND_URL="http://127.0.0.1:$port"
@@ -84,10 +100,10 @@ for _ in $(seq 1 600); do
 done
 curl -sf "$REWIND_URL/health" > /dev/null || { cat "$scratch/api.log" >&2; fail "the API did not answer /health in 60 s"; }
 
-# better-sqlite3 compiles from source here (no prebuilt download): a project that installs it
-# gets the repository's copy when that one loads in this Node (same version, same machine).
+# better-sqlite3 (installed as rewind-better-sqlite3, an npm alias: see libs/event-store/src/sqlite/sqlite-driver.ts):
+# a project that installs it gets the repository's copy when that one loads in this Node (same version, same machine).
 sqlite_copy=false
-if node -e "new (require('$root/node_modules/better-sqlite3'))(':memory:').close()" 2> /dev/null; then sqlite_copy=true; fi
+if node -e "new (require('$root/node_modules/rewind-better-sqlite3'))(':memory:').close()" 2> /dev/null; then sqlite_copy=true; fi
 
 declare -A size
 # project <name> <"module"|"commonjs"> <@rewind packages…> -- <registry packages…>
@@ -106,12 +122,18 @@ project() {
   echo 'onnxruntime-node-install-cuda=skip' > "$dir/.npmrc"
   local tarballs=() pkg
   for pkg in $(workspace installed-with "${rewind[@]}"); do tarballs+=("${tarball[$pkg]}"); done
-  if $sqlite_copy && workspace third-party-dependencies "${rewind[@]}" | grep -qx better-sqlite3; then
-    for copied in better-sqlite3 $(node -p "Object.keys(require('$root/node_modules/better-sqlite3/package.json').dependencies ?? {}).join(' ')"); do
+  if $sqlite_copy && workspace third-party-dependencies "${rewind[@]}" | grep -qx rewind-better-sqlite3; then
+    for copied in rewind-better-sqlite3 $(node -p "Object.keys(require('$root/node_modules/rewind-better-sqlite3/package.json').dependencies ?? {}).join(' ')"); do
       cp -r "$root/node_modules/$copied" "$dir/node_modules/"
     done
   fi
-  (cd "$dir" && npm install --prefer-offline --no-audit --no-fund --loglevel=error "${tarballs[@]}" "${registry[@]}")
+  local log warned
+  log=$(cd "$dir" && npm install --prefer-offline --no-audit --no-fund --loglevel=warn "${tarballs[@]}" "${registry[@]}" 2>&1) || {
+    echo "$log" >&2
+    fail "$name: npm install failed"
+  }
+  warned=$(peer_warnings <<<"$log")
+  [ -z "$warned" ] || { echo "$log" >&2 && fail "$name: npm install warned about peer dependencies: $(head -n 3 <<<"$warned")"; }
 }
 measure() { size[$1]=$(du -sm "$scratch/$1/node_modules" | cut -f1); }
 typeRoots="$root/node_modules/@types"
@@ -136,7 +158,7 @@ cp "$matrix"/client-scenario.ts "$matrix"/hotel.ts "$matrix"/langgraph-scenario.
 node_tsconfig "$scratch/esm-langgraph-http" nodenext
 (cd "$scratch/esm-langgraph-http" && tsc -p . && node out/main.js)
 measure esm-langgraph-http
-for forbidden in onnxruntime-node onnxruntime-web @huggingface/transformers better-sqlite3 pg @eventstore/db-client @qdrant/js-client-rest sqlite-vec kafkajs @nestjs/swagger; do
+for forbidden in onnxruntime-node onnxruntime-web @huggingface/transformers better-sqlite3 rewind-better-sqlite3 pg @eventstore/db-client @qdrant/js-client-rest sqlite-vec kafkajs @nestjs/swagger; do
   [ ! -e "$scratch/esm-langgraph-http/node_modules/$forbidden" ] || fail "the HTTP saver's project installed $forbidden"
 done
 # shellcheck disable=SC2086

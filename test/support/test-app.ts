@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { loadConfig } from '@rewind/config';
-import { createApp } from '@rewind/api';
+import { createApp, type CreateAppOptions } from '@rewind/api';
 import { httpClient, type Http } from './http-client';
 
 export interface TestApp {
@@ -17,11 +17,11 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-/** The real API on a free port over a fresh embedded store. */
+/** The real API on a free port over a fresh embedded store; `options.logDestination` captures its log lines (else they go to stdout). */
 /** The suites' compensators listen on this machine: tests allow loopback explicitly (a deployment refuses it by default). */
 export const TEST_EGRESS_ALLOW = '127.0.0.0/8,::1';
 
-export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+export async function startTestApp(env: Record<string, string> = {}, options: CreateAppOptions = {}): Promise<TestApp> {
   const dataDir = env.REWIND_DATA_DIR ?? mkdtempSync(join(tmpdir(), 'rewind-e2e-'));
   const adminKey = env.REWIND_ADMIN_KEY ?? `test-admin-${randomBytes(12).toString('hex')}`;
   const config = loadConfig({
@@ -32,7 +32,7 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     REWIND_ADMIN_KEY: adminKey,
     PORT: '0',
   });
-  const { app } = await createApp(config);
+  const { app } = await createApp(config, options);
   await app.listen(0, '127.0.0.1');
   const address = app.getHttpServer().address() as { port: number };
   const baseUrl = `http://127.0.0.1:${address.port}`;

@@ -1,5 +1,6 @@
 import { LRUCache } from 'lru-cache';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import { SqliteDatabase } from '@rewind/event-store/sqlite';
 import { realpathSync } from 'node:fs';
 import type { Pool, PoolClient } from 'pg';
 import { copyRows } from './pg-copy';
@@ -54,7 +55,7 @@ export class SqliteWriterConnection implements WriterConnection {
   private readonly synchronous: string;
 
   constructor(options: SqliteWriterOptions) {
-    this.db = new Database(options.filename);
+    this.db = new SqliteDatabase(options.filename);
     this.synchronous = options.synchronous ?? 'FULL';
     this.db.pragma('journal_mode = WAL');
     this.db.pragma(`synchronous = ${this.synchronous}`);

@@ -4,6 +4,7 @@ import { ExponentialBackoff, handleWhen, noJitterGenerator, retry } from 'cockat
 import type { Pool } from 'pg';
 import { DataSource, type DataSourceOptions } from 'typeorm';
 import { maskConnectionString, SCHEMA_MIGRATION_LOCK } from '@rewind/event-store/postgres';
+import { SqliteDatabase } from '@rewind/event-store/sqlite';
 import { PostgresWriterConnection, SqliteWriterConnection, type WriterConnection } from './connection';
 import { READ_MODEL_ENTITIES } from './entities';
 import { CreateReadModels1763769600000 } from './migrations/1763769600000-create-read-models';
@@ -55,6 +56,8 @@ export function readModelDataSourceOptions(config: ReadModelConfig): DataSourceO
     return {
       ...common,
       type: 'better-sqlite3',
+      // Rewind's better-sqlite3 (installed as rewind-better-sqlite3: see SqliteDatabase), not one TypeORM would require by name.
+      driver: SqliteDatabase,
       database: config.filename,
       timeout: config.busyTimeoutMs ?? 5000,
       prepareDatabase: (db: { pragma(source: string): unknown }) => {

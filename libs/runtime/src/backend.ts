@@ -16,6 +16,7 @@ import type * as Projections from '@rewind/projections';
 import type { ReadModelConfig, ReadModelDatabase } from '@rewind/projections';
 import type { ApiKeyStore, DataKeyStore, EncryptionPolicyStore, RetentionPolicyStore } from '@rewind/tenancy';
 import { SqliteApiKeyStore, SqliteDataKeyStore } from '@rewind/tenancy/sqlite';
+import { parseMasterKey } from '@rewind/tenancy';
 import type * as PostgresTenancy from '@rewind/tenancy/postgres';
 import { loadOptional } from './load-optional';
 
@@ -50,6 +51,8 @@ export interface BackendConfig extends StoreChoice {
   /** Connections of the read models' own pool. */
   pgReadModelPoolSize: number;
   sqliteSynchronous: 'FULL' | 'NORMAL' | 'EXTRA';
+  /** REWIND_MASTER_KEY, when set: snapshot seals are made with keys derived from it (see sealingMasterKey). */
+  masterKey?: string | undefined;
 }
 
 /** Choices of the process that opens the backend (the CLI's smaller pools and other schemas); the API and the worker take the defaults. */
@@ -206,6 +209,13 @@ function openFileStores(file: string, opened: OpenedParts): Omit<BackendParts, '
   };
 }
 
+/**
+ * The master key snapshot seals are derived from: REWIND_MASTER_KEY only, not the key file the
+ * embedded mode creates beside the database (whoever has the one has the other). Without it the
+ * keys stored in the database seal, as before.
+ */
+const sealingMasterKey = (config: { masterKey?: string | undefined }): Buffer | undefined => (config.masterKey ? parseMasterKey(config.masterKey) : undefined);
+
 const sqliteReadModels = (file: string, config: Pick<BackendConfig, 'sqliteSynchronous'>): ReadModelConfig => ({
   type: 'sqlite',
   filename: file,
@@ -213,12 +223,17 @@ const sqliteReadModels = (file: string, config: Pick<BackendConfig, 'sqliteSynch
 });
 
 /** Everything in `<dataDir>/rewind.db`; synchronous, as SQLite opens (library mode needs no await). */
-export function openSqliteBackend(config: { dataDir: string; sqliteSynchronous?: BackendConfig['sqliteSynchronous'] }): Backend {
+export function openSqliteBackend(config: {
+  dataDir: string;
+  sqliteSynchronous?: BackendConfig['sqliteSynchronous'];
+  masterKey?: string | undefined;
+}): Backend {
   const file = embeddedDatabaseFile(config.dataDir);
   const synchronous = config.sqliteSynchronous ?? 'FULL';
   const opened = new OpenedParts();
   try {
-    const events = opened.add(new SqliteEventStore({ filename: file, synchronous }));
+    const masterKey = sealingMasterKey(config);
+    const events = opened.add(new SqliteEventStore({ filename: file, synchronous, ...(masterKey ? { masterKey } : {}) }));
     const parts = { events, ...openFileStores(file, opened) };
     const composition: Composition = {
       kind: 'sqlite',
@@ -253,6 +268,7 @@ async function openPostgresBackend(config: BackendConfig, options: BackendOption
   const events = opened.add(
     await PostgresEventStore.open({
       connectionString: url,
+      ...(config.masterKey ? { masterKey: sealingMasterKey(config)! } : {}),
       poolSize: options.poolSize ?? config.pgPoolSize,
       ...(options.schema ? { schema: options.schema } : {}),
     }),

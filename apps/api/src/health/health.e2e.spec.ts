@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { httpClient, type Http } from '../../../../test/support/http-client';
 import { E2E_STORES, storeEnv } from '../../../../test/support/postgres';
+import type { LogLine } from '../../../../test/support/logged-app';
 import { startTestApp, type TestApp } from '../../../../test/support/test-app';
 import { SessionService } from '@rewind/engine';
 import { ReadModelsService } from '../projections/read-models.service';
@@ -18,11 +19,20 @@ describe.each(E2E_STORES)('health endpoints on the %s store', (storeName) => {
   let cleanup: () => Promise<void> = async () => undefined;
   let t: TestApp;
   let anonymous: Http;
+  /**
+   * The app's log lines (at its default test level, error), kept rather than printed: the 503s
+   * this file provokes are logged at ERROR on purpose, and the tests check that they are said.
+   */
+  const logged: string[] = [];
+  const errorLines = () => logged.map((line) => JSON.parse(line) as LogLine).filter((line) => line.level === 'error');
 
   beforeAll(async () => {
     const target = await storeEnv(storeName);
     cleanup = target.cleanup;
-    t = await startTestApp({ ...target.env, REWIND_READY_STALL_SECONDS: '1', REWIND_SNAPSHOT_EVERY: '1' });
+    t = await startTestApp(
+      { ...target.env, REWIND_READY_STALL_SECONDS: '1', REWIND_SNAPSHOT_EVERY: '1' },
+      { logDestination: { write: (line: string) => void logged.push(line) } },
+    );
     anonymous = httpClient(t.baseUrl);
   });
   afterAll(async () => {
@@ -62,6 +72,14 @@ describe.each(E2E_STORES)('health endpoints on the %s store', (storeName) => {
       readModels.supervisor.start();
     }
     await until(async () => (await anonymous('GET', '/health/ready')).status === 200, 'readiness to return');
+    // Each 503 is an access line at ERROR (what an operator's alerting sees), and nothing else was logged at ERROR.
+    const errors = errorLines();
+    expect(errors.length).toBeGreaterThan(0);
+    expect(errors).toEqual(
+      errors.map(() =>
+        expect.objectContaining({ msg: 'GET /health/ready 503', req: expect.objectContaining({ url: '/health/ready' }), res: { statusCode: 503 } }),
+      ),
+    );
   });
 
   it('serves the default process metrics under their standard names', async () => {
@@ -84,5 +102,9 @@ describe.each(E2E_STORES)('health endpoints on the %s store', (storeName) => {
     expect(text).toMatch(/^rewind_snapshot_writes_total\{outcome="ok"\} [1-9]/m);
     expect(text).toMatch(/^rewind_session_restore_duration_seconds_count [1-9]/m);
     expect(text).toMatch(/^rewind_store_size_bytes [1-9]/m);
+  });
+
+  it('logged nothing at ERROR over the whole file but the readiness 503s it provoked', () => {
+    expect(errorLines().filter((line) => line.res?.statusCode !== 503 || line.req?.url !== '/health/ready')).toEqual([]);
   });
 });

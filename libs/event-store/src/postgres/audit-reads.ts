@@ -1,5 +1,5 @@
 import type { Pool } from 'pg';
-import type { SnapshotKeyRing } from '../audit/snapshot-keys';
+import { isCacheMiss, type SnapshotKeyRing } from '../audit/snapshot-keys';
 import type { ChainEvent, ReadChainOptions, SnapshotCheck } from '../event-store';
 import { decodeSnapshotJson } from '../snapshot-codec';
 import type { EventTypeCodes } from './event-type-codes';
@@ -74,7 +74,7 @@ export async function checkSnapshots(
       check.checked++;
       const stateJson = deflated === null ? (state ?? 'null') : decodeSnapshotJson(deflated);
       const problem = await keys.problemAfterRefresh({ seal, link, streamId, reducerVersion, version, stateJson });
-      if (problem && seal !== null) check.rejected.push({ streamId, version, problem });
+      if (problem && !isCacheMiss(problem)) check.rejected.push({ streamId, version, problem });
     }
     if (result.rows.length < 500) return check;
     const last = result.rows[result.rows.length - 1]!;

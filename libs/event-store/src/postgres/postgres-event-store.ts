@@ -58,6 +58,8 @@ export interface PostgresEventStoreOptions {
   beforeCommit?: (streamId: string) => Promise<void>;
   /** Test hook only: apply the migrations up to this version and no further (to test upgrades of old schemas). */
   migrateTo?: number;
+  /** REWIND_MASTER_KEY (32 bytes): snapshot seals are made with keys derived from it, which the database alone does not hold. */
+  masterKey?: Buffer;
 }
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
@@ -174,7 +176,7 @@ export class PostgresEventStore implements EventStore {
     this.snapshotKeys = new SnapshotKeyRing(async () => {
       const result = await pool.query<SnapshotKey>(`SELECT key_id AS id, secret FROM "${schema}".snapshot_keys`);
       return result.rows;
-    });
+    }, options.masterKey);
     this.types = new EventTypeCodes(pool, this.sql);
     this.appends = new GroupCommitQueue((requests) => this.flushAppends(requests), {
       // Half the pool at most: reads (state, the log) keep connections of their own.

@@ -1,4 +1,4 @@
-import type { SnapshotKeyRing } from '../audit/snapshot-keys';
+import { isCacheMiss, type SnapshotKeyRing } from '../audit/snapshot-keys';
 import { noteSnapshotRejected } from '../audit/snapshot-rejections';
 import type { Snapshot } from '../event-store';
 import { decodeSnapshot, decodeSnapshotJson, encodeSnapshot } from '../snapshot-codec';
@@ -39,7 +39,8 @@ export async function checkedSnapshot(
   const json = row.deflated === null ? (row.state ?? 'null') : decodeSnapshotJson(row.deflated);
   const problem = await keys.problemAfterRefresh({ seal: row.seal, link: row.link, streamId, reducerVersion, version: row.version, stateJson: json });
   if (!problem) return { snapshot: { streamId, version: row.version, reducerVersion, state: JSON.parse(json) } };
-  // An unsealed snapshot (written before seals) is a plain cache miss; a seal that does not hold is reported.
-  if (row.seal !== null) noteSnapshotRejected({ streamId, version: row.version, problem });
-  return { snapshot: null, ...(row.seal !== null ? { rejected: { version: row.version, problem } } : {}) };
+  // An unsealed snapshot (written before seals, or sealed before the master key) is a plain cache miss; a seal that does not hold is reported.
+  if (isCacheMiss(problem)) return { snapshot: null };
+  noteSnapshotRejected({ streamId, version: row.version, problem });
+  return { snapshot: null, rejected: { version: row.version, problem } };
 }

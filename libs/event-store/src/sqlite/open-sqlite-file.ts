@@ -1,6 +1,7 @@
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { SqliteDatabase } from './sqlite-driver';
 
 export type SqliteSynchronous = 'FULL' | 'NORMAL' | 'EXTRA';
 
@@ -11,7 +12,7 @@ export type SqliteSynchronous = 'FULL' | 'NORMAL' | 'EXTRA';
  */
 export function openSqliteFile(filename: string, synchronous: SqliteSynchronous = 'FULL'): Database.Database {
   if (filename !== ':memory:') mkdirSync(dirname(filename), { recursive: true });
-  const db = new Database(filename);
+  const db = new SqliteDatabase(filename);
   db.pragma('journal_mode = WAL');
   db.pragma(`synchronous = ${synchronous}`);
   db.pragma('busy_timeout = 5000');

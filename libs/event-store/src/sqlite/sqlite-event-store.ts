@@ -24,7 +24,7 @@ import { decodeMetadata, encodeMetadata } from '../metadata-codec';
 import { SqliteEventTypeCodes } from './event-type-codes';
 import { decodeSegment, decodeSnapshotJson, encodeSegmentOffThread, encodeSnapshotJsonOffThread } from '../snapshot-codec';
 import { eventDigest, eventLink, GENESIS_LINK, snapshotSeal } from '../audit/audit-chain';
-import { newSnapshotKeySecret, SnapshotKeyRing, type SealedSnapshot, type SnapshotKey } from '../audit/snapshot-keys';
+import { isCacheMiss, newSnapshotKeySecret, SnapshotKeyRing, type SealedSnapshot, type SnapshotKey } from '../audit/snapshot-keys';
 import { noteSnapshotRejected } from '../audit/snapshot-rejections';
 import type { ChainEvent, ReadChainOptions, SnapshotCheck } from '../event-store';
 
@@ -33,6 +33,8 @@ export interface SqliteEventStoreOptions {
   filename: string;
   /** FULL (default) syncs the WAL at every commit: an acknowledged append survives power loss. */
   synchronous?: SqliteSynchronous;
+  /** REWIND_MASTER_KEY (32 bytes): snapshot seals are made with keys derived from it, which the database alone does not hold. */
+  masterKey?: Buffer;
 }
 
 /**
@@ -255,7 +257,7 @@ export class SqliteEventStore implements EventStore {
     addSnapshotKeys(this.db);
     const db = this.db;
     const keys = db.prepare<[], SnapshotKey>('SELECT key_id AS id, secret FROM snapshot_keys');
-    this.snapshotKeys = new SnapshotKeyRing(() => keys.all());
+    this.snapshotKeys = new SnapshotKeyRing(() => keys.all(), options.masterKey);
     this.snapshotKeys.set(keys.all());
     this.types = new SqliteEventTypeCodes(db);
     this.statements = {
@@ -461,8 +463,8 @@ export class SqliteEventStore implements EventStore {
       stateJson: json,
     });
     if (problem) {
-      // An unsealed snapshot (written before seals) is a plain cache miss; a seal that does not hold is reported.
-      if (row.seal === null) return { snapshot: null };
+      // An unsealed snapshot (written before seals, or sealed before the master key) is a plain cache miss; a seal that does not hold is reported.
+      if (isCacheMiss(problem)) return { snapshot: null };
       noteSnapshotRejected({ streamId, version: row.version, problem });
       return { snapshot: null, rejected: { version: row.version, problem } };
     }
@@ -535,7 +537,7 @@ export class SqliteEventStore implements EventStore {
     // Checked again once the iteration is over (the connection is free): a key another process added meanwhile.
     for (const snapshot of doubtful) {
       const problem = await this.snapshotKeys.problemAfterRefresh(snapshot);
-      if (problem) result.rejected.push({ streamId: snapshot.streamId, version: snapshot.version, problem });
+      if (problem && !isCacheMiss(problem)) result.rejected.push({ streamId: snapshot.streamId, version: snapshot.version, problem });
     }
     return result;
   }

@@ -95,7 +95,8 @@ describe('SqliteVectorIndex: 1-bit codes held in memory follow the file', () => 
     const db = openSqliteFile(file.filename, 'NORMAL');
     sqliteVec.load(db);
     const p = 'memory_m_64';
-    db.exec(`DROP TRIGGER ${p}_items_deleted; DROP TABLE ${p}_deletions; DROP TABLE ${p}_codes;
+    // A format-1 file predates the versioned runner too: no schema_versions.
+    db.exec(`DROP TABLE schema_versions; DROP TRIGGER ${p}_items_deleted; DROP TABLE ${p}_deletions; DROP TABLE ${p}_codes;
              CREATE VIRTUAL TABLE ${p}_vec USING vec0(tenant_id TEXT PARTITION KEY, session_id TEXT, embedding bit[64]);
              INSERT INTO ${p}_vec (rowid, tenant_id, session_id, embedding) SELECT rowid, tenant_id, session_id, vec_quantize_binary(vector) FROM ${p}_items;`);
     db.close();

@@ -89,8 +89,8 @@ describe('SqliteVectorIndex on a file', () => {
     try {
       const old = new SqliteVectorIndex({ filename });
       await old.open({ id: 'model-a', dimensions: 8 });
-      // What an older version made: one text column, no Porter stemming.
-      old.db.exec(`DROP TABLE memory_model_a_8_fts_vocab; DROP TABLE memory_model_a_8_fts;
+      // What an older version made: one text column, no Porter stemming, no versioned migrations.
+      old.db.exec(`DROP TABLE schema_versions; DROP TABLE memory_model_a_8_fts_vocab; DROP TABLE memory_model_a_8_fts;
         CREATE VIRTUAL TABLE memory_model_a_8_fts USING fts5(tokens, scope, tokenize = 'unicode61 remove_diacritics 2');
         CREATE VIRTUAL TABLE memory_model_a_8_fts_vocab USING fts5vocab(memory_model_a_8_fts, 'row');`);
       await old.close();

@@ -55,6 +55,9 @@ const parseKey = (text: string, where: string): Buffer => {
   return key;
 };
 
+/** REWIND_MASTER_KEY's value as the key's 32 bytes (64 hex digits or base64), or a MasterKeyError saying what is wrong. */
+export const parseMasterKey = (text: string): Buffer => parseKey(text, 'REWIND_MASTER_KEY');
+
 /**
  * The master key: `key` (REWIND_MASTER_KEY) when given, else the key in `file`, which is
  * created with a random key, readable by its owner only, when it does not exist yet (the
@@ -62,7 +65,7 @@ const parseKey = (text: string, where: string): Buffer => {
  * encrypted fields cannot be read back.
  */
 export function loadMasterKey(options: { key?: string | undefined; file: string }): Buffer {
-  if (options.key) return parseKey(options.key, 'REWIND_MASTER_KEY');
+  if (options.key) return parseMasterKey(options.key);
   const { file } = options;
   if (!existsSync(file)) {
     mkdirSync(dirname(file), { recursive: true });
