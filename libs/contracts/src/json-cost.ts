@@ -34,6 +34,16 @@ const isSpace = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0
  * counts what it sees and leaves the syntax error to the parser.
  */
 export function jsonCostProblem(text: string, limits: JsonCostLimits = DEFAULT_JSON_COST_LIMITS): JsonCostProblem | null {
+  // Too short to exceed either limit, so the scan is skipped (every request body of an agent's
+  // turn, issue 40: the scan was ~1 % of the API's CPU under W4). A key is counted at a ':' and a
+  // value at most twice per character (the root or an array's first element, and a ',' or ':'),
+  // so a text of n characters has at most n keys in any object and 2n values.
+  if (text.length <= limits.maxKeysPerObject && 2 * text.length <= limits.maxNodes) return null;
+  return scanJsonCost(text, limits);
+}
+
+/** The linear scan itself (jsonCostProblem skips it for texts too short to exceed the limits). */
+export function scanJsonCost(text: string, limits: JsonCostLimits): JsonCostProblem | null {
   // One frame per open container: its key count (objects), or whether its first element is still to come (arrays).
   const keys: number[] = [];
   const isArray: boolean[] = [];

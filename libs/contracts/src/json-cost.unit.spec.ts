@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { jsonCostProblem } from './json-cost';
+import { jsonCostProblem, scanJsonCost } from './json-cost';
 
 /** What the scanner counts, counted on the parsed value. */
 function costOf(value: unknown): { nodes: number; maxKeys: number } {
@@ -21,6 +21,36 @@ function costOf(value: unknown): { nodes: number; maxKeys: number } {
 }
 
 describe('jsonCostProblem', () => {
+  it('gives the full scan’s verdict on any text, malformed too, when it skips the scan of a short one', () => {
+    const structural = fc.constantFrom('{', '}', '[', ']', '"', ':', ',', '\\', ' ', 'a', '1');
+    let skipped = 0;
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          fc.json(),
+          fc.array(structural, { maxLength: 60 }).map((chars) => chars.join('')),
+          // Malformed runs like "[,,," count two values on one character: the bound's worst case.
+          fc.array(fc.constantFrom('[', ','), { maxLength: 12 }).map((chars) => chars.join('')),
+        ),
+        // Limits around the bound (n keys, 2n values for n characters), where a wrong shortcut would show.
+        fc.integer({ min: -3, max: 3 }),
+        fc.constantFrom(1, 2),
+        fc.integer({ min: -3, max: 3 }),
+        (text, keysOffset, nodesPerCharacter, nodesOffset) => {
+          const limits = {
+            maxKeysPerObject: Math.max(0, text.length + keysOffset),
+            maxNodes: Math.max(0, nodesPerCharacter * text.length + nodesOffset),
+          };
+          if (text.length <= limits.maxKeysPerObject && 2 * text.length <= limits.maxNodes) skipped++;
+          expect(jsonCostProblem(text, limits)).toEqual(scanJsonCost(text, limits));
+        },
+      ),
+      { numRuns: 2000 },
+    );
+    // The shortcut was exercised, not only the scan.
+    expect(skipped).toBeGreaterThan(100);
+  });
+
   it('counts on the text exactly what the parsed value holds: at the limits it passes, one under it is refused', () => {
     fc.assert(
       fc.property(fc.json(), (text) => {

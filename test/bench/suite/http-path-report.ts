@@ -51,6 +51,7 @@ export function httpPathTable(rows: Row[], table: (header: string[], body: strin
   const body: string[][] = [];
   for (const row of rows.filter((r) => r.system === 'rewind' && r.latency)) {
     const floor = rows.find((r) => r.system === 'http' && r.key === row.key && r.extra?.pairedWith === row.store);
+    const durable = rows.find((r) => r.system === 'floor' && r.key === row.key && r.store === row.store && r.latency);
     const x = row.extra ?? {};
     body.push([
       row.label,
@@ -58,14 +59,18 @@ export function httpPathTable(rows: Row[], table: (header: string[], body: strin
       `${fmtMs(row.latency!.p50)} / ${fmtMs(row.latency!.p99)}`,
       floor?.latency ? `${fmtMs(floor.latency.p50)} / ${fmtMs(floor.latency.p99)}` : '–',
       typeof x.p50Ratio === 'number' && typeof x.p99Ratio === 'number' ? `${x.p50Ratio.toFixed(2)}× / ${x.p99Ratio.toFixed(2)}×` : '–',
+      durable?.latency && typeof x.p50FloorRatio === 'number' && typeof x.p99FloorRatio === 'number'
+        ? `${fmtMs(durable.latency.p50)} / ${fmtMs(durable.latency.p99)} (${x.p50FloorRatio.toFixed(2)}× / ${x.p99FloorRatio.toFixed(2)}×)`
+        : '–',
       String(x.answerBytes ?? '–'),
       [
         [x.apiCpuUsPerRequest, x.apiLoopCpuUsPerRequest],
         [floor?.extra?.apiCpuUsPerRequest, floor?.extra?.apiLoopCpuUsPerRequest],
+        ...(durable ? [[durable.extra?.apiCpuUsPerRequest, durable.extra?.apiLoopCpuUsPerRequest]] : []),
       ]
         .map((pair) => pair.map((us) => (typeof us === 'number' ? Math.round(us).toLocaleString('en-US') : '–')).join(' / '))
         .join('; '),
-      [...(row.notes ?? []), ...(floor?.notes ?? [])].join('; '),
+      [...(row.notes ?? []), ...(floor?.notes ?? []), ...(durable?.notes ?? [])].join('; '),
     ]);
   }
   return table(
@@ -75,8 +80,9 @@ export function httpPathTable(rows: Row[], table: (header: string[], body: strin
       'Rewind p50 / p99 ms',
       'null server p50 / p99 ms',
       'Rewind ÷ null (p50 / p99)',
+      'durable floor p50 / p99 ms (Rewind ÷ floor)',
       'answer bytes',
-      'API CPU µs per request, process / event loop (Rewind; null server)',
+      'API CPU µs per request, process / event loop (Rewind; null server; durable floor)',
       'How',
     ],
     body,

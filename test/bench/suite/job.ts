@@ -95,7 +95,7 @@ async function rewindLibrary(ctx: Context, store: StoreName): Promise<Row[]> {
 async function rewindHttp(ctx: Context, store: StoreName): Promise<Row[]> {
   const { startRewindApi } = await import('./peers/rewind-http.js');
   const { measureHttpAppend } = await import('./workloads/w3-append.js');
-  const { measureHttpThroughput, measureNullThroughput } = await import('./workloads/w4-throughput.js');
+  const { measureFloorThroughput, measureHttpThroughput, measureNullThroughput } = await import('./workloads/w4-throughput.js');
   const { measureRollback } = await import('./workloads/w6-rollback.js');
   const { measureHttpPath, measureHttpTimeTravel } = await import('./workloads/http-path.js');
   const rows: Row[] = [];
@@ -123,11 +123,12 @@ async function rewindHttp(ctx: Context, store: StoreName): Promise<Row[]> {
     if (ctx.want('W4')) {
       // The null server with the same load client just before, so that the ratio is of one run and one machine state.
       rows.push(...(await measureNullThroughput(store, ctx.sizes)));
+      rows.push(...(await measureFloorThroughput(store, ctx.spec.run, ctx.sizes)));
       rows.push(await measureHttpThroughput(api, { system: 'rewind', store, notes: [api.description] }, ctx.sizes, 'w4http'));
       rows.push(await measureHttpThroughput(api, { system: 'rewind', store, notes: [api.description] }, ctx.sizes, 'w4turn', 'turn'));
     }
     if (ctx.want('W6')) rows.push(await measureRollback(api, ctx.sizes));
-    if (ctx.want('HTTP')) rows.push(...(await measureHttpPath(api, store, ctx.sizes)));
+    if (ctx.want('HTTP')) rows.push(...(await measureHttpPath(api, store, ctx.spec.run, ctx.sizes)));
     if (ctx.want('W2')) rows.push(...(await measureHttpTimeTravel(api, store, ctx.sizes)));
   } finally {
     await api.close();
@@ -138,29 +139,49 @@ async function rewindHttp(ctx: Context, store: StoreName): Promise<Row[]> {
 async function emmettHttp(ctx: Context): Promise<Row[]> {
   const { EmmettAdapter } = await import('./peers/emmett.js');
   const { EmmettHttpServer } = await import('./peers/emmett-http-server.js');
+  const { EmmettFastifyServer } = await import('./peers/emmett-fastify-server.js');
   const { measureHttpThroughput } = await import('./workloads/w4-throughput.js');
   const adapter = await EmmettAdapter.open(ctx.spec.run);
   const apiKey = 'emmett-bench-key-0123456789abcdef';
-  const server = new EmmettHttpServer(adapter.eventStore, apiKey);
+  const store = adapter.description.split(' (')[0];
+  const rows: Row[] = [];
   try {
-    const baseUrl = await server.start();
-    return [
-      await measureHttpThroughput(
+    // Emmett as its documentation writes a command (issue 40): CommandHandler behind Fastify, a step then a turn per request.
+    const commandHandler = new EmmettFastifyServer(adapter.eventStore, apiKey);
+    try {
+      const baseUrl = await commandHandler.start();
+      const notes = [
+        `Fastify → CommandHandler (reads the stream, folds version and open turn, appends with that version; ${store}, pool 20)`,
+        'no DTO validation, in-memory API key check',
+      ];
+      rows.push(await measureHttpThroughput({ baseUrl, apiKey }, { system: 'emmett', store: 'postgres', notes }, ctx.sizes, 'w4emmett'));
+      rows.push(await measureHttpThroughput({ baseUrl, apiKey }, { system: 'emmett', store: 'postgres', notes }, ctx.sizes, 'w4emmettturn', 'turn'));
+    } finally {
+      await commandHandler.stop();
+    }
+    // The lighter peer kept from issue 26: appendToStream with the version kept in memory, no read, no framework.
+    const server = new EmmettHttpServer(adapter.eventStore, apiKey);
+    try {
+      const baseUrl = await server.start();
+      const row = await measureHttpThroughput(
         { baseUrl, apiKey },
         {
           system: 'emmett',
           store: 'postgres',
           notes: [
-            `minimal node:http server → appendToStream (${adapter.description.split(' (')[0]}, pool 20)`,
+            `minimal node:http server → appendToStream (${store}, pool 20)`,
             'no DTO validation, in-memory API key check, expected version kept in memory',
           ],
         },
         ctx.sizes,
         'w4http',
-      ),
-    ];
+      );
+      rows.push({ ...row, key: 'W4.http.append', path: 'http (node:http, appendToStream, no read)' });
+    } finally {
+      await server.stop();
+    }
+    return rows;
   } finally {
-    await server.stop();
     await adapter.close();
   }
 }

@@ -8,6 +8,7 @@ import { memoryTables, memoryTargets } from './memory-report';
 import { langgraphSection, type LangGraphResults } from './langgraph-report';
 import { httpPathTable, httpPathTargets } from './http-path-report';
 import { issue26Targets, soakStatementsTable, soakTable } from './issue26-report';
+import { issue40Targets } from './issue40-report';
 
 export interface JobRun {
   job: string;
@@ -52,7 +53,7 @@ const ratio = (peer: number | undefined, rewind: number | undefined): string => 
 };
 
 const systemName = (row: Row) =>
-  ({ rewind: 'Rewind', emmett: 'Emmett', langgraph: 'LangGraph', postgres: 'PostgreSQL', sqlite: 'SQLite', http: 'HTTP' })[row.system];
+  ({ rewind: 'Rewind', emmett: 'Emmett', langgraph: 'LangGraph', postgres: 'PostgreSQL', sqlite: 'SQLite', http: 'HTTP', floor: 'durable floor' })[row.system];
 const storeName = (row: Row) => storeLabel(row.store);
 const pick = (rows: Row[], where: Partial<Pick<Row, 'system' | 'store' | 'key' | 'path'>>) =>
   rows.find((r) => (Object.keys(where) as (keyof typeof where)[]).every((k) => r[k] === where[k]) && !r.notMeasured);
@@ -262,13 +263,15 @@ function throughputTable(rows: Row[], all: Row[]): string {
       const share =
         row.store === 'none'
           ? `null server, beside Rewind on ${storeLabel((row.extra?.pairedWith as 'sqlite' | 'postgres' | undefined) ?? 'none')}`
-          : row.store === 'sqlite'
-            ? sqlite
-              ? `${((t / sqlite) * 100).toFixed(0)} % of SQLite's ${fmtCount(sqlite)}/s`
-              : '–'
-            : c1 && c16
-              ? `${((t / c1) * 100).toFixed(0)} % / ${((t / c16) * 100).toFixed(0)} %`
-              : '–';
+          : row.system === 'floor'
+            ? `durable floor, beside Rewind on ${storeLabel(row.store)}`
+            : row.store === 'sqlite'
+              ? sqlite
+                ? `${((t / sqlite) * 100).toFixed(0)} % of SQLite's ${fmtCount(sqlite)}/s`
+                : '–'
+              : c1 && c16
+                ? `${((t / c1) * 100).toFixed(0)} % / ${((t / c16) * 100).toFixed(0)} %`
+                : '–';
       const busy = row.extra?.machineCpuBusy as number | null | undefined;
       const us = (v: unknown) => (typeof v === 'number' ? fmtCount(v) : '–');
       return [
@@ -340,8 +343,8 @@ export const FAIRNESS_NOTES = [
   'Emmett stores the very events Rewind records (same type and data; the metadata in the same compact encoding Rewind’s stores use; Rewind’s event id as its message id) and folds them with Rewind’s own `evolveInPlace` in `aggregateStream`. Emmett has no snapshots, so W1/W2 replay every event up to the version asked: that is the design difference being measured.',
   'W3 library: Rewind’s figure is a whole `SessionService.execute` (state from its cache, decide, append, fold, a snapshot every 100 events); Emmett’s is a bare `appendToStream` of a pre-built event with its expected version; LangGraph’s is one `put`. Both peers do less work per step than Rewind here.',
   'LangGraph is given only one `put` per step (a real graph also calls `putWrites` per task and writes several channels per super-step), and its W2 thread has 1 500 checkpoints (300 turns) rather than 10 000 (with the full message list per checkpoint that would be gigabytes): both in LangGraph’s favour.',
-  'W4 over HTTP: Emmett sits behind a minimal `node:http` server that does the same append but no DTO validation, an in-memory API-key compare (Rewind hashes the key and checks it against a 30 s cache of its store), no idempotency handling and no framework: in Emmett’s favour. The load generator is a second Node process (node:http keep-alive agent) sharing the machine’s cores with the server and PostgreSQL, for every system alike; the null HTTP server row shows what that HTTP traffic alone costs here.',
-  'W4 batching: Rewind’s PostgreSQL store commits appends that arrive while others are in flight in one transaction (group commit): every acknowledged append is still committed with `synchronous_commit` on before it is answered. The “turn per request” rows send a whole turn (5 steps) to `POST /v1/sessions/:id/steps`, one atomic write; the peers have no such route and are measured one event per request only.',
+  'W4 over HTTP: Emmett runs as its documentation writes a command, `CommandHandler` behind Fastify (it reads the session’s stream, folds its version and open turn, and appends the same events Rewind records, a step or a whole turn per request), and, as a lighter row, behind a minimal `node:http` server that appends with the version kept in memory and reads nothing; both without DTO validation, with an in-memory API-key compare (Rewind hashes the key and checks it against a 30 s cache of its store) and no idempotency handling: in Emmett’s favour. The durable floor rows (Fastify and one INSERT of the body on the same store, nothing decided or validated) bound what any durable API can answer here. The load generator is a second Node process (node:http keep-alive agent) sharing the machine’s cores with the server and PostgreSQL, for every system alike; the null HTTP server row shows what that HTTP traffic alone costs here.',
+  'W4 batching: Rewind’s PostgreSQL store commits appends that arrive while others are in flight in one transaction (group commit): every acknowledged append is still committed with `synchronous_commit` on before it is answered. The “turn per request” rows send a whole turn (5 steps) to `POST /v1/sessions/:id/steps`, one atomic write; Emmett’s CommandHandler peer and the durable floor take the same request (the null server and the floor parse it, the floor stores it in one INSERT), the node:http Emmett peer a step per request only.',
   'Rewind’s API runs its six projections in the same process during every HTTP workload (they are part of what `npm start` runs). Their batches commit without waiting for the disk (read models are derived from the fsynced log and re-applied from it with their checkpoint after a crash); the events themselves are always fsynced.',
   'Pools: Rewind 20 connections (API default), Emmett 20 (a `pg.Pool` passed as `connectionOptions.pool`), LangGraph 10 (`fromConnString` default; its workloads are serial).',
   'Emmett and LangGraph store JSON as `jsonb` (parsed on write, larger on disk for small documents); Rewind stores `json` (text).',
@@ -404,7 +407,7 @@ export function renderMarkdown(report: SuiteReport): string {
   lines.push(
     table(
       ['Target', 'Measured', 'Met'],
-      [...checkTargets(rows), ...httpPathTargets(rows), ...issue26Targets(rows), ...memoryTargets(rows)].map((c) => [
+      [...checkTargets(rows), ...httpPathTargets(rows), ...issue26Targets(rows), ...issue40Targets(rows), ...memoryTargets(rows)].map((c) => [
         c.target,
         c.measured,
         c.met === null ? '–' : c.met ? 'yes' : '**no**',
@@ -501,7 +504,7 @@ export function renderConsole(report: SuiteReport): string {
       out.push(`${head}: p50 ${fmtMs(row.latency.p50)} ms  p95 ${fmtMs(row.latency.p95)} ms  p99 ${fmtMs(row.latency.p99)} ms  (n=${row.latency.n})`);
   }
   out.push('', 'Targets:');
-  for (const c of [...checkTargets(report.rows), ...httpPathTargets(report.rows), ...issue26Targets(report.rows)])
+  for (const c of [...checkTargets(report.rows), ...httpPathTargets(report.rows), ...issue26Targets(report.rows), ...issue40Targets(report.rows)])
     out.push(`  [${c.met === null ? ' - ' : c.met ? 'met' : 'MISS'}] ${c.target}: ${c.measured}`);
   return out.join('\n');
 }

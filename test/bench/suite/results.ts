@@ -1,7 +1,8 @@
 /** What each job reports back to the orchestrator (serialized as JSON between processes). */
 import type { Histogram, LatencyRecorder, LatencySummary } from './recorder';
 
-export type SystemName = 'rewind' | 'emmett' | 'langgraph' | 'postgres' | 'sqlite' | 'http';
+/** 'http': the null server (HTTP alone); 'floor': the durable floor (HTTP and one INSERT of the body). */
+export type SystemName = 'rewind' | 'emmett' | 'langgraph' | 'postgres' | 'sqlite' | 'http' | 'floor';
 export type StoreName = 'sqlite' | 'postgres';
 /** Where a row's data lives ('none': the HTTP reference stores nothing). */
 export type RowStore = StoreName | 'none';

@@ -26,8 +26,22 @@ const EXCEPTIONS: [method: string | '*', pattern: RegExp, scope: ApiKeyScope][] 
   ['POST', /^\/v1\/sessions\/:[^/]+\/recall$/, 'read'],
 ];
 
+/**
+ * Each route's answer, worked out once: the guard asks on every request, and the table's patterns
+ * cost ~1 % of the API's CPU under W4 (issue 40). Keys are route patterns (a finite set), never raw URLs.
+ */
+const scopeByRoute = new Map<string, ApiKeyScope>();
+
 /** The scope a request needs: the table above, else `read` for GET/HEAD and `write` for the rest. */
 export function requiredScopeOf(method: string, routePattern: string | undefined): ApiKeyScope {
+  if (routePattern === undefined) return scopeOf(method, undefined);
+  const key = `${method} ${routePattern}`;
+  let scope = scopeByRoute.get(key);
+  if (scope === undefined) scopeByRoute.set(key, (scope = scopeOf(method, routePattern)));
+  return scope;
+}
+
+function scopeOf(method: string, routePattern: string | undefined): ApiKeyScope {
   const upper = method.toUpperCase();
   const exception = routePattern ? EXCEPTIONS.find(([m, p]) => (m === '*' || m === upper) && p.test(routePattern)) : undefined;
   if (exception) return exception[2];

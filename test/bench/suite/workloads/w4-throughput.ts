@@ -13,7 +13,7 @@ import { busySince, cpuTimes } from '../cpu';
 import type { LoadResult, LoadSpec } from '../load-client';
 import { profiled, profilingEnabled } from '../profiler';
 import { LatencyRecorder } from '../recorder';
-import type { Row, StoreName, SystemName } from '../results';
+import type { Row, RowStore, StoreName, SystemName } from '../results';
 import type { Sizes } from '../sizes';
 
 export function runLoadClient(spec: LoadSpec, onMark?: (name: string) => void, onSpawn?: (pid: number) => void): Promise<LoadResult> {
@@ -145,29 +145,59 @@ export async function measureNullThroughput(pairedWith: StoreName, sizes: Sizes)
   const { startNullServer } = await import('./http-ceiling.js');
   const server = await startNullServer();
   try {
-    const rows: Row[] = [];
-    for (const unit of ['step', 'turn'] as const) {
-      const row = await measureHttpThroughput(
-        { baseUrl: server.baseUrl, apiKey: 'null-server' },
-        {
-          system: 'http',
-          store: pairedWith,
-          notes: ['null Fastify server: route, parse the JSON body, answer a small 201; the same load client and requests as the Rewind rows below'],
-        },
-        sizes,
-        `null${unit}`,
-        unit,
-      );
-      rows.push({
-        ...row,
-        key: unit === 'turn' ? 'W4.null.turn' : 'W4.null',
-        label: `null server, ${row.label}`,
-        store: 'none',
-        extra: { ...row.extra, pairedWith },
-      });
-    }
-    return rows;
+    return await measureReferenceThroughput(
+      server.baseUrl,
+      { system: 'http', store: 'none', keyPrefix: 'W4.null', label: 'null server', pairedWith },
+      ['null Fastify server: route, parse the JSON body, answer a small 201; the same load client and requests as the Rewind rows below'],
+      sizes,
+    );
   } finally {
     await server.close();
   }
+}
+
+/**
+ * Issue 40's floor for W4 over HTTP: the durable floor (durable-floor.ts: the null server plus one
+ * INSERT of the body on the same store) under the same load, measured in the HTTP job just before Rewind.
+ */
+export async function measureFloorThroughput(store: StoreName, run: string, sizes: Sizes): Promise<Row[]> {
+  const { startDurableFloor } = await import('./durable-floor.js');
+  const server = await startDurableFloor(store, run);
+  try {
+    return await measureReferenceThroughput(
+      server.baseUrl,
+      { system: 'floor', store, keyPrefix: 'W4.floor', label: 'durable floor', pairedWith: store },
+      [`${server.description}; the same load client and requests as the Rewind rows below`],
+      sizes,
+    );
+  } finally {
+    await server.close();
+  }
+}
+
+/** A reference server's W4 rows, a step then a turn per request (keys `<keyPrefix>` and `<keyPrefix>.turn`). */
+async function measureReferenceThroughput(
+  baseUrl: string,
+  who: { system: SystemName; store: RowStore; keyPrefix: string; label: string; pairedWith: StoreName },
+  notes: string[],
+  sizes: Sizes,
+): Promise<Row[]> {
+  const rows: Row[] = [];
+  for (const unit of ['step', 'turn'] as const) {
+    const row = await measureHttpThroughput(
+      { baseUrl, apiKey: 'reference-server' },
+      { system: who.system, store: who.pairedWith, notes },
+      sizes,
+      `${who.keyPrefix.split('.')[1]}${unit}`,
+      unit,
+    );
+    rows.push({
+      ...row,
+      key: unit === 'turn' ? `${who.keyPrefix}.turn` : who.keyPrefix,
+      label: `${who.label}, ${row.label}`,
+      store: who.store,
+      extra: { ...row.extra, pairedWith: who.pairedWith },
+    });
+  }
+  return rows;
 }
