@@ -1,6 +1,6 @@
 import type { EmbeddingModelInfo, EmbeddingSpace } from '../embedding-model';
 import type { MemoryItem } from '../memory-item';
-import type { IndexedItem, MemoryScope, PendingVectors, ScoredItem, VectorIndex } from '../vector-index';
+import type { IndexedItem, MemoryScope, ModelItems, PendingVectors, ScoredItem, VectorIndex } from '../vector-index';
 import { detectLanguage } from './detect-language';
 
 export interface LanguageSpacesIndexOptions {
@@ -15,14 +15,6 @@ export interface LanguageSpacesIndexOptions {
 
 interface OpenSpace extends EmbeddingSpace {
   index: VectorIndex;
-}
-
-/** Per-model counts, for status: which models hold items. */
-export interface ModelItems {
-  id: string;
-  dimensions: number;
-  language?: string;
-  items: number;
 }
 
 /**
@@ -180,9 +172,17 @@ export class LanguageSpacesIndex implements VectorIndex {
     return n;
   }
 
-  /** Each model's items: which models are in use. */
+  /** Each model's items (which models are in use) and, with two stages, each model's backlog (a burst of one language shows in its model). */
   async models(): Promise<ModelItems[]> {
-    return Promise.all(this.opened.map(async ({ id, dimensions, language, index }) => ({ id, dimensions, language, items: await index.count() })));
+    return Promise.all(
+      this.opened.map(async ({ id, dimensions, language, index }) => ({
+        id,
+        dimensions,
+        language,
+        items: await index.count(),
+        ...(this.pendingVectors ? { pendingVectors: (await index.pendingVectors!()).items } : {}),
+      })),
+    );
   }
 
   /** Every model's items (their ids and texts), for `rewind memory rebuild --verify`, when the adapter can list them. */
