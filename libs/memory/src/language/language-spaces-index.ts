@@ -172,15 +172,18 @@ export class LanguageSpacesIndex implements VectorIndex {
     return n;
   }
 
-  /** Each model's items (which models are in use) and, with two stages, each model's backlog (a burst of one language shows in its model). */
-  async models(): Promise<ModelItems[]> {
+  /**
+   * Each model's items (which models are in use) and, with two stages, each model's backlog (a burst
+   * of one language shows in its model); given a scope, each model's items of that scope alone.
+   */
+  async models(scope?: MemoryScope): Promise<ModelItems[]> {
     return Promise.all(
       this.opened.map(async ({ id, dimensions, language, index }) => ({
         id,
         dimensions,
         language,
-        items: await index.count(),
-        ...(this.pendingVectors ? { pendingVectors: (await index.pendingVectors!()).items } : {}),
+        items: await index.count(scope),
+        ...(this.pendingVectors && !scope ? { pendingVectors: (await index.pendingVectors!()).items } : {}),
       })),
     );
   }
