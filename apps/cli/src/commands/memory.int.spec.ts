@@ -90,4 +90,34 @@ describe('rewind memory status | rebuild [--verify]', () => {
     expect(JSON.parse(verified.stdout)).toMatchObject({ live: 1, rebuilt: 2, missingFromLive: 1 });
     expect(verified.stderr).toMatch(/does not match the event log/);
   });
+
+  it('rebuild keeps each language with its model (the defaults route Chinese to bge-small-zh): status counts per model; --verify compares both models’ items', async () => {
+    await writeTrip();
+    const store = new SqliteEventStore({ filename: join(dataDir, 'rewind.db') });
+    const sessions = new SessionService(new SessionRepository(store, { snapshotEvery: 0 }));
+    await sessions.execute({ tenantId: 'default', actor: 'test' }, 'trip', {
+      type: 'RecordMessage',
+      role: 'agent',
+      content: '里斯本的阿维尼达酒店在自由大道上。',
+    });
+    await store.close();
+    const rebuilt = await rewind('memory', 'rebuild');
+    expect(rebuilt.code).toBe(0);
+    expect(JSON.parse(rebuilt.stdout)).toMatchObject({ items: 3, checkpoint: 5 });
+    expect(JSON.parse((await rewind('memory', 'status')).stdout)).toMatchObject({
+      lag: 0,
+      items: 3,
+      pendingVectors: 0,
+      models: [
+        { id: 'e5-small-v2-q', language: 'en', items: 2, pendingVectors: 0 },
+        { id: 'bge-small-zh-v15-q', language: 'zh', items: 1, pendingVectors: 0 },
+      ],
+    });
+    // The Chinese item is in the Chinese model's tables of the rebuilt file.
+    const indexFile = new Database(join(dataDir, 'rewind.memory.db'), { readonly: true });
+    expect(indexFile.prepare('SELECT text FROM memory_bge_small_zh_v15_q_512_items').all()).toEqual([{ text: '里斯本的阿维尼达酒店在自由大道上。' }]);
+    indexFile.close();
+    const verified = await rewind('memory', 'rebuild', '--verify');
+    expect(JSON.parse(verified.stdout)).toEqual({ live: 3, rebuilt: 3, missingFromLive: 0, notInLog: 0, notIndexedYet: 0 });
+  });
 });
