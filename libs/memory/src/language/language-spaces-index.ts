@@ -146,7 +146,15 @@ export class LanguageSpacesIndex implements VectorIndex {
     const language = detectLanguage(query);
     const own = this.opened.find((s) => s.language === language) ?? this.opened[0]!;
     const searched = (this.options.keywords ?? 'all') === 'all' ? this.opened : [own];
-    const lists = await Promise.all(searched.map(async (space) => this.widen(space, await space.index.searchText(query, scope, limit))));
+    const lists = await Promise.all(
+      searched.map(async (space) => {
+        const hits = await space.index.searchText(query, scope, limit);
+        // A hit of another language's model has no vector the question's can be compared with (their
+        // cosine is 0 by construction, not by meaning): it comes without one, so that fusion ranks it by
+        // its words on a fair scale (as an item awaiting its vector) instead of as the least similar.
+        return space === own ? this.widen(space, hits) : hits.map(({ vector: _vector, ...hit }) => hit);
+      }),
+    );
     return lists.length === 1
       ? lists[0]!
       : lists

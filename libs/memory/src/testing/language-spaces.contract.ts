@@ -95,6 +95,17 @@ export function languageSpacesContract(name: string, create: () => Promise<Vecto
       if (twoStage) expect(await index.pendingVectors!()).toMatchObject({ items: 6 });
     });
 
+    it('a keyword hit of another language’s model comes without a vector (its cosine with the question would be 0 by construction), one of the question’s language with its own', async () => {
+      await writeBothLanguages();
+      const hits = await index.searchText('Quixotrella 酒店在哪里？', s1, 20);
+      const embedded = (id: string) => hits.find((h) => h.item.id === id)!;
+      expect(embedded(pair(s1, 1).zh.id).vector).toEqual(routedVector('zh', 1));
+      expect(embedded(pair(s1, 1).en.id).vector).toBeUndefined();
+      const english = await index.searchText('Where is the Quixotrella hotel?', s1, 20);
+      expect(english.find((h) => h.item.id === pair(s1, 1).en.id)!.vector).toEqual(routedVector('en', 1));
+      expect(english.find((h) => h.item.id === pair(s1, 1).zh.id)!.vector).toBeUndefined();
+    });
+
     it('deleteScope (a session, then a tenant) leaves nothing of either language in the scope, and each model keeps the rest', async () => {
       await writeBothLanguages();
       expect(await index.deleteScope(s1)).toBe(2 * perScope);
