@@ -3,7 +3,8 @@
  * smoke sizes): the English and the Chinese sets' sessions in one tenant, recall@5 of their follow-ups asked right
  * after writing (keyword stage, no vector yet) and after catch-up, on the SQLite index and on PostgreSQL
  * (REWIND_TEST_DATABASE_URL's server). Prints the MEM section's mixed table and the targets; recall figures are
- * deterministic (seeded sets, no timing in them), so a loaded host does not change them.
+ * deterministic (seeded sets, no timing in them), so a loaded host does not change them. `--cross-language`: each
+ * follow-up asked in the other language than its session's facts; `--settings=routed,routed.postgres` picks settings.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,7 +20,12 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'rewind-bench-mixed-'));
   try {
     const started = Date.now();
-    const rows = await mixedTenantRecall(dir, sizesFor(args.includes('--quick')), only ? (only.split(',') as MixedSetting[]) : undefined);
+    const rows = await mixedTenantRecall(
+      dir,
+      sizesFor(args.includes('--quick')),
+      only ? (only.split(',') as MixedSetting[]) : undefined,
+      args.includes('--cross-language') ? 'cross-language' : 'same-language',
+    );
     process.stdout.write(`${memoryTables(rows, table)}\n\n`);
     for (const row of rows) process.stdout.write(`- ${row.key}: ${(row.notes ?? []).join('; ')}\n`);
     process.stdout.write('\n');

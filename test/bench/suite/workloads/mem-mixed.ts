@@ -37,7 +37,7 @@ import { createBenchDatabase } from '../databases';
 import { LatencyRecorder } from '../recorder';
 import { latencyRow, type Row } from '../results';
 import type { Sizes } from '../sizes';
-import { englishDataset, type QuestionSpec } from './mem-dataset';
+import { englishDataset, type QuestionSpec, type RecallDataset } from './mem-dataset';
 import { chineseDataset } from './mem-dataset-zh';
 import { writeDataset } from './mem-recall';
 
@@ -58,16 +58,48 @@ const PASSES = [
   { key: '', label: '', vectors: true },
 ] as const;
 
+/**
+ * A set whose user comes back to a place and asks about it in the other language (the facts stay in
+ * theirs): "再说说Hotel Avenida吧。" then "它多少钱？" after English facts, "Let's get back to 金鼎酒店 for a
+ * moment." then "How much does it cost?" after Chinese ones. The question's language routes it to the
+ * other model's vector space than its fact's: only the words they share (the place's name, once the
+ * rewriter has put it in) can find the fact.
+ */
+function askedInOtherLanguage(facts: RecallDataset, other: RecallDataset): RecallDataset {
+  const phrasings = (attribute: QuestionSpec['attribute']) => [...new Set(other.questions.filter((q) => q.attribute === attribute).map((q) => q.question))];
+  return {
+    ...facts,
+    returnTo: other.returnTo,
+    questions: facts.questions.map((q, i) => {
+      const options = phrasings(q.attribute);
+      return { ...q, question: options[i % options.length]! };
+    }),
+  };
+}
+
+/** `same-language`: each follow-up in its session's language; `cross-language`: in the other one (askedInOtherLanguage). */
+export type MixedVariant = 'same-language' | 'cross-language';
+
 export async function mixedTenantRecall(
   dir: string,
   sizes: Sizes,
   settings: readonly MixedSetting[] = ['single', 'routed', 'routed.keywords-own', 'routed.postgres'],
+  variant: MixedVariant = 'same-language',
 ): Promise<Row[]> {
   const [sessionCount, entities] = sizes.quick ? [4, 4] : [20, 8];
-  const sets = { en: englishDataset(sessionCount, entities), zh: chineseDataset(sessionCount, entities) };
+  const english = englishDataset(sessionCount, entities);
+  const chinese = chineseDataset(sessionCount, entities);
+  // `en` and `zh` name the language of the facts (and of the sessions' other turns).
+  const sets =
+    variant === 'same-language' ? { en: english, zh: chinese } : { en: askedInOtherLanguage(english, chinese), zh: askedInOtherLanguage(chinese, english) };
+  const keyOf = (setting: MixedSetting) => (variant === 'same-language' ? `MEM.mixed.${setting}` : `MEM.mixed.cross-language.${setting}`);
+  const labelOf = (setting: MixedSetting) =>
+    variant === 'same-language'
+      ? `mixed tenant, ${LABELS[setting]}`
+      : `mixed tenant, follow-ups in the other language (English column: English facts asked about in Chinese; Chinese column: the reverse), ${LABELS[setting]}`;
   const rows: Row[] = [];
   for (const setting of settings) {
-    const name = `mixed-${setting}`;
+    const name = `mixed-${variant}-${setting}`;
     const store = new SqliteEventStore({ filename: join(dir, `${name}.db`) });
     const sessions = new SessionService(new SessionRepository(store, { snapshotEvery: 100 }));
     // The defaults as the service builds them: an environment without REWIND_EMBEDDING_MODEL.
@@ -134,8 +166,8 @@ export async function mixedTenantRecall(
                 system: 'rewind',
                 store: rowStore,
                 path: 'library',
-                key: `MEM.mixed.${setting}${pass.key}${tenantWide ? '.tenant' : ''}`,
-                label: `mixed tenant, ${LABELS[setting]}${pass.label}${tenantWide ? ', tenant-wide' : ''}`,
+                key: `${keyOf(setting)}${pass.key}${tenantWide ? '.tenant' : ''}`,
+                label: `${labelOf(setting)}${pass.label}${tenantWide ? ', tenant-wide' : ''}`,
                 extra: {
                   en: figures.en,
                   zh: figures.zh,
