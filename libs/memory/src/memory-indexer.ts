@@ -15,7 +15,7 @@ import { hadSpareCore, machineCpuTimes, type CpuTimes } from './machine-load';
 import { effectivePolicies, policyKeyOf, type MemoryPolicyStore } from './memory-policy';
 import { TurnContext } from './turn-context';
 import { modelCheckpointName, ModelCheckpoints } from './model-checkpoints';
-import type { MemoryScope, VectorIndex } from './vector-index';
+import type { MemoryScope, ModelItems, VectorIndex } from './vector-index';
 
 /** @deprecated The one Logger of @rewind/config. */
 export type MemoryIndexerLogger = Logger;
@@ -92,7 +92,7 @@ export interface MemoryIndexerStatus {
    * The models in use and the items each holds: one, or with language routing (the default local
    * models) one per language (a model with 0 items has not been needed, nor loaded, yet).
    */
-  models: { id: string; dimensions: number; language?: string; items: number }[];
+  models: ModelItems[];
   /** Last global position indexed (embedded subscription), or the highest seen (Kafka). */
   checkpoint: number;
   lastPosition: number;

@@ -35,6 +35,16 @@ export interface PendingVectors {
   oldestPosition: number | null;
 }
 
+/** Per-model counts, for status: which models hold items, and (two stages) how many of them await their vectors. */
+export interface ModelItems {
+  id: string;
+  dimensions: number;
+  language?: string;
+  items: number;
+  /** Stage 2's backlog in this model's storage (absent with one stage). */
+  pendingVectors?: number;
+}
+
 export interface IndexedItem {
   item: MemoryItem;
   vector: Float32Array;
@@ -79,6 +89,6 @@ export interface VectorIndex {
   /** Items awaiting their vectors, and the global position of the oldest (null when none). */
   pendingVectors?(): Promise<PendingVectors>;
   /** Each model's items, where one index keeps several models' (language routing); without it, the open model's are count(). */
-  models?(): Promise<{ id: string; dimensions: number; language?: string; items: number }[]>;
+  models?(): Promise<ModelItems[]>;
   close(): Promise<void>;
 }

@@ -58,7 +58,7 @@ const storeName = (row: Row) => storeLabel(row.store);
 const pick = (rows: Row[], where: Partial<Pick<Row, 'system' | 'store' | 'key' | 'path'>>) =>
   rows.find((r) => (Object.keys(where) as (keyof typeof where)[]).every((k) => r[k] === where[k]) && !r.notMeasured);
 
-function table(header: string[], body: string[][]): string {
+export function table(header: string[], body: string[][]): string {
   const esc = (cell: string) => cell.replace(/\|/g, '\\|').replace(/\n/g, ' ');
   return [`| ${header.join(' | ')} |`, `| ${header.map(() => '---').join(' | ')} |`, ...body.map((r) => `| ${r.map(esc).join(' | ')} |`)].join('\n');
 }

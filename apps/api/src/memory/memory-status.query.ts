@@ -12,8 +12,8 @@ export class MemoryStatusQuery {
 
 export type MemoryStatus = { enabled: false } | ({ enabled: true; index: string } & MemoryIndexerStatus);
 export type TenantMemoryStatus = { enabled: true; index: string } & Pick<MemoryIndexerStatus, 'state' | 'runsIn' | 'model' | 'dimensions'> & {
-    /** The models in use, without their counts (other tenants' items). */
-    models: Omit<MemoryIndexerStatus['models'][number], 'items'>[];
+    /** The models in use, without their counts (other tenants' items) or backlogs. */
+    models: Omit<MemoryIndexerStatus['models'][number], 'items' | 'pendingVectors'>[];
   };
 
 @QueryHandler(MemoryStatusQuery)
@@ -26,6 +26,6 @@ export class MemoryStatusHandler implements IQueryHandler<MemoryStatusQuery, Mem
     if (seesDeployment) return status;
     // A tenant sees how memory runs, not the global log's positions, lag or counts (other tenants' activity).
     const { enabled, index, state, runsIn, model, dimensions } = status;
-    return { enabled, index, state, runsIn, model, dimensions, models: status.models.map(({ items: _items, ...model }) => model) };
+    return { enabled, index, state, runsIn, model, dimensions, models: status.models.map(({ items: _items, pendingVectors: _pending, ...model }) => model) };
   }
 }

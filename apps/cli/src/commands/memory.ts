@@ -1,8 +1,10 @@
-import { existsSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { SessionRepository, SessionService } from '@rewind/engine';
 import { EngineSessionPaths, MemoryIndexer } from '@rewind/memory';
 import { IndexFileCheckpoints, indexFileHolders, SqlitePolicyStore } from '@rewind/memory/sqlite-vec';
-import { MemoryConfigError, MemoryRuntime, memoryConfigFromEnv, sqliteIndexFor, type MemoryConfig } from '@rewind/memory/runtime';
+import { MemoryConfigError, MemoryRuntime, memoryConfigFromEnv, POSTGRES_INDEXER_NAME, sqliteIndexFor, type MemoryConfig } from '@rewind/memory/runtime';
 import type { Backend } from '@rewind/runtime';
 import { CliError, EXIT_FAILURE, EXIT_OK, type CommandContext, type CommandSpec } from '../command';
 import { withBackend } from '../stores';
@@ -77,23 +79,47 @@ function sqliteIndexOf(index: unknown): { listItems(): Promise<{ id: string; tex
   return index as { listItems(): Promise<{ id: string; text: string; globalPosition: number }[]> };
 }
 
+/**
+ * How far the live index has indexed the log (its checkpoint, kept per model): in the index file for
+ * the embedded index (a file from before per-model checkpoints keeps the plain name), in the shared
+ * store under the PostgreSQL indexer's name for the PostgreSQL index.
+ */
+async function liveCheckpointOf(config: MemoryConfig, backend: Backend, perModelName: string): Promise<number> {
+  if (config.index === 'postgres') return backend.checkpoints.load(perModelName);
+  const liveProgress = new IndexFileCheckpoints(config.sqliteFile, backend.checkpoints);
+  try {
+    return Math.max(await liveProgress.peek(perModelName), await liveProgress.peek(CHECKPOINT));
+  } finally {
+    await liveProgress.close();
+  }
+}
+
 const rebuild: CommandSpec = {
   name: 'memory rebuild',
-  summary: 'Rebuild the embedded memory index from the event log into a fresh index (--verify: compare it with the live one, change nothing)',
+  summary:
+    'Rebuild the embedded memory index from the event log into a fresh index (--verify: compare the live index, embedded or PostgreSQL, with the log; change nothing)',
   flags: {
     verify: { type: 'boolean', description: 'build a fresh index beside the live one, compare the two item by item, keep the live one as it is' },
   },
   async run(context, flags) {
     const config = memoryConfig(context);
-    if (config.index !== 'sqlite') {
+    if (config.index === 'qdrant')
       throw new CliError(
-        config.index === 'postgres'
-          ? 'memory rebuild works on the embedded index; for the PostgreSQL index, stop every API process and worker, delete its rows (DELETE FROM <schema>.memory_items) and its checkpoints (memory-indexer@…), and start them: the process holding the indexer lock indexes the log again.'
-          : 'memory rebuild works on the embedded index; for Qdrant, drop the collection and restart the worker with a fresh KAFKA_MEMORY_GROUP_ID to re-index from rewind.events.',
+        'memory rebuild works on the embedded and PostgreSQL indexes; for Qdrant, drop the collection and restart the worker with a fresh KAFKA_MEMORY_GROUP_ID to re-index from rewind.events.',
+      );
+    if (config.index === 'postgres' && !flags.verify) {
+      const s = config.postgresSchema;
+      // Every model's items are in the one table (language routing: each model's space), and each model keeps its own checkpoint.
+      throw new CliError(
+        `memory rebuild replaces the embedded index; the PostgreSQL index is the deployment's (\`--verify\` compares it with the log without changing it). To rebuild it, stop every API process and worker, ` +
+          `delete every model's items and checkpoints (DELETE FROM ${s}.memory_items; DELETE FROM ${s}.subscriber_checkpoints WHERE name LIKE '${POSTGRES_INDEXER_NAME}@%'), ` +
+          'and start them: the process holding the indexer lock indexes the log again.',
       );
     }
     if (!flags.verify) refuseWhileHeld(config.sqliteFile);
-    const fresh = `${config.sqliteFile}.rebuild-${process.pid}`;
+    // On PostgreSQL (--verify only) the fresh index is a file of its own, in a temporary folder: the data folder may hold nothing there.
+    const scratch = config.index === 'postgres' ? mkdtempSync(join(tmpdir(), 'rewind-memory-verify-')) : undefined;
+    const fresh = scratch ? join(scratch, 'rebuilt.memory.db') : `${config.sqliteFile}.rebuild-${process.pid}`;
     rmSync(fresh, { force: true });
     return withBackend(context, async (backend) => {
       const store = backend.events;
@@ -135,10 +161,7 @@ const rebuild: CommandSpec = {
           const missing = rebuilt.filter((i) => !liveKeys.has(key(i)));
           const extra = live.filter((i) => !rebuiltKeys.has(key(i)));
           // Items of events after the live checkpoint are not indexed yet: not a mismatch.
-          const liveProgress = new IndexFileCheckpoints(config.sqliteFile, backend.checkpoints);
-          // Kept per model (ModelCheckpoints); an index file from before that keeps the plain name.
-          const liveCheckpoint = Math.max(await liveProgress.peek(await runtime.indexer.checkpointName()), await liveProgress.peek(CHECKPOINT));
-          await liveProgress.close();
+          const liveCheckpoint = await liveCheckpointOf(config, backend, await runtime.indexer.checkpointName());
           const pending = missing.filter((i) => i.globalPosition > liveCheckpoint);
           const result = {
             live: live.length,
@@ -174,6 +197,7 @@ const rebuild: CommandSpec = {
         await freshIndex.close();
         await runtime.close();
         for (const suffix of ['', '-wal', '-shm']) if (existsSync(`${fresh}${suffix}`)) rmSync(`${fresh}${suffix}`, { force: true });
+        if (scratch) rmSync(scratch, { recursive: true, force: true });
       }
     });
   },

@@ -1,6 +1,6 @@
 import type { EmbeddingModelInfo, EmbeddingSpace } from '../embedding-model';
 import type { MemoryItem } from '../memory-item';
-import type { IndexedItem, MemoryScope, PendingVectors, ScoredItem, VectorIndex } from '../vector-index';
+import type { IndexedItem, MemoryScope, ModelItems, PendingVectors, ScoredItem, VectorIndex } from '../vector-index';
 import { detectLanguage } from './detect-language';
 
 export interface LanguageSpacesIndexOptions {
@@ -15,14 +15,6 @@ export interface LanguageSpacesIndexOptions {
 
 interface OpenSpace extends EmbeddingSpace {
   index: VectorIndex;
-}
-
-/** Per-model counts, for status: which models hold items. */
-export interface ModelItems {
-  id: string;
-  dimensions: number;
-  language?: string;
-  items: number;
 }
 
 /**
@@ -154,7 +146,15 @@ export class LanguageSpacesIndex implements VectorIndex {
     const language = detectLanguage(query);
     const own = this.opened.find((s) => s.language === language) ?? this.opened[0]!;
     const searched = (this.options.keywords ?? 'all') === 'all' ? this.opened : [own];
-    const lists = await Promise.all(searched.map(async (space) => this.widen(space, await space.index.searchText(query, scope, limit))));
+    const lists = await Promise.all(
+      searched.map(async (space) => {
+        const hits = await space.index.searchText(query, scope, limit);
+        // A hit of another language's model has no vector the question's can be compared with (their
+        // cosine is 0 by construction, not by meaning): it comes without one, so that fusion ranks it by
+        // its words on a fair scale (as an item awaiting its vector) instead of as the least similar.
+        return space === own ? this.widen(space, hits) : hits.map(({ vector: _vector, ...hit }) => hit);
+      }),
+    );
     return lists.length === 1
       ? lists[0]!
       : lists
@@ -180,9 +180,20 @@ export class LanguageSpacesIndex implements VectorIndex {
     return n;
   }
 
-  /** Each model's items: which models are in use. */
-  async models(): Promise<ModelItems[]> {
-    return Promise.all(this.opened.map(async ({ id, dimensions, language, index }) => ({ id, dimensions, language, items: await index.count() })));
+  /**
+   * Each model's items (which models are in use) and, with two stages, each model's backlog (a burst
+   * of one language shows in its model); given a scope, each model's items of that scope alone.
+   */
+  async models(scope?: MemoryScope): Promise<ModelItems[]> {
+    return Promise.all(
+      this.opened.map(async ({ id, dimensions, language, index }) => ({
+        id,
+        dimensions,
+        language,
+        items: await index.count(scope),
+        ...(this.pendingVectors && !scope ? { pendingVectors: (await index.pendingVectors!()).items } : {}),
+      })),
+    );
   }
 
   /** Every model's items (their ids and texts), for `rewind memory rebuild --verify`, when the adapter can list them. */

@@ -22,7 +22,8 @@ afterAll(async () => {
 vectorIndexContract(
   'PostgresVectorIndex (bit_count Hamming prefilter + re-rank, tsvector BM25)',
   async () => new PostgresVectorIndex({ pool, schema: `contract_${++schemas}` }),
-  { twoStage: true, stemming: true },
+  // Language routing: each model's items in the same tables (their space), through one pool.
+  { twoStage: true, stemming: true, sibling: (base) => (base as PostgresVectorIndex).sibling() },
 );
 
 describe('PostgresVectorIndex', () => {

@@ -3,7 +3,8 @@ import { LanguageRoutedEmbeddingModel, LanguageSpacesIndex } from '../language';
 import { OnnxEmbeddingModel } from '../onnx';
 import { SqliteVectorIndex } from '../sqlite-vec';
 import { memoryConfigFromEnv } from './memory-config';
-import { embeddingModelFor, modelFusion, routesByLanguage, threadPoolSize, vectorIndexFor } from './memory-parts';
+import { PostgresVectorIndex } from '../postgres/postgres-vector-index';
+import { embeddingModelFor, modelFusion, routesByLanguage, sharedPostgresIndex, threadPoolSize, vectorIndexFor } from './memory-parts';
 
 describe('language routing from configuration', () => {
   it('routes by language with the defaults, and not once REWIND_EMBEDDING_MODEL names a model (today’s meaning: one model for everything)', async () => {
@@ -25,6 +26,21 @@ describe('language routing from configuration', () => {
       await index.close();
     }
     expect(routesByLanguage({ embeddingUrl: 'https://api.example/v1', embeddingModel: 'text-embedding-3-small' })).toBe(false);
+  });
+
+  it('routes by language on the PostgreSQL index too (REWIND_STORE=postgres’s default), for the deployment’s indexer and every thread’s index', async () => {
+    const env = { REWIND_STORE: 'postgres', DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' };
+    const defaults = memoryConfigFromEnv(env, '/d');
+    expect(defaults.index).toBe('postgres');
+    // Nothing connects until open(): the pool is made on first use.
+    for (const index of [vectorIndexFor(defaults), sharedPostgresIndex(defaults).index]) {
+      expect(index).toBeInstanceOf(LanguageSpacesIndex);
+      await index.close();
+    }
+    const named = memoryConfigFromEnv({ ...env, REWIND_EMBEDDING_MODEL: 'e5-small-v2-q' }, '/d');
+    const single = vectorIndexFor(named);
+    expect(single).toBeInstanceOf(PostgresVectorIndex);
+    await single.close();
   });
 });
 

@@ -10,6 +10,8 @@ import { join } from 'node:path';
 vectorIndexContract('SqliteVectorIndex (sqlite-vec binary + re-rank, FTS5)', async () => new SqliteVectorIndex({ filename: ':memory:' }), {
   twoStage: true,
   stemming: true,
+  // Language routing: each model's tables in the same file, through one connection.
+  sibling: (base) => (base as SqliteVectorIndex).sibling(),
 });
 vectorIndexContract(
   'SqliteVectorIndex (sqlite-vec exact float scan, FTS5)',

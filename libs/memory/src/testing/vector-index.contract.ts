@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { MemoryItem } from '../memory-item';
 import type { VectorIndex } from '../vector-index';
+import { languageSpacesContract } from './language-spaces.contract';
 
 /** A unit vector pointing mostly along axis `axis`, a little along `tilt`. */
 export function axisVector(dimensions: number, axis: number, tilt = 0, tiltAmount = 0): Float32Array {
@@ -32,6 +33,11 @@ export interface VectorIndexFeatures {
   twoStage?: boolean;
   /** Keyword search reduces words to their stems and weighs a turn's previous turn below its own words. */
   stemming?: boolean;
+  /**
+   * Another index on the same storage as `base` (the adapter's `sibling()`): the contract then runs
+   * under language routing too (languageSpacesContract: per-model counts, clean-up of every model).
+   */
+  sibling?: (base: VectorIndex) => VectorIndex;
 }
 
 /**
@@ -196,4 +202,5 @@ export function vectorIndexContract(name: string, create: () => Promise<VectorIn
       expect(await index.count()).toBe(0);
     });
   });
+  if (features.sibling) languageSpacesContract(name, create, features.sibling, features.twoStage ?? false);
 }
