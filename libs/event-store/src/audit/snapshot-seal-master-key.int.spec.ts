@@ -48,7 +48,9 @@ const backends: [string, () => Promise<Database_>][] = [
         },
         storedSecrets: async () => raw((conn) => conn.prepare<[], Buffer>('SELECT secret FROM snapshot_keys').pluck().all()),
         forge: async (stateJson, seal) =>
-          raw((conn) => conn.prepare("UPDATE snapshots SET state = ?, seal = ? WHERE stream_id = 'session:acme:trip' AND version = 3").run(stateJson, seal)),
+          raw((conn) => {
+            conn.prepare("UPDATE snapshots SET state = ?, seal = ? WHERE stream_id = 'session:acme:trip' AND version = 3").run(stateJson, seal);
+          }),
         dispose: async () => undefined,
       };
     },
