@@ -327,6 +327,8 @@ async function main(): Promise<void> {
         ? new MemoryIndexer({ index: runtime.index, model: vectors, policies: runtime.policies, store: rewind.store, checkpoints: runtime.checkpoints! })
         : runtime.indexer;
     const tableWanted = !argv.includes('--sweep-only');
+    const keywordStageOnly = argv.includes('--keyword-stage-only');
+    if (keywordStageOnly && tableWanted) throw new Error('--keyword-stage-only goes with --sweep-only (the table asks right after writing by itself).');
     const freshShares =
       argv.includes('--caught-up-only') || !tableWanted
         ? []
@@ -349,7 +351,8 @@ async function main(): Promise<void> {
     await timed(async () => {
       await indexer.open();
       // With questions asked right after writing: stage 1 alone (every item searchable by keywords, none by vector).
-      await indexer.catchUp({ vectors: freshShares.length === 0 });
+      // `--keyword-stage-only`: the sweep too is asked so (a tuning loop for the state a user meets first).
+      await indexer.catchUp({ vectors: freshShares.length === 0 && !keywordStageOnly });
     });
 
     const tenantId = rewind.tenantId;
