@@ -1,5 +1,6 @@
 import { containsCjk } from './low-information';
 import { isDate, NOT_ENTITIES } from './deterministic-rewriter';
+import { asksForInference, asksForList } from './recall-question';
 
 /**
  * Splits a question whose evidence lies in several places ("What do Jon and Gina both like?", "Who
@@ -75,18 +76,31 @@ function namedTogether(question: string, entities: readonly string[]): string | 
  * dropped from a sub-question.
  */
 export class DeterministicDecomposer implements QueryDecomposer {
-  private readonly max: number;
+  private readonly options: DecomposerRules;
 
-  constructor(max = MAX_SUB_QUESTIONS) {
-    this.max = max;
+  constructor(options: DecomposerRules = {}) {
+    this.options = options;
   }
 
   async decompose(question: string): Promise<string[]> {
-    return decomposeQuestion(question, this.max);
+    return decomposeQuestion(question, this.options);
   }
 }
 
-export function decomposeQuestion(question: string, max = MAX_SUB_QUESTIONS): string[] {
+export interface DecomposerRules {
+  /** Sub-questions at most (default MAX_SUB_QUESTIONS). */
+  max?: number;
+  /**
+   * A question about one named person that asks for several things or for an inference ("What
+   * activities has Lena done?", "What might Omar's job be?") also asked without the name: the facet
+   * alone, whose evidence ("pottery", "camping") shares the facet's meaning but not the name, which
+   * every message of that person's carries and so decides nothing among them (default false).
+   */
+  facets?: boolean;
+}
+
+export function decomposeQuestion(question: string, rules: DecomposerRules = {}): string[] {
+  const max = rules.max ?? MAX_SUB_QUESTIONS;
   if (containsCjk(question) || !/[a-z]/i.test(question)) return [];
   const trimmed = question.trim();
   const entities = namesIn(trimmed);
@@ -122,6 +136,11 @@ export function decomposeQuestion(question: string, max = MAX_SUB_QUESTIONS): st
 
   const setAside = SET_ASIDE.exec(trimmed);
   if (setAside) parts.push(trimmed.replace(setAside[0], ''));
+
+  if (rules.facets && entities.length === 1 && (asksForList(trimmed) || asksForInference(trimmed))) {
+    const name = entities[0]!.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    parts.push(trimmed.replace(new RegExp(`\\s*\\b${name}(?:['’]s)?\\b`, 'gu'), '').replace(/\s{2,}/g, ' '));
+  }
 
   const seen = new Set([normalise(trimmed)]);
   const kept: string[] = [];

@@ -46,6 +46,14 @@ describe('deterministic question decomposer', () => {
     expect(decomposeQuestion('Does Rafael like hiking more than swimming in lakes?')).toEqual(['Does Rafael like hiking', 'swimming in lakes?']);
   });
 
+  it('with the facet rule, asks a list or inference question about one person without the name too', () => {
+    expect(decomposeQuestion('What hobbies has Lena picked up?', { facets: true })).toEqual(['What hobbies has picked up?']);
+    expect(decomposeQuestion("What might Omar's job be?", { facets: true })).toEqual(['What might job be?']);
+    expect(decomposeQuestion('What hobbies has Lena picked up?')).toEqual([]);
+    // Neither a list nor an inference: the name is what is asked about.
+    expect(decomposeQuestion('Where did Lena buy her bike?', { facets: true })).toEqual([]);
+  });
+
   it('leaves questions in other languages as they are (no rules for them)', () => {
     expect(decomposeQuestion('小明和小红都喜欢什么运动？')).toEqual([]);
   });
@@ -75,7 +83,7 @@ describe('deterministic question decomposer', () => {
     await fc.assert(
       fc.asyncProperty(fc.array(word, { maxLength: 16 }), fc.integer({ min: 1, max: 4 }), async (words, max) => {
         const question = words.join(' ');
-        const parts = await new DeterministicDecomposer(max).decompose(question);
+        const parts = await new DeterministicDecomposer({ max }).decompose(question);
         expect(parts.length).toBeLessThanOrEqual(Math.min(max, MAX_SUB_QUESTIONS + 1));
         expect(new Set(parts).size).toBe(parts.length);
         for (const part of parts) {

@@ -8,6 +8,10 @@ export interface DecompositionOptions {
   weight: number;
   /** Sub-questions searched at most per question (each one embedding and one search pair more). */
   maxSubQuestions?: number;
+  /** The default decomposer's facet rule (query-decomposer.ts DecomposerRules.facets). */
+  facets?: boolean;
+  /** Keep only a sub-question's hits labelled with a speaker the question names (recall-speaker.ts ofNamedSpeaker), when it names some but not all. */
+  namedSpeakerOnly?: boolean;
 }
 
 /**

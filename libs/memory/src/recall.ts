@@ -146,8 +146,6 @@ export const DEFAULT_EXPANSION: ExpansionOptions = { weight: 0, questions: 'list
 /** Decomposition into sub-questions: the weight is tuned on LoCoMo (test/bench/locomo-notes.md). */
 export const DEFAULT_DECOMPOSITION: DecompositionOptions = { weight: 0.8, maxSubQuestions: MAX_SUB_QUESTIONS };
 
-const DEFAULT_DECOMPOSER: QueryDecomposer = new DeterministicDecomposer();
-
 export interface ExpansionOptions {
   /** The expansion list's best against the question's best (0 turns it off). */
   weight: number;
@@ -277,7 +275,10 @@ export class MemoryRecall {
     const decomposition = this.options.decomposition ?? DEFAULT_DECOMPOSITION;
     const subQuestions =
       decomposition.weight > 0
-        ? (await (this.deps.decomposer ?? DEFAULT_DECOMPOSER).decompose(rewrite.query)).slice(0, decomposition.maxSubQuestions ?? MAX_SUB_QUESTIONS)
+        ? (await (this.deps.decomposer ?? new DeterministicDecomposer({ facets: decomposition.facets ?? false })).decompose(rewrite.query)).slice(
+            0,
+            decomposition.maxSubQuestions ?? MAX_SUB_QUESTIONS,
+          )
         : [];
     const subVectors = subQuestions.length > 0 ? await this.deps.model.embed(subQuestions, { kind: 'query' }) : [];
     for (let fetch = Math.max(depth, k); ; fetch *= 4) {
@@ -287,11 +288,9 @@ export class MemoryRecall {
       if (subQuestions.length > 0) {
         // Evidence spread over a conversation: each part of the question searched on its own, the best of each brought up.
         const parts = await Promise.all(subQuestions.map((sub, i) => this.rankOne(sub, subVectors[i]!, scope, fetch, onPath)));
-        fused = fuseSubQuestions(
-          fused,
-          parts.map((part) => part.fused),
-          decomposition.weight,
-        );
+        // A part's hits from the named person's own messages only ("Lena's activities", not her friend's).
+        const lists = parts.map((part) => (decomposition.namedSpeakerOnly === false ? part.fused : ofNamedSpeaker(rewrite.query, part.fused)));
+        fused = fuseSubQuestions(fused, lists, decomposition.weight);
         exhausted &&= parts.every((part) => part.exhausted);
       }
       const diversity = this.options.diversity ?? DEFAULT_DIVERSITY;
