@@ -10,6 +10,11 @@ export interface DecompositionOptions {
   maxSubQuestions?: number;
   /** The default decomposer's facet rule (query-decomposer.ts DecomposerRules.facets). */
   facets?: boolean;
+  /**
+   * `score` (default): each list's scores scaled by its best; `rank`: each hit scores weight / its rank
+   * in its list (the question's own at weight 1), so at weight 1 the lists take turns.
+   */
+  by?: 'score' | 'rank';
   /** Keep only a sub-question's hits labelled with a speaker the question names (recall-speaker.ts ofNamedSpeaker), when it names some but not all. */
   namedSpeakerOnly?: boolean;
 }
@@ -23,9 +28,18 @@ export interface DecompositionOptions {
  * the best of each part of the question reach the top hits, where the question's own list alone lets
  * the part with the most matching words crowd out the others.
  */
-export function fuseSubQuestions(main: readonly ScoredItem[], subs: readonly (readonly ScoredItem[])[], weight: number): ScoredItem[] {
+export function fuseSubQuestions(
+  main: readonly ScoredItem[],
+  subs: readonly (readonly ScoredItem[])[],
+  weight: number,
+  by: 'score' | 'rank' = 'score',
+): ScoredItem[] {
   if (weight <= 0 || subs.every((list) => list.length === 0)) return [...main];
   const scaled = (list: readonly ScoredItem[]) => {
+    if (by === 'rank') {
+      const rank = new Map(list.map((hit, i) => [hit.item.id, i + 1]));
+      return (hit: ScoredItem) => 1 / rank.get(hit.item.id)!;
+    }
     const best = Math.max(0, ...list.map((hit) => hit.score));
     return (hit: ScoredItem) => (best > 0 ? hit.score / best : 0);
   };

@@ -18,6 +18,15 @@ describe("fusing a question's sub-questions", () => {
     expect(ids(fuseSubQuestions(main, [tomasz], 0.9))).toEqual(['priya-1', 'tomasz-1', 'priya-2', 'priya-3', 'tomasz-2']);
   });
 
+  it('by rank at weight 1, the question and its sub-questions take turns', () => {
+    const main = [hit('a1', 9), hit('a2', 8.9), hit('a3', 8.8)];
+    const subs = [
+      [hit('b1', 0.3), hit('b2', 0.1)],
+      [hit('c1', 5), hit('a2', 4)],
+    ];
+    expect(ids(fuseSubQuestions(main, subs, 1, 'rank'))).toEqual(['a1', 'b1', 'c1', 'a2', 'b2', 'a3']);
+  });
+
   it('changes nothing at weight 0 or without sub-questions', () => {
     const main = [hit('a', 2), hit('b', 1)];
     expect(fuseSubQuestions(main, [[hit('c', 5)]], 0)).toEqual(main);

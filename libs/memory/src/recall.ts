@@ -290,7 +290,7 @@ export class MemoryRecall {
         const parts = await Promise.all(subQuestions.map((sub, i) => this.rankOne(sub, subVectors[i]!, scope, fetch, onPath)));
         // A part's hits from the named person's own messages only ("Lena's activities", not her friend's).
         const lists = parts.map((part) => (decomposition.namedSpeakerOnly === false ? part.fused : ofNamedSpeaker(rewrite.query, part.fused)));
-        fused = fuseSubQuestions(fused, lists, decomposition.weight);
+        fused = fuseSubQuestions(fused, lists, decomposition.weight, decomposition.by);
         exhausted &&= parts.every((part) => part.exhausted);
       }
       const diversity = this.options.diversity ?? DEFAULT_DIVERSITY;
