@@ -26,6 +26,7 @@
  * `/v1/memory/status` says the index has the writes — then stage 2 catches up and the questions are asked
  * again. `--embedded-shares 0,0.5` asks at each of these shares of the items embedded (stage 2 embeds
  * oldest first, so a share is the earlier conversations' turns; default `0`); `--caught-up-only` skips it.
+ * `--sweep --sweep-only --keyword-stage-only` asks the sweep's variants in that first state (no vector attached).
  */
 import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

@@ -143,8 +143,17 @@ export const DEFAULT_LIST_SPEAKER_WEIGHT = 0.2;
  */
 export const DEFAULT_EXPANSION: ExpansionOptions = { weight: 0, questions: 'lists', namedSpeakerOnly: true };
 
-/** Decomposition into sub-questions: the weight is tuned on LoCoMo (test/bench/locomo-notes.md). */
-export const DEFAULT_DECOMPOSITION: DecompositionOptions = { weight: 0.8, maxSubQuestions: MAX_SUB_QUESTIONS };
+/**
+ * Decomposition into sub-questions (query-decomposer.ts, recall-decomposition.ts), off: on LoCoMo it
+ * moves multi-hop by under half a point at any k and costs the other categories as much or more.
+ * All 1 982 questions, asked once at k = 50, R@5/10/25/50. Right after writing (keywords only), off:
+ * all 68.1/76.8/83.9/87.6, multi-hop 33.4/42.2/55.6/62.7; the structural rules by score at 0.8:
+ * 67.7/76.3/83.5/87.3, multi-hop 33.4/42.0/55.7/62.8; by rank at 1: 67.7/76.4/83.8/87.7, multi-hop
+ * 33.5/42.1/56.0/63.0, adversarial 74.9/86.3 → 73.3/85.0 at R@5/10. After catch-up, off: 71.2/79.7/87.2/91.6,
+ * multi-hop 35.5/47.5/62.9/72.9; with the facet rule at 0.9: 70.8/79.3/87.1/91.5, multi-hop
+ * 35.6/47.8/63.1/73.3, adversarial 75.6/86.7 → 74.4/85.5. See test/bench/locomo-notes.md.
+ */
+export const DEFAULT_DECOMPOSITION: DecompositionOptions = { weight: 0, maxSubQuestions: MAX_SUB_QUESTIONS };
 
 export interface ExpansionOptions {
   /** The expansion list's best against the question's best (0 turns it off). */
