@@ -26,6 +26,7 @@
  * `/v1/memory/status` says the index has the writes — then stage 2 catches up and the questions are asked
  * again. `--embedded-shares 0,0.5` asks at each of these shares of the items embedded (stage 2 embeds
  * oldest first, so a share is the earlier conversations' turns; default `0`); `--caught-up-only` skips it.
+ * `--sweep --sweep-only --keyword-stage-only` asks the sweep's variants in that first state (no vector attached).
  */
 import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -327,6 +328,8 @@ async function main(): Promise<void> {
         ? new MemoryIndexer({ index: runtime.index, model: vectors, policies: runtime.policies, store: rewind.store, checkpoints: runtime.checkpoints! })
         : runtime.indexer;
     const tableWanted = !argv.includes('--sweep-only');
+    const keywordStageOnly = argv.includes('--keyword-stage-only');
+    if (keywordStageOnly && tableWanted) throw new Error('--keyword-stage-only goes with --sweep-only (the table asks right after writing by itself).');
     const freshShares =
       argv.includes('--caught-up-only') || !tableWanted
         ? []
@@ -349,7 +352,8 @@ async function main(): Promise<void> {
     await timed(async () => {
       await indexer.open();
       // With questions asked right after writing: stage 1 alone (every item searchable by keywords, none by vector).
-      await indexer.catchUp({ vectors: freshShares.length === 0 });
+      // `--keyword-stage-only`: the sweep too is asked so (a tuning loop for the state a user meets first).
+      await indexer.catchUp({ vectors: freshShares.length === 0 && !keywordStageOnly });
     });
 
     const tenantId = rewind.tenantId;

@@ -7,7 +7,7 @@ const ZH_PRONOUN = /(它们的|它的|它们|它|他们的|她们的|他的|她�
 const ZH_ELLIPSIS = /^\s*(?:那么?|那)?(.+?)呢\s*[?？]?\s*$/u;
 
 /** Words that start sentences or are capitalised without naming anything ("On which street is it?" names no street). */
-const NOT_ENTITIES = new Set(
+export const NOT_ENTITIES = new Set(
   "I I'm I've I'll I'd The A An And But Or So Then What When Where Which Who Why How Is Are Was Were Do Does Did Can Could Would Should Will Please Yes No Ok Okay Thanks Thank Hi Hello Hey Let Let's It It's Its They This That These Those There We You He She My Our Your Their Also Sure Great Good Fine Done Sorry Also Just Book Find Show Tell Give Get Make Remember On In At For From With About By To Of Into Since Until After Before During".split(
     ' ',
   ),
@@ -18,7 +18,7 @@ const DATE_WORD =
   /^(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?|monday|tuesday|wednesday|thursday|friday|saturday|sunday|today|tomorrow|yesterday|am|pm|\d+(?:st|nd|rd|th)?|\d{1,2}:\d{2})$/i;
 const ZH_DATE = /^[\d〇零一二三四五六七八九十百]+[年月日号点时分]|^(?:星期|周|礼拜)[一二三四五六日天]$|^(?:今天|明天|昨天|上午|下午|晚上)$/u;
 
-function isDate(entity: string): boolean {
+export function isDate(entity: string): boolean {
   return entity.split(/[\s,]+/).every((word) => word.length === 0 || DATE_WORD.test(word)) || ZH_DATE.test(entity);
 }
 
@@ -43,7 +43,7 @@ export function salientEntities(messages: readonly RecentMessage[]): string[] {
   return [...scores.entries()].sort((a, b) => b[1] - a[1]).map(([entity]) => entity);
 }
 
-function entitiesOf(text: string): string[] {
+export function entitiesOf(text: string): string[] {
   const found: string[] = [];
   for (const match of text.matchAll(/["“「『]([^"”」』]{2,40})["”」』]/gu)) found.push(match[1]!.trim());
   // Runs of capitalised words ("Hotel Avenida", "Lisbon"), a trailing number included ("Terminal 2").

@@ -17,6 +17,8 @@ export * from './recall-speaker';
 export * from './recall-question';
 export * from './recall-temporal';
 export * from './recall-expansion';
+export * from './recall-decomposition';
+export * from './query-decomposer';
 export * from './everyday-words';
 export * from './memory-item-writer';
 export * from './memory-indexer';
