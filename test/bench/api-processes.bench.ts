@@ -88,7 +88,9 @@ async function main(): Promise<void> {
         if (result.errors > 0) throw new Error(`${result.errors} failed requests, first: ${result.firstError}`);
         const row = { rps: result.requestsPerSecond, p50: result.latency.p50, p99: result.latency.p99 };
         results[processes].push(row);
-        console.log(`round ${round + 1}, ${processes} process(es): ${row.rps.toFixed(0)} requests/s, p50 ${row.p50.toFixed(2)} ms, p99 ${row.p99.toFixed(2)} ms`);
+        console.log(
+          `round ${round + 1}, ${processes} process(es): ${row.rps.toFixed(0)} requests/s, p50 ${row.p50.toFixed(2)} ms, p99 ${row.p99.toFixed(2)} ms`,
+        );
       } finally {
         await stop(api);
         await database.drop();
