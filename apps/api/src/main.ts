@@ -3,16 +3,24 @@ import './require-node-24';
 // Then tracing: it patches http before Fastify loads it.
 import { tracing } from './tracing-setup';
 import 'reflect-metadata';
-import { ConfigError, loadConfig } from '@rewind/config';
+import cluster from 'node:cluster';
+import { ConfigError, loadConfig, memoryConfigFromEnv } from '@rewind/config';
+import { API_PROCESS_INDEX, assertApiProcessesAllowed, runApiProcesses } from './api-processes';
 import { createApp, logger } from './create-app';
 
 async function main(): Promise<void> {
   const config = loadConfig();
+  if (cluster.isPrimary && config.apiProcesses > 1) {
+    assertApiProcessesAllowed(config, memoryConfigFromEnv(process.env, config.dataDir, config));
+    runApiProcesses(config.apiProcesses, logger);
+    return;
+  }
   if (tracing) process.once('beforeExit', () => void tracing!.shutdown());
   const { app, generatedAdminKey } = await createApp(config);
   await app.listen(config.port, config.host);
   const url = `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${config.port}`;
-  logger.log(`Rewind is listening on ${url} (data in ${config.dataDir}; API docs at ${url}/docs)`);
+  const which = cluster.isWorker ? `, API process ${process.env[API_PROCESS_INDEX]} of ${config.apiProcesses}, pid ${process.pid}` : '';
+  logger.log(`Rewind is listening on ${url} (data in ${config.dataDir}; API docs at ${url}/docs${which})`);
   if (generatedAdminKey) {
     // Shown once: only its hash is stored.
     process.stdout.write(

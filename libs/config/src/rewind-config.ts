@@ -12,6 +12,8 @@ export interface RewindConfig extends StoreChoice, PostgresPools {
   readModelSchema: string | undefined;
   port: number;
   host: string;
+  /** REWIND_API_PROCESSES: API processes sharing the port on this host (default 1; more needs REWIND_STORE=postgres). */
+  apiProcesses: number;
   dataDir: string;
   /** When set, the admin key; none is generated. */
   adminKey: string | undefined;
@@ -74,6 +76,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RewindConfig {
     readModelSchema: read.raw('REWIND_READ_SCHEMA'),
     port: read.integer('PORT', 3000, 0, 65535),
     host: env.HOST || '0.0.0.0',
+    apiProcesses: read.integer('REWIND_API_PROCESSES', 1, 1, 64),
     dataDir: resolve(env.REWIND_DATA_DIR || './data'),
     adminKey,
     snapshotEvery: read.integer('REWIND_SNAPSHOT_EVERY', 100, 0, 1_000_000),

@@ -13,6 +13,12 @@ import type { EventMetadataRecord } from './event-store';
  * - correlation id: left out when it is the command id; a canonical lower-case UUID (the request
  *   id the API makes) as its 16 bytes in base64url (`q`, 22 characters), any other string as it
  *   is (`r`);
+ * - both ids canonical UUIDs and different (every write through the API): one string of their 32
+ *   bytes instead of `u` and `q` (`w`, 43 characters);
+ * - occurred at, when the command id is a UUIDv7 (the engine's ids are): its time is the id's
+ *   own milliseconds, so it is left out when equal, or stored as the difference (`d`) — the
+ *   command id and the time are taken together, so they differ by a millisecond at most (with
+ *   `w`: 26 bytes less a row than `u`, `o` and `q`, issue 40);
  * - no causation, schema version 1: left out (`k`, `v`);
  * - traceparent (only on writes whose trace was sampled): a sampled version-00 one as its trace
  *   and span ids, 24 bytes in base64url (`p`, 32 characters: 39 bytes with its key), any other
@@ -34,6 +40,8 @@ interface StoredMetadata {
   v?: number;
   p?: string;
   P?: string;
+  w?: string;
+  d?: number;
 }
 
 /**
@@ -89,6 +97,15 @@ export function expandUuid(compact: string): string {
   }
   put(((b(20) << 2) | (b(21) >>> 4)) & 255);
   return scratch.toString('latin1', 0, 36);
+}
+
+/** The milliseconds a canonical lower-case UUIDv7 carries (its first 48 bits), or null for any other string. */
+export function uuidV7Time(id: string): number | null {
+  if (id.length !== 36 || id.charCodeAt(14) !== 55 /* '7' */ || !UUID.test(id)) return null;
+  const variant = id.charCodeAt(19);
+  // RFC 9562 variant: 8, 9, a or b.
+  if (!(variant === 56 || variant === 57 || variant === 97 || variant === 98)) return null;
+  return parseInt(id.slice(0, 8) + id.slice(9, 13), 16);
 }
 
 const DAY_MS = 86_400_000;
@@ -154,13 +171,17 @@ export function compactMetadata(m: EventMetadataRecord, streamId: string): Store
   if (scope?.tenantId !== m.tenantId) stored.t = m.tenantId;
   if (scope?.sessionId !== m.sessionId) stored.s = m.sessionId;
   const u = compactUuid(m.commandId);
+  const q = m.correlationId === m.commandId ? null : compactUuid(m.correlationId);
   if (u === null) stored.c = m.commandId;
-  else stored.u = u;
+  else if (q === null) stored.u = u;
+  else stored.w = Buffer.concat([Buffer.from(u, 'base64url'), Buffer.from(q, 'base64url')]).toString('base64url');
   stored.a = m.actor;
-  stored.o = compactTime(m.occurredAt);
+  const occurred = compactTime(m.occurredAt);
+  const idTime = typeof occurred === 'number' && u !== null ? uuidV7Time(m.commandId) : null;
+  if (idTime === null) stored.o = occurred;
+  else if (occurred !== idTime) stored.d = (occurred as number) - idTime;
   if (m.causationId !== null) stored.k = m.causationId;
-  if (m.correlationId !== m.commandId) {
-    const q = compactUuid(m.correlationId);
+  if (m.correlationId !== m.commandId && stored.w === undefined) {
     if (q === null) stored.r = m.correlationId;
     else stored.q = q;
   }
@@ -182,16 +203,26 @@ export function decodeMetadata(raw: string | object, streamId: string): EventMet
   const value = (typeof raw === 'string' ? JSON.parse(raw) : raw) as Partial<StoredMetadata> & Partial<EventMetadataRecord>;
   if (value.commandId !== undefined) return value as EventMetadataRecord;
   const scope = value.t === undefined || value.s === undefined ? streamScope(streamId) : null;
-  const commandId = value.c ?? expandUuid(value.u!);
+  let commandId: string;
+  let correlationId: string | undefined;
+  if (value.w !== undefined) {
+    const both = Buffer.from(value.w, 'base64url');
+    commandId = expandUuid(both.subarray(0, 16).toString('base64url'));
+    correlationId = expandUuid(both.subarray(16).toString('base64url'));
+  } else {
+    commandId = value.c ?? expandUuid(value.u!);
+  }
   const traceparent = typeof value.p === 'string' ? expandTraceparent(value.p) : value.P;
+  // No `o`: the command id is a UUIDv7 and the time is its own (plus `d`).
+  const occurred = value.o ?? uuidV7Time(commandId)! + (value.d ?? 0);
   const metadata: EventMetadataRecord = {
     tenantId: value.t ?? scope?.tenantId ?? '',
     sessionId: value.s ?? scope?.sessionId ?? '',
     commandId,
     causationId: value.k ?? null,
-    correlationId: value.r ?? (value.q === undefined ? commandId : expandUuid(value.q)),
+    correlationId: correlationId ?? value.r ?? (value.q === undefined ? commandId : expandUuid(value.q)),
     actor: value.a!,
-    occurredAt: typeof value.o === 'number' ? isoTime(value.o) : value.o!,
+    occurredAt: typeof occurred === 'number' ? isoTime(occurred) : occurred,
     schemaVersion: value.v ?? 1,
   };
   if (traceparent !== undefined) metadata.traceparent = traceparent;

@@ -1,7 +1,17 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { EventMetadataRecord } from './event-store';
-import { compactTraceparent, compactUuid, decodeMetadata, encodeMetadata, expandTraceparent, expandUuid, isoTime, streamScope } from './metadata-codec';
+import {
+  compactTraceparent,
+  compactUuid,
+  decodeMetadata,
+  encodeMetadata,
+  expandTraceparent,
+  expandUuid,
+  isoTime,
+  streamScope,
+  uuidV7Time,
+} from './metadata-codec';
 
 const base: EventMetadataRecord = {
   tenantId: 'acme',
@@ -26,15 +36,44 @@ describe('event metadata codec', () => {
     expect(decodeMetadata(JSON.stringify(stored), 'session:acme:s-42')).toEqual(base);
   });
 
-  it("stores a correlation id that is a UUID (the API's request id) as 22 characters, and any other as it is", () => {
+  it("stores a correlation id that is a UUID (the API's request id) with the command id as one 43-character string, and any other as it is", () => {
     const requestId = '99475f8a-33e8-48e9-a832-e0aef7717d3b';
     const fromApi = { ...base, correlationId: requestId };
     const stored = JSON.parse(encodeMetadata(fromApi, 'session:acme:s-42')) as Record<string, unknown>;
-    expect(stored).toEqual({ u: compactUuid(base.commandId), a: 'key:abc', o: Date.parse(base.occurredAt), q: compactUuid(requestId) });
-    expect(stored).not.toHaveProperty('r');
+    expect(stored).toEqual({ w: expect.any(String), a: 'key:abc', o: Date.parse(base.occurredAt) });
+    expect((stored.w as string).length).toBe(43);
     expect(decodeMetadata(JSON.stringify(stored), 'session:acme:s-42')).toEqual(fromApi);
-    // Rows written before `q` existed keep their `r`.
-    expect(decodeMetadata(JSON.stringify({ u: stored.u, a: 'key:abc', o: stored.o, r: requestId }), 'session:acme:s-42')).toEqual(fromApi);
+    // Rows written before `w` keep their `u` and `q`, and those before `q` their `r`.
+    const u = compactUuid(base.commandId);
+    expect(decodeMetadata(JSON.stringify({ u, a: 'key:abc', o: stored.o, q: compactUuid(requestId) }), 'session:acme:s-42')).toEqual(fromApi);
+    expect(decodeMetadata(JSON.stringify({ u, a: 'key:abc', o: stored.o, r: requestId }), 'session:acme:s-42')).toEqual(fromApi);
+    expect(JSON.parse(encodeMetadata({ ...base, correlationId: 'corr' }, 'session:acme:s-42'))).toEqual({
+      u,
+      a: 'key:abc',
+      o: Date.parse(base.occurredAt),
+      r: 'corr',
+    });
+  });
+
+  it("leaves the time out when the command id is a UUIDv7 of the same millisecond (the engine's ids), and keeps the difference when not", () => {
+    // 0x019c7d4e0f15 ms = 2026-02-20T...: the time and the id are taken together by the engine.
+    const commandId = '019c7d4e-0f15-7a2b-9c3d-4e5f60718293';
+    const ms = uuidV7Time(commandId)!;
+    expect(ms).toBe(0x019c7d4e0f15);
+    const engine = { ...base, commandId, correlationId: '99475f8a-33e8-48e9-a832-e0aef7717d3b', occurredAt: new Date(ms).toISOString() };
+    const stored = encodeMetadata(engine, 'session:acme:s-42');
+    expect(JSON.parse(stored)).toEqual({ w: expect.any(String), a: 'key:abc' });
+    // 26 characters less than the form before (u, a, o, q).
+    const before = JSON.stringify({ u: compactUuid(commandId), a: 'key:abc', o: ms, q: compactUuid(engine.correlationId) });
+    expect(before.length - stored.length).toBe(26);
+    expect(decodeMetadata(stored, 'session:acme:s-42')).toEqual(engine);
+    const later = { ...engine, occurredAt: new Date(ms + 1).toISOString() };
+    expect(JSON.parse(encodeMetadata(later, 'session:acme:s-42'))).toMatchObject({ d: 1 });
+    expect(decodeMetadata(encodeMetadata(later, 'session:acme:s-42'), 'session:acme:s-42')).toEqual(later);
+    // Not a v7 id, or not a canonical time: the time is stored.
+    expect(uuidV7Time(base.commandId)).toBeNull();
+    expect(uuidV7Time('019c7d4e-0f15-7a2b-7c3d-4e5f60718293')).toBeNull();
+    expect(JSON.parse(encodeMetadata({ ...engine, occurredAt: '2026-02-20T00:00:00Z' }, 'session:acme:s-42'))).toMatchObject({ o: '2026-02-20T00:00:00Z' });
   });
 
   it('keeps tenant and session when the stream id says otherwise', () => {
@@ -91,12 +130,13 @@ describe('event metadata codec', () => {
           {
             tenantId: fc.oneof(fc.constant('t'), fc.string()),
             sessionId: fc.oneof(fc.constant('s'), fc.constant(''), fc.string()),
-            commandId: fc.oneof(fc.uuid(), fc.string()),
+            commandId: fc.oneof(fc.uuid(), fc.uuid({ version: 7 }), fc.string()),
             causationId: fc.option(fc.oneof(fc.uuid(), fc.string())),
             correlationId: fc.oneof(fc.uuid(), fc.string()),
             actor: fc.string(),
             occurredAt: fc.oneof(
               fc.date({ min: new Date(-8e15), max: new Date(8e15), noInvalidDate: true }).map((d) => d.toISOString()),
+              fc.integer({ min: 0, max: 2 ** 48 - 1 }).map((ms) => new Date(ms).toISOString()),
               fc.string(),
             ),
             schemaVersion: fc.integer({ min: 0, max: 5 }),

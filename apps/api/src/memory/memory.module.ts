@@ -57,6 +57,8 @@ import { ShredSessionMemoryHandler } from './shred-session-memory.command';
     SetMemoryPolicyHandler,
     ShredSessionMemoryHandler,
   ],
+  // The readiness probe asks whether the model is loaded.
+  exports: [MEMORY_RUNTIME],
 })
 export class MemoryModule implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('Memory');
@@ -69,7 +71,7 @@ export class MemoryModule implements OnApplicationBootstrap, OnApplicationShutdo
     private readonly metrics: RewindMetrics,
   ) {}
 
-  onApplicationBootstrap(): void {
+  async onApplicationBootstrap(): Promise<void> {
     if (!this.memory) {
       this.logger.log('Long-term memory is off (REWIND_MEMORY=off).');
       return;
@@ -88,12 +90,18 @@ export class MemoryModule implements OnApplicationBootstrap, OnApplicationShutdo
     this.metrics.labelledGauge('rewind_memory_items', 'Items in the memory index, by embedding model.', 'model', async () =>
       Object.fromEntries((await indexer.status()).models.map((m) => [m.id, m.items])),
     );
-    // Load (on the very first start: download) the embedding model now, in the background:
-    // the service answers at once; a model that cannot be had is said here, not at the first recall.
-    this.memory.open().then(
+    // Load (on the very first start: download) the embedding model before the process listens:
+    // loading takes a core for seconds, which the first turns would otherwise share (issue 40).
+    // A model that cannot be had is said here, not at the first recall, and does not stop the
+    // service; one that takes longer than MODEL_WAIT_MS (a slow first download) goes on in the
+    // background, and /health/ready says "loading" until it is in.
+    const opened = this.memory.open().then(
       (model) => this.logger.log(`Memory ready: ${describeModels(model)}.`),
       (error: Error) => this.logger.error(`${error.message} Recall answers 503 until then; writes are not affected.`),
     );
+    let waited: NodeJS.Timeout | undefined;
+    await Promise.race([opened, new Promise((resolve) => (waited = setTimeout(resolve, MODEL_WAIT_MS)))]);
+    clearTimeout(waited);
     if (this.config.relayTopic) {
       this.logger.log(`Memory is indexed by the worker from "${this.config.relayTopic}"; this process recalls.`);
       return;
@@ -117,6 +125,9 @@ export class MemoryModule implements OnApplicationBootstrap, OnApplicationShutdo
     this.holder?.release();
   }
 }
+
+/** How long the process waits for the embedding model before it listens anyway (reporting not ready until the model is in). */
+const MODEL_WAIT_MS = 30_000;
 
 /** The models items are embedded with: one, or (language routing) one per language, the first loaded now and the others with their language's first text. */
 function describeModels(model: EmbeddingModelInfo): string {

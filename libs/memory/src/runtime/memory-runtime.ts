@@ -67,6 +67,8 @@ export class MemoryRuntime {
   /** Where the indexer's progress is read and saved: the index file's own for a local index, else the shared store. */
   readonly checkpoints: IndexerCheckpoints | undefined;
   private opened: Promise<EmbeddingModelInfo> | undefined;
+  private loaded: EmbeddingModelInfo | undefined;
+  private lastOpenError: Error | undefined;
 
   constructor(readonly options: MemoryRuntimeOptions) {
     const { config, logger } = options;
@@ -150,8 +152,29 @@ export class MemoryRuntime {
       });
       return info;
     })();
-    this.opened.catch(() => (this.opened = undefined));
+    this.opened.then(
+      (info) => {
+        this.loaded = info;
+        this.lastOpenError = undefined;
+      },
+      (error: Error) => {
+        this.lastOpenError = error;
+        this.opened = undefined;
+      },
+    );
     return this.opened;
+  }
+
+  /**
+   * Where `open()` stands, for the readiness probe: `loading` until the model is in memory (a
+   * process should not take traffic before: loading it takes a core for seconds), `failed` when
+   * the last attempt failed (recall answers 503, writes are not affected, the next recall tries again).
+   */
+  modelState(): { state: 'not-opened' | 'loading' | 'loaded' } | { state: 'failed'; error: Error } {
+    if (this.loaded) return { state: 'loaded' };
+    if (this.opened) return { state: 'loading' };
+    if (this.lastOpenError) return { state: 'failed', error: this.lastOpenError };
+    return { state: 'not-opened' };
   }
 
   /** Sets a policy; `none` removes what was indexed of the session (or tenant), like a shred. */

@@ -4,7 +4,10 @@ import type { RewindConfig } from '@rewind/config';
 import type { EventStore } from '@rewind/event-store';
 import type { Backend } from '@rewind/runtime';
 import { checkReadiness, migrationsApplied, storeReachable, subscribersMoving, SubscriberStallWatch, type Readiness } from '@rewind/observability';
+import type { MemoryRuntime } from '@rewind/memory/runtime';
 import { BACKEND, EVENT_STORE, REWIND_CONFIG } from '../../infrastructure/tokens';
+import { memoryModelLoaded } from '../../memory/memory-readiness';
+import { MEMORY_RUNTIME } from '../../memory/memory-runtime.provider';
 import { RewindMetrics } from '../../metrics/metrics';
 import { ReadModelsService } from '../../projections/read-models.service';
 import { ReadinessQuery } from './readiness.query';
@@ -22,6 +25,7 @@ export class ReadinessHandler implements IQueryHandler<ReadinessQuery, Readiness
     @Inject(REWIND_CONFIG) config: RewindConfig,
     private readonly readModels: ReadModelsService,
     private readonly metrics: RewindMetrics,
+    @Inject(MEMORY_RUNTIME) private readonly memory: MemoryRuntime | null,
   ) {
     this.stallWatch = new SubscriberStallWatch(config.readyStallSeconds * 1000);
   }
@@ -32,6 +36,7 @@ export class ReadinessHandler implements IQueryHandler<ReadinessQuery, Readiness
         storeReachable(() => this.store.lastPosition()),
         migrationsApplied(() => this.pendingMigrations()),
         subscribersMoving(this.stallWatch, () => this.metrics.subscriberProgress()),
+        ...(this.memory ? [memoryModelLoaded(this.memory)] : []),
       ],
       CHECK_TIMEOUT_MS,
     );
