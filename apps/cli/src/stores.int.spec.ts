@@ -20,7 +20,8 @@ import { randomBytes } from 'node:crypto';
 import { E2E_STORES, storeEnv } from '../../../test/support/postgres';
 import { SqliteVectorIndex } from '@rewind/memory/sqlite-vec';
 import { runCli } from './cli';
-import Database from 'better-sqlite3';
+// The driver Rewind's stores open their files with: a second copy of SQLite in one process would not share its file locks.
+import Database from 'rewind-better-sqlite3';
 import type { CommandContext } from './command';
 import { shredFromMemory } from './commands/memory-shredding';
 

@@ -55,7 +55,7 @@ describe.each(E2E_STORES.filter((s) => s !== 'eventstoredb'))('field encryption 
 
   async function wrappedKey(sessionId: string): Promise<string | null> {
     if (!databaseUrl) {
-      const db = new (await import('better-sqlite3')).default(join(t.dataDir, 'rewind.db'));
+      const db = new (await import('rewind-better-sqlite3')).default(join(t.dataDir, 'rewind.db'));
       try {
         return (db.prepare('SELECT wrapped FROM data_keys WHERE session_id = ?').get(sessionId) as { wrapped: string | null }).wrapped;
       } finally {

@@ -10,7 +10,8 @@ import { MemoryRuntime, memoryConfigFromEnv } from '@rewind/memory/runtime';
 import { Pool } from 'pg';
 import { storeEnv } from '../../../../test/support/postgres';
 import { SqliteVectorIndex } from '@rewind/memory/sqlite-vec';
-import Database from 'better-sqlite3';
+// The driver Rewind's stores open their files with: a second copy of SQLite in one process would not share its file locks.
+import Database from 'rewind-better-sqlite3';
 import { SqliteCheckpointStore } from '@rewind/event-store/sqlite';
 import { runCli } from '../cli';
 

@@ -1,7 +1,8 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+// The driver Rewind's stores open their files with: a second copy of SQLite in one process would not share its file locks.
+import Database from 'rewind-better-sqlite3';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { EventStore, ReadAllOptions, Snapshot, SnapshotSegment, StoredEvent } from '../event-store';

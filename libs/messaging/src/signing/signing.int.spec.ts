@@ -2,7 +2,8 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import Database from 'better-sqlite3';
+// The driver Rewind's stores open their files with: a second copy of SQLite in one process would not share its file locks.
+import Database from 'rewind-better-sqlite3';
 import { Pool } from 'pg';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { TEST_DATABASE_ADMIN_URL } from '../../../../test/support/postgres';
