@@ -2,6 +2,7 @@ import { appendOnlyView } from './append-only-view';
 import type { EffectDescriptor } from './effects';
 import type { HeadMoveKind, PlannedEffect } from './events';
 import type { JsonObject, JsonValue } from './json';
+import { lazyTurnIndex } from './sealed-history';
 
 export type TurnStatus = 'open' | 'complete' | 'interrupted';
 export type MessageRole = 'user' | 'agent';
@@ -169,9 +170,25 @@ export interface PendingFork {
 export const OWN_TURN: unique symbol = Symbol('rewind.ownTurn');
 type OwnsTurns = PathState & { [OWN_TURN]?: (index: number) => Turn };
 
-/** The turn at `index`, to be changed in place. */
+/**
+ * The turn at `index`, to be changed in place. A frozen one (shared with the snapshot segment
+ * cache) is replaced by its own copy first.
+ */
 export function turnToChange(path: PathState, index: number): Turn {
-  return (path as OwnsTurns)[OWN_TURN]?.(index) ?? path.turns[index]!;
+  const turn = (path as OwnsTurns)[OWN_TURN]?.(index) ?? path.turns[index]!;
+  if (!Object.isFrozen(turn)) return turn;
+  const copy = { ...turn, messages: turn.messages.slice() };
+  path.turns[index] = copy;
+  return copy;
+}
+
+/** The tool call at `key`, to be changed in place (a frozen, shared one is replaced by its own copy first). */
+export function toolCallToChange(path: PathState, key: string): ToolCall | undefined {
+  const call = path.toolCalls[key];
+  if (!call || !Object.isFrozen(call)) return call;
+  const copy = { ...call };
+  path.toolCalls[key] = copy;
+  return copy;
 }
 
 /**
@@ -212,6 +229,9 @@ export function findTurnIndex(path: PathState, turnId: string): number {
 }
 
 function indexIn(turns: Turn[], turnId: string): number {
+  // A view over sealed history finds ids through its segments' filters (see sealed-history.ts).
+  const lazy = lazyTurnIndex(turns, turnId);
+  if (lazy !== undefined) return lazy;
   // The open turn is the common case.
   if (turns.length > 0 && turns[turns.length - 1]!.turnId === turnId) return turns.length - 1;
   const original = copiedFrom.get(turns);
