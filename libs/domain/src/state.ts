@@ -2,7 +2,7 @@ import { appendOnlyView } from './append-only-view';
 import type { EffectDescriptor } from './effects';
 import type { HeadMoveKind, PlannedEffect } from './events';
 import type { JsonObject, JsonValue } from './json';
-import { lazyTurnIndex } from './sealed-history';
+import { lazyPartOf, lazyTurnIndex, materialisedTimeline, materialisedToolCalls, materialisedTurns } from './sealed-history';
 
 export type TurnStatus = 'open' | 'complete' | 'interrupted';
 export type MessageRole = 'user' | 'agent';
@@ -286,9 +286,36 @@ export function initialSessionState(): SessionState {
   };
 }
 
-/** A deep copy: `evolve` works in place on a copy that the caller owns. */
+/**
+ * A deep copy: `evolve` works in place on a copy that the caller owns. A state (or path) whose
+ * sealed history stays in segments is copied whole, which needs every segment in memory (else
+ * HistoryNotLoaded, as for any whole read of it).
+ */
 export function cloneState<T>(state: T): T {
-  return structuredClone(state);
+  return structuredClone(withoutViews(state));
+}
+
+function withoutViews<T>(value: T): T {
+  const candidate = value as Partial<SessionState> & Partial<PathState>;
+  if (candidate.path !== undefined && Array.isArray(candidate.timeline)) {
+    const state = value as SessionState;
+    const timeline = lazyPartOf(state.timeline);
+    const path = withoutViews(state.path);
+    if (!timeline && path === state.path) return value;
+    return { ...state, path, timeline: timeline?.kind === 'timeline' ? materialisedTimeline(timeline) : state.timeline } as T;
+  }
+  if (candidate.turns !== undefined && candidate.toolCalls !== undefined) {
+    const path = value as PathState;
+    const turns = lazyPartOf(path.turns);
+    const calls = lazyPartOf(path.toolCalls);
+    if (!turns && !calls) return value;
+    return {
+      ...path,
+      turns: turns?.kind === 'turns' ? materialisedTurns(turns) : path.turns,
+      toolCalls: calls?.kind === 'toolCalls' ? materialisedToolCalls(calls) : path.toolCalls,
+    } as T;
+  }
+  return value;
 }
 
 /**

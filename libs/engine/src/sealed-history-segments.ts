@@ -17,8 +17,8 @@ import {
   type ToolCall,
   type Turn,
 } from '@rewind/domain';
-import { decodeFilter, filterText, segmentId, type SegmentSizes, type Touched } from './snapshot-encoder';
-import type { SegmentCache, SegmentedHead } from './snapshot-segments';
+import { decodeFilter, filterText, isIndexLike, segmentId, type SegmentSizes, type Touched } from './snapshot-encoder';
+import { deepFreeze, type SegmentCache, type SegmentedHead } from './snapshot-segments';
 
 /**
  * The engine's side of a state whose sealed history stays on disk (the views are the domain's,
@@ -115,6 +115,25 @@ export function segmentsFor(state: SessionState, touched: Touched): string[] {
   return [...wanted];
 }
 
+/**
+ * A plain record keeps keys that look like array indexes first, whatever their order of insertion,
+ * and snapshots cut tool calls in the record's order: a view cannot put a new such key before its
+ * sealed ones. So a tool-call view that is about to get one (rare: ids are the caller's) is
+ * replaced by the plain record first; these are the segments that needs.
+ */
+export function segmentsForRecordOrder(state: SessionState, events: readonly { type: string; data: unknown }[]): string[] | undefined {
+  const calls = lazyPartOf(state.path.toolCalls);
+  if (calls?.kind !== 'toolCalls') return undefined;
+  const indexLike = events.some((event) => event.type === 'ToolCallStarted' && isIndexLike((event.data as { toolCallId: string }).toolCallId));
+  return indexLike ? missingSegments(calls) : undefined;
+}
+
+/** Replaces a tool-call view by the plain record (see `segmentsForRecordOrder`; its segments must be in memory). */
+export function plainToolCalls(state: SessionState): void {
+  const calls = lazyPartOf(state.path.toolCalls);
+  if (calls?.kind === 'toolCalls') state.path.toolCalls = materialisedToolCalls(calls);
+}
+
 /** Every segment of `state`'s views that is not in memory (for a whole read, or a head move's decision). */
 export function allMissingSegments(state: SessionState): string[] {
   return lazyPartsOf(state).flatMap((part) => missingSegments(part));
@@ -160,7 +179,8 @@ export function sealChanges(state: SessionState, onSealed: OnSealed): void {
 function seal(kind: 'turns' | 'toolCalls' | 'timeline', items: readonly unknown[], onSealed: OnSealed): { id: string; filter: string | undefined } {
   const json = JSON.stringify(items);
   const id = segmentId(kind, json);
-  onSealed(id, JSON.parse(json) as unknown[]);
+  // Frozen, as the segment cache's: evolve copies a sealed item before changing it (the text is what was hashed).
+  onSealed(id, deepFreeze(JSON.parse(json) as unknown[]));
   return { id, filter: filterText(kind, items) };
 }
 

@@ -16,10 +16,12 @@ import {
   HistorySource,
   lazyPartsOf,
   materialised,
+  plainToolCalls,
   readableInPlace,
   residentWeight,
   sealChanges,
   segmentsFor,
+  segmentsForRecordOrder,
   segmentsToSeal,
   stateOverSegments,
 } from './sealed-history-segments';
@@ -200,6 +202,15 @@ export class SessionRepository {
     return lazyPartsOf(state)[0]?.source as HistorySource | undefined;
   }
 
+  /** Loads what folding `events` into a state with sealed history in segments reads (see segmentsFor, segmentsForRecordOrder). */
+  private async readyToFold(source: HistorySource, state: SessionState, events: readonly StoredEvent[]): Promise<void> {
+    await this.loadSegments(source, segmentsFor(state, touchedBy(events)));
+    const forOrder = segmentsForRecordOrder(state, events);
+    if (!forOrder) return;
+    await this.loadSegments(source, forOrder);
+    plainToolCalls(state);
+  }
+
   /** Pins the segments `ids` for `source`'s state: from memory where they are, the rest from the store in one read. */
   private async loadSegments(source: HistorySource, ids: readonly string[]): Promise<void> {
     const missing: string[] = [];
@@ -280,7 +291,7 @@ export class SessionRepository {
         state = stateOverSegments(head, this.encoder.sizes, new HistorySource(snapshot.streamId, this.segmentCache, this.unsaved));
         const source = this.sourceOf(state)!;
         // The tail about to be folded names turns and tool calls: their segments first.
-        await this.loadSegments(source, segmentsFor(state, touchedBy(tail)));
+        await this.readyToFold(source, state, tail);
       } else if (isSegmentedHead(snapshot.state)) {
         const head = snapshot.state;
         const cache = this.segmentCache;
@@ -391,7 +402,7 @@ export class SessionRepository {
     const before = decidedOn.version;
     // A state with sealed history in segments: the ones holding what the events change must be in memory to fold them.
     const source = folded ? undefined : this.sourceOf(decidedOn);
-    if (source) await this.loadSegments(source, segmentsFor(decidedOn, touchedBy(events)));
+    if (source) await this.readyToFold(source, decidedOn, events);
     const state = folded ?? this.fold(streamId, decidedOn, events, targetPath);
     const due = this.snapshotDue(streamId, before, state.version);
     // A state restored for this write and left out of the cache is registered only if a snapshot needs it now; else

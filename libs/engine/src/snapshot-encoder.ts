@@ -96,7 +96,7 @@ interface ToolCallChunks extends SealedChunks {
  * Keys that look like array indexes come first in a record's key order, whatever the order they
  * were added in: with one, the order cannot be learnt from the events (the record is listed again).
  */
-const isIndexLike = (key: string) => /^(0|[1-9]\d*)$/.test(key) && Number(key) < 2 ** 32 - 1;
+export const isIndexLike = (key: string) => /^(0|[1-9]\d*)$/.test(key) && Number(key) < 2 ** 32 - 1;
 
 /**
  * Remembers, per container, the sealed chunks it encoded. One per repository: it must see every

@@ -72,7 +72,8 @@ export function isSegmentedHead(value: unknown): value is SegmentedHead {
   return typeof head === 'object' && head !== null && head.format === SEGMENTED_FORMAT;
 }
 
-function deepFreeze<T>(value: T): T {
+/** Freezes a decoded segment's items (shared by every state restored from it: a change must fail loudly). */
+export function deepFreeze<T>(value: T): T {
   if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
     Object.freeze(value);
     for (const inner of Object.values(value)) deepFreeze(inner);
