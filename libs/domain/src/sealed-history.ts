@@ -142,7 +142,12 @@ function indexOf(key: string | symbol): number {
  * there keep an own copy (`writeSealed`), pushes go to the tail. Shrinking into the sealed part is
  * refused (evolve only pops tasks, never these).
  */
-function arrayView<T>(part: SealedPart & { tail: T[] }, readSealed: (i: number) => T, writeSealed: (i: number, value: T) => void, onTailSet?: (i: number, value: T) => void): T[] {
+function arrayView<T>(
+  part: SealedPart & { tail: T[] },
+  readSealed: (i: number) => T,
+  writeSealed: (i: number, value: T) => void,
+  onTailSet?: (i: number, value: T) => void,
+): T[] {
   const sealedCount = () => part.refs.length * part.size;
   const length = () => sealedCount() + part.tail.length;
   const at = (i: number): T | undefined => (i < sealedCount() ? readSealed(i) : part.tail[i - sealedCount()]);

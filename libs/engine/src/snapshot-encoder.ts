@@ -186,9 +186,7 @@ export class SnapshotEncoder {
     } else {
       const calls = this.toolCallChunks(record);
       const keys = calls.keys;
-      callChunks = chunksOf(calls, 'toolCalls', keys.length, sizes.toolCalls, (from, to) =>
-        keys.slice(from, to).map((key) => [key, record[key]!] as const),
-      );
+      callChunks = chunksOf(calls, 'toolCalls', keys.length, sizes.toolCalls, (from, to) => keys.slice(from, to).map((key) => [key, record[key]!] as const));
       restCalls = {};
       for (let i = callChunks.length * sizes.toolCalls; i < keys.length; i++) restCalls[keys[i]!] = record[keys[i]!]!;
     }

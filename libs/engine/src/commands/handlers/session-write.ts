@@ -51,7 +51,12 @@ export function writeSession(
       fingerprint: options.idempotencyKey === undefined ? '' : fingerprint(print()),
     };
     return context.pipeline.handle(context.stream, request, (state, stamp) =>
-      decideInMemory(context.repository, state, () => namedBy(print()), () => decide(state, stamp, request.streamId)),
+      decideInMemory(
+        context.repository,
+        state,
+        () => namedBy(print()),
+        () => decide(state, stamp, request.streamId),
+      ),
     );
   } catch (error) {
     return Promise.reject(error as Error);
