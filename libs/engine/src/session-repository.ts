@@ -70,6 +70,13 @@ export interface SessionRepositoryOptions {
   segmentCache?: SegmentCache;
   /** Items per snapshot segment (default DEFAULT_SEGMENT_SIZES; tests use small ones). */
   segmentSizes?: SegmentSizes;
+  /**
+   * A state restored for a write keeps its sealed history in the snapshot segments, read as a
+   * decision names it (default true; issue 40): restoring it costs its number of segments and it
+   * weighs its tail in the cache. False restores whole states (O(the session) a restore), as
+   * before: for comparisons (the session-length bench's `--whole-states`).
+   */
+  sealedHistoryInSegments?: boolean;
 }
 
 /**
@@ -284,7 +291,8 @@ export class SessionRepository {
   private async fromSnapshot(snapshot: Snapshot, tail: readonly StoredEvent[], forWrites: boolean): Promise<SessionState | null> {
     try {
       let state: SessionState;
-      if (isSegmentedHead(snapshot.state) && forWrites && this.store.loadSnapshotSegments && readableInPlace(snapshot.state, this.encoder.sizes)) {
+      const inSegments = forWrites && this.options.sealedHistoryInSegments !== false && this.store.loadSnapshotSegments !== undefined;
+      if (isSegmentedHead(snapshot.state) && inSegments && readableInPlace(snapshot.state, this.encoder.sizes)) {
         // For a write: the sealed history stays in the segments, read as a decision names it (O(segments), not O(items)).
         const head = snapshot.state;
         this.knownStored(snapshot.streamId, head.segments.turns.concat(head.segments.toolCalls, head.segments.timeline));
