@@ -100,10 +100,13 @@ function lateCommands(action: Extract<Op, { kind: 'late' }>['action'], n: number
   }
 }
 
-/** Generated ids (`id-N`) renamed in order of first appearance: a decision retried after loading draws ids again. */
+/**
+ * Generated ids renamed in order of first appearance: the services' (`id-N`: a decision retried after loading draws
+ * ids again) and the generated tool calls' (`call-N`: commandsFor numbers them across calls, once per service).
+ */
 function normalised(value: unknown): string {
   const names = new Map<string, string>();
-  return JSON.stringify(value).replace(/id-\d+/g, (id) => {
+  return JSON.stringify(value).replace(/(?:id|call)-\d+/g, (id) => {
     if (!names.has(id)) names.set(id, `#${names.size}`);
     return names.get(id)!;
   });
@@ -141,26 +144,32 @@ async function sameAsWholeStates(ops: readonly Op[], stride: number): Promise<vo
     expect(await outcome(() => run(subject))).toEqual(expected);
     return expected.ok;
   };
+  // Each service's commands come from its own state: the same up to the generated ids (a decision retried after
+  // loading draws ids again, so the two number them differently).
+  const commands = async (s: SessionService, of: (state: SessionState) => SessionCommand[]) => of(await s.getState(caller, 's'));
+  const run = async (of: (state: SessionState) => SessionCommand[]) => {
+    const [forWhole, forSubject] = [await commands(whole, of), await commands(subject, of)];
+    for (let i = 0; i < forWhole.length; i++) {
+      if (!(await both((s) => s.execute(caller, 's', (s === whole ? forWhole : forSubject)[i]!)))) break;
+    }
+  };
   await both((s) => s.startSession(caller, { sessionId: 's' }));
   for (const op of ops) {
-    const state = await whole.getState(caller, 's');
-    const run = async (commands: SessionCommand[]) => {
-      for (const command of commands) if (!(await both((s) => s.execute(caller, 's', command)))) break;
-    };
     switch (op.kind) {
       case 'intent':
-        await run(commandsFor(op.intent, state));
+        await run((state) => commandsFor(op.intent, state));
         break;
       case 'late':
-        await run(lateCommands(op.action, op.pick, state));
+        await run((state) => lateCommands(op.action, op.pick, state));
         break;
       case 'batch': {
-        const steps = op.intents.flatMap((intent) => commandsFor(intent, state));
-        if (steps.length > 0) await both((s) => s.executeSteps(caller, 's', steps));
+        const of = (state: SessionState) => op.intents.flatMap((intent) => commandsFor(intent, state));
+        const [forWhole, forSubject] = [await commands(whole, of), await commands(subject, of)];
+        if (forWhole.length > 0) await both((s) => s.executeSteps(caller, 's', s === whole ? forWhole : forSubject));
         break;
       }
       case 'indexLikeCall':
-        await run([
+        await run(() => [
           { type: 'StartToolCall', toolCallId: String(op.n), tool: 'search', input: { n: op.n } },
           { type: 'CompleteToolCall', toolCallId: String(op.n), output: { n: op.n } },
         ]);

@@ -9,7 +9,7 @@ import {
   type SessionEvent,
   type SessionState,
 } from '@rewind/domain';
-import { loadSnapshotAndTail, type EventStore, type Snapshot, type StoredEvent } from '@rewind/event-store';
+import { ConcurrencyError, loadSnapshotAndTail, type EventStore, type Snapshot, type StoredEvent } from '@rewind/event-store';
 import {
   allMissingSegments,
   hasSealedHistory,
@@ -226,7 +226,13 @@ export class SessionRepository {
     const stored = await this.store.loadSnapshotSegments!(source.streamId, missing);
     for (const id of missing) {
       const json = stored.get(id);
-      if (json === undefined) throw new Error(`snapshot segment ${id} of ${source.streamId} is missing`);
+      if (json === undefined) {
+        // Its snapshot was pruned (retention) after another process wrote newer ones: this state is stale. The
+        // conflict makes the command loop forget it and decide again on a state restored from the newest snapshot.
+        this.forget(source.streamId);
+        this.options.onSnapshotError?.(new Error(`snapshot segment ${id} of ${source.streamId} is missing`));
+        throw new ConcurrencyError(source.streamId, 'any', -1);
+      }
       source.pin(id, this.segmentCache.add(id, json));
     }
   }
