@@ -21,15 +21,15 @@ function fnv1a(text: string, seed: number): number {
   return hash >>> 0;
 }
 
-function probes(id: string, bits: number, visit: (bit: number) => boolean): boolean {
-  const h1 = fnv1a(id, 0x811c9dc5);
-  // Odd, so that the probes of one id spread over the filter (its size is a power of two times 8).
-  const h2 = fnv1a(id, 0x9747b28c) | 1;
-  for (let i = 0; i < PROBES; i++) {
-    const bit = ((h1 + Math.imul(i, h2)) >>> 0) % bits;
-    if (!visit(bit)) return false;
-  }
-  return true;
+/** An id's two hashes, computed once and probed against every filter a lookup reads (they differ only in size). */
+export interface IdProbe {
+  readonly h1: number;
+  readonly h2: number;
+}
+
+export function idProbe(id: string): IdProbe {
+  // h2 odd: the probes of one id differ.
+  return { h1: fnv1a(id, 0x811c9dc5), h2: fnv1a(id, 0x9747b28c) | 1 };
 }
 
 /** The filter of `ids` (its size follows their count: a filter is built once, when its segment is sealed). */
@@ -38,16 +38,22 @@ export function idFilter(ids: readonly string[]): Uint8Array {
   const filter = new Uint8Array(bytes);
   const bits = bytes * 8;
   for (const id of ids) {
-    probes(id, bits, (bit) => {
+    const { h1, h2 } = idProbe(id);
+    for (let i = 0; i < PROBES; i++) {
+      const bit = ((h1 + Math.imul(i, h2)) >>> 0) % bits;
       filter[bit >>> 3] = filter[bit >>> 3]! | (1 << (bit & 7));
-      return true;
-    });
+    }
   }
   return filter;
 }
 
-/** False when `id` is certainly not among the filter's ids; true when it may be. */
-export function mayContain(filter: Uint8Array, id: string): boolean {
+/** False when `id` (its probe) is certainly not among the filter's ids; true when it may be. */
+export function mayContain(filter: Uint8Array, id: string | IdProbe): boolean {
+  const probe = typeof id === 'string' ? idProbe(id) : id;
   const bits = filter.length * 8;
-  return probes(id, bits, (bit) => (filter[bit >>> 3]! & (1 << (bit & 7))) !== 0);
+  for (let i = 0; i < PROBES; i++) {
+    const bit = ((probe.h1 + Math.imul(i, probe.h2)) >>> 0) % bits;
+    if ((filter[bit >>> 3]! & (1 << (bit & 7))) === 0) return false;
+  }
+  return true;
 }

@@ -1,4 +1,4 @@
-import { mayContain } from './id-filter';
+import { idProbe, mayContain } from './id-filter';
 import type { ToolCall, Turn } from './state';
 
 /**
@@ -100,8 +100,9 @@ function requireAll(part: SealedPart): void {
  */
 function findSealed(part: SealedPart, id: string, idAt: (item: unknown) => string): { s: number; i: number } | null {
   let missing: string[] | undefined;
+  const probe = idProbe(id);
   for (let s = part.refs.length - 1; s >= 0; s--) {
-    if (!mayContain(part.filters[s]!, id)) continue;
+    if (!mayContain(part.filters[s]!, probe)) continue;
     const items = part.source.get(part.refs[s]!);
     if (!items) {
       (missing ??= []).push(part.refs[s]!);
@@ -116,8 +117,9 @@ function findSealed(part: SealedPart, id: string, idAt: (item: unknown) => strin
 /** The sealed segments that a lookup of `id` may read and that are not in memory (for loading before deciding). */
 export function segmentsToFind(part: SealedPart, id: string): string[] {
   const found: string[] = [];
+  const probe = idProbe(id);
   for (let s = part.refs.length - 1; s >= 0; s--) {
-    if (!mayContain(part.filters[s]!, id)) continue;
+    if (!mayContain(part.filters[s]!, probe)) continue;
     const ref = part.refs[s]!;
     const items = part.source.get(ref);
     if (!items) found.push(ref);
