@@ -185,14 +185,14 @@ export class SessionRepository {
     if (!source) return undefined;
     source.unpin();
     const wanted = segmentsFor(state, named());
-    return wanted.length > 0 ? this.loadSegments(source, wanted) : undefined;
+    return wanted.length > 0 ? this.loadSegments(source, wanted).catch(conflictIfMissing(source.streamId)) : undefined;
   }
 
   /** Loads sealed segments a decision found missing (`HistoryNotLoaded`), or all of the state's. */
   async loadHistory(state: SessionState, segmentIds: readonly string[] | 'all'): Promise<void> {
     const source = this.sourceOf(state);
     if (!source) return;
-    await this.loadSegments(source, segmentIds === 'all' ? allMissingSegments(state) : segmentIds);
+    await this.loadSegments(source, segmentIds === 'all' ? allMissingSegments(state) : segmentIds).catch(conflictIfMissing(source.streamId));
   }
 
   /** A whole copy of a state whose sealed history is in segments (reads of the whole state). */
@@ -227,11 +227,11 @@ export class SessionRepository {
     for (const id of missing) {
       const json = stored.get(id);
       if (json === undefined) {
-        // Its snapshot was pruned (retention) after another process wrote newer ones: this state is stale. The
-        // conflict makes the command loop forget it and decide again on a state restored from the newest snapshot.
+        // Its snapshot was pruned (retention) after another process wrote newer ones: this state is stale.
         this.forget(source.streamId);
-        this.options.onSnapshotError?.(new Error(`snapshot segment ${id} of ${source.streamId} is missing`));
-        throw new ConcurrencyError(source.streamId, 'any', -1);
+        const missing = new SegmentMissing(`snapshot segment ${id} of ${source.streamId} is missing`);
+        this.options.onSnapshotError?.(missing);
+        throw missing;
       }
       source.pin(id, this.segmentCache.add(id, json));
     }
@@ -416,7 +416,16 @@ export class SessionRepository {
     const before = decidedOn.version;
     // A state with sealed history in segments: the ones holding what the events change must be in memory to fold them.
     const source = folded ? undefined : this.sourceOf(decidedOn);
-    if (source) await this.readyToFold(source, decidedOn, events);
+    if (source) {
+      try {
+        await this.readyToFold(source, decidedOn, events);
+      } catch (error) {
+        // The events are appended: never a conflict here (the command would be written twice). The stale state was
+        // forgotten; the one restored from the store holds them.
+        if (!(error instanceof SegmentMissing)) throw error;
+        return this.loadAny(streamId, undefined, {});
+      }
+    }
     const state = folded ?? this.fold(streamId, decidedOn, events, targetPath);
     const due = this.snapshotDue(streamId, before, state.version);
     // A state restored for this write and left out of the cache is registered only if a snapshot needs it now; else
@@ -429,7 +438,14 @@ export class SessionRepository {
       this.lastSnapshot.set(streamId, { at: Date.now(), version: state.version });
       // A snapshot is a cache: written after the answer, off the request's latency. Encoded
       // now, because the cached state keeps changing in place.
-      const sealed = await this.sealHistory(state);
+      let sealed: string[];
+      try {
+        sealed = await this.sealHistory(state);
+      } catch (error) {
+        // The state is right (folded); only its snapshot is skipped, and it was forgotten (see loadSegments).
+        if (!(error instanceof SegmentMissing)) throw error;
+        return state;
+      }
       const encoded = this.encoder.encode(state);
       const write = new Promise<void>((resolve) => setImmediate(resolve))
         .then(() => this.writeSnapshot(streamId, encoded))
@@ -548,6 +564,22 @@ export class SessionRepository {
   forget(streamId: string): void {
     this.current.delete(streamId);
   }
+}
+
+/** A sealed segment a state reads is no longer stored (its snapshot was pruned): the state was stale. */
+class SegmentMissing extends Error {
+  override name = 'SegmentMissing';
+}
+
+/**
+ * Before deciding, a missing segment is a conflict: the command loop forgets the state and decides
+ * again on one restored from the newest snapshot (nothing was appended yet).
+ */
+function conflictIfMissing(streamId: string): (error: unknown) => never {
+  return (error) => {
+    if (error instanceof SegmentMissing) throw new ConcurrencyError(streamId, 'any', -1);
+    throw error;
+  };
 }
 
 const NOTHING_TOUCHED = { turnIds: new Set<string>(), toolCallIds: new Set<string>() };
