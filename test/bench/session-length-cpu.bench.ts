@@ -7,10 +7,13 @@
  *
  * Usage: npm run build && node dist/test/bench/session-length-cpu.bench.js [--turns 6000] [--every 500] [--store sqlite|postgres] [--library]
  * (SQLite runs on the event loop, so its own CPU counts there; PostgreSQL's does not.)
+ * `--library --cache-events N`: a state cache of N events' worth, too small for the session, so that
+ * each write restores its state (issue 40's cliff); `--whole-states` restores whole states as
+ * before issue 40, for an A/B on one build; `--segment-cache-mb M` bounds the decoded segments kept.
  */
 import { parseArgs } from 'node:util';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
-import { SessionRepository, SessionService } from '@rewind/engine';
+import { SegmentCache, SessionRepository, SessionService } from '@rewind/engine';
 import { InMemoryEventStore } from '@rewind/event-store/in-memory';
 import { benchCaller, HOTEL_SEARCH, STEPS_PER_TURN, turnRequest } from './suite/conversation';
 import { httpSender } from './suite/http-senders';
@@ -40,8 +43,14 @@ async function client({ baseUrl, apiKey, turns, every }: ClientSpec): Promise<vo
  * `--library`: the engine alone (library mode: SessionService on an in-memory store, no HTTP, no
  * database), so that what grows with the session is not drowned by the constant cost of a request.
  */
-async function library(turns: number, every: number): Promise<void> {
-  const service = new SessionService(new SessionRepository(new InMemoryEventStore(), { snapshotEvery: 100 }));
+async function library(turns: number, every: number, cache: { cacheEvents?: number; wholeStates: boolean; segmentCacheMb?: number }): Promise<void> {
+  const repository = new SessionRepository(new InMemoryEventStore(), {
+    snapshotEvery: 100,
+    ...(cache.cacheEvents !== undefined ? { cacheEvents: cache.cacheEvents } : {}),
+    ...(cache.segmentCacheMb !== undefined ? { segmentCache: new SegmentCache(cache.segmentCacheMb * 1024 * 1024) } : {}),
+    sealedHistoryInSegments: !cache.wholeStates,
+  });
+  const service = new SessionService(repository);
   const sessionId = 'length';
   await service.startSession(benchCaller, { sessionId });
   console.log('turns\tengine CPU ms/turn');
@@ -71,11 +80,20 @@ async function main(): Promise<void> {
       every: { type: 'string', default: '500' },
       store: { type: 'string', default: 'sqlite' },
       library: { type: 'boolean', default: false },
+      'cache-events': { type: 'string' },
+      'whole-states': { type: 'boolean', default: false },
+      'segment-cache-mb': { type: 'string' },
     },
   });
   const turns = Number(values.turns);
   const every = Number(values.every);
-  if (values.library) return library(turns, every);
+  if (values.library) {
+    return library(turns, every, {
+      ...(values['cache-events'] !== undefined ? { cacheEvents: Number(values['cache-events']) } : {}),
+      ...(values['segment-cache-mb'] !== undefined ? { segmentCacheMb: Number(values['segment-cache-mb']) } : {}),
+      wholeStates: values['whole-states'],
+    });
+  }
   const { startRewindApi } = await import('./suite/peers/rewind-http.js');
   if (values.store !== 'sqlite' && values.store !== 'postgres') throw new Error(`--store sqlite|postgres, not ${values.store}`);
   const api = await startRewindApi(values.store, `len${Date.now().toString(36)}`, 'length', { REWIND_MEMORY: 'off' });

@@ -1,5 +1,5 @@
 import { isStepEvent, type RecordedSessionEvent, type SessionEvent } from './events';
-import { addTurn, emptyPathState, findTurnIndex, turnToChange, type PathState, type SessionState, type Turn } from './state';
+import { addTurn, emptyPathState, findTurnIndex, toolCallToChange, turnToChange, type PathState, type SessionState, type Turn } from './state';
 
 /** Gives a private copy of the path state at a timeline node (for head moves). */
 export type PathResolver = (version: number) => PathState;
@@ -110,12 +110,12 @@ function applyStep(state: SessionState, event: Recorded, version: number): void 
       return;
     }
     case 'ToolCallSucceeded': {
-      const call = path.toolCalls[event.data.toolCallId];
+      const call = toolCallToChange(path, event.data.toolCallId);
       if (call) Object.assign(call, { status: 'succeeded', output: event.data.output, finishedVersion: version });
       return;
     }
     case 'ToolCallFailed': {
-      const call = path.toolCalls[event.data.toolCallId];
+      const call = toolCallToChange(path, event.data.toolCallId);
       if (call) {
         Object.assign(call, { status: 'failed', error: event.data.error, retryable: event.data.retryable, finishedVersion: version });
       }

@@ -4,6 +4,8 @@ export * from './events';
 export * from './commands';
 export * from './state';
 export * from './scratch-state';
+export * from './sealed-history';
+export * from './id-filter';
 export * from './errors';
 export * from './timeline';
 export * from './evolve';

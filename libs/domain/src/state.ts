@@ -2,6 +2,7 @@ import { appendOnlyView } from './append-only-view';
 import type { EffectDescriptor } from './effects';
 import type { HeadMoveKind, PlannedEffect } from './events';
 import type { JsonObject, JsonValue } from './json';
+import { lazyPartOf, lazyTurnIndex, materialisedTimeline, materialisedToolCalls, materialisedTurns } from './sealed-history';
 
 export type TurnStatus = 'open' | 'complete' | 'interrupted';
 export type MessageRole = 'user' | 'agent';
@@ -169,9 +170,25 @@ export interface PendingFork {
 export const OWN_TURN: unique symbol = Symbol('rewind.ownTurn');
 type OwnsTurns = PathState & { [OWN_TURN]?: (index: number) => Turn };
 
-/** The turn at `index`, to be changed in place. */
+/**
+ * The turn at `index`, to be changed in place. A frozen one (shared with the snapshot segment
+ * cache) is replaced by its own copy first.
+ */
 export function turnToChange(path: PathState, index: number): Turn {
-  return (path as OwnsTurns)[OWN_TURN]?.(index) ?? path.turns[index]!;
+  const turn = (path as OwnsTurns)[OWN_TURN]?.(index) ?? path.turns[index]!;
+  if (!Object.isFrozen(turn)) return turn;
+  const copy = { ...turn, messages: turn.messages.slice() };
+  path.turns[index] = copy;
+  return copy;
+}
+
+/** The tool call at `key`, to be changed in place (a frozen, shared one is replaced by its own copy first). */
+export function toolCallToChange(path: PathState, key: string): ToolCall | undefined {
+  const call = path.toolCalls[key];
+  if (!call || !Object.isFrozen(call)) return call;
+  const copy = { ...call };
+  path.toolCalls[key] = copy;
+  return copy;
 }
 
 /**
@@ -212,6 +229,9 @@ export function findTurnIndex(path: PathState, turnId: string): number {
 }
 
 function indexIn(turns: Turn[], turnId: string): number {
+  // A view over sealed history finds ids through its segments' filters (see sealed-history.ts).
+  const lazy = lazyTurnIndex(turns, turnId);
+  if (lazy !== undefined) return lazy;
   // The open turn is the common case.
   if (turns.length > 0 && turns[turns.length - 1]!.turnId === turnId) return turns.length - 1;
   const original = copiedFrom.get(turns);
@@ -266,9 +286,36 @@ export function initialSessionState(): SessionState {
   };
 }
 
-/** A deep copy: `evolve` works in place on a copy that the caller owns. */
+/**
+ * A deep copy: `evolve` works in place on a copy that the caller owns. A state (or path) whose
+ * sealed history stays in segments is copied whole, which needs every segment in memory (else
+ * HistoryNotLoaded, as for any whole read of it).
+ */
 export function cloneState<T>(state: T): T {
-  return structuredClone(state);
+  return structuredClone(withoutViews(state));
+}
+
+function withoutViews<T>(value: T): T {
+  const candidate = value as Partial<SessionState> & Partial<PathState>;
+  if (candidate.path !== undefined && Array.isArray(candidate.timeline)) {
+    const state = value as SessionState;
+    const timeline = lazyPartOf(state.timeline);
+    const path = withoutViews(state.path);
+    if (!timeline && path === state.path) return value;
+    return { ...state, path, timeline: timeline?.kind === 'timeline' ? materialisedTimeline(timeline) : state.timeline } as T;
+  }
+  if (candidate.turns !== undefined && candidate.toolCalls !== undefined) {
+    const path = value as PathState;
+    const turns = lazyPartOf(path.turns);
+    const calls = lazyPartOf(path.toolCalls);
+    if (!turns && !calls) return value;
+    return {
+      ...path,
+      turns: turns?.kind === 'turns' ? materialisedTurns(turns) : path.turns,
+      toolCalls: calls?.kind === 'toolCalls' ? materialisedToolCalls(calls) : path.toolCalls,
+    } as T;
+  }
+  return value;
 }
 
 /**

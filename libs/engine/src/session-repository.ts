@@ -9,7 +9,22 @@ import {
   type SessionEvent,
   type SessionState,
 } from '@rewind/domain';
-import { loadSnapshotAndTail, type EventStore, type Snapshot, type StoredEvent } from '@rewind/event-store';
+import { ConcurrencyError, loadSnapshotAndTail, type EventStore, type Snapshot, type StoredEvent } from '@rewind/event-store';
+import {
+  allMissingSegments,
+  hasSealedHistory,
+  HistorySource,
+  lazyPartsOf,
+  materialised,
+  plainToolCalls,
+  readableInPlace,
+  residentWeight,
+  sealChanges,
+  segmentsFor,
+  segmentsForRecordOrder,
+  segmentsToSeal,
+  stateOverSegments,
+} from './sealed-history-segments';
 import {
   assembleState,
   encodeSnapshot,
@@ -22,6 +37,7 @@ import {
   type EncodedSnapshot,
   type SegmentCache,
   type SegmentSizes,
+  type Touched,
 } from './snapshot-segments';
 
 export interface SessionRepositoryOptions {
@@ -54,6 +70,13 @@ export interface SessionRepositoryOptions {
   segmentCache?: SegmentCache;
   /** Items per snapshot segment (default DEFAULT_SEGMENT_SIZES; tests use small ones). */
   segmentSizes?: SegmentSizes;
+  /**
+   * A state restored for a write keeps its sealed history in the snapshot segments, read as a
+   * decision names it (default true; issue 40): restoring it costs its number of segments and it
+   * weighs its tail in the cache. False restores whole states (O(the session) a restore), as
+   * before: for comparisons (the session-length bench's `--whole-states`).
+   */
+  sealedHistoryInSegments?: boolean;
 }
 
 /**
@@ -108,6 +131,8 @@ export class SessionRepository {
   private readonly unregistered = new WeakMap<SessionState, () => void>();
   /** States restored for a write and left out of the cache (no room): only that write holds them, so it may fold into them. */
   private readonly unshared = new WeakSet<SessionState>();
+  /** Segments sealed from states' views (sealed-history.ts) whose snapshot is not written yet: read from here meanwhile. */
+  private readonly unsaved = new Map<string, readonly unknown[]>();
 
   constructor(
     readonly store: EventStore,
@@ -116,7 +141,7 @@ export class SessionRepository {
     this.current = new LRUCache({
       max: options.cacheSize ?? 2_000,
       maxSize: options.cacheEvents ?? 2_000_000,
-      sizeCalculation: (state) => Math.max(1, state.version),
+      sizeCalculation: residentWeight,
     });
     this.segmentCache = options.segmentCache ?? sharedSegmentCache;
     this.encoder = new SnapshotEncoder(options.segmentSizes);
@@ -124,9 +149,16 @@ export class SessionRepository {
 
   /**
    * The state at `version` (default: the newest). The returned object may be shared with
-   * the cache: read it, never mutate it.
+   * the cache: read it, never mutate it. `forWrite` (the command loop's load): the state may keep
+   * its sealed history in the segments (sealed-history.ts), to be decided on after `prepare`;
+   * otherwise it is whole (materialised from its segments when the cached one is not).
    */
-  async load(streamId: string, version?: number, options: { trustCache?: boolean } = {}): Promise<SessionState> {
+  async load(streamId: string, version?: number, options: { trustCache?: boolean; forWrite?: boolean } = {}): Promise<SessionState> {
+    const state = await this.loadAny(streamId, version, options);
+    return options.forWrite || !hasSealedHistory(state) ? state : this.materialise(state);
+  }
+
+  private async loadAny(streamId: string, version: number | undefined, options: { trustCache?: boolean; forWrite?: boolean }): Promise<SessionState> {
     const cached = this.current.get(streamId);
     if (cached && (version === undefined || version === cached.version)) {
       this.usedAt.set(cached, performance.now());
@@ -144,12 +176,74 @@ export class SessionRepository {
   }
 
   /**
+   * Before deciding on a state loaded `forWrite`: loads the sealed segments that may hold what
+   * `named` names (a command's turn and tool-call ids) and the newest turn's, so that deciding
+   * reads only memory. Undefined when there is nothing to load (the common case: no await).
+   */
+  prepare(state: SessionState, named: () => Touched): Promise<void> | undefined {
+    const source = this.sourceOf(state);
+    if (!source) return undefined;
+    source.unpin();
+    const wanted = segmentsFor(state, named());
+    return wanted.length > 0 ? this.loadSegments(source, wanted).catch(conflictIfMissing(source.streamId)) : undefined;
+  }
+
+  /** Loads sealed segments a decision found missing (`HistoryNotLoaded`), or all of the state's. */
+  async loadHistory(state: SessionState, segmentIds: readonly string[] | 'all'): Promise<void> {
+    const source = this.sourceOf(state);
+    if (!source) return;
+    await this.loadSegments(source, segmentIds === 'all' ? allMissingSegments(state) : segmentIds).catch(conflictIfMissing(source.streamId));
+  }
+
+  /** A whole copy of a state whose sealed history is in segments (reads of the whole state). */
+  private async materialise(state: SessionState): Promise<SessionState> {
+    const source = this.sourceOf(state)!;
+    await this.loadSegments(source, allMissingSegments(state));
+    const whole = materialised(state);
+    // The copy holds what it needs; the cached state keeps only what its next write pins.
+    source.unpin();
+    return whole;
+  }
+
+  private sourceOf(state: SessionState): HistorySource | undefined {
+    return lazyPartsOf(state)[0]?.source as HistorySource | undefined;
+  }
+
+  /** Loads what folding `events` into a state with sealed history in segments reads (see segmentsFor, segmentsForRecordOrder). */
+  private async readyToFold(source: HistorySource, state: SessionState, events: readonly StoredEvent[]): Promise<void> {
+    await this.loadSegments(source, segmentsFor(state, touchedBy(events)));
+    const forOrder = segmentsForRecordOrder(state, events);
+    if (!forOrder) return;
+    await this.loadSegments(source, forOrder);
+    plainToolCalls(state);
+  }
+
+  /** Pins the segments `ids` for `source`'s state: from memory where they are, the rest from the store in one read. */
+  private async loadSegments(source: HistorySource, ids: readonly string[]): Promise<void> {
+    const missing: string[] = [];
+    for (const id of ids) if (source.get(id) === undefined) missing.push(id);
+    if (missing.length === 0) return;
+    const stored = await this.store.loadSnapshotSegments!(source.streamId, missing);
+    for (const id of missing) {
+      const json = stored.get(id);
+      if (json === undefined) {
+        // Its snapshot was pruned (retention) after another process wrote newer ones: this state is stale.
+        this.forget(source.streamId);
+        const missing = new SegmentMissing(`snapshot segment ${id} of ${source.streamId} is missing`);
+        this.options.onSnapshotError?.(missing);
+        throw missing;
+      }
+      source.pin(id, this.segmentCache.add(id, json));
+    }
+  }
+
+  /**
    * The path state at a timeline node, not shared with the repository's current states. It may
    * share frozen turns and tool calls with the snapshot segment cache: clone it to change it.
    */
   async pathAt(streamId: string, version: number): Promise<PathState> {
     const cached = this.current.get(streamId);
-    if (cached && cached.head === version) return cloneState(cached.path);
+    if (cached && cached.head === version) return cloneState((hasSealedHistory(cached) ? await this.materialise(cached) : cached).path);
     const state = await this.timedRestore(streamId, version);
     return state.path;
   }
@@ -203,7 +297,16 @@ export class SessionRepository {
   private async fromSnapshot(snapshot: Snapshot, tail: readonly StoredEvent[], forWrites: boolean): Promise<SessionState | null> {
     try {
       let state: SessionState;
-      if (isSegmentedHead(snapshot.state)) {
+      const inSegments = forWrites && this.options.sealedHistoryInSegments !== false && this.store.loadSnapshotSegments !== undefined;
+      if (isSegmentedHead(snapshot.state) && inSegments && readableInPlace(snapshot.state, this.encoder.sizes)) {
+        // For a write: the sealed history stays in the segments, read as a decision names it (O(segments), not O(items)).
+        const head = snapshot.state;
+        this.knownStored(snapshot.streamId, head.segments.turns.concat(head.segments.toolCalls, head.segments.timeline));
+        state = stateOverSegments(head, this.encoder.sizes, new HistorySource(snapshot.streamId, this.segmentCache, this.unsaved));
+        const source = this.sourceOf(state)!;
+        // The tail about to be folded names turns and tool calls: their segments first.
+        await this.readyToFold(source, state, tail);
+      } else if (isSegmentedHead(snapshot.state)) {
         const head = snapshot.state;
         const cache = this.segmentCache;
         const ids = head.segments.turns.concat(head.segments.toolCalls, head.segments.timeline);
@@ -311,6 +414,18 @@ export class SessionRepository {
     { targetPath, folded }: { targetPath?: PathState; folded?: SessionState } = {},
   ): Promise<SessionState> {
     const before = decidedOn.version;
+    // A state with sealed history in segments: the ones holding what the events change must be in memory to fold them.
+    const source = folded ? undefined : this.sourceOf(decidedOn);
+    if (source) {
+      try {
+        await this.readyToFold(source, decidedOn, events);
+      } catch (error) {
+        // The events are appended: never a conflict here (the command would be written twice). The stale state was
+        // forgotten; the one restored from the store holds them.
+        if (!(error instanceof SegmentMissing)) throw error;
+        return this.loadAny(streamId, undefined, {});
+      }
+    }
     const state = folded ?? this.fold(streamId, decidedOn, events, targetPath);
     const due = this.snapshotDue(streamId, before, state.version);
     // A state restored for this write and left out of the cache is registered only if a snapshot needs it now; else
@@ -323,14 +438,46 @@ export class SessionRepository {
       this.lastSnapshot.set(streamId, { at: Date.now(), version: state.version });
       // A snapshot is a cache: written after the answer, off the request's latency. Encoded
       // now, because the cached state keeps changing in place.
+      let sealed: string[];
+      try {
+        sealed = await this.sealHistory(state);
+      } catch (error) {
+        // The state is right (folded); only its snapshot is skipped, and it was forgotten (see loadSegments).
+        if (!(error instanceof SegmentMissing)) throw error;
+        return state;
+      }
       const encoded = this.encoder.encode(state);
       const write = new Promise<void>((resolve) => setImmediate(resolve))
         .then(() => this.writeSnapshot(streamId, encoded))
-        .catch((error: unknown) => this.options.onSnapshotError?.(error))
-        .finally(() => this.pendingSnapshots.delete(write));
+        .catch((error: unknown) => {
+          // Segments sealed for it were not stored: the state (which names them) must not outlive them.
+          if (sealed.length > 0) this.forget(streamId);
+          this.options.onSnapshotError?.(error);
+        })
+        .finally(() => {
+          for (const id of sealed) this.unsaved.delete(id);
+          this.pendingSnapshots.delete(write);
+        });
       this.pendingSnapshots.add(write);
     }
     return state;
+  }
+
+  /**
+   * Before a snapshot of a state with sealed history in segments: its changed sealed items and its
+   * tail's full chunks become segments (kept in `unsaved` until the snapshot is written). Returns their ids.
+   */
+  private async sealHistory(state: SessionState): Promise<string[]> {
+    const source = this.sourceOf(state);
+    if (!source) return [];
+    await this.loadSegments(source, segmentsToSeal(state));
+    const sealed: string[] = [];
+    sealChanges(state, (id, items) => {
+      this.unsaved.set(id, items);
+      source.pin(id, items);
+      sealed.push(id);
+    });
+    return sealed;
   }
 
   private fold(streamId: string, decidedOn: SessionState, events: StoredEvent<SessionEvent>[], targetPath: PathState | undefined): SessionState {
@@ -338,7 +485,9 @@ export class SessionRepository {
     // The cached state may share sealed turns and tool calls with the segment cache: own those the events change first.
     // So may a state restored for this write and left out of the cache: nobody else holds it, so it need not be copied
     // either (a long session's copy was 41 % of the event loop in a soak whose sessions outgrew the cache).
-    const state = cached === decidedOn || this.unshared.delete(decidedOn) ? ownTouched(decidedOn, events) : cloneState(decidedOn);
+    // A state with sealed history in segments is held by its writer alone (readers get whole copies): folded in place.
+    const inPlace = cached === decidedOn || this.unshared.delete(decidedOn) || hasSealedHistory(decidedOn);
+    const state = inPlace ? ownTouched(decidedOn, events) : cloneState(decidedOn);
     for (const event of events) {
       evolveInPlace(state, event, (v) => {
         if (targetPath) return cloneState(targetPath);
@@ -363,7 +512,7 @@ export class SessionRepository {
     // States change in place, and lru-cache keeps an entry's size when the same object is set
     // again: set afresh, so the events budget counts what the state has grown to.
     this.current.delete(streamId);
-    if (!this.roomFor(Math.max(1, state.version), now)) return false;
+    if (!this.roomFor(residentWeight(state), now)) return false;
     this.current.set(streamId, state);
     return true;
   }
@@ -377,7 +526,7 @@ export class SessionRepository {
     for (const key of this.current.rkeys()) {
       const state = this.current.peek(key)!;
       if (now - (this.usedAt.get(state) ?? 0) < residency) return false;
-      free += Math.max(1, state.version);
+      free += residentWeight(state);
       slots += 1;
       if (free >= size && slots >= 1) return true;
     }
@@ -415,6 +564,22 @@ export class SessionRepository {
   forget(streamId: string): void {
     this.current.delete(streamId);
   }
+}
+
+/** A sealed segment a state reads is no longer stored (its snapshot was pruned): the state was stale. */
+class SegmentMissing extends Error {
+  override name = 'SegmentMissing';
+}
+
+/**
+ * Before deciding, a missing segment is a conflict: the command loop forgets the state and decides
+ * again on one restored from the newest snapshot (nothing was appended yet).
+ */
+function conflictIfMissing(streamId: string): (error: unknown) => never {
+  return (error) => {
+    if (error instanceof SegmentMissing) throw new ConcurrencyError(streamId, 'any', -1);
+    throw error;
+  };
 }
 
 const NOTHING_TOUCHED = { turnIds: new Set<string>(), toolCallIds: new Set<string>() };

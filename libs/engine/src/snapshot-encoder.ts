@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { findTurnIndex, type SessionState } from '@rewind/domain';
+import { findTurnIndex, idFilter, lazyPartOf, type LazyPart, type SessionState, type ToolCall, type Turn } from '@rewind/domain';
 import type { StoredEvent } from '@rewind/event-store';
 
 /**
@@ -29,6 +29,8 @@ export interface EncodedChunk {
   kind: SegmentKind;
   json: string;
   id: string;
+  /** The filter of the ids in a turns or tool-calls chunk (base64, see id-filter.ts): heads carry them. */
+  filter?: string;
 }
 
 /** A snapshot encoded now (its text is fixed; the state may go on changing). */
@@ -36,6 +38,23 @@ export interface EncodedSnapshot {
   version: number;
   head: string;
   chunks: EncodedChunk[];
+  /** The items per chunk it was cut with: a restore reads sealed history in place only where it cuts the same. */
+  sizes: SegmentSizes;
+}
+
+/** The ids of a turns or tool-calls chunk's items. */
+function idsOf(kind: SegmentKind, items: readonly unknown[]): string[] {
+  return items.map((item) => (kind === 'turns' ? (item as Turn).turnId : (item as readonly [string, ToolCall])[0]));
+}
+
+export function decodeFilter(text: string): Uint8Array {
+  return new Uint8Array(Buffer.from(text, 'base64'));
+}
+
+/** A chunk's id filter as heads store it. */
+export function filterText(kind: SegmentKind, items: readonly unknown[]): string | undefined {
+  if (kind === 'timeline') return undefined;
+  return Buffer.from(idFilter(idsOf(kind, items))).toString('base64');
 }
 
 export function segmentId(kind: SegmentKind, json: string): string {
@@ -77,7 +96,7 @@ interface ToolCallChunks extends SealedChunks {
  * Keys that look like array indexes come first in a record's key order, whatever the order they
  * were added in: with one, the order cannot be learnt from the events (the record is listed again).
  */
-const isIndexLike = (key: string) => /^(0|[1-9]\d*)$/.test(key) && Number(key) < 2 ** 32 - 1;
+export const isIndexLike = (key: string) => /^(0|[1-9]\d*)$/.test(key) && Number(key) < 2 ** 32 - 1;
 
 /**
  * Remembers, per container, the sealed chunks it encoded. One per repository: it must see every
@@ -143,27 +162,47 @@ export class SnapshotEncoder {
     }
   }
 
-  /** Encodes `state` synchronously (a fixed copy, cheaper than a deep clone), its sealed chunks named. */
+  /**
+   * Encodes `state` synchronously (a fixed copy, cheaper than a deep clone), its sealed chunks named. A container
+   * that is a view over sealed history (sealed-history.ts) gives its segments as they are and its tail as the rest:
+   * seal its tail and its changed segments first (sealed-history-segments.ts), as the repository does.
+   */
   encode(state: SessionState): EncodedSnapshot {
     const { sizes } = this;
     const turns = state.path.turns;
     const record = state.path.toolCalls;
     const timeline = state.timeline;
-    const turnChunks = chunksOf(this.memoOf(turns), 'turns', turns.length, sizes.turns, (from, to) => turns.slice(from, to));
-    const calls = this.toolCallChunks(record);
-    const keys = calls.keys;
-    const callChunks = chunksOf(calls, 'toolCalls', keys.length, sizes.toolCalls, (from, to) =>
-      keys.slice(from, to).map((key) => [key, record[key]!] as const),
-    );
-    const timelineChunks = chunksOf(this.memoOf(timeline), 'timeline', timeline.length, sizes.timeline, (from, to) => timeline.slice(from, to));
-    const restCalls: SessionState['path']['toolCalls'] = {};
-    for (let i = callChunks.length * sizes.toolCalls; i < keys.length; i++) restCalls[keys[i]!] = record[keys[i]!]!;
+    const lazyTurns = lazyPartOf(turns);
+    const lazyCalls = lazyPartOf(record);
+    const lazyTimeline = lazyPartOf(timeline);
+    const turnChunks = lazyTurns
+      ? sealedChunks(lazyTurns)
+      : chunksOf(this.memoOf(turns), 'turns', turns.length, sizes.turns, (from, to) => turns.slice(from, to));
+    let callChunks: EncodedChunk[];
+    let restCalls: SessionState['path']['toolCalls'] = {};
+    if (lazyCalls?.kind === 'toolCalls') {
+      callChunks = sealedChunks(lazyCalls);
+      for (const [key, call] of lazyCalls.tail) restCalls[key] = call;
+    } else {
+      const calls = this.toolCallChunks(record);
+      const keys = calls.keys;
+      callChunks = chunksOf(calls, 'toolCalls', keys.length, sizes.toolCalls, (from, to) => keys.slice(from, to).map((key) => [key, record[key]!] as const));
+      restCalls = {};
+      for (let i = callChunks.length * sizes.toolCalls; i < keys.length; i++) restCalls[keys[i]!] = record[keys[i]!]!;
+    }
+    const timelineChunks = lazyTimeline
+      ? sealedChunks(lazyTimeline)
+      : chunksOf(this.memoOf(timeline), 'timeline', timeline.length, sizes.timeline, (from, to) => timeline.slice(from, to));
     const rest: SessionState = {
       ...state,
-      path: { ...state.path, turns: turns.slice(turnChunks.length * sizes.turns), toolCalls: restCalls },
-      timeline: timeline.slice(timelineChunks.length * sizes.timeline),
+      path: {
+        ...state.path,
+        turns: lazyTurns?.kind === 'turns' ? lazyTurns.tail : turns.slice(turnChunks.length * sizes.turns),
+        toolCalls: restCalls,
+      },
+      timeline: lazyTimeline?.kind === 'timeline' ? lazyTimeline.tail : timeline.slice(timelineChunks.length * sizes.timeline),
     };
-    return { version: state.version, head: JSON.stringify(rest), chunks: [...turnChunks, ...callChunks, ...timelineChunks] };
+    return { version: state.version, head: JSON.stringify(rest), chunks: [...turnChunks, ...callChunks, ...timelineChunks], sizes };
   }
 
   /** The record's chunks, its keys learnt by listing it when it is new here. */
@@ -187,13 +226,35 @@ export class SnapshotEncoder {
 /** A chunk stored already, as a segment: its text is made (once) only when it is asked for. */
 function knownChunk(kind: SegmentKind, id: string, items: readonly unknown[]): EncodedChunk {
   let json: string | undefined;
+  let filter: string | undefined;
   return {
     kind,
     id,
     get json() {
       return (json ??= JSON.stringify(items));
     },
+    get filter() {
+      return (filter ??= filterText(kind, items));
+    },
   };
+}
+
+/**
+ * The segments of a view over sealed history, as chunks: their ids and filters are known; their
+ * text is made from the segment (which must then be in memory) only if a write needs it (a segment
+ * not known to be stored).
+ */
+function sealedChunks(part: LazyPart): EncodedChunk[] {
+  return part.refs.map((id, s) => ({
+    kind: part.kind,
+    id,
+    ...(part.kind === 'timeline' ? {} : { filter: part.filterTexts[s]! }),
+    get json() {
+      const items = part.source.get(id);
+      if (!items) throw new Error(`snapshot segment ${id} is no longer in memory`);
+      return JSON.stringify(items);
+    },
+  }));
 }
 
 /** The sealed chunks of a container of `count` items: the remembered ones, the stale and newly sealed ones encoded now. */
@@ -201,8 +262,10 @@ function chunksOf(memo: SealedChunks, kind: SegmentKind, count: number, size: nu
   // Containers only grow; one that shrank was changed behind the encoder's back: encode it all again.
   if (memo.chunks.length * size > count) memo.chunks = [];
   const encode = (i: number): EncodedChunk => {
-    const json = JSON.stringify(items(i * size, (i + 1) * size));
-    return { kind, json, id: segmentId(kind, json) };
+    const chunk = items(i * size, (i + 1) * size);
+    const json = JSON.stringify(chunk);
+    const filter = filterText(kind, chunk);
+    return { kind, json, id: segmentId(kind, json), ...(filter !== undefined ? { filter } : {}) };
   };
   for (const i of memo.stale) if (i < memo.chunks.length) memo.chunks[i] = encode(i);
   memo.stale.clear();

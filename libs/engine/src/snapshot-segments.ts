@@ -1,7 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import { findTurnIndex, type SessionState, type ToolCall, type Turn } from '@rewind/domain';
 import type { SnapshotSegment } from '@rewind/event-store';
-import { segmentId, touchedBy, type EncodedSnapshot, type SegmentKind, type Touched } from './snapshot-encoder';
+import { segmentId, touchedBy, type EncodedSnapshot, type SegmentKind, type SegmentSizes, type Touched } from './snapshot-encoder';
 
 export * from './snapshot-encoder';
 
@@ -31,6 +31,13 @@ export interface SegmentedHead {
   /** The state without its sealed chunks: the turns, tool calls and timeline entries after them. */
   state: SessionState;
   segments: SegmentRefs;
+  /**
+   * Per turns / tool-calls segment, the filter of its ids (base64, id-filter.ts), and the items per
+   * segment: with both, a write restores the state with its sealed history left in the segments
+   * (sealed-history.ts). Heads written before them lack both and are restored whole, as before.
+   */
+  filters?: { turns: string[]; toolCalls: string[] };
+  sizes?: SegmentSizes;
 }
 
 /** The snapshot state (a head) and its segments. */
@@ -38,9 +45,16 @@ export function nameSegments(encoded: EncodedSnapshot): { head: SegmentedHead | 
   const state = JSON.parse(encoded.head) as SessionState;
   if (encoded.chunks.length === 0) return { head: state, segments: [] };
   const refs: SegmentRefs = { turns: [], toolCalls: [], timeline: [] };
+  const filters = { turns: [] as string[], toolCalls: [] as string[] };
+  let filtered = true;
   // The text of a chunk known from a restore is made only if it is read (a segment not known stored).
   const segments = encoded.chunks.map((chunk) => {
     refs[chunk.kind].push(chunk.id);
+    if (chunk.kind !== 'timeline') {
+      const filter = chunk.filter;
+      if (filter === undefined) filtered = false;
+      else filters[chunk.kind].push(filter);
+    }
     return {
       id: chunk.id,
       get data() {
@@ -48,7 +62,9 @@ export function nameSegments(encoded: EncodedSnapshot): { head: SegmentedHead | 
       },
     };
   });
-  return { head: { format: SEGMENTED_FORMAT, state, segments: refs }, segments };
+  const head: SegmentedHead = { format: SEGMENTED_FORMAT, state, segments: refs };
+  if (filtered) Object.assign(head, { filters, sizes: encoded.sizes });
+  return { head, segments };
 }
 
 export function isSegmentedHead(value: unknown): value is SegmentedHead {
@@ -56,7 +72,8 @@ export function isSegmentedHead(value: unknown): value is SegmentedHead {
   return typeof head === 'object' && head !== null && head.format === SEGMENTED_FORMAT;
 }
 
-function deepFreeze<T>(value: T): T {
+/** Freezes a decoded segment's items (shared by every state restored from it: a change must fail loudly). */
+export function deepFreeze<T>(value: T): T {
   if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
     Object.freeze(value);
     for (const inner of Object.values(value)) deepFreeze(inner);

@@ -27,7 +27,7 @@ export class SessionStream implements CommandStream<SessionState, SessionCommitC
   ) {}
 
   load(streamId: string, trustCache: boolean): Promise<SessionState> {
-    return this.repository.load(streamId, undefined, { trustCache });
+    return this.repository.load(streamId, undefined, { trustCache, forWrite: true });
   }
 
   forget(streamId: string): void {

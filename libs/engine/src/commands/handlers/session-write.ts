@@ -1,6 +1,7 @@
-import { cloneState, invalid, type DecideContext, type PathState, type SessionEvent, type SessionState } from '@rewind/domain';
+import { cloneState, HistoryNotLoaded, invalid, type DecideContext, type PathState, type SessionEvent, type SessionState } from '@rewind/domain';
 import { fingerprint } from '../../fingerprint';
 import type { SessionRepository } from '../../session-repository';
+import { touchedBy, type Touched } from '../../snapshot-encoder';
 import { sessionStreamId } from '../../stream-id';
 import type { ToolRegistry } from '../../tool-registry';
 import type { CommandPipeline, Decision, StampEvents } from '../command-pipeline';
@@ -49,10 +50,73 @@ export function writeSession(
       options,
       fingerprint: options.idempotencyKey === undefined ? '' : fingerprint(print()),
     };
-    return context.pipeline.handle(context.stream, request, (state, stamp) => decide(state, stamp, request.streamId));
+    return context.pipeline.handle(context.stream, request, (state, stamp) =>
+      decideInMemory(
+        context.repository,
+        state,
+        () => namedBy(print()),
+        () => decide(state, stamp, request.streamId),
+      ),
+    );
   } catch (error) {
     return Promise.reject(error as Error);
   }
+}
+
+type SessionDecision = ReturnType<DecideSession>;
+
+/** How often a decision may find more sealed history missing before all of the state's is loaded. */
+const HISTORY_RETRIES = 2;
+
+/**
+ * Decides with what the decision reads in memory. A state whose sealed history stays in its
+ * snapshot segments (sealed-history.ts) reads a sealed turn or tool call from its segment: the
+ * segments that may hold what the command names are loaded first (`prepare`), and a decision that
+ * still reads one that is not in memory (a head move walks the timeline; a step without a turn id
+ * lands on the newest turn) throws HistoryNotLoaded, which loads it and decides again: decide is
+ * pure, so deciding twice is safe. A whole state (the common case) decides at once, with no await.
+ */
+function decideInMemory(repository: SessionRepository, state: SessionState, named: () => Touched, decide: () => SessionDecision): SessionDecision {
+  const loading = repository.prepare(state, named);
+  if (loading) return loading.then(() => decideLoading(repository, state, decide));
+  try {
+    const decided = decide();
+    return decided instanceof Promise ? decided.catch((error: unknown) => loadAndDecide(repository, state, decide, error, 0)) : decided;
+  } catch (error) {
+    return loadAndDecide(repository, state, decide, error, 0);
+  }
+}
+
+async function decideLoading(repository: SessionRepository, state: SessionState, decide: () => SessionDecision): Promise<Awaited<SessionDecision>> {
+  try {
+    return await decide();
+  } catch (error) {
+    return loadAndDecide(repository, state, decide, error, 0);
+  }
+}
+
+async function loadAndDecide(
+  repository: SessionRepository,
+  state: SessionState,
+  decide: () => SessionDecision,
+  error: unknown,
+  attempt: number,
+): Promise<Awaited<SessionDecision>> {
+  if (!(error instanceof HistoryNotLoaded)) throw error;
+  await repository.loadHistory(state, attempt < HISTORY_RETRIES ? error.segmentIds : 'all');
+  try {
+    return await decide();
+  } catch (next) {
+    if (attempt > HISTORY_RETRIES) throw next;
+    return loadAndDecide(repository, state, decide, next, attempt + 1);
+  }
+}
+
+/** The turn and tool-call ids a request names (its command, or its steps): their segments are loaded before deciding. */
+function namedBy(request: unknown): Touched {
+  const { command, steps } = request as { command?: unknown; steps?: unknown };
+  const commands = Array.isArray(steps) ? (steps as unknown[]) : command !== undefined ? [command] : [];
+  return touchedBy(commands.map((data) => ({ data })));
 }
 
 /** The decider's context for one command: ids, the actor and, when looked up, a target path and tool effects. */

@@ -1,0 +1,59 @@
+/**
+ * A Bloom filter of the ids in one sealed history segment (32 turns or tool calls): whether an id
+ * MAY be in the segment, without reading it. A state whose sealed history stays on disk answers
+ * "is there a turn / tool call with this id?" (every new tool call asks it) by reading only the
+ * segments whose filter says maybe: with 16 bits and 8 probes an id, a false "maybe" is ~6 in
+ * 10 000 per segment, so an absent id costs a read of its own in ~1 of 10 lookups of a
+ * 190-segment (6 000-turn) session, and a present one reads the segment that holds it.
+ *
+ * Stored in snapshot heads as base64: the hash (FNV-1a over UTF-16 code units, two seeds, double
+ * hashing) is part of the format; changing it needs a new name for the head's `filters` field.
+ */
+export const ID_FILTER_BITS_PER_ID = 16;
+const PROBES = 8;
+
+function fnv1a(text: string, seed: number): number {
+  let hash = seed >>> 0;
+  for (let i = 0; i < text.length; i++) {
+    hash ^= text.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash >>> 0;
+}
+
+/** An id's two hashes, computed once and probed against every filter a lookup reads (they differ only in size). */
+export interface IdProbe {
+  readonly h1: number;
+  readonly h2: number;
+}
+
+export function idProbe(id: string): IdProbe {
+  // h2 odd: the probes of one id differ.
+  return { h1: fnv1a(id, 0x811c9dc5), h2: fnv1a(id, 0x9747b28c) | 1 };
+}
+
+/** The filter of `ids` (its size follows their count: a filter is built once, when its segment is sealed). */
+export function idFilter(ids: readonly string[]): Uint8Array {
+  const bytes = Math.max(8, Math.ceil((ids.length * ID_FILTER_BITS_PER_ID) / 8));
+  const filter = new Uint8Array(bytes);
+  const bits = bytes * 8;
+  for (const id of ids) {
+    const { h1, h2 } = idProbe(id);
+    for (let i = 0; i < PROBES; i++) {
+      const bit = ((h1 + Math.imul(i, h2)) >>> 0) % bits;
+      filter[bit >>> 3] = filter[bit >>> 3]! | (1 << (bit & 7));
+    }
+  }
+  return filter;
+}
+
+/** False when `id` (its probe) is certainly not among the filter's ids; true when it may be. */
+export function mayContain(filter: Uint8Array, id: string | IdProbe): boolean {
+  const probe = typeof id === 'string' ? idProbe(id) : id;
+  const bits = filter.length * 8;
+  for (let i = 0; i < PROBES; i++) {
+    const bit = ((probe.h1 + Math.imul(i, probe.h2)) >>> 0) % bits;
+    if ((filter[bit >>> 3]! & (1 << (bit & 7))) === 0) return false;
+  }
+  return true;
+}
