@@ -1,5 +1,5 @@
 import { idProbe, mayContain } from './id-filter';
-import type { ToolCall, Turn } from './state';
+import type { ToolCall, Turn } from './turn-records';
 
 /**
  * A state whose sealed history stays on disk (issue 40). A long session's turns, tool calls and

@@ -4,42 +4,8 @@ import type { HeadMoveKind, PlannedEffect } from './events';
 import type { JsonObject, JsonValue } from './json';
 import { lazyPartOf, lazyTurnIndex, materialisedTimeline, materialisedToolCalls, materialisedTurns } from './sealed-history';
 
-export type TurnStatus = 'open' | 'complete' | 'interrupted';
-export type MessageRole = 'user' | 'agent';
-
-export interface Message {
-  messageId: string;
-  role: MessageRole;
-  content: string;
-  version: number;
-  /** True for the visible part of an agent answer cut off by an interrupt. */
-  partial: boolean;
-}
-
-export interface Turn {
-  turnId: string;
-  status: TurnStatus;
-  startedVersion: number;
-  messages: Message[];
-}
-
-export type ToolCallStatus = 'started' | 'succeeded' | 'failed';
-
-export interface ToolCall {
-  toolCallId: string;
-  tool: string;
-  input: JsonValue;
-  effect: EffectDescriptor;
-  confirmed: boolean;
-  turnId: string | null;
-  status: ToolCallStatus;
-  output: JsonValue | null;
-  error: string | null;
-  retryable: boolean | null;
-  attempts: number;
-  startedVersion: number;
-  finishedVersion: number | null;
-}
+export type { Message, MessageRole, ToolCall, ToolCallStatus, Turn, TurnStatus } from './turn-records';
+import type { ToolCall, Turn } from './turn-records';
 
 export interface Task {
   taskId: string;

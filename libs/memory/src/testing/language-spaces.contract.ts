@@ -3,7 +3,7 @@ import type { EmbeddingModelInfo } from '../embedding-model';
 import { LanguageSpacesIndex } from '../language/language-spaces-index';
 import type { MemoryItem } from '../memory-item';
 import type { MemoryScope, VectorIndex } from '../vector-index';
-import { axisVector, memoryItem } from './vector-index.contract';
+import { axisVector, memoryItem } from './contract-items';
 
 /** A language-routed test model: English in a 16-dimensional block, Chinese in an 8-dimensional one after it. */
 const EN = { id: 'contract-en', dimensions: 16, offset: 0, language: 'en' } as const;
