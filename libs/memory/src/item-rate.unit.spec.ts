@@ -35,25 +35,28 @@ describe('ItemRate', () => {
 
   it('never exceeds the items of the window over the shortest span they could have taken, nor goes negative', () => {
     fc.assert(
-      fc.property(fc.array(fc.record({ gap: fc.integer({ min: 0, max: 5_000 }), took: fc.integer({ min: 1, max: 2_000 }), items: fc.integer({ min: 0, max: 500 })})), (batches) => {
-        const c = clock();
-        const rate = new ItemRate(10_000, c.now);
-        for (const { gap, took, items } of batches) {
-          c.advance(gap);
-          const started = c.now();
-          c.advance(took);
-          rate.record(started, items);
-        }
-        const perSecond = rate.perSecond();
-        const inWindow = batches.reduce((n, b) => n + b.items, 0);
-        expect(perSecond).toBeGreaterThanOrEqual(0);
-        // The window is at most 10 s wide and at least 1 ms (every batch took ≥ 1 ms).
-        expect(perSecond).toBeLessThanOrEqual(inWindow * 1000);
-        if (batches.length > 0 && batches.every((b) => b.gap === 0 && b.items > 0)) {
-          const total = batches.reduce((n, b) => n + b.took, 0);
-          if (total <= 10_000) expect(perSecond).toBeCloseTo((inWindow * 1000) / total, 6);
-        }
-      }),
+      fc.property(
+        fc.array(fc.record({ gap: fc.integer({ min: 0, max: 5_000 }), took: fc.integer({ min: 1, max: 2_000 }), items: fc.integer({ min: 0, max: 500 }) })),
+        (batches) => {
+          const c = clock();
+          const rate = new ItemRate(10_000, c.now);
+          for (const { gap, took, items } of batches) {
+            c.advance(gap);
+            const started = c.now();
+            c.advance(took);
+            rate.record(started, items);
+          }
+          const perSecond = rate.perSecond();
+          const inWindow = batches.reduce((n, b) => n + b.items, 0);
+          expect(perSecond).toBeGreaterThanOrEqual(0);
+          // The window is at most 10 s wide and at least 1 ms (every batch took ≥ 1 ms).
+          expect(perSecond).toBeLessThanOrEqual(inWindow * 1000);
+          if (batches.length > 0 && batches.every((b) => b.gap === 0 && b.items > 0)) {
+            const total = batches.reduce((n, b) => n + b.took, 0);
+            if (total <= 10_000) expect(perSecond).toBeCloseTo((inWindow * 1000) / total, 6);
+          }
+        },
+      ),
     );
   });
 });
