@@ -247,7 +247,8 @@ export class SqliteVectorIndex implements VectorIndex {
           s.setVector.run(blob, row.rowid);
           s.insertCode.run(row.tenant_id, row.rowid, row.session_id, blob);
           s.deletePending.run(row.rowid);
-          // Out of row-id order (not the oldest first): caches that read codes by row id read them all again.
+          // Out of row-id order (stage 2 takes the newest first, so under a backlog every batch after the first is):
+          // caches that read codes by row id read them all again, once per such batch.
           if (!rewritten && row.rowid < s.codesHigh.get()!) rewritten = s.markCodesRewritten.run().changes > 0;
           s.setCodesHigh.run(row.rowid);
           n++;
