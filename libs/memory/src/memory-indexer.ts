@@ -106,9 +106,9 @@ export interface MemoryIndexerStatus {
   pendingVectors: number;
   /** The global position of the oldest item awaiting its vector (null when none). */
   oldestPendingVectorPosition: number | null;
-  /** Stage 2's drain rate: items this process embedded per second over the last minute (rests included; 0 when idle). */
+  /** Stage 2's drain rate: items this process embedded per second over the last minute, rounded (rests included; 0 when idle). */
   vectorsPerSecond: number;
-  /** Stage 2's inflow: items this process made searchable by keywords per second over the last minute (0 with one stage). */
+  /** Stage 2's inflow: items this process made searchable by keywords per second over the last minute, rounded (0 with one stage). */
   admittedPerSecond: number;
   /**
    * Seconds until every pending item has its vector at these two rates (pending ÷ (drain − inflow)); null when
@@ -493,8 +493,8 @@ export class MemoryIndexer {
     const lag = store && checkpoints ? await countEventsAfter(store, checkpoint) : Math.max(0, lastPosition - checkpoint);
     const twoStage = this.twoStage;
     const pending = info && twoStage ? await this.options.index.pendingVectors!() : { items: 0, oldestPosition: null };
-    const vectorsPerSecond = twoStage ? this.embeddedRate.perSecond() : 0;
-    const admittedPerSecond = twoStage ? this.admittedRate.perSecond() : 0;
+    const vectorsPerSecond = twoStage ? Math.round(this.embeddedRate.perSecond()) : 0;
+    const admittedPerSecond = twoStage ? Math.round(this.admittedRate.perSecond()) : 0;
     const shrinking = vectorsPerSecond - admittedPerSecond;
     return {
       state: this.state,
@@ -509,8 +509,8 @@ export class MemoryIndexer {
       stages: twoStage ? 2 : 1,
       pendingVectors: pending.items,
       oldestPendingVectorPosition: pending.oldestPosition,
-      vectorsPerSecond: round1(vectorsPerSecond),
-      admittedPerSecond: round1(admittedPerSecond),
+      vectorsPerSecond,
+      admittedPerSecond,
       pendingVectorsDrainSeconds: pending.items > 0 && shrinking > 0 ? Math.ceil(pending.items / shrinking) : null,
       indexedItems: this.indexedItems,
       embeddedItems: twoStage ? this.embeddedItems : this.indexedItems,
@@ -525,8 +525,6 @@ export class MemoryIndexer {
     };
   }
 }
-
-const round1 = (x: number) => Math.round(x * 10) / 10;
 
 function inScope(item: MemoryItem, scope: MemoryScope): boolean {
   return item.tenantId === scope.tenantId && (scope.sessionId === undefined || item.sessionId === scope.sessionId);

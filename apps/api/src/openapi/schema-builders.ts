@@ -6,7 +6,6 @@ export type JsonSchema = Record<string, unknown>;
 export const ref = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
 export const str = (extra: JsonSchema = {}): JsonSchema => ({ type: 'string', ...extra });
 export const int = (description?: string): JsonSchema => ({ type: 'integer', ...(description ? { description } : {}) });
-export const num = (description?: string): JsonSchema => ({ type: 'number', ...(description ? { description } : {}) });
 export const bool = (description?: string): JsonSchema => ({ type: 'boolean', ...(description ? { description } : {}) });
 export const array = (items: JsonSchema, description?: string): JsonSchema => ({ type: 'array', items, ...(description ? { description } : {}) });
 export const oneOf = (values: readonly string[], description?: string): JsonSchema => ({

@@ -2646,9 +2646,15 @@ export interface components {
              * @description Global position of the oldest item awaiting its vector (null when none).
              */
             oldestPendingVectorPosition?: number | null;
-            /** @description Stage 2's drain rate: items this process embedded per second over the last minute (newest first). */
+            /**
+             * Format: int64
+             * @description Stage 2's drain rate: items this process embedded per second over the last minute, rounded (newest first).
+             */
             vectorsPerSecond?: number;
-            /** @description Stage 2's inflow: items this process made searchable by keywords per second over the last minute. */
+            /**
+             * Format: int64
+             * @description Stage 2's inflow: items this process made searchable by keywords per second over the last minute, rounded.
+             */
             admittedPerSecond?: number;
             /**
              * Format: int64
