@@ -25,7 +25,7 @@
  * first and every question is asked before stage 2 has attached any vector — what a user meets when
  * `/v1/memory/status` says the index has the writes — then stage 2 catches up and the questions are asked
  * again. `--embedded-shares 0,0.5` asks at each of these shares of the items embedded (stage 2 embeds
- * oldest first, so a share is the earlier conversations' turns; default `0`); `--caught-up-only` skips it.
+ * newest first, so a share is the later conversations' turns; default `0`); `--caught-up-only` skips it.
  * `--sweep --sweep-only --keyword-stage-only` asks the sweep's variants in that first state (no vector attached).
  */
 import { createHash } from 'node:crypto';
@@ -401,7 +401,7 @@ async function main(): Promise<void> {
       const pending = async () => (await runtime.index.pendingVectors?.())?.items ?? 0;
       const admitted = await pending();
       for (const share of freshShares) {
-        // Stage 2 in its own batches, oldest first, until this share of the admitted items has its vector.
+        // Stage 2 in its own batches, newest first, until this share of the admitted items has its vector.
         await timed(async () => {
           for (
             let left = Math.floor(share * admitted) - (admitted - (await pending()));
@@ -540,7 +540,7 @@ async function main(): Promise<void> {
         ...(freshRows.length > 0
           ? [
               '“Asked right after writing”: every question asked once the indexer’s keyword stage (stage 1) has admitted every turn and before stage 2 has attached ' +
-                `${freshShares.length === 1 && freshShares[0] === 0 ? 'any vector' : 'the vectors beyond the share given (oldest first)'} — the state \`/v1/memory/status\` reports as indexed — rewrite off; ` +
+                `${freshShares.length === 1 && freshShares[0] === 0 ? 'any vector' : 'the vectors beyond the share given (newest first)'} — the state \`/v1/memory/status\` reports as indexed — rewrite off; ` +
                 '“after catch-up”: the same questions once every turn has its vector.',
               '',
             ]

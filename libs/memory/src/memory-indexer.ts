@@ -11,6 +11,7 @@ import {
 import type { EmbeddingModel, EmbeddingModelInfo } from './embedding-model';
 import { MemoryItemExtractor, type MemoryItem, type MemorySourceEvent } from './memory-item';
 import { LocalItemWriter, type MemoryIndexerPlacement, type MemoryItemAdmitter, type MemoryItemWriter } from './memory-item-writer';
+import { ItemRate } from './item-rate';
 import { hadSpareCore, machineCpuTimes, type CpuTimes } from './machine-load';
 import { effectivePolicies, policyKeyOf, type MemoryPolicyStore } from './memory-policy';
 import { TurnContext } from './turn-context';
@@ -65,8 +66,9 @@ export interface MemoryIndexerOptions {
   /**
    * Index in two stages when the index and writer can (default true; SQLite can, Qdrant cannot):
    * a batch of the log is made searchable by keywords at once (rows and FTS5, no model), and its
-   * items are embedded afterwards, oldest first, as the model has CPU (paced by cpuShare). Under
-   * a burst the keyword lag stays short while the vector lag (pendingVectors) grows and catches up.
+   * items are embedded afterwards, newest first, as the model has CPU (paced by cpuShare). Under
+   * a burst the keyword lag stays short while the vector lag (pendingVectors) grows and catches up;
+   * the newest items get their vectors first, the older backlog waits (found by keywords meanwhile).
    * false: each batch is embedded before the checkpoint moves, as in one stage.
    */
   twoStage?: boolean;
@@ -104,6 +106,16 @@ export interface MemoryIndexerStatus {
   pendingVectors: number;
   /** The global position of the oldest item awaiting its vector (null when none). */
   oldestPendingVectorPosition: number | null;
+  /** Stage 2's drain rate: items this process embedded per second over the last minute, rounded (rests included; 0 when idle). */
+  vectorsPerSecond: number;
+  /** Stage 2's inflow: items this process made searchable by keywords per second over the last minute, rounded (0 with one stage). */
+  admittedPerSecond: number;
+  /**
+   * Seconds until every pending item has its vector at these two rates (pending ÷ (drain − inflow)); null when
+   * none is pending, or when the backlog is not shrinking (writes as fast as the model or faster: the newest items
+   * are embedded first, the older ones wait, searchable by keywords).
+   */
+  pendingVectorsDrainSeconds: number | null;
   /** Items written by this process since it started (with two stages: made searchable by keywords). */
   indexedItems: number;
   /** Items this process embedded since it started (with two stages; with one, as indexedItems). */
@@ -128,7 +140,7 @@ const STANDBY_POLL_MS = 1_000;
  * Two stages (an index with `admit`, e.g. SQLite): a batch is in the index once its items are
  * searchable by keywords (a cheap write, no model), so the checkpoint — and the keyword lag —
  * keeps up with a burst the model cannot; stage 2 embeds the items the index holds without
- * vectors, oldest first, in the writer (a worker thread by default). That backlog is a table of
+ * vectors, newest first, in the writer (a worker thread by default). That backlog is a table of
  * the index: it outlives a restart, and a vector is attached only to an item still awaiting one.
  */
 export class MemoryIndexer {
@@ -148,6 +160,9 @@ export class MemoryIndexer {
   private highestSeen = 0;
   private indexedItems = 0;
   private embeddedItems = 0;
+  /** Stage 2's drain and stage 1's inflow, for the status. */
+  private readonly embeddedRate = new ItemRate();
+  private readonly admittedRate = new ItemRate();
   /** Stage 2: its loop (under start() or startEmbedding()), what wakes it when idle, and its last error. */
   private vectorLoop: Promise<void> | undefined;
   private wakeIdle: (() => void) | undefined;
@@ -273,7 +288,10 @@ export class MemoryIndexer {
     items = items.filter((item) => !shredBefore.some((scope) => inScope(item, scope)));
     if (items.length === 0) return 0;
     if (this.twoStage) {
-      await (this.options.admitter ? this.options.admitter.admit(items) : this.options.index.admit!(items));
+      const started = performance.now();
+      const admitted = await (this.options.admitter ? this.options.admitter.admit(items) : this.options.index.admit!(items));
+      // New items only: a redelivered event's are in the backlog (or embedded) already.
+      this.admittedRate.record(started, admitted);
       this.wakeIdle?.();
     } else {
       await this.writer.write(items);
@@ -295,12 +313,14 @@ export class MemoryIndexer {
     if (this.twoStage && options.vectors !== false) await this.embedAllPending();
   }
 
-  /** One stage-2 batch, unpaced: embeds up to `limit` items awaiting vectors, oldest first; tells how many (0: none left, or one stage). */
+  /** One stage-2 batch, unpaced: embeds up to `limit` items awaiting vectors, newest first; tells how many (0: none left, or one stage). */
   async embedPending(limit = this.options.vectorBatchSize ?? 128): Promise<number> {
     if (!this.twoStage) return 0;
     await this.open();
+    const started = performance.now();
     const embedded = await this.writer.embedPending!(limit);
     this.embeddedItems += embedded;
+    this.embeddedRate.record(started, embedded);
     return embedded;
   }
 
@@ -310,7 +330,7 @@ export class MemoryIndexer {
   }
 
   /**
-   * Stage 2 in the background: embeds what awaits a vector, oldest first, paced like one stage
+   * Stage 2 in the background: embeds what awaits a vector, newest first, paced like one stage
    * (cpuShare); idle, it waits for stage 1 to admit more. An error is reported in the status and
    * retried with a growing delay; the backlog is in the index, so nothing is lost meanwhile.
    */
@@ -473,6 +493,9 @@ export class MemoryIndexer {
     const lag = store && checkpoints ? await countEventsAfter(store, checkpoint) : Math.max(0, lastPosition - checkpoint);
     const twoStage = this.twoStage;
     const pending = info && twoStage ? await this.options.index.pendingVectors!() : { items: 0, oldestPosition: null };
+    const vectorsPerSecond = twoStage ? Math.round(this.embeddedRate.perSecond()) : 0;
+    const admittedPerSecond = twoStage ? Math.round(this.admittedRate.perSecond()) : 0;
+    const shrinking = vectorsPerSecond - admittedPerSecond;
     return {
       state: this.state,
       runsIn: this.writer.runsIn,
@@ -486,6 +509,9 @@ export class MemoryIndexer {
       stages: twoStage ? 2 : 1,
       pendingVectors: pending.items,
       oldestPendingVectorPosition: pending.oldestPosition,
+      vectorsPerSecond,
+      admittedPerSecond,
+      pendingVectorsDrainSeconds: pending.items > 0 && shrinking > 0 ? Math.ceil(pending.items / shrinking) : null,
       indexedItems: this.indexedItems,
       embeddedItems: twoStage ? this.embeddedItems : this.indexedItems,
       skippedEvents: this.skippedEvents,

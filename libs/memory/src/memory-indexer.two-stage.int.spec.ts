@@ -130,6 +130,33 @@ describe('two-stage memory indexing (SQLite index on a file, a stand-in model)',
     expect((await index.searchText(marker(42), { tenantId: 't1' }, 1))[0]!.vector).toBeInstanceOf(Float32Array);
   });
 
+  it('under a backlog the newest items get their vectors first, and the status reports how fast the backlog fills and drains', async () => {
+    const model = new CountingModel();
+    const f = memoryFixture(model, index);
+    await f.sessions.startSession(f.caller(), { sessionId: 's1' });
+    const N = 40;
+    for (let i = 0; i < N; i++) await f.say('s1', 'user', turn(i));
+    await f.indexer.catchUp({ vectors: false });
+    const admitted = await f.indexer.status();
+    expect(admitted).toMatchObject({ pendingVectors: N, vectorsPerSecond: 0, pendingVectorsDrainSeconds: null });
+    expect(admitted.admittedPerSecond).toBeGreaterThan(0);
+    expect(await f.indexer.embedPending(8)).toBe(8);
+    // The eight newest turns (the last written) were embedded: they are the ones found by similarity.
+    expect(new Set(model.embedded.keys())).toEqual(new Set(Array.from({ length: 8 }, (_, k) => turn(N - 1 - k))));
+    const byVector = await index.searchVector((await model.embed([turn(N - 1)], { kind: 'query' }))[0]!, { tenantId: 't1' }, N);
+    expect(byVector.map((h) => h.item.text).sort()).toEqual(Array.from({ length: 8 }, (_, k) => turn(N - 1 - k)).sort());
+    // The oldest item still waits (its position is reported), and the next batch takes the next newest.
+    const draining = await f.indexer.status();
+    expect(draining.pendingVectors).toBe(N - 8);
+    expect(draining.oldestPendingVectorPosition).toBe(admitted.oldestPendingVectorPosition);
+    expect(draining.vectorsPerSecond).toBeGreaterThan(0);
+    const shrinking = draining.vectorsPerSecond - draining.admittedPerSecond;
+    expect(draining.pendingVectorsDrainSeconds).toBe(shrinking > 0 ? Math.ceil(draining.pendingVectors / shrinking) : null);
+    expect((await index.pendingItems(1))[0]!.text).toBe(turn(N - 9));
+    await f.indexer.catchUp();
+    expect(await f.indexer.status()).toMatchObject({ pendingVectors: 0, oldestPendingVectorPosition: null, pendingVectorsDrainSeconds: null });
+  });
+
   it('shredding removes items still awaiting their vectors, with the previous turn they kept for embedding; stage 2 does not bring them back', async () => {
     const model = new CountingModel();
     const f = memoryFixture(model, index);

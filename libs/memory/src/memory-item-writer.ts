@@ -19,7 +19,7 @@ export interface MemoryItemWriter {
   write(items: readonly MemoryItem[]): Promise<void>;
   /**
    * Stage 2 of two-stage indexing (an index with `admit`): embeds up to `limit` of the items the
-   * index holds without vectors, oldest first, and attaches their vectors; tells how many it took (0: none left).
+   * index holds without vectors, newest first, and attaches their vectors; tells how many it took (0: none left).
    */
   embedPending?(limit: number): Promise<number>;
   close(): Promise<void>;

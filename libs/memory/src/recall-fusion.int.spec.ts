@@ -45,23 +45,23 @@ describe('fused recall', () => {
   });
 
   it('never ranks an item lower for waiting for its vector: the best keyword hit, not yet embedded, leads a weaker one that has its vector', async () => {
-    // The older Lisbon turn is as close to the question as can be; the newer one has no vector yet (stage 1 only).
+    // The newer Lisbon turn is as close to the question as can be; the older one has no vector yet (stage 1 only; stage 2 embeds newest first).
     const vectors: Record<string, Float32Array> = {
       'Lisbon hotel?': axisVector(D, 0),
       'Lisbon hotel booked': axisVector(D, 0),
       'Lisbon hotel': axisVector(D, 5),
     };
     const f = memoryFixture(tableModel(vectors), new SqliteVectorIndex({ filename: ':memory:' }), { feedback: { hits: 3, weight: 0 }, neighbourWeight: 0 });
-    for (const [i, text] of ['a quiet morning', 'the weather was fine', 'Lisbon hotel booked', 'Lisbon hotel'].entries()) {
+    for (const [i, text] of ['Lisbon hotel', 'a quiet morning', 'the weather was fine', 'Lisbon hotel booked'].entries()) {
       await f.sessions.startSession(f.caller(), { sessionId: `s${i}` });
       await f.say(`s${i}`, 'agent', text);
     }
     await f.indexer.catchUp({ vectors: false });
-    expect(await f.indexer.embedPending(3)).toBe(3); // oldest first: every turn but the newest has its vector
+    expect(await f.indexer.embedPending(3)).toBe(3); // newest first: every turn but the oldest has its vector
     const ask = async () =>
       (await f.recall.recall({ tenantId: 't1', sessionId: 's0', query: 'Lisbon hotel?', k: 2, scope: 'tenant', rewrite: false })).hits.map((h) => h.text);
     expect(await ask()).toEqual(['Lisbon hotel', 'Lisbon hotel booked']);
-    // Caught up, the vectors decide: the older turn's cosine 1 against the newer one's 0 outweighs its keyword gap.
+    // Caught up, the vectors decide: the newer turn's cosine 1 against the older one's 0 outweighs its keyword gap.
     await f.indexer.catchUp();
     expect(await ask()).toEqual(['Lisbon hotel booked', 'Lisbon hotel']);
   });

@@ -78,7 +78,11 @@ export interface VectorIndex {
    * an item already in the index is left as it is (a redelivered event). Tells how many were new.
    */
   admit?(items: readonly MemoryItem[]): Promise<number>;
-  /** Stage 2's work: up to `limit` items admitted without a vector, oldest first (with their context, which is embedded too). */
+  /**
+   * Stage 2's work: up to `limit` items admitted without a vector, newest first (with their context, which is
+   * embedded too): under writes faster than the model, what was just written — what is asked about next — gets
+   * its vector first, and the older backlog (found by keywords meanwhile) waits for a quieter moment.
+   */
   pendingItems?(limit: number): Promise<MemoryItem[]>;
   /**
    * Stage 2: gives items admitted by `admit` their vectors, making them searchable by similarity.

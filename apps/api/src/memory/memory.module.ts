@@ -86,6 +86,17 @@ export class MemoryModule implements OnApplicationBootstrap, OnApplicationShutdo
       'Memory items searchable by keywords but not yet embedded (two-stage indexing: grows under a burst, catches up after).',
       async () => (await indexer.status()).pendingVectors,
     );
+    // The backlog's drain (stage 2) and inflow (stage 1), items per second over the last minute: drain below inflow, the backlog grows.
+    this.metrics.gauge(
+      'rewind_memory_vectors_per_second',
+      'Memory items embedded per second over the last minute (two-stage indexing: how fast the backlog of pending vectors drains).',
+      async () => (await indexer.status()).vectorsPerSecond,
+    );
+    this.metrics.gauge(
+      'rewind_memory_admitted_per_second',
+      'Memory items made searchable by keywords per second over the last minute (two-stage indexing: how fast the backlog of pending vectors fills).',
+      async () => (await indexer.status()).admittedPerSecond,
+    );
     // Which embedding models hold items (with language routing, one per language).
     this.metrics.labelledGauge('rewind_memory_items', 'Items in the memory index, by embedding model.', 'model', async () =>
       Object.fromEntries((await indexer.status()).models.map((m) => [m.id, m.items])),

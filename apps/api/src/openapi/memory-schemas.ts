@@ -54,6 +54,11 @@ export const MEMORY_SCHEMAS: Record<string, JsonSchema> = {
       stages: int('2: items are searchable by keywords first and embedded after (SQLite); 1: embedded before they count as indexed (Qdrant).'),
       pendingVectors: int('Items searchable by keywords but not yet embedded (stage 2; 0 with one stage): under a burst this grows, and catches up after.'),
       oldestPendingVectorPosition: orNull(int('Global position of the oldest item awaiting its vector (null when none).')),
+      vectorsPerSecond: int("Stage 2's drain rate: items this process embedded per second over the last minute, rounded (newest first)."),
+      admittedPerSecond: int("Stage 2's inflow: items this process made searchable by keywords per second over the last minute, rounded."),
+      pendingVectorsDrainSeconds: orNull(
+        int('Seconds until every pending item has its vector at these rates; null when none is pending or the backlog is not shrinking.'),
+      ),
       indexedItems: int(),
       embeddedItems: int('Items this process embedded since it started.'),
       skippedEvents: int(),

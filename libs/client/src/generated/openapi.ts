@@ -2646,6 +2646,21 @@ export interface components {
              * @description Global position of the oldest item awaiting its vector (null when none).
              */
             oldestPendingVectorPosition?: number | null;
+            /**
+             * Format: int64
+             * @description Stage 2's drain rate: items this process embedded per second over the last minute, rounded (newest first).
+             */
+            vectorsPerSecond?: number;
+            /**
+             * Format: int64
+             * @description Stage 2's inflow: items this process made searchable by keywords per second over the last minute, rounded.
+             */
+            admittedPerSecond?: number;
+            /**
+             * Format: int64
+             * @description Seconds until every pending item has its vector at these rates; null when none is pending or the backlog is not shrinking.
+             */
+            pendingVectorsDrainSeconds?: number | null;
             /** Format: int64 */
             indexedItems?: number;
             /**

@@ -38,7 +38,7 @@ export class LanguageSpacesIndex implements VectorIndex {
     // Siblings are of the base's kind: two stages when it has them (SQLite), one otherwise (Qdrant).
     if (base.admit && base.pendingItems && base.attachVectors && base.pendingVectors) {
       this.admit = (items) => this.admitItems(items);
-      this.pendingItems = (limit) => this.oldestPending(limit);
+      this.pendingItems = (limit) => this.newestPending(limit);
       this.attachVectors = (items) => this.attachBlocks(items);
       this.pendingVectors = () => this.pendingInAll();
     }
@@ -88,12 +88,12 @@ export class LanguageSpacesIndex implements VectorIndex {
     return admitted;
   }
 
-  /** The oldest pending items of every model's tables, oldest (by log position) first. */
-  private async oldestPending(limit: number): Promise<MemoryItem[]> {
+  /** The newest pending items of every model's tables, newest (by log position) first, as each model's table gives them. */
+  private async newestPending(limit: number): Promise<MemoryItem[]> {
     const lists = await Promise.all(this.opened.map((space) => space.index.pendingItems!(limit)));
     return lists
       .flat()
-      .sort((a, b) => a.globalPosition - b.globalPosition)
+      .sort((a, b) => b.globalPosition - a.globalPosition)
       .slice(0, limit);
   }
 

@@ -44,6 +44,32 @@ describe('the local ONNX embedding model (all-MiniLM-L6-v2, quantized, from Mave
     }
     await small.close();
   });
+
+  it('batches by padded tokens by default: texts of mixed lengths (one beyond the 512-token input) come back in order, as when embedded alone', async () => {
+    const budgeted = new OnnxEmbeddingModel({ model: 'all-minilm-l6-v2-q', batchTokens: 64 });
+    const long = Array.from({ length: 700 }, (_, i) => `word${i % 50}`).join(' ');
+    const texts = [
+      'a hotel in Lisbon',
+      long,
+      'the train to Porto leaves at nine in the morning from the central station',
+      'ok',
+      'we booked the museum tickets for Sunday',
+    ];
+    const batched = await budgeted.embed(texts);
+    expect(batched).toHaveLength(texts.length);
+    for (let i = 0; i < texts.length; i++) {
+      const [alone] = await model.embed([texts[i]!]);
+      expect(cosine(batched[i]!, alone!)).toBeGreaterThan(0.95);
+      expect(Math.hypot(...batched[i]!)).toBeCloseTo(1, 4);
+    }
+    // In order: each text is nearer its own vector embedded alone than any other text's.
+    const alone = await Promise.all(texts.map(async (text) => (await model.embed([text]))[0]!));
+    for (let i = 0; i < texts.length; i++) {
+      const nearest = alone.map((v, j) => [cosine(batched[i]!, v), j] as const).sort((a, b) => b[0] - a[0])[0]![1];
+      expect(nearest).toBe(i);
+    }
+    await budgeted.close();
+  });
 });
 
 describe('a turn and its previous turn (the default English model, e5-small-v2, quantized)', () => {

@@ -39,7 +39,8 @@ export function indexSql(s: string) {
       SELECT u.seq, $1, u.tenant_id, u.session_id, u.code FROM unnest($2::bigint[], $3::text[], $4::text[], $5::bytea[]) AS u(seq, tenant_id, session_id, code)
       ON CONFLICT (seq) DO UPDATE SET tenant_id = excluded.tenant_id, session_id = excluded.session_id, code = excluded.code,
         stamp = nextval('${s}.memory_code_stamps')`,
-    pendingItems: `SELECT ${columns}, context FROM ${items} WHERE space = $1 AND vector IS NULL ORDER BY seq LIMIT $2`,
+    /** Stage 2's work, newest first (memory_items_pending read backwards): under a backlog, what was just written is embedded first. */
+    pendingItems: `SELECT ${columns}, context FROM ${items} WHERE space = $1 AND vector IS NULL ORDER BY seq DESC LIMIT $2`,
     pendingVectors: `
       SELECT count(*)::int AS n,
              (SELECT global_position FROM ${items} WHERE space = $1 AND vector IS NULL ORDER BY seq LIMIT 1)::bigint AS oldest

@@ -105,8 +105,9 @@ export class SqliteVectorIndex implements VectorIndex {
          ON CONFLICT (id) DO NOTHING`,
       ),
       insertPending: this.db.prepare<[number | bigint, string | null]>(`INSERT INTO ${p}_pending (item_rowid, context) VALUES (?, ?)`),
-      oldestPending: this.db.prepare<[number], ItemRow & { context: string | null }>(
-        `SELECT i.rowid, i.*, p.context FROM ${p}_pending p JOIN ${p}_items i ON i.rowid = p.item_rowid ORDER BY p.item_rowid LIMIT ?`,
+      // Newest first: under a backlog the items just written (those a user asks about next) get their vectors first.
+      newestPending: this.db.prepare<[number], ItemRow & { context: string | null }>(
+        `SELECT i.rowid, i.*, p.context FROM ${p}_pending p JOIN ${p}_items i ON i.rowid = p.item_rowid ORDER BY p.item_rowid DESC LIMIT ?`,
       ),
       findPending: this.db.prepare<[string], { rowid: number; tenant_id: string; session_id: string }>(
         `SELECT i.rowid, i.tenant_id, i.session_id FROM ${p}_items i JOIN ${p}_pending p ON p.item_rowid = i.rowid WHERE i.id = ?`,
@@ -229,7 +230,7 @@ export class SqliteVectorIndex implements VectorIndex {
 
   async pendingItems(limit: number): Promise<MemoryItem[]> {
     if (limit <= 0) return [];
-    return this.s.oldestPending.all(limit).map((row) => ({ ...toItem(row), ...(row.context !== null ? { context: row.context } : {}) }));
+    return this.s.newestPending.all(limit).map((row) => ({ ...toItem(row), ...(row.context !== null ? { context: row.context } : {}) }));
   }
 
   async attachVectors(items: readonly IndexedItem[]): Promise<number> {
@@ -246,7 +247,8 @@ export class SqliteVectorIndex implements VectorIndex {
           s.setVector.run(blob, row.rowid);
           s.insertCode.run(row.tenant_id, row.rowid, row.session_id, blob);
           s.deletePending.run(row.rowid);
-          // Out of row-id order (not the oldest first): caches that read codes by row id read them all again.
+          // Out of row-id order (stage 2 takes the newest first, so under a backlog every batch after the first is):
+          // caches that read codes by row id read them all again, once per such batch.
           if (!rewritten && row.rowid < s.codesHigh.get()!) rewritten = s.markCodesRewritten.run().changes > 0;
           s.setCodesHigh.run(row.rowid);
           n++;

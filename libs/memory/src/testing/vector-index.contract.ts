@@ -158,7 +158,9 @@ export function vectorIndexContract(name: string, create: () => Promise<VectorIn
         expect(await index.pendingVectors!()).toEqual({ items: 2, oldestPosition: 5 });
         expect((await index.searchText('hotel', { tenantId: 't1' }, 5)).map((h) => h.item.id).sort()).toEqual(['a:0', 'b:0']);
         expect(await index.searchVector(axisVector(D, 1), { tenantId: 't1' }, 5)).toEqual([]);
-        expect(await index.pendingItems!(10)).toEqual([a, b]);
+        // Newest first (b was admitted after a), and a limit takes the newest.
+        expect(await index.pendingItems!(10)).toEqual([b, a]);
+        expect(await index.pendingItems!(1)).toEqual([b]);
         await index.shredScope({ tenantId: 't1', sessionId: 's2' });
         expect(
           await index.attachVectors!([
