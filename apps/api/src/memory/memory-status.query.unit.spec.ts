@@ -24,6 +24,9 @@ const status = {
   embeddedItems: 165,
   skippedEvents: 3,
   items: 200,
+  vectorsPerSecond: 12,
+  admittedPerSecond: 20,
+  pendingVectorsDrainSeconds: null,
   lastError: null,
 } satisfies MemoryIndexerStatus;
 
