@@ -291,8 +291,8 @@ describe('two-stage memory indexing (SQLite index on a file, a stand-in model)',
     await f.say('s1', 'user', '我们在上海订了希尔顿酒店，三晚');
     await f.indexer.catchUp({ vectors: false });
     expect(await spaces.models()).toEqual([
-      { id: 'en-model', dimensions: 8, language: 'en', items: 1 },
-      { id: 'zh-model', dimensions: 16, language: 'zh', items: 1 },
+      { id: 'en-model', dimensions: 8, language: 'en', items: 1, pendingVectors: 1 },
+      { id: 'zh-model', dimensions: 16, language: 'zh', items: 1, pendingVectors: 1 },
     ]);
     expect((await spaces.pendingVectors!()).items).toBe(2);
     expect((await spaces.searchText('上海', { tenantId: 't1' }, 5)).map((h) => h.item.text)).toEqual(['我们在上海订了希尔顿酒店，三晚']);
@@ -300,8 +300,8 @@ describe('two-stage memory indexing (SQLite index on a file, a stand-in model)',
     expect((await spaces.pendingVectors!()).items).toBe(0);
     expect([english.embedded.size, chinese.embedded.size]).toEqual([1, 1]);
     expect(await spaces.models()).toEqual([
-      { id: 'en-model', dimensions: 8, language: 'en', items: 1 },
-      { id: 'zh-model', dimensions: 16, language: 'zh', items: 1 },
+      { id: 'en-model', dimensions: 8, language: 'en', items: 1, pendingVectors: 0 },
+      { id: 'zh-model', dimensions: 16, language: 'zh', items: 1, pendingVectors: 0 },
     ]);
     const [zh] = await routed.embed(['上海的酒店'], { kind: 'query', languageOf: ['上海的酒店'] });
     expect((await spaces.searchVector(zh!, { tenantId: 't1' }, 5)).map((h) => h.item.text)).toEqual(['我们在上海订了希尔顿酒店，三晚']);

@@ -2618,9 +2618,14 @@ export interface components {
                 language?: string;
                 /**
                  * Format: int64
-                 * @description Items this model embedded (operator only).
+                 * @description Items this model holds (operator only).
                  */
                 items?: number;
+                /**
+                 * Format: int64
+                 * @description Items of this model awaiting their vectors (two stages; operator only): a burst in one language shows in its model.
+                 */
+                pendingVectors: number;
             }[];
             /** Format: int64 */
             checkpoint?: number;
