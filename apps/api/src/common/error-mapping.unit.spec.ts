@@ -1,5 +1,6 @@
 import { AppendTooLargeError, EventStoreDbUnavailableError } from '@rewind/event-store/eventstoredb';
-import { describe, expect, it } from 'vitest';
+import { Logger } from '@nestjs/common';
+import { describe, expect, it, vi } from 'vitest';
 import { toApiError } from './error-mapping';
 
 describe('errors of the EventStoreDB store, as HTTP answers', () => {
@@ -15,6 +16,13 @@ describe('errors of the EventStoreDB store, as HTTP answers', () => {
 
   it('answer 503 with Retry-After when the server cannot be reached', () => {
     const error = new EventStoreDbUnavailableError('Cannot reach EventStoreDB at esdb://h:2113 (14 UNAVAILABLE). Set EVENTSTOREDB_URL to point at it.');
-    expect(toApiError(error)).toMatchObject({ status: 503, code: 'store_unavailable', headers: { 'retry-after': '1' } });
+    // Said at ERROR for the operator (checked here, not printed among passing tests).
+    const said = vi.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
+    try {
+      expect(toApiError(error)).toMatchObject({ status: 503, code: 'store_unavailable', headers: { 'retry-after': '1' } });
+      expect(said).toHaveBeenCalledWith(expect.objectContaining({ msg: expect.stringContaining('The event store is unreachable: Cannot reach EventStoreDB') }));
+    } finally {
+      said.mockRestore();
+    }
   });
 });
