@@ -44,7 +44,7 @@ export const MEMORY_SCHEMAS: Record<string, JsonSchema> = {
             items: int('Items this model holds (operator only).'),
             pendingVectors: int('Items of this model awaiting their vectors (two stages; operator only): a burst in one language shows in its model.'),
           },
-          ['language', 'items'],
+          ['language', 'items', 'pendingVectors'],
         ),
         'The models in use: one, or with language routing one per language (Chinese texts: bge-small-zh-v15-q), each in tables of its own.',
       ),

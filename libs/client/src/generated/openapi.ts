@@ -2625,7 +2625,7 @@ export interface components {
                  * Format: int64
                  * @description Items of this model awaiting their vectors (two stages; operator only): a burst in one language shows in its model.
                  */
-                pendingVectors: number;
+                pendingVectors?: number;
             }[];
             /** Format: int64 */
             checkpoint?: number;
