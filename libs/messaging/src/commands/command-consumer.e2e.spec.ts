@@ -205,7 +205,8 @@ describeWithKafka('Kafka command consumer end to end (real broker, SQLite store,
       status: 'rejected',
       error: { code: 'version_conflict', details: [{ field: 'expectedVersion', currentVersion: 1 }] },
     });
-    await until(() => dlq.some((m) => m.value.includes(stale.commandId)), 'the stale command in the DLQ');
+    // Both dead letters: the two sessions' commands are keyed to their own partitions, so neither arrives first for sure.
+    await until(() => dlq.some((m) => m.value.includes(stale.commandId)) && dlq.some((m) => m.value.includes(missing.commandId)), 'both commands in the DLQ');
     expect(dlq.find((m) => m.value.includes(missing.commandId))!.headers[DLQ_HEADERS.errorCode]).toBe('session_not_found');
     expect(await store.streamVersion(sessionStreamId('acme', 'pinned'))).toBe(1);
   });
