@@ -1,6 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import type Database from 'better-sqlite3';
-import { SqliteDatabase } from '@rewind/event-store/sqlite';
+import { SqliteDatabase, useWriteAheadLog } from '@rewind/event-store/sqlite';
 import { realpathSync } from 'node:fs';
 import type { Pool, PoolClient } from 'pg';
 import { copyRows } from './pg-copy';
@@ -57,9 +57,9 @@ export class SqliteWriterConnection implements WriterConnection {
   constructor(options: SqliteWriterOptions) {
     this.db = new SqliteDatabase(options.filename);
     this.synchronous = options.synchronous ?? 'FULL';
-    this.db.pragma('journal_mode = WAL');
-    this.db.pragma(`synchronous = ${this.synchronous}`);
     this.db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
+    useWriteAheadLog(this.db);
+    this.db.pragma(`synchronous = ${this.synchronous}`);
     this.db.pragma(`cache_size = -${CACHE_KB}`);
     let file = options.filename;
     try {

@@ -4,7 +4,7 @@ import { ExponentialBackoff, handleWhen, noJitterGenerator, retry } from 'cockat
 import type { Pool } from 'pg';
 import { DataSource, type DataSourceOptions } from 'typeorm';
 import { maskConnectionString, SCHEMA_MIGRATION_LOCK } from '@rewind/event-store/postgres';
-import { SqliteDatabase } from '@rewind/event-store/sqlite';
+import { SqliteDatabase, useWriteAheadLog } from '@rewind/event-store/sqlite';
 import { PostgresWriterConnection, SqliteWriterConnection, type WriterConnection } from './connection';
 import { READ_MODEL_ENTITIES } from './entities';
 import { CreateReadModels1763769600000 } from './migrations/1763769600000-create-read-models';
@@ -60,8 +60,8 @@ export function readModelDataSourceOptions(config: ReadModelConfig): DataSourceO
       driver: SqliteDatabase,
       database: config.filename,
       timeout: config.busyTimeoutMs ?? 5000,
-      prepareDatabase: (db: { pragma(source: string): unknown }) => {
-        db.pragma('journal_mode = WAL');
+      prepareDatabase: (db: { pragma(source: string, options?: { simple: boolean }): unknown }) => {
+        useWriteAheadLog(db);
         db.pragma(`synchronous = ${config.synchronous ?? 'FULL'}`);
       },
     };
