@@ -9,22 +9,9 @@ import {
   type SessionEvent,
   type SessionState,
 } from '@rewind/domain';
-import { ConcurrencyError, loadSnapshotAndTail, type EventStore, type Snapshot, type StoredEvent } from '@rewind/event-store';
-import {
-  allMissingSegments,
-  hasSealedHistory,
-  HistorySource,
-  lazyPartsOf,
-  materialised,
-  plainToolCalls,
-  readableInPlace,
-  residentWeight,
-  sealChanges,
-  segmentsFor,
-  segmentsForRecordOrder,
-  segmentsToSeal,
-  stateOverSegments,
-} from './sealed-history-segments';
+import { loadSnapshotAndTail, type EventStore, type Snapshot, type StoredEvent } from '@rewind/event-store';
+import { SealedHistoryLoader, SegmentMissing } from './sealed-history-loader';
+import { hasSealedHistory, readableInPlace, residentWeight } from './sealed-history-segments';
 import {
   assembleState,
   encodeSnapshot,
@@ -118,7 +105,6 @@ export class SessionRepository {
   private readonly pendingSnapshots = new Set<Promise<unknown>>();
   /** Segment ids known to be stored, per stream: a snapshot write does not send them again. */
   private readonly storedSegments = new LRUCache<string, Set<string>>(countBounded(10_000));
-  private readonly segmentCache: SegmentCache;
   /** Remembers the sealed chunks of the cached states between their snapshots (told of every fold into them). */
   private readonly encoder: SnapshotEncoder;
   /** When each cached state was last used (performance.now()): eviction spares the recently used. */
@@ -131,8 +117,8 @@ export class SessionRepository {
   private readonly unregistered = new WeakMap<SessionState, () => void>();
   /** States restored for a write and left out of the cache (no room): only that write holds them, so it may fold into them. */
   private readonly unshared = new WeakSet<SessionState>();
-  /** Segments sealed from states' views (sealed-history.ts) whose snapshot is not written yet: read from here meanwhile. */
-  private readonly unsaved = new Map<string, readonly unknown[]>();
+  /** Reads snapshot segments: a write's sealed history as it is needed, all of a whole state's at once. */
+  private readonly history: SealedHistoryLoader;
 
   constructor(
     readonly store: EventStore,
@@ -143,8 +129,11 @@ export class SessionRepository {
       maxSize: options.cacheEvents ?? 2_000_000,
       sizeCalculation: residentWeight,
     });
-    this.segmentCache = options.segmentCache ?? sharedSegmentCache;
     this.encoder = new SnapshotEncoder(options.segmentSizes);
+    this.history = new SealedHistoryLoader(store, options.segmentCache ?? sharedSegmentCache, (streamId, missing) => {
+      this.forget(streamId);
+      this.options.onSnapshotError?.(missing);
+    });
   }
 
   /**
@@ -155,7 +144,7 @@ export class SessionRepository {
    */
   async load(streamId: string, version?: number, options: { trustCache?: boolean; forWrite?: boolean } = {}): Promise<SessionState> {
     const state = await this.loadAny(streamId, version, options);
-    return options.forWrite || !hasSealedHistory(state) ? state : this.materialise(state);
+    return options.forWrite || !hasSealedHistory(state) ? state : this.history.materialise(state);
   }
 
   private async loadAny(streamId: string, version: number | undefined, options: { trustCache?: boolean; forWrite?: boolean }): Promise<SessionState> {
@@ -181,60 +170,12 @@ export class SessionRepository {
    * reads only memory. Undefined when there is nothing to load (the common case: no await).
    */
   prepare(state: SessionState, named: () => Touched): Promise<void> | undefined {
-    const source = this.sourceOf(state);
-    if (!source) return undefined;
-    source.unpin();
-    const wanted = segmentsFor(state, named());
-    return wanted.length > 0 ? this.loadSegments(source, wanted).catch(conflictIfMissing(source.streamId)) : undefined;
+    return this.history.prepare(state, named);
   }
 
   /** Loads sealed segments a decision found missing (`HistoryNotLoaded`), or all of the state's. */
-  async loadHistory(state: SessionState, segmentIds: readonly string[] | 'all'): Promise<void> {
-    const source = this.sourceOf(state);
-    if (!source) return;
-    await this.loadSegments(source, segmentIds === 'all' ? allMissingSegments(state) : segmentIds).catch(conflictIfMissing(source.streamId));
-  }
-
-  /** A whole copy of a state whose sealed history is in segments (reads of the whole state). */
-  private async materialise(state: SessionState): Promise<SessionState> {
-    const source = this.sourceOf(state)!;
-    await this.loadSegments(source, allMissingSegments(state));
-    const whole = materialised(state);
-    // The copy holds what it needs; the cached state keeps only what its next write pins.
-    source.unpin();
-    return whole;
-  }
-
-  private sourceOf(state: SessionState): HistorySource | undefined {
-    return lazyPartsOf(state)[0]?.source as HistorySource | undefined;
-  }
-
-  /** Loads what folding `events` into a state with sealed history in segments reads (see segmentsFor, segmentsForRecordOrder). */
-  private async readyToFold(source: HistorySource, state: SessionState, events: readonly StoredEvent[]): Promise<void> {
-    await this.loadSegments(source, segmentsFor(state, touchedBy(events)));
-    const forOrder = segmentsForRecordOrder(state, events);
-    if (!forOrder) return;
-    await this.loadSegments(source, forOrder);
-    plainToolCalls(state);
-  }
-
-  /** Pins the segments `ids` for `source`'s state: from memory where they are, the rest from the store in one read. */
-  private async loadSegments(source: HistorySource, ids: readonly string[]): Promise<void> {
-    const missing: string[] = [];
-    for (const id of ids) if (source.get(id) === undefined) missing.push(id);
-    if (missing.length === 0) return;
-    const stored = await this.store.loadSnapshotSegments!(source.streamId, missing);
-    for (const id of missing) {
-      const json = stored.get(id);
-      if (json === undefined) {
-        // Its snapshot was pruned (retention) after another process wrote newer ones: this state is stale.
-        this.forget(source.streamId);
-        const missing = new SegmentMissing(`snapshot segment ${id} of ${source.streamId} is missing`);
-        this.options.onSnapshotError?.(missing);
-        throw missing;
-      }
-      source.pin(id, this.segmentCache.add(id, json));
-    }
+  loadHistory(state: SessionState, segmentIds: readonly string[] | 'all'): Promise<void> {
+    return this.history.loadHistory(state, segmentIds);
   }
 
   /**
@@ -243,7 +184,7 @@ export class SessionRepository {
    */
   async pathAt(streamId: string, version: number): Promise<PathState> {
     const cached = this.current.get(streamId);
-    if (cached && cached.head === version) return cloneState((hasSealedHistory(cached) ? await this.materialise(cached) : cached).path);
+    if (cached && cached.head === version) return cloneState((hasSealedHistory(cached) ? await this.history.materialise(cached) : cached).path);
     const state = await this.timedRestore(streamId, version);
     return state.path;
   }
@@ -302,30 +243,13 @@ export class SessionRepository {
         // For a write: the sealed history stays in the segments, read as a decision names it (O(segments), not O(items)).
         const head = snapshot.state;
         this.knownStored(snapshot.streamId, head.segments.turns.concat(head.segments.toolCalls, head.segments.timeline));
-        state = stateOverSegments(head, this.encoder.sizes, new HistorySource(snapshot.streamId, this.segmentCache, this.unsaved));
-        const source = this.sourceOf(state)!;
         // The tail about to be folded names turns and tool calls: their segments first.
-        await this.readyToFold(source, state, tail);
+        state = await this.history.overSegments(snapshot.streamId, head, this.encoder.sizes, tail);
       } else if (isSegmentedHead(snapshot.state)) {
         const head = snapshot.state;
-        const cache = this.segmentCache;
         const ids = head.segments.turns.concat(head.segments.toolCalls, head.segments.timeline);
-        const found = new Map<string, readonly unknown[]>();
-        const missing: string[] = [];
-        for (const id of ids) {
-          const value = cache.get(id);
-          if (value) found.set(id, value);
-          else missing.push(id);
-        }
-        if (missing.length > 0) {
-          if (!this.store.loadSnapshotSegments) return null;
-          const stored = await this.store.loadSnapshotSegments(snapshot.streamId, missing);
-          for (const id of missing) {
-            const json = stored.get(id);
-            if (json === undefined) throw new Error(`snapshot segment ${id} of ${snapshot.streamId} is missing`);
-            found.set(id, cache.add(id, json));
-          }
-        }
+        const found = await this.history.readAll(snapshot.streamId, ids);
+        if (!found) return null;
         this.knownStored(snapshot.streamId, ids);
         const refs = head.segments;
         state = assembleState(head, (id) => found.get(id)!, touchedBy(tail));
@@ -415,10 +339,9 @@ export class SessionRepository {
   ): Promise<SessionState> {
     const before = decidedOn.version;
     // A state with sealed history in segments: the ones holding what the events change must be in memory to fold them.
-    const source = folded ? undefined : this.sourceOf(decidedOn);
-    if (source) {
+    if (!folded && hasSealedHistory(decidedOn)) {
       try {
-        await this.readyToFold(source, decidedOn, events);
+        await this.history.readyToFold(decidedOn, events);
       } catch (error) {
         // The events are appended: never a conflict here (the command would be written twice). The stale state was
         // forgotten; the one restored from the store holds them.
@@ -440,9 +363,9 @@ export class SessionRepository {
       // now, because the cached state keeps changing in place.
       let sealed: string[];
       try {
-        sealed = await this.sealHistory(state);
+        sealed = await this.history.seal(state);
       } catch (error) {
-        // The state is right (folded); only its snapshot is skipped, and it was forgotten (see loadSegments).
+        // The state is right (folded); only its snapshot is skipped, and it was forgotten (see SealedHistoryLoader).
         if (!(error instanceof SegmentMissing)) throw error;
         return state;
       }
@@ -455,29 +378,12 @@ export class SessionRepository {
           this.options.onSnapshotError?.(error);
         })
         .finally(() => {
-          for (const id of sealed) this.unsaved.delete(id);
+          this.history.saved(sealed);
           this.pendingSnapshots.delete(write);
         });
       this.pendingSnapshots.add(write);
     }
     return state;
-  }
-
-  /**
-   * Before a snapshot of a state with sealed history in segments: its changed sealed items and its
-   * tail's full chunks become segments (kept in `unsaved` until the snapshot is written). Returns their ids.
-   */
-  private async sealHistory(state: SessionState): Promise<string[]> {
-    const source = this.sourceOf(state);
-    if (!source) return [];
-    await this.loadSegments(source, segmentsToSeal(state));
-    const sealed: string[] = [];
-    sealChanges(state, (id, items) => {
-      this.unsaved.set(id, items);
-      source.pin(id, items);
-      sealed.push(id);
-    });
-    return sealed;
   }
 
   private fold(streamId: string, decidedOn: SessionState, events: StoredEvent<SessionEvent>[], targetPath: PathState | undefined): SessionState {
@@ -564,22 +470,6 @@ export class SessionRepository {
   forget(streamId: string): void {
     this.current.delete(streamId);
   }
-}
-
-/** A sealed segment a state reads is no longer stored (its snapshot was pruned): the state was stale. */
-class SegmentMissing extends Error {
-  override name = 'SegmentMissing';
-}
-
-/**
- * Before deciding, a missing segment is a conflict: the command loop forgets the state and decides
- * again on one restored from the newest snapshot (nothing was appended yet).
- */
-function conflictIfMissing(streamId: string): (error: unknown) => never {
-  return (error) => {
-    if (error instanceof SegmentMissing) throw new ConcurrencyError(streamId, 'any', -1);
-    throw error;
-  };
 }
 
 const NOTHING_TOUCHED = { turnIds: new Set<string>(), toolCallIds: new Set<string>() };
