@@ -3,9 +3,7 @@ import { decodeMetadata, encodeMetadata } from '../metadata-codec';
 import { DatabaseError, Pool, types as pgTypes, type CustomTypesConfig, type PoolClient, type QueryArrayConfig } from 'pg';
 import { GroupCommitQueue, type Settled } from '../group-commit';
 import { storedIdempotencyKey } from '../idempotency-key';
-import { decodeSegment, encodeSegmentOffThread, encodeSnapshotJsonOffThread } from '../snapshot-codec';
 import { eventDigest } from '../audit/audit-chain';
-import { newSnapshotKeySecret, SnapshotKeyRing, type SnapshotKey } from '../audit/snapshot-keys';
 import type { ChainEvent, ReadChainOptions } from '../event-store';
 import {
   ConcurrencyError,
@@ -30,8 +28,8 @@ import { EventTypeCodes } from './event-type-codes';
 import { migrate } from './migrations';
 import { statements, type Statements } from './statements';
 import { withTransaction } from './transaction';
-import { checkedSnapshot } from './snapshot-columns';
-import { checkSnapshots, readChain } from './audit-reads';
+import { readChain } from './audit-reads';
+import { PostgresSealedSnapshots } from './sealed-snapshots';
 
 export { maskConnectionString, PostgresUnavailableError } from './errors';
 export { MAX_EVENTS_PER_APPEND } from './format';
@@ -161,7 +159,7 @@ interface PgError {
 export class PostgresEventStore implements EventStore {
   private closed = false;
   private readonly sql: Statements;
-  private readonly snapshotKeys: SnapshotKeyRing;
+  private readonly snapshots: PostgresSealedSnapshots;
   private readonly types: EventTypeCodes;
   /** Appends that arrive while others are in flight go together (see flushAppends). */
   private readonly appends: GroupCommitQueue<AppendRequest, AppendRow>;
@@ -173,10 +171,7 @@ export class PostgresEventStore implements EventStore {
     private readonly options: PostgresEventStoreOptions,
   ) {
     this.sql = statements(`"${schema}"`);
-    this.snapshotKeys = new SnapshotKeyRing(async () => {
-      const result = await pool.query<SnapshotKey>(`SELECT key_id AS id, secret FROM "${schema}".snapshot_keys`);
-      return result.rows;
-    }, options.masterKey);
+    this.snapshots = new PostgresSealedSnapshots(pool, schema, this.sql, options.masterKey);
     this.types = new EventTypeCodes(pool, this.sql);
     this.appends = new GroupCommitQueue((requests) => this.flushAppends(requests), {
       // Half the pool at most: reads (state, the log) keep connections of their own.
@@ -219,7 +214,7 @@ export class PostgresEventStore implements EventStore {
       client.release();
       const store = new PostgresEventStore(pool, schema, origin, options);
       // Before migration 9 (a store opened at an older migration, in tests) there is no key: no snapshot is then served.
-      if (options.migrateTo === undefined || options.migrateTo >= 9) await store.snapshotKeys.refresh();
+      if (options.migrateTo === undefined || options.migrateTo >= 9) await store.snapshots.keys.refresh();
       return store;
     } catch (error) {
       client.release(error as Error);
@@ -427,28 +422,8 @@ export class PostgresEventStore implements EventStore {
     return row ? { scope: row[0], key: row[1], fingerprint: row[2], streamId: row[3], firstVersion: row[4], lastVersion: row[5] } : null;
   }
 
-  async saveSnapshot(snapshot: Snapshot, segments: readonly SnapshotSegment[] = []): Promise<void> {
-    const json = JSON.stringify(snapshot.state ?? null);
-    // Deflated off the event loop (libuv's pool): a snapshot is written after its request was answered.
-    const [stored, encodedSegments] = await Promise.all([encodeSnapshotJsonOffThread(json), Promise.all(segments.map((x) => encodeSegmentOffThread(x.data)))]);
-    // The seal is computed by the statement, from the link at the snapshot's version and this keyed tag.
-    const row = [
-      snapshot.streamId,
-      snapshot.reducerVersion,
-      snapshot.version,
-      typeof stored === 'string' ? stored : null,
-      typeof stored === 'string' ? null : stored,
-      this.snapshotKeys.tag(snapshot.streamId, snapshot.reducerVersion, snapshot.version, json),
-    ];
-    if (segments.length === 0) {
-      await this.pool.query({ ...this.sql.saveSnapshot, values: row });
-      return;
-    }
-    // One statement: the segments and the snapshot that refers to them commit together.
-    await this.pool.query({
-      ...this.sql.saveSnapshotWithSegments,
-      values: [...row, segments.map((x) => x.id), encodedSegments],
-    });
+  saveSnapshot(snapshot: Snapshot, segments: readonly SnapshotSegment[] = []): Promise<void> {
+    return this.snapshots.save(snapshot, segments);
   }
 
   /** One round trip: a first row for the snapshot (if any), then one per event of the tail. */
@@ -460,7 +435,7 @@ export class PostgresEventStore implements EventStore {
     await this.types.learnCodes(result.rows.map((row) => (row[4 + TYPE_CODE] as number | null) ?? null));
     for (const row of result.rows) {
       if (row[0] === 0) {
-        const checked = await checkedSnapshot(this.snapshotKeys, streamId, reducerVersion, {
+        const checked = await this.snapshots.checked(streamId, reducerVersion, {
           version: row[1] as number,
           state: row[2] as string | null,
           deflated: row[3] as Buffer | null,
@@ -478,38 +453,21 @@ export class PostgresEventStore implements EventStore {
     return { snapshot, events };
   }
 
-  async loadSnapshotSegments(streamId: string, ids: readonly string[]): Promise<Map<string, string>> {
-    const found = new Map<string, string>();
-    if (ids.length === 0) return found;
-    const result = await this.pool.query<[string, Buffer]>({ ...this.sql.loadSnapshotSegments, rowMode: 'array', values: [streamId, ids] });
-    for (const [id, data] of result.rows) found.set(id, decodeSegment(data));
-    return found;
+  loadSnapshotSegments(streamId: string, ids: readonly string[]): Promise<Map<string, string>> {
+    return this.snapshots.loadSegments(streamId, ids);
   }
 
-  async loadSnapshot(streamId: string, reducerVersion: number, atOrBefore: number): Promise<Snapshot | null> {
-    const result = await this.pool.query<[number, string | null, Buffer | null, Buffer | null, Buffer | null]>({
-      ...this.sql.loadSnapshot,
-      rowMode: 'array',
-      values: [streamId, reducerVersion, atOrBefore],
-    });
-    const row = result.rows[0];
-    if (!row) return null;
-    return (
-      await checkedSnapshot(this.snapshotKeys, streamId, reducerVersion, { version: row[0], state: row[1], deflated: row[2], seal: row[3], link: row[4] })
-    ).snapshot;
+  loadSnapshot(streamId: string, reducerVersion: number, atOrBefore: number): Promise<Snapshot | null> {
+    return this.snapshots.load(streamId, reducerVersion, atOrBefore);
   }
 
   readChain(options: ReadChainOptions): Promise<ChainEvent[]> {
     return readChain(this.pool, this.schema, this.types, options);
   }
 
-  /** A new snapshot key seals from now on (every process learns it at its first seal that holds under no key it knows); earlier keys keep verifying. Returns its id. */
-  async rotateSnapshotKey(): Promise<number> {
-    const result = await this.pool.query<{ key_id: number }>(`INSERT INTO "${this.schema}".snapshot_keys (secret) VALUES ($1) RETURNING key_id`, [
-      newSnapshotKeySecret(),
-    ]);
-    await this.snapshotKeys.refresh();
-    return result.rows[0]!.key_id;
+  /** A new snapshot key seals from now on; earlier keys keep verifying. Returns its id. */
+  rotateSnapshotKey(): Promise<number> {
+    return this.snapshots.rotateKey();
   }
 
   async linksFrom(): Promise<number> {
@@ -524,7 +482,7 @@ export class PostgresEventStore implements EventStore {
   }
 
   checkSnapshots(options: { streamPrefix?: string; streamId?: string }): Promise<SnapshotCheck> {
-    return checkSnapshots(this.pool, this.schema, this.snapshotKeys, options);
+    return this.snapshots.check(options);
   }
 
   async close(): Promise<void> {

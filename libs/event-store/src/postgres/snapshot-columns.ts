@@ -1,6 +1,5 @@
-import { isCacheMiss, type SnapshotKeyRing } from '../audit/snapshot-keys';
-import { noteSnapshotRejected } from '../audit/snapshot-rejections';
-import type { Snapshot } from '../event-store';
+import { servedSnapshot, type ServedSnapshot } from '../audit/served-snapshot';
+import type { SnapshotKeyRing } from '../audit/snapshot-keys';
 import { decodeSnapshot, decodeSnapshotJson, encodeSnapshot } from '../snapshot-codec';
 
 /**
@@ -30,17 +29,7 @@ export interface SnapshotRow {
 }
 
 /** The snapshot in `row`, or null (reported) when its seal does not hold: the caller replays instead. */
-export async function checkedSnapshot(
-  keys: SnapshotKeyRing,
-  streamId: string,
-  reducerVersion: number,
-  row: SnapshotRow,
-): Promise<{ snapshot: Snapshot | null; rejected?: { version: number; problem: string } }> {
-  const json = row.deflated === null ? (row.state ?? 'null') : decodeSnapshotJson(row.deflated);
-  const problem = await keys.problemAfterRefresh({ seal: row.seal, link: row.link, streamId, reducerVersion, version: row.version, stateJson: json });
-  if (!problem) return { snapshot: { streamId, version: row.version, reducerVersion, state: JSON.parse(json) } };
-  // An unsealed snapshot (written before seals, or sealed before the master key) is a plain cache miss; a seal that does not hold is reported.
-  if (isCacheMiss(problem)) return { snapshot: null };
-  noteSnapshotRejected({ streamId, version: row.version, problem });
-  return { snapshot: null, rejected: { version: row.version, problem } };
+export async function checkedSnapshot(keys: SnapshotKeyRing, streamId: string, reducerVersion: number, row: SnapshotRow): Promise<ServedSnapshot> {
+  const stateJson = row.deflated === null ? (row.state ?? 'null') : decodeSnapshotJson(row.deflated);
+  return servedSnapshot(keys, { seal: row.seal, link: row.link, streamId, reducerVersion, version: row.version, stateJson });
 }

@@ -22,10 +22,8 @@ import { storedIdempotencyKey } from '../idempotency-key';
 import { GroupCommitQueue, type Settled } from '../group-commit';
 import { decodeMetadata, encodeMetadata } from '../metadata-codec';
 import { SqliteEventTypeCodes } from './event-type-codes';
-import { decodeSegment, decodeSnapshotJson, encodeSegmentOffThread, encodeSnapshotJsonOffThread } from '../snapshot-codec';
-import { eventDigest, eventLink, GENESIS_LINK, snapshotSeal } from '../audit/audit-chain';
-import { isCacheMiss, newSnapshotKeySecret, SnapshotKeyRing, type SealedSnapshot, type SnapshotKey } from '../audit/snapshot-keys';
-import { noteSnapshotRejected } from '../audit/snapshot-rejections';
+import { eventDigest, eventLink, GENESIS_LINK } from '../audit/audit-chain';
+import { addSnapshotKeys, SqliteSealedSnapshots } from './sealed-snapshots';
 import type { ChainEvent, ReadChainOptions, SnapshotCheck } from '../event-store';
 
 export interface SqliteEventStoreOptions {
@@ -153,20 +151,6 @@ function addAuditLinks(db: Database.Database): void {
 }
 
 /**
- * Snapshot seals keyed (issue 42): seals made before were a plain hash anyone could recompute over
- * an edited row. Snapshots are caches, so those sealed the old way are dropped when the key table
- * is created (the next snapshot of each session replaces them), and never mistaken for forgeries.
- */
-function addSnapshotKeys(db: Database.Database): void {
-  db.transaction(() => {
-    if (db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'snapshot_keys'").get()) return;
-    db.exec('CREATE TABLE snapshot_keys (key_id INTEGER PRIMARY KEY, secret BLOB NOT NULL, created_at TEXT NOT NULL)');
-    db.exec('DELETE FROM snapshots');
-    db.prepare('INSERT INTO snapshot_keys (secret, created_at) VALUES (?, ?)').run(newSnapshotKeySecret(), new Date().toISOString());
-  }).immediate();
-}
-
-/**
  * The events columns as read: a BLOB event id comes back as the UUID text, formatted by SQLite
  * (a Buffer per row would cost the reader far more).
  */
@@ -206,21 +190,6 @@ interface PendingAppend {
   options: AppendOptions;
 }
 
-/** A snapshot as its transaction writes it: the state's text or deflated bytes, the digest its seal covers, deflated segments. */
-interface EncodedSnapshotRow {
-  state: string | Buffer;
-  /** Its keyed tag (see snapshotTag). */
-  digest: Buffer;
-  segments: readonly { id: string; data: Buffer }[];
-}
-
-interface SnapshotRow {
-  version: number;
-  state: string | Buffer;
-  seal: Buffer | null;
-  link: Buffer | null;
-}
-
 function toStored(row: EventRow, types: SqliteEventTypeCodes): StoredEvent {
   return {
     eventId: row.event_id,
@@ -244,11 +213,10 @@ export class SqliteEventStore implements EventStore {
   private readonly statements;
   private readonly appendTx;
   private readonly groupCommitTx;
-  private readonly saveSnapshotTx;
   private readonly appends: GroupCommitQueue<PendingAppend, AppendResult>;
   private readonly types: SqliteEventTypeCodes;
   private readonly toStored = (row: EventRow) => toStored(row, this.types);
-  private readonly snapshotKeys: SnapshotKeyRing;
+  private readonly snapshots: SqliteSealedSnapshots;
 
   constructor(options: SqliteEventStoreOptions) {
     this.db = openSqliteFile(options.filename, options.synchronous ?? 'FULL');
@@ -256,9 +224,6 @@ export class SqliteEventStore implements EventStore {
     upgradeEventsFormat(this.db);
     addSnapshotKeys(this.db);
     const db = this.db;
-    const keys = db.prepare<[], SnapshotKey>('SELECT key_id AS id, secret FROM snapshot_keys');
-    this.snapshotKeys = new SnapshotKeyRing(() => keys.all(), options.masterKey);
-    this.snapshotKeys.set(keys.all());
     this.types = new SqliteEventTypeCodes(db);
     this.statements = {
       streamVersion: db.prepare<[string], { version: number }>('SELECT version FROM streams WHERE stream_id = ?'),
@@ -290,30 +255,13 @@ export class SqliteEventStore implements EventStore {
       listStreams: db.prepare<[string, string, string, number], { stream_id: string; version: number; created_at: string; updated_at: string }>(
         'SELECT * FROM streams WHERE stream_id >= ? AND stream_id < ? AND stream_id > ? ORDER BY stream_id LIMIT ?',
       ),
-      saveSnapshot: db.prepare('INSERT OR REPLACE INTO snapshots (stream_id, version, reducer_version, state, created_at, seal) VALUES (?, ?, ?, ?, ?, ?)'),
-      loadSnapshot: db.prepare<[string, number, number], SnapshotRow>(
-        `SELECT s.version, s.state, s.seal, e.link FROM snapshots s LEFT JOIN events e ON e.stream_id = s.stream_id AND e.stream_version = s.version
-          WHERE s.stream_id = ? AND s.reducer_version = ? AND s.version <= ? ORDER BY s.version DESC LIMIT 1`,
-      ),
-      snapshotsOf: db.prepare<[string, string], SnapshotRow & { stream_id: string; reducer_version: number }>(
-        `SELECT s.stream_id, s.reducer_version, s.version, s.state, s.seal, e.link FROM snapshots s LEFT JOIN events e ON e.stream_id = s.stream_id AND e.stream_version = s.version
-          WHERE s.stream_id >= ? AND s.stream_id < ? ORDER BY s.stream_id, s.version`,
-      ),
       // Never above the first event written with a link: raising the recorded boundary in the file must
       // not turn events after it into "written before links" (an event inserted there would pass as one).
       linksFrom: db.prepare<[], { links_from: number | null }>(
         'SELECT min(links_from, coalesce((SELECT min(global_position) FROM events WHERE link IS NOT NULL), links_from)) AS links_from FROM audit_chain',
       ),
-      saveSegment: db.prepare('INSERT OR IGNORE INTO snapshot_segments (stream_id, segment_id, data, created_at) VALUES (?, ?, ?, ?)'),
-      loadSegment: db.prepare<[string, string], { data: Buffer }>('SELECT data FROM snapshot_segments WHERE stream_id = ? AND segment_id = ?'),
     };
-    this.saveSnapshotTx = db.transaction((snapshot: Snapshot, encoded: EncodedSnapshotRow) => {
-      const now = new Date().toISOString();
-      for (const segment of encoded.segments) this.statements.saveSegment.run(snapshot.streamId, segment.id, segment.data, now);
-      const link = this.statements.linkAt.get(snapshot.streamId, snapshot.version)?.link ?? null;
-      const seal = snapshotSeal(link, snapshot.version, encoded.digest);
-      this.statements.saveSnapshot.run(snapshot.streamId, snapshot.version, snapshot.reducerVersion, encoded.state, now, seal);
-    });
+    this.snapshots = new SqliteSealedSnapshots(db, this.statements.linkAt, options.masterKey);
     this.appendTx = db.transaction((streamId: string, events: readonly NewEvent[], options: AppendOptions): AppendResult => {
       const claim = options.idempotency;
       if (claim) {
@@ -426,49 +374,14 @@ export class SqliteEventStore implements EventStore {
       : null;
   }
 
-  async saveSnapshot(snapshot: Snapshot, segments: readonly SnapshotSegment[] = []): Promise<void> {
-    // Deflated before the transaction, off the event loop; the transaction itself stays synchronous.
-    const json = JSON.stringify(snapshot.state ?? null);
-    const [state, encodedSegments] = await Promise.all([
-      encodeSnapshotJsonOffThread(json),
-      Promise.all(segments.map(async (segment) => ({ id: segment.id, data: await encodeSegmentOffThread(segment.data) }))),
-    ]);
-    // Closed meanwhile (shutdown): a snapshot is a cache, and the next process writes its own.
-    if (!this.db.open) return;
-    const tag = this.snapshotKeys.tag(snapshot.streamId, snapshot.reducerVersion, snapshot.version, json);
-    this.saveSnapshotTx.immediate(snapshot, { state, digest: tag, segments: encodedSegments });
+  saveSnapshot(snapshot: Snapshot, segments: readonly SnapshotSegment[] = []): Promise<void> {
+    return this.snapshots.save(snapshot, segments);
   }
 
   async loadSnapshotAndTail(streamId: string, reducerVersion: number, version: number): Promise<SnapshotAndTail> {
-    const { snapshot, rejected } = await this.checkedSnapshot(streamId, reducerVersion, version);
+    const { snapshot, rejected } = await this.snapshots.checked(streamId, reducerVersion, version);
     const events = this.statements.readStream.all(streamId, (snapshot?.version ?? 0) + 1, version, -1).map(this.toStored);
     return { snapshot, events, ...(rejected ? { rejected } : {}) };
-  }
-
-  /** The nearest snapshot, served only if its seal holds (a refused one is reported, and replay takes its place). */
-  private async checkedSnapshot(
-    streamId: string,
-    reducerVersion: number,
-    version: number,
-  ): Promise<{ snapshot: Snapshot | null; rejected?: { version: number; problem: string } }> {
-    const row = this.statements.loadSnapshot.get(streamId, reducerVersion, version);
-    if (!row) return { snapshot: null };
-    const json = decodeSnapshotJson(row.state);
-    const problem = await this.snapshotKeys.problemAfterRefresh({
-      seal: row.seal,
-      link: row.link,
-      streamId,
-      reducerVersion,
-      version: row.version,
-      stateJson: json,
-    });
-    if (problem) {
-      // An unsealed snapshot (written before seals, or sealed before the master key) is a plain cache miss; a seal that does not hold is reported.
-      if (isCacheMiss(problem)) return { snapshot: null };
-      noteSnapshotRejected({ streamId, version: row.version, problem });
-      return { snapshot: null, rejected: { version: row.version, problem } };
-    }
-    return { snapshot: { streamId, version: row.version, reducerVersion, state: JSON.parse(json) } };
   }
 
   async readChain(options: ReadChainOptions): Promise<ChainEvent[]> {
@@ -503,56 +416,24 @@ export class SqliteEventStore implements EventStore {
   }
 
   /** A new snapshot key seals from now on; snapshots sealed with the earlier ones keep verifying. Returns its id. */
-  async rotateSnapshotKey(): Promise<number> {
-    const id = Number(
-      this.db.prepare('INSERT INTO snapshot_keys (secret, created_at) VALUES (?, ?)').run(newSnapshotKeySecret(), new Date().toISOString()).lastInsertRowid,
-    );
-    await this.snapshotKeys.refresh();
-    return id;
+  rotateSnapshotKey(): Promise<number> {
+    return this.snapshots.rotateKey();
   }
 
   async linksFrom(): Promise<number> {
     return this.statements.linksFrom.get()?.links_from ?? 1;
   }
 
-  async checkSnapshots(options: { streamPrefix?: string; streamId?: string }): Promise<SnapshotCheck> {
-    const prefix = options.streamId ?? options.streamPrefix ?? '';
-    const result: SnapshotCheck = { checked: 0, rejected: [] };
-    const doubtful: SealedSnapshot[] = [];
-    for (const row of this.statements.snapshotsOf.iterate(prefix, prefix + '\uffff')) {
-      if (options.streamId !== undefined && row.stream_id !== options.streamId) continue;
-      result.checked++;
-      // Unsealed rows (none since the key table) are a plain cache miss, not a finding.
-      if (row.seal === null) continue;
-      const snapshot = {
-        seal: row.seal,
-        link: row.link,
-        streamId: row.stream_id,
-        reducerVersion: row.reducer_version,
-        version: row.version,
-        stateJson: decodeSnapshotJson(row.state),
-      };
-      if (this.snapshotKeys.problem(snapshot)) doubtful.push(snapshot);
-    }
-    // Checked again once the iteration is over (the connection is free): a key another process added meanwhile.
-    for (const snapshot of doubtful) {
-      const problem = await this.snapshotKeys.problemAfterRefresh(snapshot);
-      if (problem && !isCacheMiss(problem)) result.rejected.push({ streamId: snapshot.streamId, version: snapshot.version, problem });
-    }
-    return result;
+  checkSnapshots(options: { streamPrefix?: string; streamId?: string }): Promise<SnapshotCheck> {
+    return this.snapshots.check(options);
   }
 
-  async loadSnapshotSegments(streamId: string, ids: readonly string[]): Promise<Map<string, string>> {
-    const found = new Map<string, string>();
-    for (const id of ids) {
-      const row = this.statements.loadSegment.get(streamId, id);
-      if (row) found.set(id, decodeSegment(row.data));
-    }
-    return found;
+  loadSnapshotSegments(streamId: string, ids: readonly string[]): Promise<Map<string, string>> {
+    return this.snapshots.loadSegments(streamId, ids);
   }
 
   async loadSnapshot(streamId: string, reducerVersion: number, atOrBefore: number): Promise<Snapshot | null> {
-    return (await this.checkedSnapshot(streamId, reducerVersion, atOrBefore)).snapshot;
+    return (await this.snapshots.checked(streamId, reducerVersion, atOrBefore)).snapshot;
   }
 
   async close(): Promise<void> {
