@@ -3,7 +3,7 @@ import type { Reporter, TestCase, TestModule, Vitest } from 'vitest/node';
 /**
  * Lists, after the run, every test that did not run and why: `npm test` otherwise prints a
  * skipped count and nothing else. A wholly skipped group is one line; the reason is what the
- * test (or its group) was told by `ctx.skip(note)`, else the `[skipped: …]` its name carries.
+ * test was told by `ctx.skip(note)`, else what its name or a group's says (see `skipReason`).
  * Silent when a `-t` filter skips the rest on purpose.
  */
 export default class SkippedTestsReporter implements Reporter {
@@ -34,14 +34,42 @@ export default class SkippedTestsReporter implements Reporter {
 
 /** The outermost skipped suite holding the test (or the test itself), and the reason given. */
 function describeSkip(test: TestCase): { where: string; reason: string } {
-  let where: { name: string; fullName: string } = test;
+  let where: { fullName: string } = test;
+  const names = [test.name];
+  let skippedSoFar = true;
   for (let parent = test.parent; parent.type === 'suite'; parent = parent.parent) {
-    if (parent.options.mode !== 'skip' && parent.options.mode !== 'todo') break;
-    where = parent;
+    names.push(parent.name);
+    skippedSoFar &&= parent.options.mode === 'skip' || parent.options.mode === 'todo';
+    if (skippedSoFar) where = parent;
   }
   const result = test.result();
   const note = result.state === 'skipped' ? result.note : undefined;
-  const named = /\[skipped: ([^\]]+)\]/.exec(where.name)?.[1] ?? /\[skipped: ([^\]]+)\]/.exec(test.fullName)?.[1];
-  const reason = note ?? named ?? (test.options.mode === 'todo' ? 'a todo' : 'no reason given (name the reason in the test or pass it to ctx.skip)');
-  return { where: where.fullName.replace(/\s*\[skipped: [^\]]+\]/, ''), reason };
+  const { reason, carriedBy } = skipReason({ note, names, todo: test.options.mode === 'todo' });
+  // The reason is printed after the name: not twice.
+  return { where: carriedBy ? where.fullName.replace(carriedBy, '') : where.fullName, reason };
+}
+
+/**
+ * Where a name says why its test is skipped, most explicit first; group 1 is the reason. A trailing
+ * `[… only: …]` names the one configuration a test runs on (`it.runIf`) and why.
+ */
+const REASONS_IN_NAMES = [/\s*\[skipped: ([^\]]+)\]/, /\s*\[([^[\]]*\bonly: [^[\]]+)\]\s*$/, /[\s:,;]*\bskipped because (.+)$/];
+
+export const NO_REASON = 'no reason given (name the reason in the test or pass it to ctx.skip)';
+
+/**
+ * Why a test did not run: the note it was given by `ctx.skip(note)`; else what a name says, the
+ * test's own then its suites' (`names`, innermost first): a `[skipped: …]` bracket, else a trailing
+ * `[… only: …]` bracket, else a 'skipped because …' phrase. `carriedBy` is the text of the name the
+ * reason was read from, so that it can be left out where the name is printed.
+ */
+export function skipReason(skip: { note?: string; names: readonly string[]; todo?: boolean }): { reason: string; carriedBy?: string } {
+  if (skip.note) return { reason: skip.note };
+  for (const pattern of REASONS_IN_NAMES) {
+    for (const name of skip.names) {
+      const match = pattern.exec(name);
+      if (match) return { reason: match[1]!, carriedBy: match[0] };
+    }
+  }
+  return { reason: skip.todo ? 'a todo' : NO_REASON };
 }
