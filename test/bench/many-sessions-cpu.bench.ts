@@ -24,7 +24,12 @@ async function main(): Promise<void> {
       'cache-events': { type: 'string', default: '100000' },
     },
   });
-  const [sessions, turns, every, cacheEvents] = [values.sessions, values.turns, values.every, values['cache-events']].map(Number) as [number, number, number, number];
+  const [sessions, turns, every, cacheEvents] = [values.sessions, values.turns, values.every, values['cache-events']].map(Number) as [
+    number,
+    number,
+    number,
+    number,
+  ];
   const store = new InMemoryEventStore();
   const counted = { reads: 0, segments: 0 };
   const load = store.loadSnapshotSegments.bind(store);
@@ -47,7 +52,9 @@ async function main(): Promise<void> {
     if ((t + 1) % every === 0) {
       const now = { cpu: cpuUs(), ...counted };
       const per = (n: number) => (n / every / sessions).toFixed(3);
-      console.log(`${t + 1}\t${per((now.cpu - last.cpu) / 1000)}\t${per(now.reads - last.reads)}\t${per(now.segments - last.segments)}\t${repository.cachedEvents}`);
+      console.log(
+        `${t + 1}\t${per((now.cpu - last.cpu) / 1000)}\t${per(now.reads - last.reads)}\t${per(now.segments - last.segments)}\t${repository.cachedEvents}`,
+      );
       last = now;
     }
   }
