@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { idFilter, mayContain } from './id-filter';
+import { idFilter, idProbe, mayContain, maybeMask, SLICED_GROUP, sliceFilters } from './id-filter';
 
 const RUNS = Math.max(1, Math.floor(Number(process.env.REWIND_PROPERTY_RUNS ?? 1000) / 4));
 
@@ -58,5 +58,34 @@ describe('id filters of sealed segments (property-based)', () => {
     const absent = 100_000;
     for (let i = 0; i < absent; i++) if (mayContain(filter, i % 2 ? `call-${i}` : `01a226a0-4115-7453-b029-${String(1000 + i).padStart(12, '0')}`)) maybe++;
     expect(maybe / absent).toBeLessThan(0.005);
+  });
+
+  it('answers for a bit-sliced group of 32 filters exactly what each filter answers alone (ids held, absent, and a group of mixed sizes not sliced)', () => {
+    const idsArb = fc.uniqueArray(fc.string({ minLength: 1, maxLength: 24 }), { minLength: 1, maxLength: 32 });
+    fc.assert(
+      fc.property(
+        fc.array(idsArb, { minLength: SLICED_GROUP, maxLength: SLICED_GROUP }),
+        fc.array(fc.string({ maxLength: 24 }), { maxLength: 20 }),
+        fc.boolean(),
+        (groups, others, mixed) => {
+          // Segments hold `size` ids each, so their filters share a size; one filter of 16 bits an id breaks that.
+          const filters = groups.map((ids, j) =>
+            idFilter(ids.slice(0, 4).concat(`pad-${j}-a`, `pad-${j}-b`, `pad-${j}-c`).slice(0, 4), mixed && j === 7 ? 16 : 32),
+          );
+          const sliced = sliceFilters(filters);
+          if (mixed) {
+            expect(sliced).toBeNull();
+            return;
+          }
+          expect(sliced).not.toBeNull();
+          const probes = groups.flatMap((ids) => ids.slice(0, 4)).concat(others);
+          for (const id of probes) {
+            const mask = maybeMask(sliced!, idProbe(id));
+            for (let j = 0; j < SLICED_GROUP; j++) expect(((mask >>> j) & 1) === 1).toBe(mayContain(filters[j]!, id));
+          }
+        },
+      ),
+      { numRuns: RUNS },
+    );
   });
 });

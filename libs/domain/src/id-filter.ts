@@ -63,3 +63,41 @@ export function mayContain(filter: Uint8Array, id: string | IdProbe): boolean {
   }
   return true;
 }
+
+/** Filters a bit-sliced group holds: one bit of a 32-bit word each. */
+export const SLICED_GROUP = 32;
+
+/**
+ * The filters of `SLICED_GROUP` segments of one size, bit-sliced: word b holds bit b of every
+ * filter (bit j: the group's j-th filter). One probe then answers for the whole group, in as
+ * many reads as one filter's (`maybeMask`), so a lookup over a long session's segments costs
+ * their number divided by 32 — filters of equal size probe the same bits.
+ */
+export interface SlicedFilters {
+  readonly bits: number;
+  readonly words: Uint32Array;
+}
+
+/** The group of `filters` (exactly SLICED_GROUP, of one size) bit-sliced; null when they are not. */
+export function sliceFilters(filters: readonly Uint8Array[]): SlicedFilters | null {
+  if (filters.length !== SLICED_GROUP) return null;
+  const bytes = filters[0]!.length;
+  if (filters.some((filter) => filter.length !== bytes)) return null;
+  const words = new Uint32Array(bytes * 8);
+  filters.forEach((filter, j) => {
+    const flag = (1 << j) >>> 0;
+    for (let byte = 0; byte < bytes; byte++) {
+      const value = filter[byte]!;
+      if (value === 0) continue;
+      for (let k = 0; k < 8; k++) if (value & (1 << k)) words[byte * 8 + k] = (words[byte * 8 + k]! | flag) >>> 0;
+    }
+  });
+  return { bits: bytes * 8, words };
+}
+
+/** Bit j set when the group's j-th filter may contain the probed id (as `mayContain` answers it). */
+export function maybeMask(sliced: SlicedFilters, probe: IdProbe): number {
+  let mask = 0xffffffff;
+  for (let i = 0; i < PROBES && mask !== 0; i++) mask = (mask & sliced.words[((probe.h1 + Math.imul(i, probe.h2)) >>> 0) % sliced.bits]!) >>> 0;
+  return mask;
+}

@@ -1,4 +1,4 @@
-import { idProbe, mayContain } from './id-filter';
+import { idProbe, mayContain, maybeMask, SLICED_GROUP, sliceFilters, type IdProbe, type SlicedFilters } from './id-filter';
 import type { ToolCall, Turn } from './turn-records';
 
 /**
@@ -100,16 +100,22 @@ function requireAll(part: SealedPart): void {
  */
 function findSealed(part: SealedPart, id: string, idAt: (item: unknown) => string): { s: number; i: number } | null {
   let missing: string[] | undefined;
-  const probe = idProbe(id);
-  for (let s = part.refs.length - 1; s >= 0; s--) {
-    if (!mayContain(part.filters[s]!, probe)) continue;
+  let found: { s: number; i: number } | null = null;
+  forEachMaybe(part, idProbe(id), (s) => {
     const items = part.source.get(part.refs[s]!);
     if (!items) {
       (missing ??= []).push(part.refs[s]!);
-      continue;
+      return false;
     }
-    for (let i = 0; i < items.length; i++) if (idAt(items[i]) === id) return { s, i };
-  }
+    for (let i = 0; i < items.length; i++) {
+      if (idAt(items[i]) === id) {
+        found = { s, i };
+        return true;
+      }
+    }
+    return false;
+  });
+  if (found) return found;
   if (missing) throw new HistoryNotLoaded(missing);
   return null;
 }
@@ -117,15 +123,48 @@ function findSealed(part: SealedPart, id: string, idAt: (item: unknown) => strin
 /** The sealed segments that a lookup of `id` may read and that are not in memory (for loading before deciding). */
 export function segmentsToFind(part: SealedPart, id: string): string[] {
   const found: string[] = [];
-  const probe = idProbe(id);
-  for (let s = part.refs.length - 1; s >= 0; s--) {
-    if (!mayContain(part.filters[s]!, probe)) continue;
+  forEachMaybe(part, idProbe(id), (s) => {
     const ref = part.refs[s]!;
     const items = part.source.get(ref);
     if (!items) found.push(ref);
-    else if (items.some((item) => idOf(part.kind, item) === id)) break;
-  }
+    else if (items.some((item) => idOf(part.kind, item) === id)) return true;
+    return false;
+  });
   return found;
+}
+
+/** Full groups of a part's filters, bit-sliced as first probed (filters are only appended: a full group never changes). */
+const slicedGroups = new WeakMap<SealedPart, { first: Uint8Array; sliced: SlicedFilters | null }[]>();
+
+function slicedGroup(part: SealedPart, g: number): SlicedFilters | null {
+  let groups = slicedGroups.get(part);
+  if (!groups) slicedGroups.set(part, (groups = []));
+  const first = part.filters[g * SLICED_GROUP]!;
+  let group = groups[g];
+  if (group?.first !== first) groups[g] = group = { first, sliced: sliceFilters(part.filters.slice(g * SLICED_GROUP, (g + 1) * SLICED_GROUP)) };
+  return group.sliced;
+}
+
+/**
+ * Calls `visit` with each sealed segment whose filter may hold the probed id, newest first, until
+ * it returns true. A full group of 32 segments is probed at once (bit-sliced): a lookup of an id
+ * that is not there — every new turn and tool call — costs the number of groups, not of segments.
+ */
+function forEachMaybe(part: SealedPart, probe: IdProbe, visit: (s: number) => boolean): void {
+  const groups = Math.floor(part.filters.length / SLICED_GROUP);
+  for (let s = part.refs.length - 1; s >= groups * SLICED_GROUP; s--) if (mayContain(part.filters[s]!, probe) && visit(s)) return;
+  for (let g = groups - 1; g >= 0; g--) {
+    const sliced = slicedGroup(part, g);
+    if (!sliced) {
+      for (let s = (g + 1) * SLICED_GROUP - 1; s >= g * SLICED_GROUP; s--) if (mayContain(part.filters[s]!, probe) && visit(s)) return;
+      continue;
+    }
+    for (let mask = maybeMask(sliced, probe); mask !== 0; ) {
+      const j = 31 - Math.clz32(mask);
+      if (visit(g * SLICED_GROUP + j)) return;
+      mask = (mask & ~(1 << j)) >>> 0;
+    }
+  }
 }
 
 function idOf(kind: SealedKind, item: unknown): string {
