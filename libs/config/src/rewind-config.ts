@@ -21,6 +21,11 @@ export interface RewindConfig extends StoreChoice, PostgresPools {
   snapshotEverySeconds: number;
   /** REWIND_STATE_CACHE_EVENTS: at most this many events' worth of session state kept in memory (default 2 000 000, ~0.9 GB). */
   stateCacheEvents: number;
+  /**
+   * REWIND_STATE_VIEWS_FROM_EVENTS: a cached session state of at least this many events keeps its sealed history in
+   * the snapshot segments, read as a write needs it (default 4 096; 0: every state whole, its history in the heap).
+   */
+  stateViewsFromEvents: number;
   maxBodyBytes: number;
   sqliteSynchronous: 'FULL' | 'NORMAL' | 'EXTRA';
   logLevel: 'error' | 'warn' | 'log' | 'debug';
@@ -82,6 +87,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RewindConfig {
     snapshotEvery: read.integer('REWIND_SNAPSHOT_EVERY', 100, 0, 1_000_000),
     snapshotEverySeconds: read.integer('REWIND_SNAPSHOT_EVERY_SECONDS', 0, 0, 86_400),
     stateCacheEvents: read.integer('REWIND_STATE_CACHE_EVENTS', 2_000_000, 1_000, 1_000_000_000),
+    stateViewsFromEvents: read.integer('REWIND_STATE_VIEWS_FROM_EVENTS', 4_096, 0, 1_000_000_000),
     maxBodyBytes: read.integer('REWIND_MAX_BODY_BYTES', 1_048_576, 1024, 100 * 1_048_576),
     sqliteSynchronous: read.oneOf('REWIND_SQLITE_SYNCHRONOUS', ['FULL', 'NORMAL', 'EXTRA'] as const, 'FULL'),
     logLevel: read.oneOf('REWIND_LOG_LEVEL', ['error', 'warn', 'log', 'debug'] as const, 'log'),

@@ -45,6 +45,34 @@ export class SealedHistoryLoader {
     return state;
   }
 
+  /**
+   * A state with views over the segments of `head`, which was just encoded from a whole state (see
+   * SessionRepository's `viewsFromEvents`): the segments not stored yet (`unstored`) are read from memory until
+   * the snapshot that writes them is (`saved`, with the ids returned). The rest is read from the store as needed.
+   */
+  viewOf(
+    streamId: string,
+    head: SegmentedHead,
+    sizes: SegmentSizes,
+    unstored: readonly { id: string; data: string }[],
+  ): { state: SessionState; held: string[] } {
+    const held: string[] = [];
+    for (const segment of unstored) {
+      this.unsaved.set(segment.id, this.segmentCache.add(segment.id, segment.data));
+      held.push(segment.id);
+    }
+    return { state: stateOverSegments(head, sizes, new HistorySource(streamId, this.segmentCache, this.unsaved)), held };
+  }
+
+  /**
+   * Loads what reading `named` from a state needs (a reader's lookup: the write under way keeps its pins); nothing
+   * for a whole state.
+   */
+  async find(state: SessionState, named: Touched): Promise<void> {
+    const source = sourceOf(state);
+    if (source) await this.loadSegments(source, segmentsFor(state, named));
+  }
+
   /** Loads what a command names (`named`) and the newest turn before deciding; undefined when all is in memory. */
   prepare(state: SessionState, named: () => Touched): Promise<void> | undefined {
     const source = sourceOf(state);

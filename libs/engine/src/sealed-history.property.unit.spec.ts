@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { DomainError, lazyPartOf, type SessionCommand, type SessionState } from '@rewind/domain';
 import { commandsFor, intentArb, type Intent } from '@rewind/domain/testing';
 import { InMemoryEventStore } from '@rewind/event-store/in-memory';
+import { SealedHistoryLoader } from './sealed-history-loader';
 import { SessionRepository } from './session-repository';
 import { SessionService } from './session-service';
 import { SegmentCache } from './snapshot-segments';
@@ -135,10 +136,11 @@ function service(store: InMemoryEventStore, repository: (store: InMemoryEventSto
  * Every decision (accepted with the same events, or refused with the same code) and every state
  * after it must be the same.
  */
-async function sameAsWholeStates(ops: readonly Op[], stride: number): Promise<void> {
+async function sameAsWholeStates(ops: readonly Op[], stride: number, viewsFromEvents?: number): Promise<void> {
+  const options = { snapshotEvery: stride, segmentSizes, ...(viewsFromEvents !== undefined ? { viewsFromEvents } : {}) };
   const whole = service(new InMemoryEventStore(), (store) => new SessionRepository(store, { snapshotEvery: 0 }));
   const subjectStore = new InMemoryEventStore();
-  const subject = service(subjectStore, (store) => new SessionRepository(store, { snapshotEvery: stride, segmentSizes, segmentCache: new SegmentCache(1) }));
+  const subject = service(subjectStore, (store) => new SessionRepository(store, { ...options, segmentCache: new SegmentCache(1) }));
   const both = async (run: (s: SessionService) => Promise<{ events: { type: string }[] }>) => {
     const expected = await outcome(() => run(whole));
     expect(await outcome(() => run(subject))).toEqual(expected);
@@ -183,7 +185,7 @@ async function sameAsWholeStates(ops: readonly Op[], stride: number): Promise<vo
   }
   await subject.repository.flushSnapshots();
   // And a restart: a new repository restores the state over the snapshots this one wrote.
-  const restarted = service(subjectStore, (store) => new SessionRepository(store, { snapshotEvery: stride, segmentSizes, segmentCache: new SegmentCache(1) }));
+  const restarted = service(subjectStore, (store) => new SessionRepository(store, { ...options, segmentCache: new SegmentCache(1) }));
   expect(normalised(await restarted.getState(caller, 's'))).toBe(normalised(await whole.getState(caller, 's')));
 }
 
@@ -201,5 +203,21 @@ describe('a state whose sealed history stays in snapshot segments (property-base
     expect(prepared.mock.calls.filter(([state]) => lazyPartOf(state.timeline) !== undefined).length).toBeGreaterThan(RUNS);
     expect(prepared.mock.results.some((result) => result.value !== undefined)).toBe(true);
     expect(retried).toHaveBeenCalled();
+  });
+
+  it('decides and folds exactly as a whole state when a cached whole state becomes one at its snapshot (viewsFromEvents), with its segments written after it', async () => {
+    const became = vi.spyOn(SealedHistoryLoader.prototype, 'viewOf');
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(opArb, { minLength: 5, maxLength: 40 }),
+        fc.integer({ min: 1, max: 6 }),
+        fc.integer({ min: 1, max: 40 }),
+        (ops, stride, viewsFromEvents) => sameAsWholeStates(ops, stride, viewsFromEvents),
+      ),
+      { numRuns: RUNS },
+    );
+    // Whole states did become views in place (not only by being restored), reading segments not yet written.
+    expect(became.mock.calls.length).toBeGreaterThan(RUNS / 10);
+    expect(became.mock.calls.some(([, , , unstored]) => unstored.length > 0)).toBe(true);
   });
 });

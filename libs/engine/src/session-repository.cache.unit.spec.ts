@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { DomainError, replay, type RecordedSessionEvent } from '@rewind/domain';
 import { commandsFor, intentArb } from '@rewind/domain/testing';
 import { InMemoryEventStore } from '@rewind/event-store/in-memory';
-import { SessionRepository, type SessionRepositoryOptions } from './session-repository';
+import { SessionRepository, snapshotSpacing, type SessionRepositoryOptions } from './session-repository';
 import { SessionService } from './session-service';
 import { SegmentCache } from './snapshot-segments';
 import { sessionStreamId } from './stream-id';
@@ -212,5 +212,67 @@ describe('a restored state whose tail changed a sealed segment', () => {
       for (let i = 0; i < 34; i++) await service.execute(caller, 'b', { type: 'RecordMessage', role: 'user', content: `b ${i}` });
       expect(service.repository.cachedSessions).toBe(1);
     });
+  });
+});
+
+describe('a long cached state keeps its sealed history in its segments from its next snapshot (viewsFromEvents)', () => {
+  it('weighs its tail in the cache, not its history, and answers a tool call from a sealed segment without a whole copy', async () => {
+    const store = new InMemoryEventStore();
+    const sizes = { turns: 4, toolCalls: 4, timeline: 16 };
+    let restores = 0;
+    const options: SessionRepositoryOptions = {
+      snapshotEvery: 10,
+      segmentSizes: sizes,
+      viewsFromEvents: 40,
+      segmentCache: new SegmentCache(1),
+      onRestored: () => restores++,
+    };
+    const now = () => new Date('2026-11-29T10:00:00Z');
+    const service = new SessionService(new SessionRepository(store, options), { now });
+    await service.startSession(caller, { sessionId: 'a' });
+    for (let i = 0; i < 30; i++) {
+      await service.execute(caller, 'a', { type: 'StartToolCall', toolCallId: `call-${i}`, tool: `tool-${i}`, input: { i } });
+      await service.execute(caller, 'a', { type: 'CompleteToolCall', toolCallId: `call-${i}`, output: { i } });
+    }
+    await service.repository.flushSnapshots();
+    const version = (await service.getState(caller, 'a')).version;
+    expect(version).toBe(61);
+    // A whole state would weigh its 61 events; the view weighs its tail (under one timeline segment) and its segment list.
+    expect(service.repository.cachedEvents).toBeLessThan(sizes.timeline + 10);
+    const whole = new SessionService(new SessionRepository(new InMemoryEventStore(), { snapshotEvery: 0 }), { now });
+    const reference = await whole.startSession(caller, { sessionId: 'a' }).then(() => whole);
+    for (let i = 0; i < 30; i++) {
+      await reference.execute(caller, 'a', { type: 'StartToolCall', toolCallId: `call-${i}`, tool: `tool-${i}`, input: { i } });
+      await reference.execute(caller, 'a', { type: 'CompleteToolCall', toolCallId: `call-${i}`, output: { i } });
+    }
+    expect(await service.getState(caller, 'a')).toEqual(await reference.getState(caller, 'a'));
+    // The first call is in a sealed segment the one-entry segment cache no longer holds: read through its filter.
+    restores = 0;
+    const streamId = sessionStreamId('t', 'a');
+    expect((await service.repository.toolCallOf(streamId, 'call-0', { trustCache: true }))?.tool).toBe('tool-0');
+    expect((await service.repository.toolCallOf(streamId, 'call-29', { trustCache: true }))?.tool).toBe('tool-29');
+    expect(await service.repository.toolCallOf(streamId, 'call-none', { trustCache: true })).toBeUndefined();
+    expect(restores).toBe(0);
+    // And the write after it decides on the view: a late completion of an old call is refused as a whole state refuses it.
+    await expect(service.execute(caller, 'a', { type: 'CompleteToolCall', toolCallId: 'call-0', output: {} })).rejects.toBeInstanceOf(DomainError);
+  });
+});
+
+describe('the spacing of snapshots grows with the stream, so a head (which lists every segment) costs the same an event (property-based)', () => {
+  it('is the configured spacing doubled, between 1/64 and 1/32 of the stream once past 64 spacings, and a multiple of every spacing before it', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 1_000 }), fc.integer({ min: 0, max: 10_000_000 }), fc.integer({ min: 0, max: 10_000_000 }), (every, a, b) => {
+        const [earlier, later] = a <= b ? [a, b] : [b, a];
+        const spacing = snapshotSpacing(every, later);
+        expect(Number.isInteger(Math.log2(spacing / every))).toBe(true);
+        if (later < every * 64) expect(spacing).toBe(every);
+        else {
+          expect(spacing).toBeGreaterThan(later / 64);
+          expect(spacing).toBeLessThanOrEqual(later / 32);
+        }
+        expect(spacing % snapshotSpacing(every, earlier)).toBe(0);
+      }),
+    );
+    expect(snapshotSpacing(0, 1_000_000)).toBe(0);
   });
 });

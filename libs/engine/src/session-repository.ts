@@ -2,12 +2,14 @@ import { LRUCache } from 'lru-cache';
 import {
   cloneState,
   evolveInPlace,
+  HistoryNotLoaded,
   initialSessionState,
   REDUCER_VERSION,
   type PathState,
   type RecordedSessionEvent,
   type SessionEvent,
   type SessionState,
+  type ToolCall,
 } from '@rewind/domain';
 import { loadSnapshotAndTail, type EventStore, type Snapshot, type StoredEvent } from '@rewind/event-store';
 import { SealedHistoryLoader, SegmentMissing } from './sealed-history-loader';
@@ -64,7 +66,16 @@ export interface SessionRepositoryOptions {
    * before: for comparisons (the session-length bench's `--whole-states`).
    */
   sealedHistoryInSegments?: boolean;
+  /**
+   * A cached whole state of at least this many events becomes a state with views over its segments at its next
+   * snapshot (default 4 096; 0: never): from then on it weighs its tail in the cache, not its history, so the heap
+   * follows the configuration, not the sessions' length (issue 40). Shorter states stay whole: a whole read of them
+   * (the current state, a window) needs no copy.
+   */
+  viewsFromEvents?: number;
 }
+
+export const DEFAULT_VIEWS_FROM_EVENTS = 4_096;
 
 /**
  * The read boundary: what the store gives back from a session stream is the session events
@@ -162,6 +173,26 @@ export class SessionRepository {
       else this.unshared.add(state);
     }
     return state;
+  }
+
+  /**
+   * The tool call `toolCallId` of the newest state, read without a whole copy of a state with views (a lookup of its
+   * id in the segments' filters); undefined when the state has no such call.
+   */
+  async toolCallOf(streamId: string, toolCallId: string, options: { trustCache?: boolean } = {}): Promise<ToolCall | undefined> {
+    const state = await this.loadAny(streamId, undefined, options);
+    const named = { turnIds: new Set<string>(), toolCallIds: new Set([toolCallId]) };
+    for (let attempt = 0; hasSealedHistory(state) && attempt < HISTORY_LOOKUPS; attempt++) {
+      await this.history.find(state, named);
+      try {
+        return Object.hasOwn(state.path.toolCalls, toolCallId) ? state.path.toolCalls[toolCallId] : undefined;
+      } catch (error) {
+        // A write on the state released what was loaded between the two: load it again.
+        if (!(error instanceof HistoryNotLoaded)) throw error;
+      }
+    }
+    const whole = hasSealedHistory(state) ? await this.history.materialise(state) : state;
+    return Object.hasOwn(whole.path.toolCalls, toolCallId) ? whole.path.toolCalls[toolCallId] : undefined;
   }
 
   /**
@@ -370,6 +401,7 @@ export class SessionRepository {
         return state;
       }
       const encoded = this.encoder.encode(state);
+      sealed.push(...this.viewInstead(streamId, state, encoded));
       const write = new Promise<void>((resolve) => setImmediate(resolve))
         .then(() => this.writeSnapshot(streamId, encoded))
         .catch((error: unknown) => {
@@ -384,6 +416,23 @@ export class SessionRepository {
       this.pendingSnapshots.add(write);
     }
     return state;
+  }
+
+  /**
+   * Caches a state with views over the segments of `encoded` in place of `state`, a long whole state just encoded
+   * (see `viewsFromEvents`); returns the segments it reads from memory until the snapshot is written.
+   */
+  private viewInstead(streamId: string, state: SessionState, encoded: EncodedSnapshot): string[] {
+    const from = this.options.viewsFromEvents ?? DEFAULT_VIEWS_FROM_EVENTS;
+    if (from <= 0 || state.version < from || hasSealedHistory(state) || this.current.peek(streamId) !== state) return [];
+    if (this.options.sealedHistoryInSegments === false || this.store.loadSnapshotSegments === undefined) return [];
+    const { head, segments } = nameSegments(encoded);
+    if (!isSegmentedHead(head) || !readableInPlace(head, this.encoder.sizes)) return [];
+    const known = this.storedSegments.get(streamId);
+    const unstored = segments.filter((segment) => !known?.has(segment.id));
+    const { state: view, held } = this.history.viewOf(streamId, head, this.encoder.sizes, unstored);
+    this.keep(streamId, view);
+    return held;
   }
 
   private fold(streamId: string, decidedOn: SessionState, events: StoredEvent<SessionEvent>[], targetPath: PathState | undefined): SessionState {
@@ -440,7 +489,7 @@ export class SessionRepository {
   }
 
   private snapshotDue(streamId: string, before: number, after: number): boolean {
-    const every = this.options.snapshotEvery;
+    const every = snapshotSpacing(this.options.snapshotEvery, after);
     if (every > 0 && Math.floor(after / every) > Math.floor(before / every)) return true;
     const seconds = this.options.snapshotEverySeconds ?? 0;
     if (seconds <= 0) return false;
@@ -471,6 +520,25 @@ export class SessionRepository {
     this.current.delete(streamId);
   }
 }
+
+/**
+ * Events between two snapshots of a stream at `version`: `every`, doubled each time the stream passes 64 × that many
+ * events. A head lists every sealed segment with its id filter (~2.8 bytes an event of the session), and every head
+ * is kept until retention prunes it: written every 100 events, sessions of 40 000 events wrote 1 119 bytes of head an
+ * event, and growing (many-sessions-cpu.bench.ts --head-bytes). Spaced this way, the spacing stays between 1/64 and
+ * 1/32 of the stream's length, so heads cost ~90–180 bytes an event whatever the length (131 there), and a restore
+ * folds at most 1/32 of the stream after its snapshot.
+ * Powers of two of `every`: a multiple of the spacing is a multiple of the spacings before it.
+ */
+export function snapshotSpacing(every: number, version: number): number {
+  if (every <= 0) return every;
+  let spacing = every;
+  while (version >= spacing * 64) spacing *= 2;
+  return spacing;
+}
+
+/** Lookups of a reader on a state with views before it reads a whole copy instead. */
+const HISTORY_LOOKUPS = 3;
 
 const NOTHING_TOUCHED = { turnIds: new Set<string>(), toolCallIds: new Set<string>() };
 

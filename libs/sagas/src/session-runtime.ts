@@ -33,6 +33,8 @@ export interface SessionRuntimeOptions {
   snapshotEverySeconds?: number;
   /** The session state cache's bound in events (SessionRepositoryOptions.cacheEvents). */
   stateCacheEvents?: number;
+  /** From how many events a cached state keeps its sealed history in the segments (SessionRepositoryOptions.viewsFromEvents). */
+  stateViewsFromEvents?: number;
   /** Carries the `kafka` compensation channel (in-process bus or Kafka). */
   bus: MessageBus;
   logger?: Logger;
@@ -74,6 +76,7 @@ export function createSessionRuntime(store: EventStore, options: SessionRuntimeO
       snapshotEvery: options.snapshotEvery,
       ...(options.snapshotEverySeconds ? { snapshotEverySeconds: options.snapshotEverySeconds } : {}),
       ...(options.stateCacheEvents ? { cacheEvents: options.stateCacheEvents } : {}),
+      ...(options.stateViewsFromEvents !== undefined ? { viewsFromEvents: options.stateViewsFromEvents } : {}),
       ...(options.onRestored ? { onRestored: options.onRestored } : {}),
     }),
     {

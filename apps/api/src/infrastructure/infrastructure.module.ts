@@ -77,6 +77,7 @@ export class InfrastructureModule implements OnApplicationBootstrap, OnApplicati
               snapshotEvery: config.snapshotEvery,
               snapshotEverySeconds: config.snapshotEverySeconds,
               stateCacheEvents: config.stateCacheEvents,
+              stateViewsFromEvents: config.stateViewsFromEvents,
               bus,
               hub,
               checkpoints: backend.checkpoints,

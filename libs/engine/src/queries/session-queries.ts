@@ -51,9 +51,9 @@ export class SessionQueries {
    */
   async toolOfCall(caller: Caller, sessionId: string, toolCallId: string): Promise<string | null> {
     const streamId = sessionStreamId(caller.tenantId, sessionId);
-    const toolIn = (state: SessionState) => (Object.hasOwn(state.path.toolCalls, toolCallId) ? state.path.toolCalls[toolCallId]!.tool : null);
     // Not known here: another process may have started the call, so ask the store (which refreshes the cache for the write).
-    return toolIn(await this.repository.load(streamId, undefined, { trustCache: true })) ?? toolIn(await this.repository.load(streamId));
+    const call = (await this.repository.toolCallOf(streamId, toolCallId, { trustCache: true })) ?? (await this.repository.toolCallOf(streamId, toolCallId));
+    return call?.tool ?? null;
   }
 
   /** A head move's plan without doing anything (dry run), with the compensations as they would be sent. */

@@ -83,9 +83,14 @@ async function profileWindows(store: StoreName, minutes: number[], start: number
 }
 
 export async function measureSoak(store: StoreName, run: string, sizes: Sizes): Promise<Row[]> {
-  // The default configuration, but for the state cache's budget when the bench is told one (to see whether RSS follows it).
+  // The default configuration, but for the state cache's settings when the bench is told them (to see whether RSS
+  // follows the budget; REWIND_STATE_VIEWS_FROM_EVENTS=0 for the whole states of before issue 40's views).
   const cacheBudget = process.env.REWIND_STATE_CACHE_EVENTS;
-  const api = await startRewindApi(store, run, 'soak', cacheBudget ? { REWIND_STATE_CACHE_EVENTS: cacheBudget } : {});
+  const viewsFrom = process.env.REWIND_STATE_VIEWS_FROM_EVENTS;
+  const api = await startRewindApi(store, run, 'soak', {
+    ...(cacheBudget ? { REWIND_STATE_CACHE_EVENTS: cacheBudget } : {}),
+    ...(viewsFrom ? { REWIND_STATE_VIEWS_FROM_EVENTS: viewsFrom } : {}),
+  });
   const postgres = api.databaseUrl ? new PostgresCpu(api.databaseUrl) : null;
   const statements = api.databaseUrl ? new PostgresStatements(api.databaseUrl) : null;
   const gc = new GcPauses();
@@ -307,6 +312,7 @@ export async function measureSoak(store: StoreName, run: string, sizes: Sizes): 
         // The API's Node flags (the bench gives them as NODE_OPTIONS: see main.ts).
         nodeFlags: [process.env.NODE_OPTIONS, ...process.execArgv].filter(Boolean).join(' '),
         stateCacheBudget: Number(cacheBudget ?? 2_000_000),
+        stateViewsFromEvents: viewsFrom === undefined ? null : Number(viewsFrom),
       },
     };
     console.error(`  SOAK ${store}: ${JSON.stringify(row.extra, null, 0).slice(0, 2000)}`);
