@@ -2,6 +2,7 @@ export * from './stream-id';
 export * from './keyed-mutex';
 export * from './fingerprint';
 export * from './session-repository';
+export * from './snapshot-cadence';
 export * from './commands/write-request';
 export * from './commands/command-pipeline';
 export * from './commands/session-stream';

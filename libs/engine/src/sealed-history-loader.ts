@@ -1,7 +1,8 @@
-import type { SessionState } from '@rewind/domain';
+import { HistoryNotLoaded, type SessionState, type ToolCall } from '@rewind/domain';
 import { ConcurrencyError, type EventStore, type StoredEvent } from '@rewind/event-store';
 import {
   allMissingSegments,
+  hasSealedHistory,
   HistorySource,
   lazyPartsOf,
   materialised,
@@ -13,6 +14,9 @@ import {
   stateOverSegments,
 } from './sealed-history-segments';
 import { touchedBy, type SegmentCache, type SegmentedHead, type SegmentSizes, type Touched } from './snapshot-segments';
+
+/** Lookups of a reader on a state with views before it reads a whole copy instead. */
+const HISTORY_LOOKUPS = 3;
 
 /** A sealed segment a state reads is no longer stored (its snapshot was pruned): the state was stale. */
 export class SegmentMissing extends Error {
@@ -71,6 +75,22 @@ export class SealedHistoryLoader {
   async find(state: SessionState, named: Touched): Promise<void> {
     const source = sourceOf(state);
     if (source) await this.loadSegments(source, segmentsFor(state, named));
+  }
+
+  /** The tool call `toolCallId` of `state`, found through the segments' filters (a whole copy only after HISTORY_LOOKUPS tries). */
+  async toolCallOf(state: SessionState, toolCallId: string): Promise<ToolCall | undefined> {
+    const named = { turnIds: new Set<string>(), toolCallIds: new Set([toolCallId]) };
+    for (let attempt = 0; hasSealedHistory(state) && attempt < HISTORY_LOOKUPS; attempt++) {
+      await this.find(state, named);
+      try {
+        return Object.hasOwn(state.path.toolCalls, toolCallId) ? state.path.toolCalls[toolCallId] : undefined;
+      } catch (error) {
+        // A write on the state released what was loaded between the two: load it again.
+        if (!(error instanceof HistoryNotLoaded)) throw error;
+      }
+    }
+    const whole = hasSealedHistory(state) ? await this.materialise(state) : state;
+    return Object.hasOwn(whole.path.toolCalls, toolCallId) ? whole.path.toolCalls[toolCallId] : undefined;
   }
 
   /** Loads what a command names (`named`) and the newest turn before deciding; undefined when all is in memory. */

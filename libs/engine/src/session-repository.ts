@@ -2,7 +2,6 @@ import { LRUCache } from 'lru-cache';
 import {
   cloneState,
   evolveInPlace,
-  HistoryNotLoaded,
   initialSessionState,
   REDUCER_VERSION,
   type PathState,
@@ -14,8 +13,10 @@ import {
 import { loadSnapshotAndTail, type EventStore, type Snapshot, type StoredEvent } from '@rewind/event-store';
 import { SealedHistoryLoader, SegmentMissing } from './sealed-history-loader';
 import { hasSealedHistory, readableInPlace, residentWeight } from './sealed-history-segments';
+import { SnapshotCadence } from './snapshot-cadence';
 import {
   assembleState,
+  wholeState,
   encodeSnapshot,
   isSegmentedHead,
   nameSegments,
@@ -111,8 +112,7 @@ interface RestoreOptions {
  */
 export class SessionRepository {
   private readonly current: LRUCache<string, SessionState>;
-  /** When this process last wrote a snapshot of a stream, and at which version. */
-  private readonly lastSnapshot = new LRUCache<string, { at: number; version: number }>(countBounded(10_000));
+  private readonly cadence: SnapshotCadence;
   private readonly pendingSnapshots = new Set<Promise<unknown>>();
   /** Segment ids known to be stored, per stream: a snapshot write does not send them again. */
   private readonly storedSegments = new LRUCache<string, Set<string>>(countBounded(10_000));
@@ -141,6 +141,7 @@ export class SessionRepository {
       sizeCalculation: residentWeight,
     });
     this.encoder = new SnapshotEncoder(options.segmentSizes);
+    this.cadence = new SnapshotCadence(options.snapshotEvery, options.snapshotEverySeconds);
     this.history = new SealedHistoryLoader(store, options.segmentCache ?? sharedSegmentCache, (streamId, missing) => {
       this.forget(streamId);
       this.options.onSnapshotError?.(missing);
@@ -180,19 +181,7 @@ export class SessionRepository {
    * id in the segments' filters); undefined when the state has no such call.
    */
   async toolCallOf(streamId: string, toolCallId: string, options: { trustCache?: boolean } = {}): Promise<ToolCall | undefined> {
-    const state = await this.loadAny(streamId, undefined, options);
-    const named = { turnIds: new Set<string>(), toolCallIds: new Set([toolCallId]) };
-    for (let attempt = 0; hasSealedHistory(state) && attempt < HISTORY_LOOKUPS; attempt++) {
-      await this.history.find(state, named);
-      try {
-        return Object.hasOwn(state.path.toolCalls, toolCallId) ? state.path.toolCalls[toolCallId] : undefined;
-      } catch (error) {
-        // A write on the state released what was loaded between the two: load it again.
-        if (!(error instanceof HistoryNotLoaded)) throw error;
-      }
-    }
-    const whole = hasSealedHistory(state) ? await this.history.materialise(state) : state;
-    return Object.hasOwn(whole.path.toolCalls, toolCallId) ? whole.path.toolCalls[toolCallId] : undefined;
+    return this.history.toolCallOf(await this.loadAny(streamId, undefined, options), toolCallId);
   }
 
   /**
@@ -326,7 +315,7 @@ export class SessionRepository {
     const snapshot = { streamId, version: encoded.version, reducerVersion: REDUCER_VERSION };
     if (!this.store.loadSnapshotSegments) {
       // A store without segments gets whole states.
-      await this.store.saveSnapshot({ ...snapshot, state: isSegmentedHead(head) ? assembleState(head, segmentsOf(segments), NOTHING_TOUCHED) : head });
+      await this.store.saveSnapshot({ ...snapshot, state: isSegmentedHead(head) ? wholeState(head, segments) : head });
       return;
     }
     const known = this.storedSegments.get(streamId);
@@ -381,7 +370,7 @@ export class SessionRepository {
       }
     }
     const state = folded ?? this.fold(streamId, decidedOn, events, targetPath);
-    const due = this.snapshotDue(streamId, before, state.version);
+    const due = this.cadence.due(streamId, before, state.version);
     // A state restored for this write and left out of the cache is registered only if a snapshot needs it now; else
     // never (folded without the encoder told, its segments no longer describe it: its first snapshot starts afresh).
     if (due) this.register(state);
@@ -389,7 +378,7 @@ export class SessionRepository {
     this.encoder.folded(state, events);
     this.keep(streamId, state);
     if (due) {
-      this.lastSnapshot.set(streamId, { at: Date.now(), version: state.version });
+      this.cadence.written(streamId, state.version);
       // A snapshot is a cache: written after the answer, off the request's latency. Encoded
       // now, because the cached state keeps changing in place.
       let sealed: string[];
@@ -488,19 +477,6 @@ export class SessionRepository {
     return false;
   }
 
-  private snapshotDue(streamId: string, before: number, after: number): boolean {
-    const every = snapshotSpacing(this.options.snapshotEvery, after);
-    if (every > 0 && Math.floor(after / every) > Math.floor(before / every)) return true;
-    const seconds = this.options.snapshotEverySeconds ?? 0;
-    if (seconds <= 0) return false;
-    const last = this.lastSnapshot.get(streamId);
-    if (!last) {
-      this.lastSnapshot.set(streamId, { at: Date.now(), version: before });
-      return false;
-    }
-    return after > last.version && Date.now() - last.at >= seconds * 1000;
-  }
-
   /** Events' worth of session state the cache holds now (bounded by `cacheEvents`): what its share of the heap follows. */
   get cachedEvents(): number {
     return this.current.calculatedSize;
@@ -519,30 +495,4 @@ export class SessionRepository {
   forget(streamId: string): void {
     this.current.delete(streamId);
   }
-}
-
-/**
- * Events between two snapshots of a stream at `version`: `every`, doubled each time the stream passes 64 × that many
- * events. A head lists every sealed segment with its id filter (~2.8 bytes an event of the session), and every head
- * is kept until retention prunes it: written every 100 events, sessions of 40 000 events wrote 1 119 bytes of head an
- * event, and growing (many-sessions-cpu.bench.ts --head-bytes). Spaced this way, the spacing stays between 1/64 and
- * 1/32 of the stream's length, so heads cost ~90–180 bytes an event whatever the length (131 there), and a restore
- * folds at most 1/32 of the stream after its snapshot.
- * Powers of two of `every`: a multiple of the spacing is a multiple of the spacings before it.
- */
-export function snapshotSpacing(every: number, version: number): number {
-  if (every <= 0) return every;
-  let spacing = every;
-  while (version >= spacing * 64) spacing *= 2;
-  return spacing;
-}
-
-/** Lookups of a reader on a state with views before it reads a whole copy instead. */
-const HISTORY_LOOKUPS = 3;
-
-const NOTHING_TOUCHED = { turnIds: new Set<string>(), toolCallIds: new Set<string>() };
-
-function segmentsOf(segments: readonly { id: string; data: string }[]): (id: string) => readonly unknown[] {
-  const byId = new Map(segments.map((segment) => [segment.id, segment.data]));
-  return (id) => JSON.parse(byId.get(id)!) as unknown[];
 }

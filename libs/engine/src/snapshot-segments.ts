@@ -121,6 +121,12 @@ const sharing = new WeakSet<SessionState>();
 const ownTurn = (turn: Turn): Turn => ({ ...turn, messages: turn.messages.slice() });
 const ownCall = (call: ToolCall): ToolCall => ({ ...call });
 
+/** The whole state of a head and the segments just named for it (as JSON): for a store that keeps no segments. */
+export function wholeState(head: SegmentedHead, segments: readonly { id: string; data: string }[]): SessionState {
+  const byId = new Map(segments.map((segment) => [segment.id, segment.data]));
+  return assembleState(head, (id) => JSON.parse(byId.get(id)!) as unknown[], { turnIds: new Set(), toolCallIds: new Set() });
+}
+
 /**
  * Rebuilds the state of a segmented head whose segments are all given (decoded, shared, frozen).
  * The head's own objects are taken over (it was parsed for this call). The containers are new;
