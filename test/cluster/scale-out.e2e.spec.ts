@@ -204,6 +204,9 @@ describeWithKafka('scale-out: three API replicas and two workers on one PostgreS
     const sessionIds = Array.from({ length: WRITERS }, (_, w) => `writer-${w}`);
     for (const id of sessionIds) expect((await http(pick(apis))('POST', '/v1/sessions', { sessionId: id })).status).toBe(201);
     const streams = sessionIds.slice(0, 2).map((id, i) => ({ id, ...collectLive((i === 0 ? b : c).baseUrl, adminKey, id) }));
+    // A stream tells changes after the version it was ready at: the writes start once both are (else a slow connect
+    // misses the first writes, and the assertion below, from version 2, fails for the test's own race).
+    await until('the live streams to be ready', () => streams.every((s) => s.seen.some((e) => e.kind === 'ready')), 20_000, outputs);
 
     // Writers: a turn a request through a random live replica, with an Idempotency-Key and If-Match;
     // every fourth write is sent again with the same key through another replica (same answer, no second event).
